@@ -1,0 +1,131 @@
+"""What the analysis produces: small frozen dataclasses of plain values.
+
+This is the boundary between the core and everything that displays it (CLI text/JSON, the GUI,
+the HTML report). No torch objects cross it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    id: str            # stable id, e.g. "pow2_scale"
+    constraint: int    # number of the constraint in SPEC.md (2..8)
+    title: str
+    reason: str        # why the hardware wants it (shown to users)
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str          # RuleInfo.id
+    node: str          # fx node name the violation is reported on
+    message: str       # one sentence with the offending values
+    values: tuple = () # (key, value) pairs of the offending values, e.g. (("scale", 0.0273),)
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    rule: RuleInfo
+    enabled: bool      # switched on in the hardware profile
+    violations: int
+
+
+@dataclass(frozen=True)
+class Subgraph:
+    id: int
+    nodes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CpuNode:
+    node: str
+    op: str            # ATen op without "aten.", e.g. "softmax.int"
+    reason: str
+
+
+@dataclass(frozen=True)
+class Boundary:
+    src: str
+    dst: str
+    direction: str     # "vpu->cpu" | "cpu->vpu"
+    bytes: int
+    shape: tuple[int, ...] = ()
+    dtype: str = ""
+
+
+@dataclass(frozen=True)
+class PartitionReport:
+    profile: str                       # profile name
+    vpu_ops: tuple[str, ...]
+    subgraphs: tuple[Subgraph, ...]
+    cpu_nodes: tuple[CpuNode, ...]
+    boundaries: tuple[Boundary, ...]
+    transfer_bytes: int
+    assignment: dict = field(default_factory=dict)  # node name -> subgraph id (int) or "cpu"
+    source: str = "simulated"          # "simulated" (VPU op list) | "xnnpack" (real ExecuTorch delegation)
+
+
+@dataclass(frozen=True)
+class RequantSite:
+    node: str                          # the conv/linear (or other requantizing op)
+    shifts: tuple[int, ...] | None     # n per output channel when every M is exactly 2^-n
+    exact: bool
+    nearest_shifts: tuple[int, ...]    # round(-log2 M) per channel, always present
+    max_rel_error: float               # max |M - 2^-n| / M over channels (0 when exact)
+    out_of_range: bool                 # some n outside the profile's [min_shift, max_shift]
+    s_in: float = 0.0
+    s_w: tuple[float, ...] = ()
+    s_out: float = 0.0
+
+
+@dataclass(frozen=True)
+class TensorQParams:
+    node: str                          # the quantize / dequantize node (or weight) it belongs to
+    kind: str                          # "activation" | "weight" | "bias"
+    dtype: str                         # "int8" | "int32" | …
+    scales: tuple[float, ...]
+    zero_points: tuple[int, ...]
+    consumer: str = ""                 # the op that reads it (weights / bias), or the producer (activations)
+    float_scales: tuple[float, ...] = ()  # before power-of-two rounding (VPU quantizer only)
+
+
+@dataclass(frozen=True)
+class Histogram:
+    edges: tuple[float, ...]           # len(counts) + 1 bin edges
+    counts: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    name: str
+    op: str                            # "conv2d.default", "quantize_per_tensor.default", "placeholder"…
+    target: str                        # full target text
+    kind: str                          # fx opcode: call_function / placeholder / get_attr / output
+    args: tuple[str, ...]              # printable arguments
+    shape: str                         # "[16, 3, 32, 32]" or ""
+    dtype: str
+    qparams: tuple[tuple[str, str], ...] = ()   # printable (key, value), e.g. ("scale", "0.03125 = 2^-5")
+    source: str = ""                   # nn_module_stack path / stack trace line
+    sqnr_db: float | None = None
+    inputs: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Analysis:
+    model: str
+    quantizer: str
+    dynamic_batch: bool
+    rules: tuple[RuleResult, ...]
+    violations: tuple[Violation, ...]
+    partition: PartitionReport
+    requant: tuple[RequantSite, ...]
+    tensors: tuple[TensorQParams, ...]
+    sqnr_db: float | None
+    layer_sqnr: dict = field(default_factory=dict)       # node name -> dB
+    nodes: dict = field(default_factory=dict)            # node name -> NodeInfo
+    edges: tuple[tuple[str, str], ...] = ()
+    histograms: dict = field(default_factory=dict)       # "log2_scale_activation", "log2_scale_weight", "shifts", … -> Histogram
+    timings_s: dict = field(default_factory=dict)
+    delegation: PartitionReport | None = None            # real XNNPACK delegation, when asked for

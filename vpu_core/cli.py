@@ -1,0 +1,143 @@
+"""Headless command line: argument parsing, `check` and `models`, and the one error path.
+
+The GUI commands (gui, render, report) live in app/cli.py, which reuses this parser; importing
+this module never loads Qt. Exit codes: 0 no violations, 1 violations found, 2 error (one clear
+line on stderr, the traceback only with --debug).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+import warnings
+from pathlib import Path
+from typing import Callable
+
+from vpu_core.errors import InspectorError, short_reason
+
+EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
+Handler = Callable[[argparse.Namespace], int]
+
+
+def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> None:
+    if model_required:
+        p.add_argument("model", help="zoo name | path/to/file.py[:callable] | path/to/program.pt2")
+    else:
+        p.add_argument("model", nargs="?", default="resnet8", help="as for check (default resnet8)")
+    p.add_argument("--quantizer", choices=("vpu", "xnnpack"), default="vpu")
+    p.add_argument("--per-tensor", action="store_true", help="XNNPACK weights per-tensor")
+    p.add_argument("--dynamic-batch", action="store_true", help="export the batch dim as dynamic")
+    p.add_argument("--calib-batches", type=_positive, default=4, metavar="N")
+    p.add_argument("--batch-size", type=_positive, default=16, metavar="B")
+    p.add_argument("--seed", type=int, default=0, metavar="S")
+    p.add_argument("--calib-data", metavar="FILE", help="calibration samples (.pt or .npz)")
+    p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vpu-inspector", description=(
+        "Quantize a PyTorch model with PT2E and inspect its Q/DQ graph against a VPU's rules."))
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command")
+    check = sub.add_parser("check", help="headless: export, quantize, check, partition; report")
+    add_run_options(check)
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--save-program", metavar="F.pt2", help="save the converted Q/DQ program")
+    check.add_argument("--xnnpack-delegation", action="store_true",
+                       help="also lower with ExecuTorch's XnnpackPartitioner and report what it took")
+    gui = sub.add_parser("gui", help="open the inspector window on MODEL")
+    add_run_options(gui, model_required=False)
+    render = sub.add_parser("render", help="headless image of the graph view (.png or .svg)")
+    add_run_options(render)
+    render.add_argument("-o", "--output", required=True, metavar="F")
+    render.add_argument("--unfold", action="store_true", help="show parameters as separate nodes")
+    report = sub.add_parser("report", help="one-file HTML report for stakeholders")
+    add_run_options(report)
+    report.add_argument("-o", "--output", required=True, metavar="F.html")
+    bench = sub.add_parser("bench", help="benchmark: layout, rendering and every zoo model")
+    bench.add_argument("--json", action="store_true", help="machine-readable output")
+    bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
+    sub.add_parser("models", help="list the built-in model zoo")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace):
+    from vpu_core.pipeline import RunConfig
+
+    return RunConfig(model=args.model, quantizer=args.quantizer, per_tensor=args.per_tensor,
+                     dynamic_batch=args.dynamic_batch, calib_batches=args.calib_batches,
+                     batch_size=args.batch_size, seed=args.seed, calib_data=args.calib_data,
+                     profile=args.profile)
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from vpu_core.zoo import DEFAULT_MODEL, ZOO
+
+    width = max(len(n) for n in ZOO)
+    for name, entry in ZOO.items():
+        mark = " (default)" if name == DEFAULT_MODEL else ""
+        print(f"{name:<{width}}  {entry.description}{mark}")
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from vpu_core.analysis import analyze
+    from vpu_core.pipeline import run_pipeline
+    from vpu_core.report_json import analysis_to_json
+    from vpu_core.report_text import analysis_to_text
+
+    qm = run_pipeline(config_from_args(args))
+    analysis = analyze(qm, xnnpack_delegation=args.xnnpack_delegation)
+    if args.save_program:
+        from vpu_core.save import save_program
+
+        save_program(qm, Path(args.save_program))
+    if args.format == "json":
+        print(json.dumps(analysis_to_json(analysis), indent=1))
+    else:
+        print(analysis_to_text(analysis))
+    return EXIT_VIOLATIONS if analysis.violations else EXIT_OK
+
+
+HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models}
+
+
+def main(argv: list[str] | None = None, handlers: dict[str, Handler] | None = None) -> int:
+    warnings.filterwarnings("ignore")  # library deprecation chatter is not for our users
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # bare `vpu-inspector` opens the GUI on the default model
+        args = parser.parse_args([*argv, "gui"])
+    handler = {**HEADLESS, **(handlers or {})}.get(args.command)
+    if handler is None:
+        parser.error(f"the '{args.command}' command is not available in this build")
+    return run_guarded(handler, args)
+
+
+def run_guarded(handler: Handler, args: argparse.Namespace) -> int:
+    """Run a command; turn every failure into one line on stderr and exit code 2."""
+    try:
+        return handler(args)
+    except InspectorError as exc:
+        if args.debug:
+            traceback.print_exc()
+            if exc.detail:
+                print(exc.detail, file=sys.stderr)
+        print(f"vpu-inspector: error: {exc.message}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("vpu-inspector: interrupted", file=sys.stderr)
+    except Exception as exc:  # a bug: still one line, the traceback behind --debug
+        if args.debug:
+            traceback.print_exc()
+        print(f"vpu-inspector: internal error: {type(exc).__name__}: {short_reason(exc)} "
+              "(run with --debug for the traceback)", file=sys.stderr)
+    return EXIT_ERROR

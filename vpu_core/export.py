@@ -1,0 +1,39 @@
+"""torch.export with a static or a dynamic batch dimension."""
+from __future__ import annotations
+
+import traceback
+
+import torch
+from torch import nn
+
+from vpu_core.errors import ExportError, short_reason
+
+
+def with_batch(inputs: tuple, batch_size: int) -> tuple:
+    """Example inputs re-batched to `batch_size` (dim 0), repeating samples when growing."""
+    out = []
+    for t in inputs:
+        reps = -(-batch_size // t.shape[0])
+        out.append(t.repeat(reps, *([1] * (t.dim() - 1)))[:batch_size].clone())
+    return tuple(out)
+
+
+def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool = False):
+    """Export for PT2E: returns the GraphModule of torch.export (`.module()`).
+
+    With `dynamic_batch` the batch dimension of every input is a symbolic Dim; the example batch
+    must then be ≥ 2, since torch.export specialises sizes 0 and 1.
+    """
+    dynamic_shapes = None
+    if dynamic_batch:
+        if example_inputs[0].shape[0] < 2:
+            example_inputs = with_batch(example_inputs, 2)
+        batch = torch.export.Dim("batch", min=1, max=4096)
+        dynamic_shapes = tuple({0: batch} for _ in example_inputs)
+    try:
+        program = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes,
+                                      strict=False)
+    except Exception as exc:
+        raise ExportError(f"torch.export could not trace the model: {short_reason(exc)}",
+                          traceback.format_exc()) from None
+    return program.module()

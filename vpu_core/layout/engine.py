@@ -1,0 +1,37 @@
+"""`layout_graph`: the pipeline layering -> ordering -> placement -> routing."""
+from __future__ import annotations
+
+from vpu_core.graph_model import GraphModel
+
+from .layering import build_layered
+from .ordering import order_layers
+from .placement import assign_x, assign_y
+from .routing import route_edges
+from .types import MARGIN, Layout, NodeSize, default_node_size
+
+
+def layout_graph(model: GraphModel, node_size: NodeSize | None = None) -> Layout:
+    """Layered top-to-bottom layout of `model`. Deterministic: same input, same output."""
+    size = node_size or default_node_size
+    g = build_layered(model)
+    layers = order_layers(g)
+    n_dummy = g.n - g.n_real
+    sizes = [size(nd) for nd in model.nodes]
+    width = [float(s[0]) for s in sizes] + [0.0] * n_dummy
+    height = [float(s[1]) for s in sizes] + [0.0] * n_dummy
+    x = assign_x(g, layers, width)
+    tops, row_h = assign_y(layers, height)
+    boxes: dict[str, tuple[float, float, float, float]] = {}
+    right = 0.0
+    for v, nid in enumerate(g.ids):
+        l = g.layer[v]
+        w, h = width[v], height[v]
+        left = x[v] - w / 2.0
+        boxes[nid] = (left, tops[l] + (row_h[l] - h) / 2.0, w, h)
+        right = max(right, left + w)
+    for v in range(g.n_real, g.n):
+        right = max(right, x[v])
+    edges = route_edges(model, g, x, width, height, tops, row_h, boxes)
+    bottom = (tops[-1] + row_h[-1]) if tops else 0.0
+    return Layout(boxes=boxes, edges=edges, width=right + MARGIN + 16.0,
+                  height=bottom + MARGIN + 10.0, layers=len(layers))

@@ -1,0 +1,176 @@
+"""Layer assignment: cycle breaking, longest-path layering, parameters pulled beside their
+consumer, and dummy vertices that split long edges into one-layer segments.
+
+Everything works on integer vertex ids in plain Python lists: on the Q/DQ graphs we lay out,
+layers are narrow (2-6 vertices) and numerous (thousands), so per-layer numpy calls would cost
+more than they save.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vpu_core.graph_model import GraphModel
+
+
+@dataclass
+class LayeredGraph:
+    """A proper layered graph: every segment joins two adjacent layers.
+
+    Vertices 0..n_real-1 are the model's nodes in model order; the rest are dummies.
+    """
+    n_real: int
+    ids: list[str]                       # id of each real vertex
+    layer: list[int]                     # layer of every vertex (real and dummy)
+    up: list[list[int]]                  # neighbours one layer above
+    down: list[list[int]]                # neighbours one layer below
+    side: list[bool]                     # parameter vertices (and dummies of their edges)
+    chains: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    reversed_pairs: set[tuple[int, int]] = field(default_factory=set)  # model edges turned round
+    n_layers: int = 0
+
+    @property
+    def n(self) -> int:
+        return len(self.layer)
+
+    def layers(self) -> list[list[int]]:
+        out: list[list[int]] = [[] for _ in range(self.n_layers)]
+        for v, l in enumerate(self.layer):
+            out[l].append(v)
+        return out
+
+
+def _index_edges(model: GraphModel) -> tuple[dict[str, int], list[tuple[int, int]]]:
+    """Distinct (src, dst) pairs between known nodes, self-loops dropped (routed separately)."""
+    index = {n.id: i for i, n in enumerate(model.nodes)}
+    seen: set[tuple[int, int]] = set()
+    pairs: list[tuple[int, int]] = []
+    for e in model.edges:
+        u, v = index.get(e.src), index.get(e.dst)
+        if u is None or v is None or u == v or (u, v) in seen:
+            continue
+        seen.add((u, v))
+        pairs.append((u, v))
+    return index, pairs
+
+
+def _topo_order(n: int, succ: list[list[int]], indeg: list[int]) -> list[int]:
+    """Kahn's algorithm in model order; returns fewer than n vertices if there is a cycle."""
+    indeg = indeg[:]
+    stack = [v for v in range(n - 1, -1, -1) if indeg[v] == 0]
+    order: list[int] = []
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        for w in reversed(succ[v]):
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                stack.append(w)
+    return order
+
+
+def _break_cycles(n: int, pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Back edges of an iterative DFS in model order. fx graphs are acyclic, so this is
+    defensive only; reversing back edges makes any input layerable."""
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for u, v in pairs:
+        succ[u].append(v)
+    state = [0] * n          # 0 new, 1 on stack, 2 done
+    back: set[tuple[int, int]] = set()
+    for root in range(n):
+        if state[root]:
+            continue
+        state[root] = 1
+        stack = [(root, 0)]
+        while stack:
+            v, i = stack[-1]
+            if i < len(succ[v]):
+                stack[-1] = (v, i + 1)
+                w = succ[v][i]
+                if state[w] == 1:
+                    back.add((v, w))
+                elif state[w] == 0:
+                    state[w] = 1
+                    stack.append((w, 0))
+            else:
+                state[v] = 2
+                stack.pop()
+    return back
+
+
+def _main_preds(preds: list[int], side: list[bool]) -> int:
+    return sum(1 for u in preds if not side[u])
+
+
+def _assign_layers(n: int, pairs: list[tuple[int, int]], side: list[bool]) -> list[int]:
+    succ: list[list[int]] = [[] for _ in range(n)]
+    pred: list[list[int]] = [[] for _ in range(n)]
+    for u, v in pairs:
+        succ[u].append(v)
+        pred[v].append(u)
+    order = _topo_order(n, succ, [len(p) for p in pred])
+    layer = [0] * n
+    for v in order:                                   # longest path from the sources
+        for w in succ[v]:
+            if layer[w] <= layer[v]:
+                layer[w] = layer[v] + 1
+    # Parameters, plain sources and pass-through vertices (one successor, at most one
+    # non-parameter input, e.g. the dequantize of a residual skip) sink to just above their
+    # consumer: weights sit beside the op that uses them instead of piling up in layer 0,
+    # and a Q/DQ node stays with the op it feeds (the long edge moves above it, same total
+    # length). Moving a vertex down never breaks an edge above it; reverse topological
+    # order moves whole chains.
+    for v in reversed(order):
+        if not succ[v]:
+            continue
+        if side[v] or not pred[v] or (len(succ[v]) == 1 and _main_preds(pred[v], side) <= 1):
+            layer[v] = min(layer[w] for w in succ[v]) - 1
+    used = sorted(set(layer))                         # drop layers emptied by the move
+    remap = {l: i for i, l in enumerate(used)}
+    return [remap[l] for l in layer]
+
+
+def build_layered(model: GraphModel) -> LayeredGraph:
+    index, pairs = _index_edges(model)
+    n = len(model.nodes)
+    side = [bool(nd.is_param) for nd in model.nodes]
+    back = set()
+    succ_n: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for u, v in pairs:
+        succ_n[u].append(v)
+        indeg[v] += 1
+    if len(_topo_order(n, succ_n, indeg)) < n:
+        back = _break_cycles(n, pairs)
+    oriented = []
+    seen: set[tuple[int, int]] = set()
+    for u, v in pairs:
+        p = (v, u) if (u, v) in back else (u, v)
+        if p not in seen:                              # u->v and v->u collapse to one
+            seen.add(p)
+            oriented.append(p)
+    layer = _assign_layers(n, oriented, side)
+    g = LayeredGraph(n_real=n, ids=[nd.id for nd in model.nodes], layer=layer,
+                     up=[[] for _ in range(n)], down=[[] for _ in range(n)], side=side[:],
+                     reversed_pairs=set(back))
+    g.n_layers = (max(layer) + 1) if layer else 0
+    for u, v in oriented:
+        _add_chain(g, u, v)
+    return g
+
+
+def _add_chain(g: LayeredGraph, u: int, v: int) -> None:
+    """Split u->v into one-layer segments through dummy vertices."""
+    chain = [u]
+    side = g.side[u]                                   # a parameter's edge stays beside
+    for l in range(g.layer[u] + 1, g.layer[v]):
+        d = len(g.layer)
+        g.layer.append(l)
+        g.up.append([])
+        g.down.append([])
+        g.side.append(side)
+        chain.append(d)
+    chain.append(v)
+    for a, b in zip(chain, chain[1:]):
+        g.down[a].append(b)
+        g.up[b].append(a)
+    g.chains[(u, v)] = chain

@@ -1,0 +1,57 @@
+"""Result types of the layout and the default node-size estimate."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from vpu_core.graph_model import GraphNode
+
+Box = tuple[float, float, float, float]          # x, y, w, h (top-left corner)
+Point = tuple[float, float]
+NodeSize = Callable[[GraphNode], tuple[float, float]]
+
+# Geometry constants shared by placement, routing and the view.
+CHAR_W = 7.5          # px per label character (monospace-ish estimate at 11-12 px font)
+NODE_PAD = 24.0       # horizontal padding inside a node
+MIN_W = 90.0          # minimum width of an op node
+MIN_W_SMALL = 56.0    # minimum width of a Q/DQ or parameter node
+OP_H = 36.0           # op nodes: label + detail line
+SMALL_H = 24.0        # Q/DQ and parameter nodes: one line
+RANK_SEP = 34.0       # vertical gap between two layers
+NODE_SEP = 22.0       # horizontal gap between two nodes of a layer
+EDGE_SEP = 12.0       # horizontal gap next to a bend point of a long edge
+MARGIN = 20.0         # empty border around the drawing
+
+
+@dataclass(frozen=True)
+class EdgeRoute:
+    """One model edge as a polyline from the bottom of src to the top of dst."""
+    src: str
+    dst: str
+    boundary: str | None
+    points: tuple[Point, ...]
+    reversed: bool = False   # True only for an edge that closed a cycle (drawn upward)
+
+
+@dataclass(frozen=True)
+class Layout:
+    boxes: dict[str, Box]
+    edges: tuple[EdgeRoute, ...]
+    width: float
+    height: float
+    layers: int = 0          # number of layers (ranks) used
+
+    def center(self, node_id: str) -> Point:
+        x, y, w, h = self.boxes[node_id]
+        return (x + w / 2.0, y + h / 2.0)
+
+
+def default_node_size(node: GraphNode) -> tuple[float, float]:
+    """Width from the longest text line (label or detail), height by category.
+
+    Q/DQ and parameter nodes are one-line and smaller so the main ops stand out.
+    """
+    small = node.category in ("qdq", "param") or node.is_param
+    text = max(len(node.label), int(len(node.detail) * 0.9) if not small else 0)
+    w = max(MIN_W_SMALL if small else MIN_W, text * CHAR_W + NODE_PAD)
+    return (float(round(w)), SMALL_H if small else OP_H)

@@ -1,0 +1,123 @@
+"""MODEL argument → something to quantize: a zoo name, `file.py[:callable]`, or a `.pt2` program.
+
+Loading a .py file EXECUTES it (it is the user's own model code); .pt2 files go through
+torch.export.load, which does not unpickle arbitrary objects.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+import traceback
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from vpu_core.errors import ModelLoadError, short_reason
+from vpu_core.zoo import ZOO, build_zoo_model
+
+
+@dataclass
+class LoadedModel:
+    """A float module with example inputs, or an already exported program (.pt2)."""
+
+    name: str
+    module: nn.Module | None = None
+    example_inputs: tuple = ()
+    program: torch.export.ExportedProgram | None = None  # set for .pt2 files
+
+
+def load_model(spec: str, batch_size: int = 1, seed: int = 0) -> LoadedModel:
+    if spec in ZOO:
+        entry = ZOO[spec]
+        gen = torch.Generator().manual_seed(seed)
+        x = torch.randn((batch_size, *entry.input_shape), generator=gen)
+        return LoadedModel(spec, build_zoo_model(spec, seed), (x,))
+    path_part, _, attr = spec.partition(":") if not Path(spec).exists() else (spec, "", "")
+    path = Path(path_part)
+    if path.suffix == ".pt2":
+        return _load_pt2(path)
+    if path.suffix == ".py":
+        return _load_py(path, attr or "get_model")
+    if not path.exists():
+        raise ModelLoadError(f"Unknown model '{spec}': not a zoo name (see `vpu-inspector models`) "
+                             "and no such file.")
+    raise ModelLoadError(f"Cannot load {path}: expected a .py file or a .pt2 program.")
+
+
+def _load_pt2(path: Path) -> LoadedModel:
+    if not path.is_file():
+        raise ModelLoadError(f"Cannot load {path}: no such file.")
+    if path.stat().st_size == 0:
+        raise ModelLoadError(f"Cannot load {path}: the file is empty.")
+    if not zipfile.is_zipfile(path):
+        raise ModelLoadError(f"Cannot load {path}: not a torch.export program (.pt2 is a zip archive).")
+    try:
+        program = torch.export.load(str(path))
+    except Exception as exc:  # torch raises many types for damaged archives
+        raise ModelLoadError(f"Cannot load {path}: damaged or incompatible .pt2 ({short_reason(exc)}).",
+                             traceback.format_exc()) from None
+    return LoadedModel(path.stem, program=program, example_inputs=_program_inputs(program))
+
+
+def _program_inputs(program: torch.export.ExportedProgram) -> tuple:
+    saved = getattr(program, "example_inputs", None)
+    if saved:
+        args, _kwargs = saved
+        return tuple(args)
+    inputs = []
+    user_inputs = set(program.graph_signature.user_inputs)
+    for node in program.graph.nodes:
+        if node.op == "placeholder" and node.name in user_inputs:
+            val = node.meta.get("val")
+            shape = [int(d) if isinstance(d, int) else 2 for d in val.shape]
+            inputs.append(torch.randn(shape, dtype=val.dtype) if val.dtype.is_floating_point
+                          else torch.zeros(shape, dtype=val.dtype))
+    return tuple(inputs)
+
+
+def _load_py(path: Path, attr: str) -> LoadedModel:
+    if not path.is_file():
+        raise ModelLoadError(f"Cannot load {path}: no such file.")
+    mod_name = f"_vpu_user_model_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise ModelLoadError(f"Cannot load {path}: syntax error on line {exc.lineno}: {exc.msg}.",
+                             traceback.format_exc()) from None
+    except Exception as exc:
+        raise ModelLoadError(f"Cannot load {path}: it raised {type(exc).__name__} on import: "
+                             f"{short_reason(exc)}.", traceback.format_exc()) from None
+    finally:
+        sys.modules.pop(mod_name, None)
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ModelLoadError(f"Cannot load {path}: it has no callable '{attr}' "
+                             "(expected a function returning (nn.Module, example_inputs)).")
+    try:
+        result = fn()
+    except Exception as exc:
+        raise ModelLoadError(f"Cannot load {path}: {attr}() raised {type(exc).__name__}: "
+                             f"{short_reason(exc)}.", traceback.format_exc()) from None
+    return LoadedModel(path.stem, *_check_result(path, attr, result))
+
+
+def _check_result(path: Path, attr: str, result) -> tuple[nn.Module, tuple]:
+    ok = isinstance(result, (tuple, list)) and len(result) == 2 and isinstance(result[0], nn.Module)
+    if not ok:
+        raise ModelLoadError(f"Cannot load {path}: {attr}() must return (nn.Module, example_inputs), "
+                             f"got {type(result).__name__}.")
+    model, inputs = result
+    if isinstance(inputs, torch.Tensor):
+        inputs = (inputs,)
+    if not isinstance(inputs, (tuple, list)) or not inputs or \
+            not all(isinstance(t, torch.Tensor) for t in inputs):
+        raise ModelLoadError(f"Cannot load {path}: the example inputs must be a non-empty tuple of tensors.")
+    if any(t.numel() == 0 for t in inputs):
+        raise ModelLoadError(f"Cannot load {path}: an example input has zero elements "
+                             f"(shape {tuple(next(t for t in inputs if t.numel() == 0).shape)}).")
+    return model.eval(), tuple(inputs)

@@ -1,0 +1,115 @@
+"""Hardware profile: the VPU op list, constraint switches and shift range, read from TOML.
+
+One code path loads every profile (the shipped default and a user's --profile file), and
+rejects unknown keys or op names with a clear message rather than silently ignoring them.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from resources import DEFAULT_PROFILE
+from vpu_core.errors import ProfileError
+
+RULE_IDS = (
+    "act_per_tensor_symmetric", "weight_per_channel_symmetric", "pow2_scale",
+    "bias_int32", "shared_scale", "fused_relu", "static_shape",
+)
+_SCHEMA = {
+    "profile": {"name", "description"},
+    "ops": {"vpu", "shared_scale", "fusable", "fused_activations"},
+    "constraints": set(RULE_IDS),
+    "requant": {"min_shift", "max_shift"},
+}
+
+
+@dataclass(frozen=True)
+class HardwareProfile:
+    name: str
+    description: str
+    path: str
+    vpu_ops: tuple[str, ...]
+    shared_scale_ops: tuple[str, ...]
+    fusable_ops: tuple[str, ...]
+    fused_activations: tuple[str, ...]
+    constraints: dict  # rule id -> bool
+    min_shift: int
+    max_shift: int
+
+    def enabled(self, rule_id: str) -> bool:
+        return bool(self.constraints.get(rule_id, True))
+
+
+def op_matches(op_name: str, patterns: tuple[str, ...]) -> bool:
+    """`op_name` is "conv2d.default"; a pattern names a packet ("conv2d") or one overload."""
+    packet = op_name.split(".", 1)[0]
+    return op_name in patterns or packet in patterns
+
+
+def _known_aten_op(name: str) -> bool:
+    import torch
+
+    packet, _, overload = name.partition(".")
+    ops = getattr(torch.ops.aten, packet, None)
+    if ops is None or not hasattr(ops, "overloads"):
+        return False
+    return not overload or overload in ops.overloads()
+
+
+def load_profile(path: str | Path | None = None) -> HardwareProfile:
+    path = Path(path) if path else DEFAULT_PROFILE
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ProfileError(f"Hardware profile {path} does not exist.") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ProfileError(f"Hardware profile {path} is not valid TOML: {exc}.", repr(exc)) from None
+    _check_keys(path, data)
+    ops = data.get("ops", {})
+    vpu_ops = _op_list(path, ops, "vpu", required=True)
+    constraints = {rid: True for rid in RULE_IDS}
+    for key, value in data.get("constraints", {}).items():
+        if not isinstance(value, bool):
+            raise ProfileError(f"Hardware profile {path}: constraints.{key} must be true or false.")
+        constraints[key] = value
+    requant = data.get("requant", {})
+    min_shift, max_shift = requant.get("min_shift", 0), requant.get("max_shift", 31)
+    if not (isinstance(min_shift, int) and isinstance(max_shift, int) and min_shift <= max_shift):
+        raise ProfileError(f"Hardware profile {path}: requant.min_shift/max_shift must be integers, min ≤ max.")
+    meta = data.get("profile", {})
+    return HardwareProfile(
+        name=str(meta.get("name", path.stem)), description=str(meta.get("description", "")),
+        path=str(path), vpu_ops=vpu_ops,
+        shared_scale_ops=_op_list(path, ops, "shared_scale"),
+        fusable_ops=_op_list(path, ops, "fusable"),
+        fused_activations=_op_list(path, ops, "fused_activations"),
+        constraints=constraints, min_shift=min_shift, max_shift=max_shift,
+    )
+
+
+def _check_keys(path: Path, data: dict) -> None:
+    for section, value in data.items():
+        if section not in _SCHEMA:
+            raise ProfileError(f"Hardware profile {path}: unknown section [{section}] "
+                               f"(known: {', '.join(_SCHEMA)}).")
+        if not isinstance(value, dict):
+            raise ProfileError(f"Hardware profile {path}: [{section}] must be a table.")
+        unknown = sorted(set(value) - _SCHEMA[section])
+        if unknown:
+            raise ProfileError(f"Hardware profile {path}: unknown key {section}.{unknown[0]} "
+                               f"(known: {', '.join(sorted(_SCHEMA[section]))}).")
+
+
+def _op_list(path: Path, ops: dict, key: str, required: bool = False) -> tuple[str, ...]:
+    if key not in ops:
+        if required:
+            raise ProfileError(f"Hardware profile {path}: ops.{key} (the VPU op list) is missing.")
+        return ()
+    names = ops[key]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ProfileError(f"Hardware profile {path}: ops.{key} must be a list of op names.")
+    for name in names:
+        if not _known_aten_op(name):
+            raise ProfileError(f"Hardware profile {path}: ops.{key} names unknown ATen op '{name}'.")
+    return tuple(names)

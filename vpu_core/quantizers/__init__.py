@@ -1,0 +1,18 @@
+"""The two quantizers: our MyVPUQuantizer and ExecuTorch's XNNPACKQuantizer."""
+from __future__ import annotations
+
+from vpu_core.profile import HardwareProfile
+
+QUANTIZERS = ("vpu", "xnnpack")
+
+
+def make_quantizer(kind: str, profile: HardwareProfile, per_tensor: bool = False):
+    if kind == "vpu":
+        from vpu_core.quantizers.vpu import MyVPUQuantizer
+
+        return MyVPUQuantizer(profile)
+    if kind == "xnnpack":
+        from vpu_core.quantizers.xnnpack import make_xnnpack_quantizer
+
+        return make_xnnpack_quantizer(per_channel=not per_tensor)
+    raise ValueError(f"unknown quantizer {kind!r} (choose from {', '.join(QUANTIZERS)})")

@@ -1,0 +1,179 @@
+"""MyVPUQuantizer: the eight hardware constraints of the VPU written as PT2E annotations.
+
+| constraint                      | mechanism here                                   |
+| 1 op list                       | ops outside profile.vpu_ops get no annotation    |
+| 2 act per-tensor symmetric      | act_spec(): qscheme=per_tensor_symmetric         |
+| 3 weight per-channel symmetric  | weight_spec(): qscheme=per_channel_symmetric     |
+| 4 power-of-two scales           | Pow2*Observer rounds calculate_qparams() up      |
+| 5 int32 bias, scale s_in*s_w    | bias_spec(): DerivedQuantizationSpec             |
+| 6 add/cat/pool share one scale  | SharedQuantizationSpec in _annotate_shared()     |
+| 7 conv/linear/add + relu fused  | output annotated on the relu, nothing between    |
+| 8 static shapes                 | validate() raises StaticShapeError on any SymInt |
+
+Every switch comes from the hardware profile, so turning a constraint off in a profile yields a
+graph that breaks exactly that rule (the tests use this).
+"""
+from __future__ import annotations
+
+import torch
+from torch.fx import GraphModule, Node
+from torchao.quantization.pt2e.observer import MinMaxObserver, PerChannelMinMaxObserver
+from torchao.quantization.pt2e.quantizer import (
+    DerivedQuantizationSpec, QuantizationAnnotation, QuantizationSpec, Quantizer,
+    SharedQuantizationSpec,
+)
+
+from vpu_core.errors import StaticShapeError
+from vpu_core.fx_utils import op_name, tensor_shape_text
+from vpu_core.profile import HardwareProfile, load_profile, op_matches
+from vpu_core.quantizers.observers import Pow2MinMaxObserver, Pow2PerChannelMinMaxObserver
+
+ANNOTATION_KEY = "quantization_annotation"
+# ATen ops that carry a weight at args[1] and an optional bias at args[2] (ATen semantics, not
+# hardware: which of them the VPU runs is the profile's op list).
+WEIGHTED_OPS = ("conv1d", "conv2d", "conv3d", "linear")
+LAYOUT_OPS = ("flatten", "reshape", "view", "squeeze", "unsqueeze", "permute", "transpose")
+
+
+class MyVPUQuantizer(Quantizer):
+    def __init__(self, profile: HardwareProfile | None = None) -> None:
+        super().__init__()
+        self.profile = profile or load_profile()
+        self.eps = 2.0 ** -12
+
+    # -- specs ---------------------------------------------------------------------------------
+    def act_spec(self) -> QuantizationSpec:
+        symmetric = self.profile.enabled("act_per_tensor_symmetric")
+        obs = Pow2MinMaxObserver if self.profile.enabled("pow2_scale") else MinMaxObserver
+        return QuantizationSpec(
+            dtype=torch.int8, quant_min=-128, quant_max=127,
+            qscheme=torch.per_tensor_symmetric if symmetric else torch.per_tensor_affine,
+            observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
+
+    def weight_spec(self) -> QuantizationSpec:
+        pow2 = self.profile.enabled("pow2_scale")
+        if self.profile.enabled("weight_per_channel_symmetric"):
+            obs = Pow2PerChannelMinMaxObserver if pow2 else PerChannelMinMaxObserver
+            return QuantizationSpec(
+                dtype=torch.int8, quant_min=-127, quant_max=127, ch_axis=0,
+                qscheme=torch.per_channel_symmetric, observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
+        # Relaxed profile: per-tensor affine weights (what a lenient CPU backend accepts).
+        obs = Pow2MinMaxObserver if pow2 else MinMaxObserver
+        return QuantizationSpec(
+            dtype=torch.int8, quant_min=-127, quant_max=127, qscheme=torch.per_tensor_affine,
+            observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
+
+    def bias_spec(self, node: Node) -> DerivedQuantizationSpec:
+        per_channel = self.profile.enabled("weight_per_channel_symmetric")
+        return DerivedQuantizationSpec(
+            derived_from=[(node.args[0], node), (node.args[1], node)],
+            derive_qparams_fn=_derive_bias_qparams, dtype=torch.int32,
+            quant_min=-(2 ** 31), quant_max=2 ** 31 - 1,
+            qscheme=torch.per_channel_symmetric if per_channel else torch.per_tensor_symmetric,
+            ch_axis=0 if per_channel else None)
+
+    # -- annotate ------------------------------------------------------------------------------
+    def annotate(self, model: GraphModule) -> GraphModule:
+        for node in model.graph.nodes:
+            if node.op != "call_function" or ANNOTATION_KEY in node.meta:
+                continue
+            name = op_name(node)
+            if not op_matches(name, self.profile.vpu_ops):
+                continue  # constraint 1: no kernel -> no annotation -> stays fp32 on the CPU
+            if op_matches(name, WEIGHTED_OPS):
+                self._annotate_weighted(node)
+            elif op_matches(name, self.profile.shared_scale_ops):
+                self._annotate_shared(node)
+            elif op_matches(name, LAYOUT_OPS):
+                self._annotate_layout(node)
+            else:
+                self._annotate_plain(node)
+        return model
+
+    def _fused_activation(self, node: Node) -> Node | None:
+        """The relu/ReLU6 that consumes `node` alone, when the profile fuses them (constraint 7)."""
+        if not self.profile.enabled("fused_relu") or len(node.users) != 1:
+            return None
+        if not op_matches(op_name(node), self.profile.fusable_ops):
+            return None
+        user = next(iter(node.users))
+        ok = user.op == "call_function" and op_matches(op_name(user), self.profile.fused_activations)
+        return user if ok and op_matches(op_name(user), self.profile.vpu_ops) else None
+
+    def _set_output(self, node: Node, out_spec) -> None:
+        """Annotate the output on the fused activation if there is one, else on `node`."""
+        act = self._fused_activation(node)
+        if act is not None:
+            act.meta[ANNOTATION_KEY] = QuantizationAnnotation(output_qspec=out_spec, _annotated=True)
+        node.meta.setdefault(ANNOTATION_KEY, QuantizationAnnotation(_annotated=True))
+        if act is None:
+            node.meta[ANNOTATION_KEY].output_qspec = out_spec
+
+    def _annotate_weighted(self, node: Node) -> None:
+        qmap = {node.args[0]: self.act_spec(), node.args[1]: self.weight_spec()}
+        bias = node.args[2] if len(node.args) > 2 else None
+        if isinstance(bias, Node) and self.profile.enabled("bias_int32"):
+            qmap[bias] = self.bias_spec(node)
+        node.meta[ANNOTATION_KEY] = QuantizationAnnotation(input_qspec_map=qmap, _annotated=True)
+        self._set_output(node, self.act_spec())
+
+    def _annotate_shared(self, node: Node) -> None:
+        inputs = _tensor_inputs(node)
+        if not inputs:
+            return
+        if not self.profile.enabled("shared_scale"):
+            node.meta[ANNOTATION_KEY] = QuantizationAnnotation(
+                input_qspec_map={i: self.act_spec() for i in inputs}, _annotated=True)
+            self._set_output(node, self.act_spec())
+            return
+        first = (inputs[0], node)
+        qmap = {inputs[0]: self.act_spec()}
+        qmap.update({i: SharedQuantizationSpec(first) for i in inputs[1:]})
+        node.meta[ANNOTATION_KEY] = QuantizationAnnotation(input_qspec_map=qmap, _annotated=True)
+        self._set_output(node, SharedQuantizationSpec(first))
+
+    def _annotate_layout(self, node: Node) -> None:
+        src = node.args[0]
+        if not isinstance(src, Node):
+            return
+        node.meta[ANNOTATION_KEY] = QuantizationAnnotation(
+            input_qspec_map={src: self.act_spec()},
+            output_qspec=SharedQuantizationSpec((src, node)), _annotated=True)
+
+    def _annotate_plain(self, node: Node) -> None:
+        inputs = _tensor_inputs(node)
+        if not inputs:
+            return
+        node.meta[ANNOTATION_KEY] = QuantizationAnnotation(
+            input_qspec_map={i: self.act_spec() for i in inputs}, _annotated=True)
+        self._set_output(node, self.act_spec())
+
+    # -- validate ------------------------------------------------------------------------------
+    def validate(self, model: GraphModule) -> None:
+        """Constraint 8: the VPU plans memory at compile time, so no dimension may be symbolic."""
+        if not self.profile.enabled("static_shape"):
+            return
+        for node in model.graph.nodes:
+            shape_text = tensor_shape_text(node.meta.get("val"))
+            if shape_text and not _is_static(node.meta.get("val")):
+                raise StaticShapeError(
+                    f"The VPU quantizer requires static shapes (constraint 8, static_shape): node "
+                    f"'{node.name}' has symbolic shape {shape_text}; export without --dynamic-batch.")
+
+
+def _derive_bias_qparams(obs_or_fqs) -> tuple[torch.Tensor, torch.Tensor]:
+    act_obs, weight_obs = obs_or_fqs
+    act_scale, _ = act_obs.calculate_qparams()
+    weight_scale, _ = weight_obs.calculate_qparams()
+    scale = (act_scale * weight_scale).to(torch.float32)
+    return scale, torch.zeros_like(scale, dtype=torch.int32)
+
+
+def _tensor_inputs(node: Node) -> list[Node]:
+    args = node.args[0] if op_matches(op_name(node), ("cat",)) else node.args
+    return [a for a in args if isinstance(a, Node) and isinstance(a.meta.get("val"), torch.Tensor)]
+
+
+def _is_static(val) -> bool:
+    vals = val if isinstance(val, (list, tuple)) else [val]
+    return all(isinstance(d, int) for v in vals if isinstance(v, torch.Tensor) for d in v.shape)

@@ -1,0 +1,24 @@
+"""Keep library start-up chatter off the user's stderr.
+
+torchao logs a warning for each optional CUDA extension it cannot load on a CPU machine, and
+torch warns about a deprecated pytree registration torchao makes; neither is actionable for a
+user of this tool, and stderr is where our one-line errors go.
+"""
+from __future__ import annotations
+
+import logging
+import warnings
+
+_done = False
+
+
+def import_torchao() -> None:
+    global _done
+    if _done:
+        return
+    for name in ("torchao", "torch.utils._pytree"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import torchao.quantization.pt2e  # noqa: F401  (registers quantized_decomposed ops)
+    _done = True

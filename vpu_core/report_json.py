@@ -1,0 +1,57 @@
+"""`check --format json`: the Analysis as the stable schema of SPEC.md (add keys, never rename)."""
+from __future__ import annotations
+
+import math
+
+from vpu_core.analysis.results import Analysis, PartitionReport
+
+SCHEMA_VERSION = 1
+TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze")
+
+
+def analysis_to_json(a: Analysis) -> dict:
+    return {
+        "schema": SCHEMA_VERSION,
+        "model": a.model,
+        "quantizer": a.quantizer,
+        "dynamic_batch": a.dynamic_batch,
+        "rules": [{"id": r.rule.id, "title": r.rule.title, "reason": r.rule.reason,
+                   "violations": r.violations, "enabled": r.enabled, "constraint": r.rule.constraint}
+                  for r in a.rules],
+        "violations": [{"rule": v.rule, "node": v.node, "message": v.message,
+                        "values": {k: _plain(x) for k, x in v.values}} for v in a.violations],
+        "partition": partition_to_json(a.partition),
+        "requant": [{"node": s.node, "shifts": list(s.shifts) if s.shifts is not None else None,
+                     "exact": s.exact, "nearest_shifts": list(s.nearest_shifts),
+                     "max_rel_error": _plain(s.max_rel_error), "out_of_range": s.out_of_range}
+                    for s in a.requant],
+        "tensors": [{"node": t.node, "kind": t.kind, "dtype": t.dtype, "scales": list(t.scales),
+                     "zero_points": list(t.zero_points), "consumer": t.consumer,
+                     "float_scales": list(t.float_scales)} for t in a.tensors],
+        "sqnr_db": _plain(a.sqnr_db),
+        "layer_sqnr_db": {k: _plain(v) for k, v in a.layer_sqnr.items()},
+        "graph": {"nodes": [{"name": n.name, "op": n.op, "target": n.target} for n in a.nodes.values()],
+                  "edges": [list(e) for e in a.edges]},
+        "xnnpack_delegation": partition_to_json(a.delegation) if a.delegation else None,
+        "timings_s": {k: round(float(a.timings_s.get(k, 0.0)), 4) for k in TIMING_KEYS},
+    }
+
+
+def partition_to_json(p: PartitionReport) -> dict:
+    return {
+        "profile": p.profile, "source": p.source, "vpu_ops": list(p.vpu_ops),
+        "subgraphs": [{"id": s.id, "nodes": list(s.nodes)} for s in p.subgraphs],
+        "cpu_nodes": [{"node": c.node, "op": c.op, "reason": c.reason} for c in p.cpu_nodes],
+        "boundaries": [{"src": b.src, "dst": b.dst, "direction": b.direction, "bytes": b.bytes,
+                        "shape": list(b.shape), "dtype": b.dtype} for b in p.boundaries],
+        "transfer_bytes": p.transfer_bytes,
+    }
+
+
+def _plain(x):
+    """JSON has no NaN/inf: map them to null so every consumer can parse the output."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x

@@ -1,0 +1,97 @@
+"""`check --format text`: reads like a linter.
+
+One line per violation grouped by rule, then the rule summary, the partition summary table,
+the shift summary and the timings.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from vpu_core.analysis.results import Analysis, PartitionReport
+
+
+def human_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def analysis_to_text(a: Analysis) -> str:
+    batch = "dynamic batch" if a.dynamic_batch else "static batch"
+    lines = [f"{a.model} · quantizer {a.quantizer} · {batch} · profile {a.partition.profile}", ""]
+    lines += _violation_lines(a)
+    lines += ["", *_rule_table(a), "", *partition_lines(a.partition)]
+    if a.delegation is not None:
+        lines += ["", *partition_lines(a.delegation, title="Real XNNPACK delegation (ExecuTorch)")]
+    lines += ["", *_shift_lines(a), ""]
+    sqnr = "n/a (no float reference)" if a.sqnr_db is None else f"{a.sqnr_db:.1f} dB"
+    lines.append(f"SQNR (float vs quantized, held-aside batch): {sqnr}")
+    t = a.timings_s
+    lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
+                                          for k in ("export", "prepare", "calibrate", "convert", "analyze")))
+    total = len(a.violations)
+    lines.append(f"{total} violation{'s' if total != 1 else ''} in "
+                 f"{sum(1 for r in a.rules if r.violations)} rule(s).")
+    return "\n".join(lines)
+
+
+def _violation_lines(a: Analysis) -> list[str]:
+    lines = []
+    for r in a.rules:
+        hits = [v for v in a.violations if v.rule == r.rule.id]
+        if not hits:
+            continue
+        lines.append(f"{r.rule.id}: {r.rule.title} ({len(hits)})")
+        lines += [f"  {v.node}: {v.message}" for v in hits]
+    return lines or ["No hardware-rule violations."]
+
+
+def _rule_table(a: Analysis) -> list[str]:
+    lines = ["Rules:"]
+    for r in a.rules:
+        mark = "off " if not r.enabled else ("FAIL" if r.violations else "ok  ")
+        lines.append(f"  [{mark}] {r.rule.constraint} {r.rule.id:<30} {r.violations:>4}  {r.rule.title}")
+    return lines
+
+
+def partition_lines(p: PartitionReport, title: str = "Partition") -> list[str]:
+    lines = [f"{title}: {len(p.subgraphs)} VPU subgraph(s), {len(p.cpu_nodes)} CPU node(s), "
+             f"{len(p.boundaries)} boundary edge(s) moving {human_bytes(p.transfer_bytes)}"]
+    for s in p.subgraphs:
+        lines.append(f"  subgraph {s.id:<3} {len(s.nodes):>4} nodes  {_preview(s.nodes)}")
+    if p.cpu_nodes:
+        lines.append("  CPU fallback:")
+        width = max(len(c.node) for c in p.cpu_nodes)
+        lines += [f"    {c.node:<{width}}  {c.reason}" for c in p.cpu_nodes]
+    if p.boundaries:
+        lines.append("  Boundaries:")
+        for b in p.boundaries:
+            lines.append(f"    {b.direction}  {b.src} -> {b.dst}  {human_bytes(b.bytes)}"
+                         f"{'  ' + b.dtype + str(list(b.shape)) if b.dtype else ''}")
+    return lines
+
+
+def _preview(nodes: tuple[str, ...], limit: int = 4) -> str:
+    head = ", ".join(nodes[:limit])
+    return head + (f", … (+{len(nodes) - limit})" if len(nodes) > limit else "")
+
+
+def _shift_lines(a: Analysis) -> list[str]:
+    if not a.requant:
+        return ["Requantization: no requantization sites."]
+    shifts = [n for s in a.requant if s.shifts for n in s.shifts]
+    inexact = [s.node for s in a.requant if not s.exact]
+    out = [s.node for s in a.requant if s.out_of_range]
+    lines = [f"Requantization: {len(a.requant)} site(s), {len(inexact)} without an exact shift, "
+             f"{len(out)} out of range"]
+    if shifts:
+        counts = Counter(shifts)
+        lines.append(f"  shift n range {min(shifts)}..{max(shifts)}; histogram: "
+                     + ", ".join(f"{n}:{c}" for n, c in sorted(counts.items())))
+    if inexact:
+        lines.append("  not a power of two: " + _preview(tuple(inexact), 6))
+    if out:
+        lines.append("  out of range: " + _preview(tuple(out), 6))
+    return lines

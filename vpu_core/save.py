@@ -1,0 +1,48 @@
+"""Save a converted Q/DQ program with torch.export.save, atomically (temp file + rename)."""
+from __future__ import annotations
+
+import os
+import tempfile
+import traceback
+from pathlib import Path
+
+import torch
+
+from vpu_core.errors import InspectorError, short_reason
+
+
+class SaveError(InspectorError):
+    """Writing an output file failed."""
+
+
+def atomic_write(path: Path, write_fn) -> None:
+    """Call write_fn(tmp_path) on a temp file beside `path`, then rename it into place."""
+    path = Path(path)
+    if not path.parent.exists():
+        raise SaveError(f"Cannot write {path}: the folder {path.parent} does not exist.")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write_fn(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_program(qm, path: Path) -> None:
+    """Re-export the converted GraphModule and save it, loadable with torch.export.load."""
+    dynamic_shapes = None
+    if qm.config.dynamic_batch and not qm.already_quantized:
+        batch = torch.export.Dim("batch", min=1, max=4096)
+        dynamic_shapes = tuple({0: batch} for _ in qm.example_inputs)
+    try:
+        program = torch.export.export(qm.converted, tuple(qm.example_inputs),
+                                      dynamic_shapes=dynamic_shapes, strict=False)
+    except Exception as exc:
+        raise SaveError(f"Could not export the converted program for saving: {short_reason(exc)}",
+                        traceback.format_exc()) from None
+    try:
+        atomic_write(path, lambda tmp: torch.export.save(program, str(tmp)))
+    except OSError as exc:
+        raise SaveError(f"Cannot write {path}: {exc.strerror or short_reason(exc)}.") from None
