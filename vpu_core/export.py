@@ -1,6 +1,10 @@
 """torch.export with a static or a dynamic batch dimension."""
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
+import re
 import traceback
 
 import torch
@@ -30,10 +34,39 @@ def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool =
             example_inputs = with_batch(example_inputs, 2)
         batch = torch.export.Dim("batch", min=1, max=4096)
         dynamic_shapes = tuple({0: batch} for _ in example_inputs)
+    chatter = io.StringIO()
     try:
-        program = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes,
-                                      strict=False)
+        with _torch_logs_quiet(), contextlib.redirect_stderr(chatter):
+            program = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes,
+                                          strict=False)
     except Exception as exc:
-        raise ExportError(f"torch.export could not trace the model: {short_reason(exc)}",
-                          traceback.format_exc()) from None
+        raise ExportError(f"torch.export could not trace the model: {export_reason(exc)}",
+                          traceback.format_exc() + chatter.getvalue()) from None
     return program.module()
+
+
+_USER_FRAME = re.compile(r'The following call raised this error:\s*File "([^"]+)", line (\d+), in \w+\s*\n\s*(.+)')
+
+
+def export_reason(exc: Exception) -> str:
+    """The exporter's reason in one line, pointing at the user's source line when torch names it."""
+    reason = short_reason(exc)
+    frame = _USER_FRAME.search(str(exc))
+    if frame:
+        file, line, code = frame.groups()
+        kind = "data-dependent control flow" if "data-dependent" in reason else "error"
+        return (f"{kind} at {file.rsplit('/', 1)[-1]}:{line} (`{code.strip()}`): {reason} "
+                "Remove the Python branch on tensor values or use torch.cond.")
+    return reason
+
+
+@contextlib.contextmanager
+def _torch_logs_quiet():
+    """torch.export logs (and prints) whole graphs on failure, from loggers whose levels torch
+    manages itself; the user gets our one line instead, the rest stays in `detail`."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(previous)

@@ -99,6 +99,10 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
     st.run("calibrate", _calibrate, prepared, batches, st)
     scales = observer_scales(prepared)
     converted = st.run("convert", _convert, prepared)
+    if not is_qdq_graph(converted.graph):
+        raise QuantizationError(
+            f"Nothing to quantize: the {config.quantizer} quantizer found no op it can quantize in "
+            f"'{loaded.name}' (every op stays fp32 on the CPU).")
     return QuantizedModel(config, profile, loaded.name, converted, float_gm, example, batches,
                           heldout, scales, st.timings)
 
