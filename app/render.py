@@ -29,7 +29,9 @@ def render_model(config, output: str | Path, fold_params: bool = True) -> Path:
     _ensure_app()
     from app.graph_view.export import render_to_image
 
-    render_to_image(model, layout, output)
+    from vpu_core.save import atomic_write
+
+    atomic_write(output, lambda tmp: render_to_image(model, layout, tmp))
     return output
 
 

@@ -20,7 +20,8 @@ def atomic_write(path: Path, write_fn) -> None:
     path = Path(path)
     if not path.parent.exists():
         raise SaveError(f"Cannot write {path}: the folder {path.parent} does not exist.")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # Keep the suffix: writers choose the format from it (.png / .svg / .pt2).
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.tmp-", suffix=path.suffix, dir=path.parent)
     os.close(fd)
     try:
         write_fn(Path(tmp))

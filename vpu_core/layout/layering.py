@@ -101,18 +101,22 @@ def _main_preds(preds: list[int], side: list[bool]) -> int:
     return sum(1 for u in preds if not side[u])
 
 
-def _assign_layers(n: int, pairs: list[tuple[int, int]], side: list[bool]) -> list[int]:
+def _adjacency(n: int, pairs: list[tuple[int, int]]):
     succ: list[list[int]] = [[] for _ in range(n)]
     pred: list[list[int]] = [[] for _ in range(n)]
     for u, v in pairs:
         succ[u].append(v)
         pred[v].append(u)
-    order = _topo_order(n, succ, [len(p) for p in pred])
-    layer = [0] * n
+    return succ, pred
+
+
+def _assign_layers(order: list[int], succ, pred, side: list[bool]) -> list[int]:
+    layer = [0] * len(order)
     for v in order:                                   # longest path from the sources
+        lv = layer[v] + 1
         for w in succ[v]:
-            if layer[w] <= layer[v]:
-                layer[w] = layer[v] + 1
+            if layer[w] < lv:
+                layer[w] = lv
     # Parameters, plain sources and pass-through vertices (one successor, at most one
     # non-parameter input, e.g. the dequantize of a residual skip) sink to just above their
     # consumer: weights sit beside the op that uses them instead of piling up in layer 0,
@@ -120,11 +124,14 @@ def _assign_layers(n: int, pairs: list[tuple[int, int]], side: list[bool]) -> li
     # length). Moving a vertex down never breaks an edge above it; reverse topological
     # order moves whole chains.
     for v in reversed(order):
-        if not succ[v]:
+        sv = succ[v]
+        if not sv:
             continue
-        if side[v] or not pred[v] or (len(succ[v]) == 1 and _main_preds(pred[v], side) <= 1):
-            layer[v] = min(layer[w] for w in succ[v]) - 1
+        if side[v] or not pred[v] or (len(sv) == 1 and _main_preds(pred[v], side) <= 1):
+            layer[v] = min(layer[w] for w in sv) - 1
     used = sorted(set(layer))                         # drop layers emptied by the move
+    if len(used) == used[-1] + 1:
+        return layer
     remap = {l: i for i, l in enumerate(used)}
     return [remap[l] for l in layer]
 
@@ -133,36 +140,41 @@ def build_layered(model: GraphModel) -> LayeredGraph:
     index, pairs = _index_edges(model)
     n = len(model.nodes)
     side = [bool(nd.is_param) for nd in model.nodes]
-    back = set()
-    succ_n: list[list[int]] = [[] for _ in range(n)]
-    indeg = [0] * n
-    for u, v in pairs:
-        succ_n[u].append(v)
-        indeg[v] += 1
-    if len(_topo_order(n, succ_n, indeg)) < n:
+    succ, pred = _adjacency(n, pairs)
+    order = _topo_order(n, succ, [len(p) for p in pred])
+    back: set[tuple[int, int]] = set()
+    if len(order) < n:                                 # a cycle: turn its back edges round
         back = _break_cycles(n, pairs)
-    oriented = []
-    seen: set[tuple[int, int]] = set()
-    for u, v in pairs:
-        p = (v, u) if (u, v) in back else (u, v)
-        if p not in seen:                              # u->v and v->u collapse to one
-            seen.add(p)
-            oriented.append(p)
-    layer = _assign_layers(n, oriented, side)
+        oriented, seen = [], set()
+        for u, v in pairs:
+            p = (v, u) if (u, v) in back else (u, v)
+            if p not in seen:                          # u->v and v->u collapse to one
+                seen.add(p)
+                oriented.append(p)
+        pairs = oriented
+        succ, pred = _adjacency(n, pairs)
+        order = _topo_order(n, succ, [len(p) for p in pred])
+    layer = _assign_layers(order, succ, pred, side) if n else []
     g = LayeredGraph(n_real=n, ids=[nd.id for nd in model.nodes], layer=layer,
                      up=[[] for _ in range(n)], down=[[] for _ in range(n)], side=side[:],
-                     reversed_pairs=set(back))
+                     reversed_pairs=back)
     g.n_layers = (max(layer) + 1) if layer else 0
-    for u, v in oriented:
+    for u, v in pairs:
         _add_chain(g, u, v)
     return g
 
 
 def _add_chain(g: LayeredGraph, u: int, v: int) -> None:
     """Split u->v into one-layer segments through dummy vertices."""
+    lu, lv = g.layer[u], g.layer[v]
+    if lv == lu + 1:                                   # the common case: no dummy
+        g.down[u].append(v)
+        g.up[v].append(u)
+        g.chains[(u, v)] = [u, v]
+        return
     chain = [u]
     side = g.side[u]                                   # a parameter's edge stays beside
-    for l in range(g.layer[u] + 1, g.layer[v]):
+    for l in range(lu + 1, lv):
         d = len(g.layer)
         g.layer.append(l)
         g.up.append([])

@@ -47,16 +47,25 @@ def _positions(layers: list[list[int]], n: int) -> list[int]:
     return pos
 
 
-def _sweep(layers, pos, nbrs, bias, indices) -> None:
-    """One barycenter sweep: reorder each layer in `indices` by its neighbours in `nbrs`."""
+def _sweep(layers, pos, nbrs, bias, indices, step, ver, memo) -> list[int]:
+    """One barycenter sweep: reorder each layer in `indices` by its neighbours in `nbrs`
+    (the layer at li + step). A layer whose own order and neighbour layer are unchanged
+    since it was last sorted this way would sort the same: skipped. Returns changed layers.
+    """
+    changed = []
     for li in indices:
         lay = layers[li]
         if len(lay) < 2:
             continue
+        stamp = (ver[li], ver[li + step])
+        if memo.get(li) == stamp:
+            continue
         keys = []
         for v in lay:
             nb = nbrs[v]
-            if nb:
+            if len(nb) == 1:
+                keys.append(pos[nb[0]] + bias[v])
+            elif nb:
                 s = 0
                 for u in nb:
                     s += pos[u]
@@ -64,10 +73,15 @@ def _sweep(layers, pos, nbrs, bias, indices) -> None:
             else:
                 keys.append(pos[v])        # no neighbour on this side: keep its place
         idx = sorted(range(len(lay)), key=keys.__getitem__)
-        new = [lay[i] for i in idx]
-        layers[li] = new
-        for i, v in enumerate(new):
-            pos[v] = i
+        if any(i != k for k, i in enumerate(idx)):
+            new = [lay[i] for i in idx]
+            layers[li] = new
+            for i, v in enumerate(new):
+                pos[v] = i
+            ver[li] += 1
+            changed.append(li)
+        memo[li] = (ver[li], ver[li + step])
+    return changed
 
 
 def _inversions(seq: list[int], size: int) -> int:
@@ -156,27 +170,31 @@ def order_layers(g: LayeredGraph) -> list[list[int]]:
     pos = _positions(layers, g.n)
     bias = [SIDE_BIAS if s else 0.0 for s in g.side]
     nl = len(layers)
-    best = [lay[:] for lay in layers]
-    best_c = sum(all_gap_crossings(layers, pos, g.down))
+    gaps = all_gap_crossings(layers, pos, g.down)
+    best, best_c, best_gaps = [lay[:] for lay in layers], sum(gaps), gaps[:]
+    ver = [0] * nl
+    memo_up: dict[int, tuple[int, int]] = {}
+    memo_down: dict[int, tuple[int, int]] = {}
     stale = 0
     for it in range(2 * MAX_SWEEPS):
         if best_c == 0:
             break
-        if it % 2 == 0:
-            _sweep(layers, pos, g.up, bias, range(1, nl))
-        else:
-            _sweep(layers, pos, g.down, bias, range(nl - 2, -1, -1))
-        c = sum(all_gap_crossings(layers, pos, g.down))
+        if it % 2 == 1:
+            changed = _sweep(layers, pos, g.up, bias, range(1, nl), -1, ver, memo_down)
+        else:   # upward first: the DFS order has parameters last; consumers pull them left
+            changed = _sweep(layers, pos, g.down, bias, range(nl - 2, -1, -1), 1, ver, memo_up)
+        for li in {k for li in changed for k in (li - 1, li) if 0 <= k < nl - 1}:
+            gaps[li] = gap_crossings(layers, pos, g.down, li)
+        c = sum(gaps)
         if c < best_c:
-            best, best_c, stale = [lay[:] for lay in layers], c, 0
+            best, best_c, best_gaps, stale = [lay[:] for lay in layers], c, gaps[:], 0
         else:
             stale += 1
-            if stale >= 3:
+            if stale >= 2 or not changed:      # barycenter oscillates; the best is kept
                 break
-    layers = best
+    layers, gaps = best, best_gaps
     pos = _positions(layers, g.n)
-    gaps = all_gap_crossings(layers, pos, g.down)
-    if sum(gaps):
+    if best_c:
         _transpose(layers, pos, g, gaps)
     return layers
 
