@@ -1,15 +1,13 @@
 """torch.export with a static or a dynamic batch dimension."""
 from __future__ import annotations
 
-import contextlib
-import io
-import logging
 import re
 import traceback
 
 import torch
 from torch import nn
 
+from vpu_core import quiet
 from vpu_core.errors import ExportError, short_reason
 
 
@@ -34,9 +32,8 @@ def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool =
             example_inputs = with_batch(example_inputs, 2)
         batch = torch.export.Dim("batch", min=1, max=4096)
         dynamic_shapes = tuple({0: batch} for _ in example_inputs)
-    chatter = io.StringIO()
     try:
-        with _torch_logs_quiet(), contextlib.redirect_stderr(chatter):
+        with quiet.torch_chatter() as chatter:
             program = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes,
                                           strict=False)
     except Exception as exc:
@@ -58,15 +55,3 @@ def export_reason(exc: Exception) -> str:
         return (f"{kind} at {file.rsplit('/', 1)[-1]}:{line} (`{code.strip()}`): {reason} "
                 "Remove the Python branch on tensor values or use torch.cond.")
     return reason
-
-
-@contextlib.contextmanager
-def _torch_logs_quiet():
-    """torch.export logs (and prints) whole graphs on failure, from loggers whose levels torch
-    manages itself; the user gets our one line instead, the rest stays in `detail`."""
-    previous = logging.root.manager.disable
-    logging.disable(logging.WARNING)
-    try:
-        yield
-    finally:
-        logging.disable(previous)

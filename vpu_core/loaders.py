@@ -6,6 +6,7 @@ torch.export.load, which does not unpickle arbitrary objects.
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 import traceback
 import zipfile
@@ -15,6 +16,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from vpu_core import quiet
 from vpu_core.errors import ModelLoadError, short_reason
 from vpu_core.zoo import ZOO, build_zoo_model
 
@@ -54,12 +56,40 @@ def _load_pt2(path: Path) -> LoadedModel:
         raise ModelLoadError(f"Cannot load {path}: the file is empty.")
     if not zipfile.is_zipfile(path):
         raise ModelLoadError(f"Cannot load {path}: not a torch.export program (.pt2 is a zip archive).")
+    _check_pt2_version(path)
+    chatter = None
     try:
-        program = torch.export.load(str(path))
+        with quiet.torch_chatter() as chatter:
+            program = torch.export.load(str(path))
     except Exception as exc:  # torch raises many types for damaged archives
         raise ModelLoadError(f"Cannot load {path}: damaged or incompatible .pt2 ({short_reason(exc)}).",
+                             traceback.format_exc() + (chatter.getvalue() if chatter else "")) from None
+    try:
+        inputs = _program_inputs(program)
+    except Exception as exc:
+        raise ModelLoadError(f"Cannot load {path}: its example inputs are unreadable ({short_reason(exc)}).",
                              traceback.format_exc()) from None
-    return LoadedModel(path.stem, program=program, example_inputs=_program_inputs(program))
+    return LoadedModel(path.stem, program=program, example_inputs=inputs)
+
+
+def _check_pt2_version(path: Path) -> None:
+    """Name a schema-version mismatch plainly (torch only says "check the warnings above")."""
+    from torch._export.serde.schema import SCHEMA_VERSION
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            name = next((n for n in archive.namelist() if n.endswith("models/model.json")), None)
+            if name is None:
+                raise ModelLoadError(f"Cannot load {path}: the archive has no models/model.json; "
+                                     "not a torch.export program.")
+            major = json.loads(archive.read(name))["schema_version"]["major"]
+    except ModelLoadError:
+        raise
+    except Exception as exc:  # zip, CRC, JSON and layout errors of a damaged archive
+        raise ModelLoadError(f"Cannot load {path}: damaged archive ({short_reason(exc)}).") from None
+    if major != SCHEMA_VERSION[0]:
+        raise ModelLoadError(f"Cannot load {path}: saved with torch.export schema version {major}, "
+                             f"this torch reads version {SCHEMA_VERSION[0]}; re-export it with torch 2.13.")
 
 
 def _program_inputs(program: torch.export.ExportedProgram) -> tuple:

@@ -6,6 +6,8 @@ user of this tool, and stderr is where our one-line errors go.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import warnings
 
@@ -22,3 +24,19 @@ def import_torchao() -> None:
         warnings.simplefilter("ignore")
         import torchao.quantization.pt2e  # noqa: F401  (registers quantized_decomposed ops)
     _done = True
+
+
+@contextlib.contextmanager
+def torch_chatter():
+    """Silence what torch logs and prints while it fails (whole graphs, "see warnings above").
+
+    Yields a StringIO with whatever was printed to stderr, for the error's `detail`.
+    """
+    captured = io.StringIO()
+    previous = logging.root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        with contextlib.redirect_stderr(captured):
+            yield captured
+    finally:
+        logging.disable(previous)

@@ -1,0 +1,114 @@
+"""`vpu-inspector bench`: numbers for the performance targets, printed as a table or JSON.
+
+Synthetic Q/DQ-shaped graphs (1k / 5k / 20k nodes) measure layout, crossings and — through the
+`scene_measure` callback the GUI side supplies — scene build, first frame and pan frame. Every zoo
+model runs end to end to measure each pipeline stage and the analysis' share of the PTQ time.
+Graphviz `dot` is used as a reference column only when it is on the PATH.
+"""
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from typing import Callable
+
+SIZES = (1_000, 5_000, 20_000)
+PTQ_STAGES = ("export", "prepare", "calibrate", "convert")
+SceneMeasure = Callable[[object, object], dict]
+
+
+def rss_mib() -> float:
+    """Resident memory of this process now (VmRSS), in MiB."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _median_time(fn, repeats: int):
+    times, result = [], None
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | None = None,
+                 with_dot: bool = True, dot_max_nodes: int = 5_000) -> list[dict]:
+    from vpu_core.layout import count_crossings, layout_graph
+    from vpu_core.layout.synthetic import synthetic_qdq_graph
+
+    rows = []
+    for n in sizes:
+        model = synthetic_qdq_graph(n, seed=0)
+        layout_s, layout = _median_time(lambda: layout_graph(model), repeats)
+        row = {"graph": f"synthetic-{n // 1000}k", "nodes": len(model.nodes), "edges": len(model.edges),
+               "layout_s": layout_s, "crossings": count_crossings(layout)}
+        if scene_measure is not None:
+            row.update(scene_measure(model, layout))
+        row["rss_mib"] = rss_mib()
+        if with_dot and len(model.nodes) <= dot_max_nodes:
+            row.update(_dot_columns(model))
+        rows.append(row)
+    return rows
+
+
+def _dot_columns(model) -> dict:
+    from vpu_core.layout import dot_reference
+
+    ref = dot_reference.run_dot(model) if dot_reference.dot_available() else None
+    if not ref:
+        return {}
+    return {"dot_s": ref["time_s"], "dot_crossings": ref["crossings"]}
+
+
+def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True) -> list[dict]:
+    from vpu_core.analysis import analyze
+    from vpu_core.graph_build import build_graph_model
+    from vpu_core.layout import count_crossings, layout_graph
+    from vpu_core.pipeline import RunConfig, run_pipeline
+    from vpu_core.zoo import ZOO
+
+    rows = []
+    for name in models or ZOO:
+        for quantizer in quantizers:
+            qm = run_pipeline(RunConfig(model=name, quantizer=quantizer))
+            analysis = analyze(qm)
+            ptq = sum(qm.timings.get(k, 0.0) for k in PTQ_STAGES)
+            graph = build_graph_model(analysis)
+            layout_s, layout = _median_time(lambda: layout_graph(graph), 3)
+            row = {"graph": f"{name}/{quantizer}", "nodes": len(graph.nodes),
+                   **{f"{k}_s": qm.timings.get(k, 0.0) for k in PTQ_STAGES},
+                   "analyze_s": analysis.timings_s.get("analyze", 0.0),
+                   "analyze_pct_of_ptq": 100.0 * analysis.timings_s.get("analyze", 0.0) / ptq if ptq else 0.0,
+                   "layout_s": layout_s, "crossings": count_crossings(layout)}
+            if with_dot:
+                row.update(_dot_columns(graph))
+            rows.append(row)
+    return rows
+
+
+def format_table(rows: list[dict]) -> str:
+    """A plain aligned table; seconds shown in ms, missing cells as '-'."""
+    if not rows:
+        return "(no rows)"
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    cells = [[_cell(k, row.get(k)) for k in columns] for row in rows]
+    heads = [c[:-2] + "_ms" if c.endswith("_s") else c for c in columns]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(heads)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(heads, widths))]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in cells]
+    return "\n".join(lines)
+
+
+def _cell(key: str, value) -> str:
+    if value is None:
+        return "-"
+    if key.endswith("_s"):
+        return f"{value * 1000:.1f}"
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    return str(value)
