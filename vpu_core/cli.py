@@ -89,12 +89,13 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from vpu_core.analysis import analyze
     from vpu_core.pipeline import run_pipeline
+
+    qm = run_pipeline(config_from_args(args))
+    from vpu_core.analysis import analyze
     from vpu_core.report_json import analysis_to_json
     from vpu_core.report_text import analysis_to_text
 
-    qm = run_pipeline(config_from_args(args))
     analysis = analyze(qm, xnnpack_delegation=args.xnnpack_delegation)
     if args.save_program:
         from vpu_core.save import save_program
@@ -110,6 +111,28 @@ def cmd_check(args: argparse.Namespace) -> int:
 HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models}
 
 
+def error_line(exc: BaseException) -> str:
+    """The one line a user sees for any exception."""
+    if isinstance(exc, InspectorError):
+        return f"vpu-inspector: error: {exc.message}"
+    return (f"vpu-inspector: internal error: {type(exc).__name__}: {short_reason(exc)} "
+            "(run with --debug for the traceback)")
+
+
+def install_thread_excepthook(debug: bool) -> None:
+    """An exception escaping a worker thread gets the same one line, never a silent death."""
+    import threading
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        if args.exc_type is SystemExit:
+            return
+        if debug:
+            traceback.print_exception(args.exc_type, args.exc_value, args.exc_traceback)
+        print(error_line(args.exc_value), file=sys.stderr)
+
+    threading.excepthook = hook
+
+
 def main(argv: list[str] | None = None, handlers: dict[str, Handler] | None = None) -> int:
     warnings.filterwarnings("ignore")  # library deprecation chatter is not for our users
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -117,6 +140,7 @@ def main(argv: list[str] | None = None, handlers: dict[str, Handler] | None = No
     args = parser.parse_args(argv)
     if args.command is None:  # bare `vpu-inspector` opens the GUI on the default model
         args = parser.parse_args([*argv, "gui"])
+    install_thread_excepthook(args.debug)
     handler = {**HEADLESS, **(handlers or {})}.get(args.command)
     if handler is None:
         parser.error(f"the '{args.command}' command is not available in this build")
@@ -127,17 +151,12 @@ def run_guarded(handler: Handler, args: argparse.Namespace) -> int:
     """Run a command; turn every failure into one line on stderr and exit code 2."""
     try:
         return handler(args)
-    except InspectorError as exc:
-        if args.debug:
-            traceback.print_exc()
-            if exc.detail:
-                print(exc.detail, file=sys.stderr)
-        print(f"vpu-inspector: error: {exc.message}", file=sys.stderr)
     except KeyboardInterrupt:
         print("vpu-inspector: interrupted", file=sys.stderr)
-    except Exception as exc:  # a bug: still one line, the traceback behind --debug
+    except Exception as exc:  # InspectorError: the user's problem; anything else: a bug, same line
         if args.debug:
             traceback.print_exc()
-        print(f"vpu-inspector: internal error: {type(exc).__name__}: {short_reason(exc)} "
-              "(run with --debug for the traceback)", file=sys.stderr)
+            if getattr(exc, "detail", ""):
+                print(exc.detail, file=sys.stderr)
+        print(error_line(exc), file=sys.stderr)
     return EXIT_ERROR
