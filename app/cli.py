@@ -27,8 +27,21 @@ def cmd_render(args: argparse.Namespace) -> int:
     return core_cli.EXIT_OK
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from app.report import check_output, report_model
+    from vpu_core.compare import config_variant
+
+    output = check_output(args.output)
+    config = core_cli.config_from_args(args)
+    other = config_variant(config, args.compare) if args.compare else None
+    report_model(config, output, compare_config=other)
+    print(f"wrote {output}")
+    return core_cli.EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
-    handlers = {"gui": cmd_gui, "render": cmd_render}
+    handlers = {"gui": cmd_gui, "render": cmd_render, "report": cmd_report}
     return core_cli.main(argv, handlers)
 
 

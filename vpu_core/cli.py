@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="one-file HTML report for stakeholders")
     add_run_options(report)
     report.add_argument("-o", "--output", required=True, metavar="F.html")
+    report.add_argument("--compare", metavar="SPEC", help=(
+        "add a comparison with a second configuration: a quantizer (xnnpack) or "
+        "KEY=VALUE,... e.g. 'quantizer=xnnpack,per_tensor=1'"))
     bench = sub.add_parser("bench", help="benchmark: layout, rendering and every zoo model")
     bench.add_argument("--json", action="store_true", help="machine-readable output")
     bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")

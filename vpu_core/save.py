@@ -25,10 +25,17 @@ def atomic_write(path: Path, write_fn) -> None:
     os.close(fd)
     try:
         write_fn(Path(tmp))
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs get the usual mode
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def save_program(qm, path: Path) -> None:

@@ -1,0 +1,80 @@
+"""The HTML report from the app side: the graph image drawn headless by the canvas, the page by the core.
+
+Two entry points:
+  report_model(config, output, compare_config=None)  `vpu-inspector report` (runs the pipeline(s))
+  export_report(output, analysis, compare_with=None)  File ▸ Export report (analyses already there)
+
+The HTML itself is vpu_core.report_html's (pure Python); this module only adds what needs Qt —
+the graph image, rendered through app.graph_view.export.render_to_image exactly as
+`vpu-inspector render` draws it — and writes the file atomically.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from vpu_core.errors import InspectorError
+
+REPORT_SUFFIXES = (".html", ".htm")
+IMAGE_SCALE = 2.0
+ProgressFn = Callable[[str, float], None]
+
+
+class ReportError(InspectorError):
+    """The output path cannot take an HTML report."""
+
+
+def check_output(output: str | Path) -> Path:
+    """Fail before any work when the report could not be written there."""
+    output = Path(output)
+    if output.suffix.lower() not in REPORT_SUFFIXES:
+        raise ReportError(f"Cannot write the report to {output}: the file name must end in .html.")
+    if not output.parent.exists():
+        raise ReportError(f"Cannot write the report to {output}: the folder {output.parent} does not exist.")
+    return output
+
+
+def report_model(config, output: str | Path, compare_config=None,
+                 progress: ProgressFn | None = None) -> Path:
+    """Run the pipeline and analysis for `config` (and `compare_config`), then write the report."""
+    from vpu_core.analysis import analyze
+    from vpu_core.pipeline import run_pipeline
+
+    output = check_output(output)
+    analysis = analyze(run_pipeline(config, progress=progress))
+    other = analyze(run_pipeline(compare_config, progress=progress)) if compare_config else None
+    return export_report(output, analysis, compare_with=other)
+
+
+def export_report(output: str | Path, analysis, compare_with=None, fold_params: bool = True) -> Path:
+    """Write the report of `analysis` (optionally compared with a second analysis) to `output`."""
+    from vpu_core.report_html import write_report_html
+
+    output = check_output(output)
+    image = graph_image(analysis, fold_params)
+    other_image = graph_image(compare_with, fold_params) if compare_with is not None else None
+    return write_report_html(output, analysis, image, compare_with=compare_with,
+                             compare_graph_image=other_image)
+
+
+def graph_image(analysis, fold_params: bool = True):
+    """The graph view of `analysis` as a GraphImage: PNG drawn off screen like `vpu-inspector
+    render`, at twice the size it is shown at (sharp on high-DPI screens and in print). The
+    report puts its own legend beside it, so the image leaves its legend out."""
+    from vpu_core.graph_build import build_graph_model
+    from vpu_core.layout import layout_graph
+    from vpu_core.report_html import GraphImage
+
+    model = build_graph_model(analysis, fold_params=fold_params)
+    layout = layout_graph(model)
+    from app.graph_view.export import render_to_image   # creates an offscreen QApplication if needed
+
+    with tempfile.TemporaryDirectory(prefix="vpu-report-") as tmp:
+        path = Path(tmp) / "graph.png"
+        info = render_to_image(model, layout, path, scale=IMAGE_SCALE, legend=False)
+        data = path.read_bytes()
+    width, height = info.get("size", (None, None))
+    scale = max(float(info.get("scale", 1.0)), 1.0)  # a huge graph is shrunk: show it as it is
+    return GraphImage(data, width / scale if width else None, height / scale if height else None)
+

@@ -1,0 +1,174 @@
+"""The one-file HTML report, built from real resnet8 / conv_relu runs and parsed back."""
+import dataclasses
+import re
+from collections import Counter
+from html.parser import HTMLParser
+
+import pytest
+
+from app.cli import main as cli_main
+from vpu_core.analysis import analyze
+from vpu_core.compare import compare
+from vpu_core.report_html import SECTION_IDS, build_report_html
+from vpu_core.report_html.svg_charts import bin_edges, count_bins, nice_ticks
+
+SINGLE_IDS = tuple(i for i in SECTION_IDS if i != "comparison")
+
+
+class Page(HTMLParser):
+    """Section ids, URLs of src/href attributes, inline <svg> count, and table rows by class."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.ids, self.urls, self.svgs, self.scripts_src, self.links = [], [], 0, [], []
+        self.rows: dict[str, list[list[str]]] = {}
+        self.rules_of_rows: list[str] = []
+        self._rule, self._row_class, self._cell, self._row = None, None, None, None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section" and "id" in a:
+            self.ids.append(a["id"])
+        for key in ("src", "href"):
+            if key in a:
+                self.urls.append(a[key])
+        if tag == "svg":
+            self.svgs += 1
+        if tag == "script" and "src" in a:
+            self.scripts_src.append(a["src"])
+        if tag == "link":
+            self.links.append(a)
+        if tag == "details" and "data-rule" in a:
+            self._rule = a["data-rule"]
+        if tag == "tr" and a.get("class"):
+            self._row_class, self._row = a["class"].split()[0], []
+        if tag == "td" and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._cell is not None:
+            self._row.append(" ".join(" ".join(self._cell).split()))
+            self._cell = None
+        if tag == "tr" and self._row is not None:
+            self.rows.setdefault(self._row_class, []).append(self._row)
+            if self._row_class == "violation":
+                self.rules_of_rows.append(self._rule)
+            self._row = None
+        if tag == "details":
+            self._rule = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+@pytest.fixture(scope="module")
+def resnet8(run_cached):
+    return (analyze(run_cached(model="resnet8", quantizer="vpu")),
+            analyze(run_cached(model="resnet8", quantizer="xnnpack")))
+
+
+@pytest.fixture(scope="module")
+def compare_report(resnet8, tmp_path_factory):
+    """The full path the GUI's Export report takes: real graph images, atomic write."""
+    from app.report import export_report
+
+    vpu, xnn = resnet8
+    path = export_report(tmp_path_factory.mktemp("report") / "resnet8.html", vpu, compare_with=xnn)
+    return path, path.read_text(encoding="utf-8")
+
+
+def test_comparison_report_has_every_section_in_order(compare_report):
+    path, html = compare_report
+    page = Page(html)
+    assert page.ids == list(SECTION_IDS)
+    assert html.startswith("<!DOCTYPE html>") and "<title>resnet8" in html
+    assert (path.stat().st_mode & 0o044) == 0o044          # shareable, not the temp file's 0600
+
+
+def test_report_is_self_contained(compare_report):
+    _, html = compare_report
+    page = Page(html)
+    images = [u for u in page.urls if u.startswith("data:")]
+    assert len(images) == 2 and all(u.startswith("data:image/png;base64,") for u in images)
+    assert all(u.startswith(("data:", "#")) for u in page.urls)       # nothing to fetch
+    assert not re.search(r"https?://", html)                           # not even a namespace
+    assert page.scripts_src == [] and page.links == [] and "@import" not in html
+    assert page.svgs >= 7        # 4 histograms/scatter + SQNR bars + 2 comparison charts
+
+
+def test_comparison_rows_are_the_matched_ops(compare_report, resnet8):
+    _, html = compare_report
+    cmp = compare(*resnet8)
+    page = Page(html)
+    rows = page.rows["pair"]
+    assert len(rows) == len(cmp.pairs) == 22
+    first = rows[0]
+    assert first[0].startswith("conv2d.default entry.0 (Conv2d)")
+    assert "pow2_scale" in first[2] and "pow2_scale" not in first[1]   # only the XNNPACK side
+    assert "VPU breaks no VPU rule; XNNPACK breaks 4 of 7 VPU rules (53 violations)" in \
+           re.sub(r"<[^>]+>", "", html)
+
+
+def test_violation_rows_match_the_analysis(resnet8):
+    _, xnn = resnet8
+    page = Page(build_report_html(xnn))
+    assert page.ids == list(SINGLE_IDS)
+    rows = page.rows["violation"]
+    assert len(rows) == len(xnn.violations) == 53
+    # Rows sit under their rule's group, with the node and the message of the analysis.
+    assert Counter(page.rules_of_rows) == Counter(v.rule for v in xnn.violations)
+    assert Counter((r[0], r[2]) for r in rows) == Counter((v.node, v.message) for v in xnn.violations)
+    assert "data:" not in "".join(page.urls)          # no image given: none embedded
+
+
+def test_clean_vpu_run_reports_no_violations(run_cached):
+    a = analyze(run_cached(model="conv_relu", quantizer="vpu"))
+    html = build_report_html(a, "<svg xmlns='x'><rect/></svg>")
+    page = Page(html)
+    assert "violation" not in page.rows
+    assert "satisfies every enabled rule" in html
+    assert any(u.startswith("data:image/svg+xml;base64,") for u in page.urls)
+    assert f"{a.sqnr_db:.1f} dB" in html
+
+
+def test_user_text_is_escaped(resnet8):
+    vpu, xnn = resnet8
+    evil = "<script>alert(1)</script>"
+    node = next(iter(xnn.violations)).node
+    bad = dataclasses.replace(xnn, model=f"m{evil}.py",
+                              violations=tuple(dataclasses.replace(v, message=v.message + evil)
+                                               if v.node == node else v for v in xnn.violations))
+    html = build_report_html(bad, compare_with=vpu)
+    assert evil not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert html.count("<script>") == 1               # only the report's own print/scroll helper
+
+
+def test_cli_report_with_comparison(tmp_path, capsys):
+    out = tmp_path / "conv_relu.html"
+    assert cli_main(["report", "conv_relu", "-o", str(out), "--compare", "quantizer=xnnpack"]) == 0
+    page = Page(out.read_text(encoding="utf-8"))
+    assert page.ids == list(SECTION_IDS)
+    assert f"wrote {out}" in capsys.readouterr().out
+
+
+def test_cli_report_errors_are_one_line(tmp_path, capsys):
+    assert cli_main(["report", "conv_relu", "-o", str(tmp_path / "r.txt")]) == 2
+    assert cli_main(["report", "conv_relu", "-o", str(tmp_path / "r.html"), "--compare", "tflite"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("vpu-inspector: error:") for line in err)
+    assert "must end in .html" in err[0] and "tflite" in err[1]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_chart_helpers():
+    assert nice_ticks(0, 34.8, 6) == [0, 10, 20, 30, 40]     # the axis always reaches the data
+    assert nice_ticks(-12.3, -3.9, 8)[0] <= -12.3
+    edges = bin_edges([-5.0, -5.0, -4.5, -3.0], 0.25)
+    assert edges[0] < -5.0 and edges[-1] > -3.0
+    counts = count_bins([-5.0, -5.0, -4.5, -3.0], edges)
+    assert sum(counts) == 4 and max(counts) == 2
+    centre = edges.index(-5.125)        # power-of-two values sit in the middle of their bin
+    assert counts[centre] == 2

@@ -1,0 +1,279 @@
+"""Report sections about one analysis: summary, graph image, rules, partition."""
+from __future__ import annotations
+
+import base64
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from vpu_core.compare import default_label, node_role, violation_owners
+from vpu_core.report_html import style
+from vpu_core.report_html.html_kit import (card, code, db_text, details, esc, facts, human_bytes, kpi,
+                                           pill, table)
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis, PartitionReport, RuleResult
+
+QUANTIZER_NAMES = {"vpu": "VPU — MyVPUQuantizer (this project)",
+                   "xnnpack": "XNNPACK — ExecuTorch XNNPACKQuantizer"}
+TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze")
+OPEN_LIMIT = 30        # violation groups up to this size start expanded
+
+
+def op_count(a: Analysis) -> Counter:
+    return Counter(node_role(info) for info in a.nodes.values())
+
+
+def vpu_op_share(a: Analysis) -> tuple[int, int]:
+    """(ops placed on the VPU, all compute ops)."""
+    ops = [n for n, info in a.nodes.items() if node_role(info) == "op"]
+    on_vpu = sum(1 for n in ops if _is_sub(a.partition.assignment.get(n)))
+    return on_vpu, len(ops)
+
+
+def _is_sub(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def rules_broken(a: Analysis) -> int:
+    return sum(1 for r in a.rules if r.violations)
+
+
+# -- summary ---------------------------------------------------------------------------------------
+
+def summary_section(a: Analysis, tag: str = "") -> str:
+    on_vpu, ops = vpu_op_share(a)
+    share = f"{100.0 * on_vpu / ops:.0f}%" if ops else "—"
+    p = a.partition
+    tiles = "".join([
+        kpi("Violations", str(len(a.violations)), f"{rules_broken(a)} of {len(a.rules)} rules broken",
+            "bad" if a.violations else "good"),
+        kpi("Ops on the VPU", share, f"{on_vpu} of {ops} ops", "vpu"),
+        kpi("VPU subgraphs", str(len(p.subgraphs)), "connected VPU regions", "vpu"),
+        kpi("CPU fallback", str(len(p.cpu_nodes)), "ops without a VPU kernel", "cpu" if p.cpu_nodes else ""),
+        kpi("Boundary traffic", esc(human_bytes(p.transfer_bytes)), f"{len(p.boundaries)} boundary edges",
+            "cpu" if p.boundaries else ""),
+        kpi("SQNR end to end", esc(db_text(a.sqnr_db)), "float vs quantized output"),
+    ])
+    return card("summary", "Summary", f'<div class="kpis">{tiles}</div>' + facts(summary_facts(a)), tag=tag,
+                lede="What happens to this model when it is quantized for the VPU, at a glance.")
+
+
+def summary_facts(a: Analysis) -> list[tuple[str, str]]:
+    counts = op_count(a)
+    nodes = (f"{len(a.nodes)} in total · {counts['op']} ops · {counts['qdq']} quantize/dequantize · "
+             f"{counts['param']} parameters · {counts['io']} inputs/outputs")
+    exact = sum(1 for s in a.requant if s.exact)
+    bad_range = sum(1 for s in a.requant if s.out_of_range)
+    t = a.timings_s
+    total = sum(float(t.get(k, 0.0)) for k in TIMING_KEYS)
+    timings = " · ".join(f"{k} {float(t.get(k, 0.0)):.2f} s" for k in TIMING_KEYS)
+    return [
+        ("Model", code(a.model)),
+        ("Quantizer", esc(QUANTIZER_NAMES.get(a.quantizer, a.quantizer))),
+        ("Batch mode", "dynamic batch (symbolic batch dimension)" if a.dynamic_batch else "static batch"),
+        ("Hardware profile", code(a.partition.profile)),
+        ("Nodes", esc(nodes)),
+        ("Requantization sites", esc(f"{len(a.requant)} sites · {exact} exact right shifts · "
+                                     f"{bad_range} out of the shift range")),
+        ("Timings", esc(f"{timings} · total {total:.2f} s")),
+    ]
+
+
+# -- graph -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GraphImage:
+    """A rendered graph: PNG bytes or SVG text, with the size to show it at (CSS px)."""
+    data: bytes | str
+    width: float | None = None      # None: the image's own size
+    height: float | None = None
+
+
+def as_graph_image(image) -> GraphImage | None:
+    if image is None or isinstance(image, GraphImage):
+        return image
+    return GraphImage(image)
+
+
+def image_tag(image, alt: str) -> str:
+    """The image as an <img> with a data: URI (self-contained; SVG ids cannot clash with ours)."""
+    image = as_graph_image(image)
+    if image is None:
+        return '<p class="muted">No graph image was rendered.</p>'
+    if isinstance(image.data, str):
+        data, mime = image.data.encode("utf-8"), "image/svg+xml"
+    else:
+        data, mime = bytes(image.data), "image/png"
+    uri = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+    size = "".join(f' {k}="{round(v)}"' for k, v in (("width", image.width), ("height", image.height)) if v)
+    return f'<img src="{uri}" alt="{esc(alt)}"{size}>'
+
+
+def legend_html() -> str:
+    """The canvas' colour language (app/graph_view/style.py), for the images above."""
+    shades = "".join(f'<span class="sw" style="background:{c}"></span>' for c in style.GRAPH_VPU_SHADES[:3])
+    items = [f"<li>{shades}VPU subgraph <span class=\"muted\">(one shade each)</span></li>"]
+    items += [f'<li><span class="sw" style="background:{color}"></span>{esc(name)}</li>'
+              for name, color in style.GRAPH_LEGEND]
+    items.append('<li><span class="edge"></span>VPU ↔ CPU boundary edge</li>')
+    items.append('<li><span class="badge">2</span>rule violations on the node</li>')
+    return f'<ul class="legend vertical">{"".join(items)}</ul>'
+
+
+def hotspots_html(a: Analysis, limit: int = 8) -> str:
+    """The ops with the most violations (their weights' and output Q/DQ's counted with them)."""
+    owners = violation_owners(a)
+    counts = Counter(owners.get(v.node, v.node) for v in a.violations)
+    if not counts:
+        return '<p class="muted small">No violations anywhere in the graph.</p>'
+    rows = [f'<li><span class="badge">{n}</span>{code(op)}</li>' for op, n in counts.most_common(limit)]
+    more = len(counts) - limit
+    tail = f'<li class="muted small">… and {more} more ops</li>' if more > 0 else ""
+    return f'<ul class="legend vertical">{"".join(rows)}{tail}</ul>'
+
+
+def graph_section(a: Analysis, image, b: Analysis | None = None, image_b=None) -> str:
+    columns = [_graph_column(a, image, "side-a" if b is not None else "")]
+    if b is not None:
+        columns.append(_graph_column(b, image_b, "side-b"))
+    side = (f'<aside class="graphside"><h3>Legend</h3>{legend_html()}'
+            f'<h3>Most violations{" · " + esc(default_label(a)) if b else ""}</h3>{hotspots_html(a)}'
+            + (f'<h3>Most violations · {esc(default_label(b))}</h3>{hotspots_html(b)}' if b else "")
+            + "</aside>")
+    body = f'<div class="graphgrid cols{len(columns)}">{"".join(columns)}{side}</div>'
+    return card("graph", "Quantized graph", body, lede=(
+        "The converted Q/DQ graph, top to bottom. Parameters are folded into the op that uses them; "
+        "colour says where each node runs, red badges count rule violations. Scroll inside the frame."))
+
+
+def _graph_column(a: Analysis, image, side_class: str) -> str:
+    title = f'<h3 class="{side_class}">{esc(default_label(a))}</h3>' if side_class else ""
+    return f'<div>{title}<div class="graphbox">{image_tag(image, f"Q/DQ graph of {a.model}")}</div></div>'
+
+
+# -- rules -----------------------------------------------------------------------------------------
+
+def rule_status(r: RuleResult) -> str:
+    if not r.enabled:
+        return pill("off in profile", "off")
+    return pill(f"{r.violations} broken", "fail") if r.violations else pill("pass", "ok")
+
+
+def rules_section(a: Analysis, tag: str = "") -> str:
+    rows = [[esc(r.rule.constraint), esc(r.rule.title), code(r.rule.id), rule_status(r),
+             esc(r.violations)] for r in a.rules]
+    body = table(["#", "Constraint", "Rule id", "Status", "Violations"], rows, numeric={4})
+    groups = violation_groups(a)
+    if groups:
+        body += "<h3>Violations by rule</h3>" + groups
+    else:
+        body += '<p class="muted">The quantized graph satisfies every enabled rule.</p>'
+    return card("rules", "Hardware rules", body, tag=tag, lede=(
+        "Constraints 2–8 checked on the converted Q/DQ graph only. Each violation names the node "
+        "and the offending values; the op column shows which model op it belongs to."))
+
+
+def violation_groups(a: Analysis) -> str:
+    """One collapsible group per broken rule: the hardware reason, then every violation."""
+    owners = violation_owners(a)
+    return "".join(_rule_group(a, r, owners) for r in a.rules if r.violations)
+
+
+def _rule_group(a: Analysis, r: RuleResult, owners: dict[str, str]) -> str:
+    hits = [v for v in a.violations if v.rule == r.rule.id]
+    rows = []
+    for v in hits:
+        op = owners.get(v.node, v.node)
+        source = a.nodes[op].source if op in a.nodes else ""
+        where = f'<div class="muted small">{esc(source)}</div>' if source else ""
+        op_cell = where if op == v.node else code(op) + where   # no need to repeat the node
+        values = ", ".join(f"{k} = {_value_text(x)}" for k, x in v.values)
+        rows.append([code(v.node), op_cell, esc(v.message), f'<span class="small">{esc(values)}</span>'])
+    body = (f'<div class="reason"><b>Why the hardware wants it:</b> {esc(r.rule.reason)}</div>'
+            + table(["Node", "Op · module", "Violation", "Offending values"], rows,
+                    row_classes=["violation"] * len(rows)))
+    summary = (f'{pill(f"#{r.rule.constraint}", "rule")} {esc(r.rule.title)} '
+               f'<span class="muted">— {len(hits)} violation{"s" if len(hits) != 1 else ""}</span>')
+    return details(summary, body, open_=len(hits) <= OPEN_LIMIT, data={"rule": r.rule.id})
+
+
+def _value_text(x) -> str:
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    if isinstance(x, (list, tuple)):
+        shown = ", ".join(_value_text(v) for v in x[:6])
+        return f"[{shown}{', …' if len(x) > 6 else ''}]"
+    return str(x)
+
+
+# -- partition -------------------------------------------------------------------------------------
+
+def partition_section(a: Analysis, tag: str = "") -> str:
+    body = partition_body(a, a.partition)
+    if a.delegation is not None:
+        body += "<h3>Real XNNPACK delegation (ExecuTorch)</h3>" + partition_body(a, a.delegation)
+    return card("partition", "Partition", body, tag=tag, lede=(
+        "Ops in the profile's VPU op list run on the VPU in connected subgraphs; every other op "
+        "falls back to the CPU, and each edge between the two moves a tensor across."))
+
+
+def partition_body(a: Analysis, p: PartitionReport) -> str:
+    to_cpu = sum(b.bytes for b in p.boundaries if b.direction == "vpu->cpu")
+    to_vpu = sum(b.bytes for b in p.boundaries if b.direction == "cpu->vpu")
+    tiles = "".join([
+        kpi("VPU subgraphs", str(len(p.subgraphs)), f"{sum(len(s.nodes) for s in p.subgraphs)} nodes", "vpu"),
+        kpi("CPU nodes", str(len(p.cpu_nodes)), "fallback ops", "cpu" if p.cpu_nodes else ""),
+        kpi("Boundary edges", str(len(p.boundaries)), "VPU ↔ CPU crossings"),
+        kpi("VPU → CPU", esc(human_bytes(to_cpu)), "per inference"),
+        kpi("CPU → VPU", esc(human_bytes(to_vpu)), "per inference"),
+    ])
+    parts = [f'<div class="kpis">{tiles}</div>', "<h3>VPU subgraphs</h3>",
+             _collapsible(_subgraph_table(a, p), len(p.subgraphs), "subgraphs")]
+    parts.append("<h3>CPU fallback</h3>")
+    if p.cpu_nodes:
+        rows = [[code(c.node), code(c.op), esc(c.reason)] for c in p.cpu_nodes]
+        parts.append(_collapsible(table(["Node", "Op", "Why it falls back"], rows), len(rows), "CPU nodes"))
+    else:
+        parts.append('<p class="muted">Every op runs on the VPU.</p>')
+    parts.append("<h3>Boundary edges</h3>")
+    if p.boundaries:
+        parts.append(_collapsible(_boundary_table(p), len(p.boundaries), "boundary edges"))
+    else:
+        parts.append('<p class="muted">No VPU ↔ CPU crossings.</p>')
+    return "".join(parts)
+
+
+def _collapsible(table_html: str, rows: int, what: str) -> str:
+    """Long tables fold away (they print expanded)."""
+    if rows <= OPEN_LIMIT:
+        return table_html
+    return details(f'{rows} {esc(what)} <span class="muted">— click to expand</span>', table_html)
+
+
+def _subgraph_table(a: Analysis, p: PartitionReport) -> str:
+    if not p.subgraphs:
+        return '<p class="muted">No op runs on the VPU.</p>'
+    rows = []
+    for s in p.subgraphs:
+        ops = [n for n in s.nodes if n in a.nodes and node_role(a.nodes[n]) == "op"]
+        kinds = Counter(a.nodes[n].op.split(".", 1)[0] for n in ops)
+        chips = "".join(f"<code>{esc(k)} ×{c}</code>" if c > 1 else code(k) for k, c in kinds.items())
+        shade = style.GRAPH_VPU_SHADES[s.id % len(style.GRAPH_VPU_SHADES)]
+        swatch = f'<span class="sw" style="background:{shade}"></span>'
+        rows.append([f'<span class="sgcell">{swatch}{pill(f"sg {s.id}", "vpu")}</span>',
+                     esc(len(s.nodes)), esc(len(ops)),
+                     f'<div class="chips">{chips}</div>'])
+    return table(["Subgraph", "Nodes", "Ops", "Op kinds"], rows, numeric={1, 2})
+
+
+def _boundary_table(p: PartitionReport) -> str:
+    rows = []
+    for b in p.boundaries:
+        kind = "cpu" if b.direction == "vpu->cpu" else "vpu"
+        label = "VPU → CPU" if b.direction == "vpu->cpu" else "CPU → VPU"
+        tensor = f"{list(b.shape)} {b.dtype}" if b.dtype else ""
+        rows.append([pill(label, kind), code(b.src), code(b.dst), esc(tensor), esc(human_bytes(b.bytes))])
+    total = ["Total", "", "", "", esc(human_bytes(p.transfer_bytes))]
+    return table(["Direction", "From", "To", "Tensor", "Bytes"], rows, numeric={4}, total=total)
+
