@@ -89,10 +89,12 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
     loaded = st.run("load", load_model, config.model, config.batch_size, config.seed)
     if loaded.program is not None and is_qdq_graph(loaded.program.graph):
         return _already_quantized(config, profile, loaded, st)
-    example = with_batch(loaded.example_inputs, config.batch_size)
     if loaded.program is not None:
+        # A saved float program keeps the batch it was exported with: calibrate at that batch.
+        example = loaded.example_inputs
         float_gm = st.run("export", loaded.program.module)
     else:
+        example = with_batch(loaded.example_inputs, config.batch_size)
         float_gm = st.run("export", export_module, loaded.module, example, config.dynamic_batch)
     batches, heldout = _calibration_data(config, example)
     prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
@@ -117,13 +119,14 @@ def _already_quantized(config, profile, loaded, st: _Stages) -> QuantizedModel:
 
 
 def _calibration_data(config: RunConfig, example: tuple) -> tuple[list[tuple], tuple]:
+    batch_size = example[0].shape[0]
     if config.calib_data:
-        batches = load_calibration_file(config.calib_data, example, config.batch_size)
+        batches = load_calibration_file(config.calib_data, example, batch_size)
         heldout = batches[-1]
         batches = batches[:-1] or batches
         return batches[: max(config.calib_batches, 1)], heldout
-    batches = synthetic_batches(example, max(config.calib_batches, 1), config.batch_size, config.seed)
-    heldout = synthetic_batches(example, 1, config.batch_size, config.seed + 7919)[0]
+    batches = synthetic_batches(example, max(config.calib_batches, 1), batch_size, config.seed)
+    heldout = synthetic_batches(example, 1, batch_size, config.seed + 7919)[0]
     return batches, heldout
 
 

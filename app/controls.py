@@ -1,0 +1,260 @@
+"""Toolbar controls: model picker, quantizer, weights, batch, calibration, profile, Run / Cancel.
+
+`options()` returns the RunConfig fields the controls describe; every change is announced with
+`options_changed` (the window re-runs after a short pause, so clicking through models and
+quantizers needs no extra Run click).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QHBoxLayout, QLabel, QListView,
+                               QPushButton, QSpinBox, QStyle, QStyledItemDelegate,
+                               QStyleOptionViewItem, QWidget)
+
+from app import theme
+
+OPEN_MODEL = "__open_model__"
+OPEN_PROFILE = "__open_profile__"
+DESC_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+class _ModelDelegate(QStyledItemDelegate):
+    """Popup rows: the model name in bold, its description in grey after it."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        desc = index.data(DESC_ROLE)
+        if not desc:
+            super().paint(painter, option, index)
+            return
+        self.initStyleOption(option, index)
+        text = option.text
+        option.text = ""
+        option.widget.style().drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
+        rect = option.rect.adjusted(10, 0, -8, 0)
+        painter.save()
+        bold = theme.ui_font(theme.BASE_PT, bold=True)
+        painter.setFont(bold)
+        painter.setPen(option.palette.color(option.palette.ColorRole.Text))
+        name_w = painter.fontMetrics().horizontalAdvance(text) + 14
+        painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+        painter.setFont(theme.ui_font(theme.BASE_PT - 0.5))
+        painter.setPen(QColor(theme.MUTED))
+        desc_rect = QRect(rect.left() + max(name_w, 150), rect.top(), rect.width() - max(name_w, 150), rect.height())
+        elided = painter.fontMetrics().elidedText(desc, Qt.TextElideMode.ElideRight, desc_rect.width())
+        painter.drawText(desc_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, elided)
+        painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        return QSize(max(size.width(), 640) if index.data(DESC_ROLE) else size.width(), max(size.height(), 28))
+
+
+def _labelled(text: str, widget: QWidget) -> QWidget:
+    box = QWidget()
+    layout = QHBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(6)
+    label = QLabel(text)
+    label.setStyleSheet(f"color: {theme.MUTED};")
+    layout.addWidget(label)
+    layout.addWidget(widget)
+    return box
+
+
+class RunControls(QWidget):
+    options_changed = Signal()
+    run_clicked = Signal()
+    cancel_clicked = Signal()
+    open_model_requested = Signal()
+    open_profile_requested = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._updating = False
+        self.model = QComboBox()
+        self.model.setView(QListView())
+        self.model.setItemDelegate(_ModelDelegate(self.model))
+        self.model.setMinimumContentsLength(16)
+        self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model.setToolTip("Model: the built-in zoo, recent files, or Open… a .py / .pt2 file")
+        self.vpu_button, self.xnn_button = QPushButton("VPU"), QPushButton("XNNPACK")
+        self.quantizer = QButtonGroup(self)
+        for i, (button, name) in enumerate(((self.vpu_button, "segLeft"), (self.xnn_button, "segRight"))):
+            button.setCheckable(True)
+            button.setObjectName(name)
+            self.quantizer.addButton(button, i)
+        self.vpu_button.setChecked(True)
+        self.vpu_button.setToolTip("MyVPUQuantizer: encodes the eight VPU constraints")
+        self.xnn_button.setToolTip("ExecuTorch XNNPACKQuantizer: fine for a CPU, breaks most VPU rules")
+        self.weights = QComboBox()
+        self.weights.addItems(["per-channel", "per-tensor"])
+        self.batch = QComboBox()
+        self.batch.addItems(["static", "dynamic"])
+        self.batch.setToolTip("Export the batch dimension as static or dynamic (the VPU quantizer refuses dynamic)")
+        self.calib = QSpinBox()
+        self.calib.setRange(1, 256)
+        self.calib.setValue(4)
+        self.calib.setSuffix(" batches")
+        self.calib.setToolTip("Number of calibration batches the observers see")
+        self.profile = QComboBox()
+        self.profile.setMinimumContentsLength(12)
+        self.profile.setToolTip("Hardware profile: VPU op list and constraint switches (TOML)")
+        self.run_button = QPushButton("▶  Run")
+        self.run_button.setObjectName("runButton")
+        self.run_button.setToolTip("Run export → quantize → check → partition (Ctrl+R)")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setToolTip("Stop the running job (Esc)")
+        self._layout()
+        self._connect()
+        self.set_catalogue([])
+        self.set_profiles([])
+        self._sync_weights()
+
+    def _layout(self) -> None:
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(14)
+        seg = QWidget()
+        seg_layout = QHBoxLayout(seg)
+        seg_layout.setContentsMargins(0, 0, 0, 0)
+        seg_layout.setSpacing(0)
+        seg_layout.addWidget(self.vpu_button)
+        seg_layout.addWidget(self.xnn_button)
+        for text, widget in (("Model", self.model), ("Quantizer", seg), ("Weights", self.weights),
+                             ("Batch", self.batch), ("Calibration", self.calib), ("Profile", self.profile)):
+            row.addWidget(_labelled(text, widget))
+        row.addStretch(1)
+        row.addWidget(self.run_button)
+        row.addWidget(self.cancel_button)
+
+    def _connect(self) -> None:
+        self.model.activated.connect(self._on_model_activated)
+        self.profile.activated.connect(self._on_profile_activated)
+        self.quantizer.idClicked.connect(lambda _id: (self._sync_weights(), self._changed()))
+        self.weights.currentIndexChanged.connect(self._changed)
+        self.batch.currentIndexChanged.connect(self._changed)
+        self.calib.valueChanged.connect(self._changed)
+        self.run_button.clicked.connect(self.run_clicked)
+        self.cancel_button.clicked.connect(self.cancel_clicked)
+
+    def _changed(self, *_args) -> None:
+        if not self._updating:
+            self.options_changed.emit()
+
+    def _sync_weights(self) -> None:
+        is_vpu = self.quantizer.checkedId() == 0
+        self.weights.setEnabled(not is_vpu)
+        self.weights.setToolTip("The VPU quantizer is always per-channel (constraint 3)" if is_vpu
+                                else "XNNPACK weight quantization: per-channel or per-tensor")
+
+    # -- model picker ----------------------------------------------------------------------------
+    def set_catalogue(self, entries: list[tuple[str, str]], recent: list[str] | None = None) -> None:
+        """Fill the picker: zoo models with descriptions, recent files, Open…; keep the selection."""
+        current = self.model_spec()
+        self._updating = True
+        self.model.clear()
+        for name, description in entries:
+            self.model.addItem(name, name)
+            self.model.setItemData(self.model.count() - 1, description, DESC_ROLE)
+            self.model.setItemData(self.model.count() - 1, description, Qt.ItemDataRole.ToolTipRole)
+        recent = recent if recent is not None else getattr(self, "_recent", [])
+        self._recent = list(recent)
+        if recent:
+            self.model.insertSeparator(self.model.count())
+            for path in recent:
+                self.model.addItem(Path(path).name, path)
+                self.model.setItemData(self.model.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
+        self.model.insertSeparator(self.model.count())
+        self.model.addItem("Open model file…", OPEN_MODEL)
+        self._updating = False
+        if current:
+            self.set_model_spec(current)
+
+    def model_spec(self) -> str | None:
+        spec = self.model.currentData()
+        return spec if spec and spec != OPEN_MODEL else getattr(self, "_spec", None)
+
+    def set_model_spec(self, spec: str) -> None:
+        self._updating = True
+        index = self.model.findData(spec)
+        if index < 0:   # a file or zoo name not (yet) in the list: show it at the top
+            label = Path(spec).name if ("/" in spec or spec.endswith((".py", ".pt2"))) else spec
+            self.model.insertItem(0, label, spec)
+            self.model.setItemData(0, spec, Qt.ItemDataRole.ToolTipRole)
+            index = 0
+        self.model.setCurrentIndex(index)
+        self._spec = spec
+        self._updating = False
+
+    def _on_model_activated(self, index: int) -> None:
+        spec = self.model.itemData(index)
+        if spec == OPEN_MODEL:
+            self.set_model_spec(self._spec)       # keep showing the current model
+            self.open_model_requested.emit()
+        elif spec and spec != getattr(self, "_spec", None):
+            self._spec = spec
+            self._changed()
+
+    # -- profile picker --------------------------------------------------------------------------
+    def set_profiles(self, recent: list[str], current: str | None = None) -> None:
+        self._updating = True
+        self.profile.clear()
+        self.profile.addItem("VPU default", None)
+        for path in recent:
+            self.profile.addItem(Path(path).stem, path)
+            self.profile.setItemData(self.profile.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
+        self.profile.insertSeparator(self.profile.count())
+        self.profile.addItem("Open profile…", OPEN_PROFILE)
+        self._updating = False
+        self.set_profile(current)
+
+    def set_profile(self, path: str | None) -> None:
+        self._updating = True
+        index = self.profile.findData(path) if path else 0
+        if index < 0:
+            self.profile.insertItem(1, Path(path).stem, path)
+            index = 1
+        self.profile.setCurrentIndex(index)
+        self._profile = path
+        self._updating = False
+
+    def _on_profile_activated(self, index: int) -> None:
+        data = self.profile.itemData(index)
+        if data == OPEN_PROFILE:
+            self.set_profile(self._profile)
+            self.open_profile_requested.emit()
+        elif data != self._profile:
+            self._profile = data
+            self._changed()
+
+    # -- options ---------------------------------------------------------------------------------
+    def options(self) -> dict:
+        return {
+            "model": self.model_spec(),
+            "quantizer": "vpu" if self.quantizer.checkedId() == 0 else "xnnpack",
+            "per_tensor": self.weights.currentIndex() == 1,
+            "dynamic_batch": self.batch.currentIndex() == 1,
+            "calib_batches": self.calib.value(),
+            "profile": self._profile,
+        }
+
+    def set_options(self, options: dict) -> None:
+        self._updating = True
+        if options.get("model"):
+            self.set_model_spec(options["model"])
+            self._updating = True
+        self.quantizer.button(0 if options.get("quantizer", "vpu") == "vpu" else 1).setChecked(True)
+        self.weights.setCurrentIndex(1 if options.get("per_tensor") else 0)
+        self.batch.setCurrentIndex(1 if options.get("dynamic_batch") else 0)
+        self.calib.setValue(int(options.get("calib_batches", self.calib.value())))
+        self._updating = False
+        self.set_profile(options.get("profile"))
+        self._sync_weights()
+
+    def set_running(self, running: bool) -> None:
+        self.cancel_button.setEnabled(running)
+        self.run_button.setText("▶  Re-run" if running else "▶  Run")

@@ -1,0 +1,70 @@
+"""Every dialog the window shows, as module-level functions (tests replace or find them).
+
+Error boxes are opened non-blocking (`QMessageBox.open`): the event loop keeps running, the
+window stays usable behind them, and a test can find the visible box and close it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QWidget
+
+from app import theme
+
+PY_WARNING = ("Opening a .py file runs its Python code (it must define get_model() returning "
+              "(nn.Module, example_inputs)). Only open files you trust.")
+MODEL_FILTERS = "Models (*.py *.pt2);;Exported program (*.pt2);;Python model — runs its code (*.py)"
+
+
+def show_error(parent: QWidget | None, error, title: str = "Run failed") -> QMessageBox:
+    """One-line reason in the box, the technical detail behind "Show Details…"."""
+    message = getattr(error, "message", None) or str(error)
+    detail = getattr(error, "detail", "") or ""
+    box = QMessageBox(QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, parent)
+    box.setObjectName("errorBox")
+    box.setInformativeText("The previous results are still shown.")
+    if detail:
+        box.setDetailedText(detail)
+    box.setMinimumWidth(520)
+    box.open()
+    if parent is not None:
+        parent._error_box = box    # keep it alive while it is open
+    return box
+
+
+def confirm_python_model(parent: QWidget | None, path: str) -> bool:
+    """Loading a .py executes it: ask first (used for drag & drop, where no dialog warned yet)."""
+    answer = QMessageBox.warning(
+        parent, "Run Python code?", f"{Path(path).name}\n\n{PY_WARNING}",
+        QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel,
+        QMessageBox.StandardButton.Cancel)
+    return answer == QMessageBox.StandardButton.Open
+
+
+def model_file_dialog(parent: QWidget | None, start_dir: str = "") -> QFileDialog:
+    """File dialog for .py / .pt2 models, with the code-execution warning inside it."""
+    dialog = QFileDialog(parent, "Open model", start_dir, MODEL_FILTERS)
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)   # so the warning can be shown
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    warning = QLabel("⚠  " + PY_WARNING)
+    warning.setWordWrap(True)
+    warning.setStyleSheet(f"color: {theme.WARN}; background: #fff7e6; border: 1px solid #f5d9a8; "
+                          "border-radius: 5px; padding: 8px;")
+    layout = dialog.layout()
+    if layout is not None and hasattr(layout, "rowCount"):
+        layout.addWidget(warning, layout.rowCount(), 0, 1, -1)
+    dialog.warning = warning
+    return dialog
+
+
+def open_model_dialog(parent: QWidget | None, start_dir: str = "") -> str | None:
+    dialog = model_file_dialog(parent, start_dir)
+    if dialog.exec() != QFileDialog.DialogCode.Accepted or not dialog.selectedFiles():
+        return None
+    return dialog.selectedFiles()[0]
+
+
+def open_profile_dialog(parent: QWidget | None, start_dir: str = "") -> str | None:
+    path, _ = QFileDialog.getOpenFileName(parent, "Open hardware profile", start_dir,
+                                          "Hardware profile (*.toml)")
+    return path or None

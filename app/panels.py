@@ -1,0 +1,51 @@
+"""The dock contents: node panel, report tables and plots, updated together from one Analysis."""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QTabWidget
+
+from app.node_panel import NodePanel
+from app.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, ShiftHistogram
+from app.tables import PartitionTable, RequantTable, ViolationsTable
+
+
+class Panels(QObject):
+    """Owns the widgets of the three docks; `node_activated` = a table row or node link clicked."""
+
+    node_activated = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.node_panel = NodePanel()
+        self.node_panel.node_link_clicked.connect(self.node_activated)
+        self.violations, self.partition, self.requant = ViolationsTable(), PartitionTable(), RequantTable()
+        self.tables = QTabWidget()
+        for widget, title in ((self.violations, "Violations"), (self.partition, "Partition"),
+                              (self.requant, "Requant shifts")):
+            self.tables.addTab(widget, title)
+            widget.node_activated.connect(self.node_activated)
+        self.scale_hist, self.shift_hist = ScaleHistogram(), ShiftHistogram()
+        self.channel_plot, self.pow2_plot = ChannelPlot(), Pow2Comparison()
+        self.plots = QTabWidget()
+        for widget, title in ((self.scale_hist, "Scales (log2)"), (self.shift_hist, "Shifts"),
+                              (self.channel_plot, "Selected node"), (self.pow2_plot, "Float vs 2^k")):
+            self.plots.addTab(widget, title)
+
+    def set_analysis(self, analysis) -> None:
+        for widget in (self.violations, self.partition, self.requant, self.scale_hist,
+                       self.shift_hist, self.pow2_plot):
+            widget.set_analysis(analysis)
+        count = len(analysis.violations)
+        self.tables.setTabText(0, f"Violations ({count})" if count else "Violations")
+        self.tables.setTabText(1, f"Partition ({len(analysis.partition.cpu_nodes)} CPU)")
+
+    def show_summary(self, analysis, model) -> None:
+        self.node_panel.show_summary(analysis, model)
+        self.channel_plot.set_node(analysis, model, None)
+
+    def show_node(self, analysis, model, node: str) -> None:
+        self.node_panel.show_node(analysis, model, node)
+        self.channel_plot.set_node(analysis, model, node)
+
+    def show_running(self, model: str, quantizer: str) -> None:
+        self.node_panel.show_running(model, quantizer)

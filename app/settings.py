@@ -1,0 +1,97 @@
+"""Persistent GUI state (window geometry, last run options, recent files) in QSettings.
+
+`VPU_INSPECTOR_SETTINGS=/path/file.ini` redirects everything to one INI file: tests point it at
+a temporary directory so they never read or write the user's real settings.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+
+ENV_VAR = "VPU_INSPECTOR_SETTINGS"
+MAX_RECENT = 8
+_RUN_KEYS = ("quantizer", "per_tensor", "dynamic_batch", "calib_batches", "profile")
+
+
+def open_settings() -> QSettings:
+    path = os.environ.get(ENV_VAR)
+    if path:
+        return QSettings(path, QSettings.Format.IniFormat)
+    return QSettings("vpu-inspector", "VPU Inspector")
+
+
+def _as_bool(value) -> bool:
+    # INI files give strings back ("true"/"false"); native backends give bools.
+    return value in (True, "true", "1", 1)
+
+
+class Store:
+    """Typed access to the few values the window keeps between sessions."""
+
+    def __init__(self, settings: QSettings | None = None) -> None:
+        self.qs = settings or open_settings()
+
+    # -- recent files --------------------------------------------------------------------------
+    def recent_files(self) -> list[str]:
+        value = self.qs.value("recent_files", [])
+        items = [value] if isinstance(value, str) else list(value or [])
+        return [p for p in items if p and Path(p).exists()]
+
+    def add_recent_file(self, path: str) -> list[str]:
+        path = str(Path(path).resolve())
+        items = [path] + [p for p in self.recent_files() if p != path]
+        self.qs.setValue("recent_files", items[:MAX_RECENT])
+        return items[:MAX_RECENT]
+
+    def recent_profiles(self) -> list[str]:
+        value = self.qs.value("recent_profiles", [])
+        items = [value] if isinstance(value, str) else list(value or [])
+        return [p for p in items if p and Path(p).exists()]
+
+    def add_recent_profile(self, path: str) -> None:
+        path = str(Path(path).resolve())
+        items = [path] + [p for p in self.recent_profiles() if p != path]
+        self.qs.setValue("recent_profiles", items[:MAX_RECENT])
+
+    # -- run options ----------------------------------------------------------------------------
+    def run_options(self) -> dict:
+        """Last quantizer / batch / calibration / profile choice (only keys that were saved)."""
+        out = {}
+        for key in _RUN_KEYS:
+            value = self.qs.value(f"run/{key}")
+            if value is None:
+                continue
+            if key in ("per_tensor", "dynamic_batch"):
+                value = _as_bool(value)
+            elif key == "calib_batches":
+                value = int(value)
+            elif key == "profile":
+                value = str(value) or None
+            out[key] = value
+        return out
+
+    def save_run_options(self, options: dict) -> None:
+        for key in _RUN_KEYS:
+            if key in options:
+                value = options[key]
+                self.qs.setValue(f"run/{key}", "" if value is None else value)
+
+    # -- window ------------------------------------------------------------------------------------
+    def window_state(self) -> tuple:
+        return self.qs.value("window/geometry"), self.qs.value("window/state")
+
+    def save_window_state(self, geometry, state) -> None:
+        self.qs.setValue("window/geometry", geometry)
+        self.qs.setValue("window/state", state)
+
+    def fold_params(self) -> bool:
+        value = self.qs.value("view/fold_params")
+        return True if value is None else _as_bool(value)
+
+    def save_fold_params(self, fold: bool) -> None:
+        self.qs.setValue("view/fold_params", fold)
+
+    def sync(self) -> None:
+        self.qs.sync()

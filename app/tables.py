@@ -1,0 +1,223 @@
+"""Dock tables: violations grouped by rule, the partition report, the requantization sites.
+
+Every row that names a node carries it in `NODE_ROLE`; clicking the row emits
+`node_activated(name)` and the window centres the graph on it.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from app import theme
+from app.node_panel import compact_ints
+
+NODE_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def _tree(headers: list[str]) -> QTreeWidget:
+    tree = QTreeWidget()
+    tree.setHeaderLabels(headers)
+    tree.setAlternatingRowColors(True)
+    tree.setRootIsDecorated(True)
+    tree.setUniformRowHeights(True)
+    tree.header().setStretchLastSection(True)
+    tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    return tree
+
+
+def _item(parent, texts, node: str | None = None) -> QTreeWidgetItem:
+    item = QTreeWidgetItem(parent, [str(t) for t in texts])
+    if node:
+        item.setData(0, NODE_ROLE, node)
+        item.setToolTip(0, f"Click to show {node} in the graph")
+    return item
+
+
+def _bold(item: QTreeWidgetItem, color: str | None = None) -> None:
+    font = QFont(item.font(0))
+    font.setBold(True)
+    for col in range(item.columnCount()):
+        item.setFont(col, font)
+    if color:
+        item.setForeground(0, QBrush(QColor(color)))
+
+
+class _NodeTable(QWidget):
+    node_activated = Signal(str)
+
+    def _connect(self, tree: QTreeWidget) -> None:
+        tree.itemClicked.connect(self._on_item)
+        tree.itemActivated.connect(self._on_item)
+
+    def _on_item(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        node = item.data(0, NODE_ROLE)
+        if node:
+            self.node_activated.emit(str(node))
+
+
+class ViolationsTable(_NodeTable):
+    """Violations grouped by rule with counts; the filter matches node, message or rule."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter violations by node, rule or message…")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self._apply_filter)
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("muted")
+        self.tree = _tree(["Rule / node", "Message"])
+        self._connect(self.tree)
+        top = QHBoxLayout()
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.count_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(top)
+        layout.addWidget(self.tree)
+        self._groups: list[tuple[QTreeWidgetItem, object]] = []
+
+    def set_analysis(self, analysis) -> None:
+        self.tree.clear()
+        self._groups = []
+        by_rule: dict[str, list] = {}
+        for v in analysis.violations:
+            by_rule.setdefault(v.rule, []).append(v)
+        for result in analysis.rules:
+            group = _item(self.tree, ["", ""])
+            for v in by_rule.get(result.rule.id, ()):
+                row = _item(group, [v.node, v.message], node=v.node)
+                row.setToolTip(1, v.message)
+            self._groups.append((group, result))
+            group.setExpanded(bool(result.violations) and result.violations <= 200)
+        self.tree.setColumnWidth(0, 330)
+        self._apply_filter(self.filter.text())
+
+    def _apply_filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        total = shown_total = 0
+        for group, result in self._groups:
+            rule_match = needle in result.rule.id.lower() or needle in result.rule.title.lower()
+            shown = 0
+            for i in range(group.childCount()):
+                child = group.child(i)
+                hit = not needle or rule_match or needle in child.text(0).lower() or needle in child.text(1).lower()
+                child.setHidden(not hit)
+                shown += hit
+            total += group.childCount()
+            shown_total += shown
+            self._label_group(group, result, shown)
+            group.setHidden(bool(needle) and shown == 0 and not rule_match)
+        self.count_label.setText(f"{shown_total} of {total} shown" if needle else f"{total} violations")
+
+    @staticmethod
+    def _label_group(group: QTreeWidgetItem, result, shown: int) -> None:
+        rule = result.rule
+        count = group.childCount()
+        if not result.enabled:
+            status, color = "switched off in the profile", theme.MUTED
+        elif count:
+            status = f"{count} violation{'s' if count != 1 else ''}" + (f" ({shown} shown)" if shown != count else "")
+            color = theme.DANGER
+        else:
+            status, color = "✓ no violations", theme.OK
+        group.setText(0, f"{rule.constraint}. {rule.title}")
+        group.setText(1, status)
+        group.setToolTip(0, f"{rule.id}: {rule.reason}")
+        _bold(group)
+        group.setForeground(1, QBrush(QColor(color)))
+
+    def group_counts(self) -> dict[str, int]:
+        """rule id -> number of violation rows (for tests and the status bar)."""
+        return {result.rule.id: group.childCount() for group, result in self._groups}
+
+
+class PartitionTable(_NodeTable):
+    """Totals, VPU subgraphs, CPU fallback nodes with reasons, boundary edges with bytes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tree = _tree(["Item", "Detail", "Bytes"])
+        self._connect(self.tree)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.tree)
+
+    def set_analysis(self, analysis) -> None:
+        part = analysis.partition
+        self.tree.clear()
+        totals = _item(self.tree, ["Totals", f"profile {part.profile} · {len(part.vpu_ops)} VPU ops", ""])
+        _item(totals, ["VPU subgraphs", str(len(part.subgraphs)), ""])
+        _item(totals, ["CPU fallback nodes", str(len(part.cpu_nodes)), ""])
+        _item(totals, ["Boundary edges", str(len(part.boundaries)), f"{part.transfer_bytes:,}"])
+        self._cpu_nodes(part)          # what fell back (and why) first: that is the question asked
+        self._boundaries(part)
+        self._subgraphs(part, analysis.nodes)
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            _bold(top)
+            top.setExpanded(top.childCount() <= 300)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setColumnWidth(0, 290)
+
+    def _subgraphs(self, part, infos: dict) -> None:
+        group = _item(self.tree, [f"VPU subgraphs ({len(part.subgraphs)})", "", ""])
+        for sub in part.subgraphs:
+            ops = [n for n in sub.nodes if n in infos and infos[n].kind == "call_function"
+                   and "quantize" not in infos[n].op]           # the ops, not their Q/DQ and weights
+            names = " → ".join(ops[:6]) + (" …" if len(ops) > 6 else "")
+            detail = f"{len(ops)} op{'s' if len(ops) != 1 else ''} ({len(sub.nodes)} nodes): {names}"
+            row = _item(group, [f"subgraph {sub.id}", detail, ""], node=(ops or sub.nodes or [None])[0])
+            row.setToolTip(1, ", ".join(ops))
+        group.setForeground(0, QBrush(QColor(theme.OK)))
+
+    def _cpu_nodes(self, part) -> None:
+        group = _item(self.tree, [f"CPU fallback nodes ({len(part.cpu_nodes)})", "", ""])
+        for c in part.cpu_nodes:
+            row = _item(group, [f"{c.node}  ({c.op})", c.reason, ""], node=c.node)
+            row.setToolTip(1, c.reason)
+        group.setForeground(0, QBrush(QColor(theme.WARN)))
+
+    def _boundaries(self, part) -> None:
+        group = _item(self.tree, [f"Boundaries ({len(part.boundaries)})", "", f"{part.transfer_bytes:,}"])
+        for b in part.boundaries:
+            shape = "×".join(str(d) for d in b.shape)
+            detail = f"{b.direction}" + (f" · {shape} {b.dtype}" if shape else "")
+            _item(group, [f"{b.src} → {b.dst}", detail, f"{b.bytes:,}"], node=b.dst)
+
+
+class RequantTable(_NodeTable):
+    """One row per requantization site: shifts per channel, exactness, range."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tree = _tree(["Node", "Right shifts n", "Exact", "Max error", "Range"])
+        self.tree.setRootIsDecorated(False)
+        self._connect(self.tree)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.tree)
+
+    def set_analysis(self, analysis) -> None:
+        self.tree.clear()
+        for site in analysis.requant:
+            shifts = site.shifts if site.shifts is not None else site.nearest_shifts
+            text = compact_ints(shifts) if shifts else "—"
+            row = _item(self.tree, [site.node, text if site.exact else f"≈ {text}",
+                                    "yes" if site.exact else "no", f"{site.max_rel_error:.2%}",
+                                    "out of range" if site.out_of_range else "ok"], node=site.node)
+            if not site.exact:
+                row.setForeground(2, QBrush(QColor(theme.DANGER)))
+            if site.out_of_range:
+                row.setForeground(4, QBrush(QColor(theme.DANGER)))
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for col in (2, 3, 4):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setColumnWidth(0, 190)

@@ -1,0 +1,258 @@
+"""Analysis → GraphModel: what the graph canvas paints, decided here so the view only draws.
+
+Per node: a category (vpu / cpu / qdq / param / io), the VPU subgraph it belongs to, its
+violation count, a short label ("conv2d") and a detail line ("16×8×16×16 int8"). Per edge: whether
+it crosses a VPU/CPU boundary.
+
+Folding (Netron-style, on by default): parameters and constants, together with the Q/DQ chain
+that turns them into the op's input (`_frozen_param → dequantize_per_channel`, its scale and
+zero-point tensors), disappear into the op that uses them. Their violations are counted on that
+op, and `meta["folded_into"]` maps every folded id to the node that shows it, so tables can still
+jump to a weight's violation.
+
+Pure Python on the analysis' plain values: no torch, no Qt.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from vpu_core.graph_model import GraphEdge, GraphModel, GraphNode
+
+if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
+    from vpu_core.analysis.results import Analysis, NodeInfo
+
+_HIDDEN_OPS = ("_guards_fn",)      # torch.export's guard call: no data flows through it
+_QDQ_PREFIX = "quantized_decomposed."
+_DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64"}
+_QUANT_DTYPES = ("int8", "uint8", "int16", "int32", "int4", "uint4")
+
+
+def build_graph_model(analysis: Analysis, fold_params: bool = True) -> GraphModel:
+    infos = {name: info for name, info in analysis.nodes.items() if not _hidden(info)}
+    edges = _edges(analysis, infos)
+    preds, succs = _adjacency(infos, edges)
+    constant = _constant_nodes(infos, preds)
+    owner = _fold_targets(infos, succs, constant)     # constant -> the op that consumes it
+    home = owner if fold_params else {}
+    assignment = dict(analysis.partition.assignment)
+    cpu_names = {c.node for c in analysis.partition.cpu_nodes}
+    counts = _violation_counts(analysis, home)
+
+    folded: dict[str, list[str]] = {}
+    for name in infos:                          # graph order
+        if name in home:
+            folded.setdefault(home[name], []).append(name)
+    nodes = []
+    for name, info in infos.items():
+        if name in home:
+            continue
+        category = _category(info, name in constant, assignment.get(name), name in cpu_names)
+        nodes.append(GraphNode(
+            id=name, label=_label(info), category=category,
+            detail=_detail(info, category, succs.get(name, ()), infos),
+            subgraph=_subgraph(name, category, assignment, owner),
+            violations=counts.get(name, 0),
+            is_param=name in constant and not fold_params,
+            folded=tuple(folded.get(name, ())),
+        ))
+    shown = {n.id for n in nodes}
+    graph_edges = _graph_edges(edges, shown, home, analysis.partition.boundaries)
+    title = f"{analysis.model} · {analysis.quantizer.upper()}"
+    return GraphModel(tuple(nodes), graph_edges, title=title,
+                      meta={"folded_into": home, "fold_params": fold_params})
+
+
+def display_id(model: GraphModel, node: str) -> str:
+    """The id under which `node` is drawn in `model` (itself, or the op it is folded into)."""
+    return model.meta.get("folded_into", {}).get(node, node)
+
+
+# -- structure ---------------------------------------------------------------------------------
+
+def _hidden(info: NodeInfo) -> bool:
+    return info.op in _HIDDEN_OPS or info.name in _HIDDEN_OPS
+
+
+def _edges(analysis: Analysis, infos: dict) -> list[tuple[str, str]]:
+    pairs = list(analysis.edges) or [(src, name) for name, info in infos.items() for src in info.inputs]
+    seen, out = set(), []
+    for src, dst in pairs:
+        if src in infos and dst in infos and (src, dst) not in seen:
+            seen.add((src, dst))
+            out.append((src, dst))
+    return out
+
+
+def _adjacency(infos: dict, edges: list) -> tuple[dict, dict]:
+    preds: dict[str, list[str]] = {n: [] for n in infos}
+    succs: dict[str, list[str]] = {n: [] for n in infos}
+    for src, dst in edges:
+        preds[dst].append(src)
+        succs[src].append(dst)
+    return preds, succs
+
+
+def _is_qdq(info: NodeInfo) -> bool:
+    return info.op.startswith(_QDQ_PREFIX) and "quantize" in info.op
+
+
+def _constant_nodes(infos: dict, preds: dict) -> set[str]:
+    """Parameters/constants and every Q/DQ node computed only from them (graph order)."""
+    constant: set[str] = set()
+    for name, info in infos.items():
+        if info.kind == "get_attr":
+            constant.add(name)
+        elif _is_qdq(info) and preds[name] and all(p in constant for p in preds[name]):
+            constant.add(name)
+    return constant
+
+
+def _fold_targets(infos: dict, succs: dict, constant: set[str]) -> dict[str, str]:
+    """Each constant → the first non-constant op that (through other constants) consumes it."""
+    home: dict[str, str] = {}
+    order = {name: i for i, name in enumerate(infos)}
+    for name in reversed(list(infos)):          # consumers come later in graph order
+        if name not in constant:
+            continue
+        targets = [home.get(s, s if s not in constant else None) for s in succs[name]]
+        targets = [t for t in targets if t is not None and infos[t].kind != "output"]
+        if targets:
+            home[name] = min(targets, key=order.__getitem__)
+    return home
+
+
+def _violation_counts(analysis: Analysis, home: dict) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for v in analysis.violations:
+        node = home.get(v.node, v.node)
+        counts[node] = counts.get(node, 0) + 1
+    return counts
+
+
+# -- classification ----------------------------------------------------------------------------
+
+def _category(info: NodeInfo, is_constant: bool, assigned, is_cpu: bool) -> str:
+    if info.kind in ("placeholder", "output"):
+        return "io"
+    if info.kind == "get_attr":
+        return "param"
+    if _is_qdq(info):
+        return "qdq"
+    if is_constant:
+        return "param"
+    if _is_subgraph_id(assigned) and not is_cpu:
+        return "vpu"
+    return "cpu"
+
+
+def _subgraph(name: str, category: str, assignment: dict, owner: dict) -> int | None:
+    sub = assignment.get(name)
+    if category in ("param", "qdq") and name in owner and not _is_subgraph_id(sub):
+        sub = assignment.get(owner[name])       # a parameter belongs to its consumer
+    return sub if category != "cpu" and _is_subgraph_id(sub) else None
+
+
+def _is_subgraph_id(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _graph_edges(edges: list, shown: set[str], home: dict, boundaries) -> tuple[GraphEdge, ...]:
+    """Displayed edges; the partition's boundary edges keep their direction (a boundary on a
+    folded parameter is drawn on the edge into the op that shows it)."""
+    marked = {}
+    for b in boundaries:
+        marked.setdefault((home.get(b.src, b.src), home.get(b.dst, b.dst)), b.direction)
+    out = []
+    for src, dst in edges:
+        if src in shown and dst in shown:
+            out.append(GraphEdge(src, dst, marked.get((src, dst))))
+    return tuple(out)
+
+
+# -- text ------------------------------------------------------------------------------------------
+
+def _label(info: NodeInfo) -> str:
+    if info.kind == "placeholder":
+        return info.name
+    if info.kind == "output":
+        return "output"
+    if info.kind == "get_attr":
+        return info.target.rsplit(".", 1)[-1] if info.target else info.name
+    op = info.op[len(_QDQ_PREFIX):] if info.op.startswith(_QDQ_PREFIX) else info.op
+    base = op.split(".", 1)[0]
+    if base.startswith(("quantize_per", "dequantize_per")):
+        return base.split("_per", 1)[0]
+    return base
+
+
+def _detail(info: NodeInfo, category: str, users, infos: dict) -> str:
+    if info.kind == "output":
+        return ""
+    if _is_qdq(info):
+        return _qdq_detail(info)
+    dtype = _DTYPE_SHORT.get(info.dtype, info.dtype)
+    if category in ("vpu", "cpu"):
+        dtype = _output_dtype(info, category, users, infos)
+    return " ".join(part for part in (shape_text(info.shape), dtype) if part)
+
+
+def shape_text(shape: str) -> str:
+    """"[16, 8, 16, 16]" → "16×8×16×16"; several equal outputs → "16×4×16×8 (×3)"."""
+    shape = (shape or "").strip()
+    if not shape:
+        return ""
+    parts = [p.strip(" []") for p in shape.split("],")]
+    dims = ["×".join(d.strip() for d in p.split(",") if d.strip()) for p in parts]
+    if len(dims) > 1:
+        return f"{dims[0]} (×{len(dims)})" if len(set(dims)) == 1 else f"{dims[0]} …"
+    return dims[0] or "scalar"
+
+
+def _output_dtype(info: NodeInfo, category: str, users, infos: dict) -> str:
+    """The dtype the op's output is stored in: a following quantize's dtype, else its own.
+
+    A VPU op with no quantize after it is fused with its successor (conv → relu): its output
+    never exists as a tensor, and the fp32 of the reference graph would mislead, so no dtype.
+    """
+    for user in users:
+        u = infos.get(user)
+        if u is not None and _is_qdq(u) and _label(u) == "quantize":
+            dtype = _qdq_dtype(u)
+            if dtype:
+                return dtype
+    return "" if category == "vpu" else _DTYPE_SHORT.get(info.dtype, info.dtype)
+
+
+def _qdq_dtype(info: NodeInfo) -> str:
+    values = dict(info.qparams)
+    dtype = str(values.get("dtype", "")).replace("torch.", "")
+    if dtype:
+        return dtype
+    for arg in reversed(info.args):
+        name = str(arg).replace("torch.", "")
+        if name in _QUANT_DTYPES:
+            return name
+    return info.dtype if info.dtype in _QUANT_DTYPES else ""
+
+
+def _qdq_detail(info: NodeInfo) -> str:
+    if "per_channel" in info.op:
+        scale = "per-channel"
+    else:
+        values = dict(info.qparams)
+        scale = _scale_text(str(values.get("scale", info.args[1] if len(info.args) > 1 else "")))
+    return " ".join(p for p in (scale, _qdq_dtype(info)) if p)
+
+
+def _scale_text(text: str) -> str:
+    """"0.03125" / "0.03125 = 2^-5" → "2^-5"; other numbers to 4 significant digits."""
+    if "2^" in text:
+        return text[text.index("2^"):].split()[0]
+    try:
+        value = float(text)
+    except ValueError:
+        return ""
+    if value > 0 and math.isfinite(value) and math.log2(value) == int(math.log2(value)):
+        return f"2^{int(math.log2(value))}"
+    return f"{value:.4g}"
