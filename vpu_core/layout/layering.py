@@ -1,5 +1,6 @@
-"""Layer assignment: cycle breaking, longest-path layering, parameters pulled beside their
-consumer, and dummy vertices that split long edges into one-layer segments.
+"""Layer assignment: cycle breaking, longest-path layering, then parameters, sources and
+pass-through vertices (a skip edge's dequantize) sunk to just above their consumer, and
+dummy vertices that split long edges into one-layer segments.
 
 Everything works on integer vertex ids in plain Python lists: on the Q/DQ graphs we lay out,
 layers are narrow (2-6 vertices) and numerous (thousands), so per-layer numpy calls would cost

@@ -1,14 +1,17 @@
 """Coordinate assignment: x inside each layer, y per layer.
 
-x comes from block coordinate descent over the layers (alternately downward and upward):
-each vertex wants the weighted median of its neighbours' x (the L1 choice: a vertex lines
-up exactly with its heaviest neighbour instead of averaging, which keeps chains straight),
-and each layer is then fitted to those wishes under its order and minimum gaps exactly, as
-a weighted isotonic regression (pool-adjacent-violators). Layers whose neighbours did not
-move are skipped, so the sweeps cost little once the drawing has settled.
+x is a priority placement in two passes over the layers. Top-down, each vertex wants the
+weighted median of its upper neighbours' x; bottom-up, the vertices tied more strongly to
+the layer below (parameter chains, the dequantize ending a skip edge) want the median of
+their lower neighbours while the rest is pinned. Each layer is fitted to those wishes
+exactly under its order and minimum gaps, as a weighted isotonic regression (pool adjacent
+violators), so a conflict moves the weakest vertices. The median is the L1 choice: a vertex
+lines up exactly with its heaviest neighbour, and on a tie it stays put, so chains come out
+straight with any bend in one place. (Block coordinate descent over both neighbours was
+tried: slower, and it lengthened edges on Q/DQ graphs.)
 Edge weights follow dot's priority idea: segments of long edges (dummy-dummy) weigh most so
-long edges run straight, and an op ignores its parameter inputs while parameter vertices
-barely resist being pushed, so the data path stays a straight spine with weights beside it.
+long edges run straight, op-to-op edges next so the data path is a straight spine, and an
+op ignores its parameter inputs while parameter vertices barely resist being pushed aside.
 """
 from __future__ import annotations
 
@@ -20,9 +23,8 @@ W_REAL = 1.0           # edges of parameter chains
 W_MIXED = 2.0          # real vertex <-> bend point of a long edge
 W_DUMMY = 8.0          # bend point <-> bend point: long edges run straight
 SIDE_STIFFNESS = 0.05  # how strongly a parameter vertex resists the spine pushing it aside
-OP_STIFFNESS = 4.0     # ... and an op resists, relative to a bend point of a long edge
-SWEEPS = 10            # down/up sweeps at most; converged layers are skipped
-EPS = 0.05             # px: a layer that moved less than this counts as settled
+OP_STIFFNESS = 1000.0  # ... and an op, relative to a bend point: ops get priority
+PIN = 1e4              # stiffness factor of vertices that sit out the bottom-up pass
 
 
 def _pav(z: list[float], wt: list[float]) -> list[float]:
@@ -45,34 +47,44 @@ def _pav(z: list[float], wt: list[float]) -> list[float]:
     return out
 
 
-def _edge_weight(g: LayeredGraph, u: int, v: int) -> float:
-    nr = g.n_real
-    if u >= nr and v >= nr:
-        return W_DUMMY
-    if u >= nr or v >= nr:
-        return W_MIXED
-    return W_REAL if (g.side[u] or g.side[v]) else W_SPINE
+# Weight of an edge seen from vertex v, by kind of v (row) and of its neighbour (column);
+# kinds: 0 op, 1 parameter vertex, 2 bend point. 0 means "ignore": an op is not pulled by
+# its weights, they move to it.
+_WEIGHT = ((W_SPINE, 0.0, W_MIXED),
+           (W_REAL, W_REAL, W_MIXED),
+           (W_MIXED, W_MIXED, W_DUMMY))
+_STIFF = (OP_STIFFNESS, SIDE_STIFFNESS, 1.0)
 
 
-def _neighbour_weights(g: LayeredGraph):
-    """(neighbour, weight) lists of every vertex above, below and on both sides, and the
-    stiffness of each vertex (total weight; ops hold, bend points give way, parameter
-    vertices give way most)."""
-    nr = g.n_real
-    up, down, both, stiff = [], [], [], []
+def _pass_inputs(g: LayeredGraph):
+    """What each vertex follows in the two passes, as (neighbour, weight) lists, and how
+    stiff it is in each. Stiffness is the sum of squared weights (a vertex on strong chains
+    holds its line against one with a weak edge) times its kind's factor; in the bottom-up
+    pass only the vertices tied more strongly below than above move, the rest is pinned."""
+    nr, side, up_g, down_g = g.n_real, g.side, g.up, g.down
+    kind = [1 if side[v] else 0 for v in range(nr)] + [2] * (g.n - nr)
+    follow_up, follow_down, stiff, stiff2, below = [], [], [], [], []
     for v in range(g.n):
-        op = v < nr and not g.side[v]
-        # an op is not pulled by its weights; they move to it
-        a = [(u, _edge_weight(g, u, v)) for u in g.up[v] if not (op and g.side[u])]
-        b = [(u, _edge_weight(g, u, v)) for u in g.down[v] if not (op and g.side[u])]
-        up.append(a)
-        down.append(b)
-        both.append(a + b)
-        # squared weights: a vertex on strong (spine, long-edge) chains holds its line
-        # against one with a weak edge, e.g. the spine beats the last hop of a skip edge
-        tot = max(sum(w * w for _, w in a + b), 1e-3)
-        stiff.append(tot * (SIDE_STIFFNESS if g.side[v] else OP_STIFFNESS if op else 1.0))
-    return up, down, both, stiff
+        k = kind[v]
+        wt = _WEIGHT[k]
+        a = [(u, wt[kind[u]]) for u in up_g[v] if wt[kind[u]]]
+        b = [(u, wt[kind[u]]) for u in down_g[v] if wt[kind[u]]]
+        tot = 1e-3
+        top_a = top_b = 0.0
+        for _, w in a:
+            tot += w * w
+            top_a = w if w > top_a else top_a
+        for _, w in b:
+            tot += w * w
+            top_b = w if w > top_b else top_b
+        st = tot * _STIFF[k]
+        stiff.append(st)
+        follow_up.append([] if k == 1 else a)           # parameters are placed bottom-up
+        low = k == 1 or top_b > top_a
+        below.append(low)
+        follow_down.append(b if low else [])
+        stiff2.append(st if low else st * PIN)
+    return follow_up, follow_down, stiff, stiff2, below
 
 
 def _wish(nb: list[tuple[int, float]], x: list[float], own: float) -> float:
@@ -119,61 +131,41 @@ def _gaps(layers: list[list[int]], width: list[float], nr: int) -> list[list[flo
     return offs
 
 
-def _place_layer(lay, off, x, nbw, stiff, only=None) -> bool:
-    """Fit one layer to its vertices' wishes; True if some vertex moved noticeably.
-    `only`: a vertex v with only[v] False keeps its x as its wish."""
+def _place_layer(lay, off, x, nbw, stiff) -> None:
+    """Fit one layer to its vertices' wishes under its order and minimum gaps."""
     if len(lay) == 1:
         v = lay[0]
-        d = _wish(nbw[v], x, x[v]) if only is None or only[v] else x[v]
-        moved = abs(d - x[v]) > EPS
-        x[v] = d
-        return moved
-    z = [(_wish(nbw[v], x, x[v]) if only is None or only[v] else x[v]) - o
-         for v, o in zip(lay, off)]
+        x[v] = _wish(nbw[v], x, x[v])
+        return
+    z = [_wish(nbw[v], x, x[v]) - o for v, o in zip(lay, off)]
     if any(a > b for a, b in zip(z, z[1:])):
         z = _pav(z, [stiff[v] for v in lay])
-    moved = False
     for v, o, zi in zip(lay, off, z):
-        xi = zi + o
-        if abs(xi - x[v]) > EPS:
-            moved = True
-        x[v] = xi
-    return moved
+        x[v] = zi + o
 
 
-def _initial_x(g, layers, offs, up, down, stiff) -> list[float]:
-    """Top-down, every op and bend point follows its upper neighbours (straight chains,
-    nothing smeared); then bottom-up, parameter vertices move next to their consumer."""
+def _place_passes(g, layers, offs) -> list[float]:
+    """Top-down, every vertex follows the median of its upper neighbours (chains come out
+    straight: no smeared bends); then bottom-up, vertices tied more strongly below than
+    above (parameter chains, the dequantize at the end of a skip edge) move next to their
+    consumer while everything else is pinned."""
     x = [0.0] * g.n
     for lay, off in zip(layers, offs):
         mid = off[-1] / 2.0 if off else 0.0
         for v, o in zip(lay, off):
             x[v] = o - mid
-    main = [not s for s in g.side]
+    follow_up, follow_down, stiff, stiff2, below = _pass_inputs(g)
     for lay, off in zip(layers, offs):
-        _place_layer(lay, off, x, up, stiff, main)
+        _place_layer(lay, off, x, follow_up, stiff)
     for lay, off in zip(reversed(layers), reversed(offs)):
-        _place_layer(lay, off, x, down, stiff, g.side)
+        if any(below[v] for v in lay):
+            _place_layer(lay, off, x, follow_down, stiff2)
     return x
 
 
 def assign_x(g: LayeredGraph, layers: list[list[int]], width: list[float]) -> list[float]:
     offs = _gaps(layers, width, g.n_real)
-    up, down, both, stiff = _neighbour_weights(g)
-    x = _initial_x(g, layers, offs, up, down, stiff)
-    nl = len(layers)
-    moved_at = [1] * (nl + 2)                      # padded: index li+1 is layer li
-    done_at = [0] * (nl + 2)
-    t = 1
-    for s in range(SWEEPS):
-        rng = range(nl) if s % 2 == 0 else range(nl - 1, -1, -1)
-        for li in rng:
-            if max(moved_at[li], moved_at[li + 2]) <= done_at[li + 1]:
-                continue                           # neighbours unchanged: still optimal
-            t += 1
-            done_at[li + 1] = t
-            if _place_layer(layers[li], offs[li], x, both, stiff):
-                moved_at[li + 1] = t
+    x = _place_passes(g, layers, offs)
     left = min((x[v] - width[v] / 2.0 for v in range(g.n)), default=0.0)
     shift = MARGIN - left
     return [xi + shift for xi in x]

@@ -16,57 +16,37 @@ from .types import EdgeRoute, Point
 PORT_STEP = 10.0        # px between neighbouring ports on a node's top or bottom side
 
 
-def _ports(slots: list[tuple[float, int]], cx: float, w: float) -> dict[int, float]:
-    """Port x per slot key, spread around the centre cx, sorted by the slot's target x."""
-    slots.sort()
-    k = len(slots)
-    step = min(PORT_STEP, (w - 8.0) / max(k, 1))
-    first = cx - step * (k - 1) / 2.0
-    return {key: first + i * step for i, (_, key) in enumerate(slots)}
-
-
-class _Router:
-    def __init__(self, g: LayeredGraph, x, width, height, tops, row_h):
-        self.g, self.x, self.w, self.h = g, x, width, height
-        self.tops, self.row_h = tops, row_h
-        out_slots: dict[int, list] = {}
-        in_slots: dict[int, list] = {}
-        for k, (u, v) in enumerate(g.chains):
-            chain = g.chains[(u, v)]
-            out_slots.setdefault(u, []).append((x[chain[1]], k))
-            in_slots.setdefault(v, []).append((x[chain[-2]], k))
-        self.out_port: dict[tuple[int, int], float] = {}
-        self.in_port: dict[tuple[int, int], float] = {}
-        keys = list(g.chains)
-        for u, slots in out_slots.items():
-            for k, px in _ports(slots, x[u], width[u]).items():
-                self.out_port[keys[k]] = px
-        for v, slots in in_slots.items():
-            for k, px in _ports(slots, x[v], width[v]).items():
-                self.in_port[keys[k]] = px
-
-    def _node_top(self, v: int) -> float:
-        l = self.g.layer[v]
-        return self.tops[l] + (self.row_h[l] - self.h[v]) / 2.0
-
-    def route(self, u: int, v: int) -> list[Point]:
-        g, x = self.g, self.x
-        chain = g.chains[(u, v)]
-        lu, lv = g.layer[u], g.layer[v]
-        sx, tx = self.out_port[(u, v)], self.in_port[(u, v)]
-        pts: list[Point] = [(sx, self._node_top(u) + self.h[u])]
-        row_bottom = self.tops[lu] + self.row_h[lu]
-        if pts[-1][1] < row_bottom:
-            pts.append((sx, row_bottom))
-        for d in chain[1:-1]:
-            l = g.layer[d]
-            pts.append((x[d], self.tops[l]))
-            pts.append((x[d], self.tops[l] + self.row_h[l]))
-        top = self._node_top(v)
-        if self.tops[lv] < top:
-            pts.append((tx, self.tops[lv]))
-        pts.append((tx, top))
-        return pts
+def _ports(g: LayeredGraph, x, width) -> tuple[dict, dict]:
+    """Port x of every chain at its source (bottom side) and target (top side): the node
+    centre for a single edge, else spread around it in the order of where the edges go."""
+    nr = g.n_real
+    n_out, n_in = [0] * nr, [0] * nr
+    for u, v in g.chains:
+        n_out[u] += 1
+        n_in[v] += 1
+    out_port: dict[tuple[int, int], float] = {}
+    in_port: dict[tuple[int, int], float] = {}
+    multi_out: dict[int, list] = {}
+    multi_in: dict[int, list] = {}
+    for key, chain in g.chains.items():
+        u, v = key
+        if n_out[u] > 1:
+            multi_out.setdefault(u, []).append((x[chain[1]], key))
+        else:
+            out_port[key] = x[u]
+        if n_in[v] > 1:
+            multi_in.setdefault(v, []).append((x[chain[-2]], key))
+        else:
+            in_port[key] = x[v]
+    for multi, ports in ((multi_out, out_port), (multi_in, in_port)):
+        for v, slots in multi.items():
+            slots.sort()
+            k = len(slots)
+            step = min(PORT_STEP, (width[v] - 8.0) / k)
+            first = x[v] - step * (k - 1) / 2.0
+            for i, (_, key) in enumerate(slots):
+                ports[key] = first + i * step
+    return out_port, in_port
 
 
 def _self_loop(box) -> list[Point]:
@@ -78,10 +58,29 @@ def _self_loop(box) -> list[Point]:
 
 def route_edges(model: GraphModel, g: LayeredGraph, x, width, height, tops, row_h,
                 boxes) -> tuple[EdgeRoute, ...]:
-    router = _Router(g, x, width, height, tops, row_h)
+    layer = g.layer
+    top = [tops[layer[v]] + (row_h[layer[v]] - height[v]) / 2.0 for v in range(g.n_real)]
+    out_port, in_port = _ports(g, x, width)
+    paths: dict[tuple[int, int], tuple[Point, ...]] = {}
+    for key, chain in g.chains.items():
+        u, v = key
+        lu, lv = layer[u], layer[v]
+        sx, tx = out_port[key], in_port[key]
+        bottom = top[u] + height[u]
+        pts = [(sx, bottom)]
+        row_bottom = tops[lu] + row_h[lu]
+        if bottom < row_bottom:
+            pts.append((sx, row_bottom))
+        for d in chain[1:-1]:
+            l, xd = layer[d], x[d]
+            pts.append((xd, tops[l]))
+            pts.append((xd, tops[l] + row_h[l]))
+        if tops[lv] < top[v]:
+            pts.append((tx, tops[lv]))
+        pts.append((tx, top[v]))
+        paths[key] = tuple(pts)
     index = {nid: i for i, nid in enumerate(g.ids)}
     routes: list[EdgeRoute] = []
-    cache: dict[tuple[int, int], tuple[Point, ...]] = {}
     for e in model.edges:
         u, v = index.get(e.src), index.get(e.dst)
         if u is None or v is None:
@@ -89,10 +88,9 @@ def route_edges(model: GraphModel, g: LayeredGraph, x, width, height, tops, row_
         if u == v:
             routes.append(EdgeRoute(e.src, e.dst, e.boundary, tuple(_self_loop(boxes[e.src]))))
             continue
-        rev = (u, v) not in g.chains             # closed a cycle: routed upward
-        key = (v, u) if rev else (u, v)
-        if key not in cache:
-            cache[key] = tuple(router.route(*key))
-        pts = cache[key]
-        routes.append(EdgeRoute(e.src, e.dst, e.boundary, pts[::-1] if rev else pts, rev))
+        pts = paths.get((u, v))
+        if pts is not None:
+            routes.append(EdgeRoute(e.src, e.dst, e.boundary, pts))
+        else:                                     # closed a cycle: routed upward
+            routes.append(EdgeRoute(e.src, e.dst, e.boundary, paths[(v, u)][::-1], True))
     return tuple(routes)

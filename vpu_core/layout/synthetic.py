@@ -50,7 +50,8 @@ class _Builder:
         return self.add("dequantize_per_tensor", "dequantize", "qdq", [q], side=side)
 
     def weighted(self, op: str, x: str, c: int, hw: int, bias: bool = True) -> str:
-        w = self.add("_frozen_param", "weight", "param", detail=f"{c}×{c}×3×3", is_param=True)
+        shape = f"{c}×{c}×3×3" if op == "conv2d" else f"{c}×{c}"
+        w = self.add("_frozen_param", "weight", "param", detail=shape, is_param=True)
         wdq = self.add("dequantize_per_channel", "dequantize", "qdq", [w], is_param=True)
         ins = [x, wdq]
         if bias:
@@ -58,12 +59,11 @@ class _Builder:
         return self.add(op, op, "vpu", ins, detail=self.shape(c, hw))
 
     def cpu(self, op: str, ins: list[str], c: int, hw: int) -> str:
-        if not self.on_cpu:
-            self.on_cpu = True
-        out = self.add(op, op, "cpu", ins, detail=self.shape(c, hw).replace("int8", "fp32"))
-        return out
+        self.on_cpu = True
+        return self.add(op, op, "cpu", ins, detail=self.shape(c, hw).replace("int8", "fp32"))
 
     def back_to_vpu(self) -> None:
+        """After a CPU stretch the next VPU ops form a new subgraph."""
         if self.on_cpu:
             self.on_cpu = False
             self.subgraph += 1

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from vpu_core.graph_model import GraphNode
 
@@ -23,9 +23,11 @@ EDGE_SEP = 12.0       # horizontal gap next to a bend point of a long edge
 MARGIN = 20.0         # empty border around the drawing
 
 
-@dataclass(frozen=True)
-class EdgeRoute:
-    """One model edge as a polyline from the bottom of src to the top of dst."""
+class EdgeRoute(NamedTuple):
+    """One model edge as a polyline from the bottom of src to the top of dst.
+
+    A NamedTuple (immutable, like a frozen dataclass) because it is built 20k times per
+    layout and a frozen dataclass's __init__ costs ~3x more."""
     src: str
     dst: str
     boundary: str | None

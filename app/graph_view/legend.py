@@ -1,0 +1,88 @@
+"""The legend: categories, the boundary edge style and the violation badge.
+
+Painted in device (viewport or image) coordinates by `paint_legend`, shared by the
+on-screen overlay widget and the exporters so both always agree.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QWidget
+
+from .style import Theme, legend_entries
+
+PAD, SWATCH_W, SWATCH_H, GAP = 8.0, 22.0, 12.0, 6.0
+
+
+def _font(theme: Theme) -> QFont:
+    f = QFont(theme.label_font)
+    f.setBold(False)
+    return f
+
+
+def legend_size(theme: Theme, subgraphs: int) -> QSizeF:
+    fm = QFontMetricsF(_font(theme))
+    rows = legend_entries(theme, subgraphs)
+    line_h = max(fm.height(), SWATCH_H) + 3.0
+    text_w = max(fm.horizontalAdvance(t) for _, t, _ in rows)
+    return QSizeF(2 * PAD + SWATCH_W + GAP + text_w, 2 * PAD + line_h * len(rows))
+
+
+def paint_legend(painter: QPainter, top_left: QPointF, theme: Theme, subgraphs: int) -> QRectF:
+    """Draw the legend box with its top-left corner at `top_left` (device coordinates)."""
+    painter.save()
+    font = _font(theme)
+    fm = QFontMetricsF(font)
+    size = legend_size(theme, subgraphs)
+    box = QRectF(top_left, size)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.setPen(QPen(QColor("#9aa0a6"), 1.0))
+    painter.setBrush(QBrush(QColor(255, 255, 255, 235)))
+    painter.drawRoundedRect(box, 6.0, 6.0)
+    painter.setFont(font)
+    line_h = max(fm.height(), SWATCH_H) + 3.0
+    y = box.top() + PAD
+    for kind, text, color in legend_entries(theme, subgraphs):
+        sw = QRectF(box.left() + PAD, y + (line_h - SWATCH_H) / 2.0, SWATCH_W, SWATCH_H)
+        if kind == "box":
+            painter.setPen(QPen(QColor("#41484f"), 1.0))
+            painter.setBrush(QBrush(color))
+            painter.drawRoundedRect(sw, 3.0, 3.0)
+        elif kind == "edge":
+            painter.setPen(QPen(color, 3.0, Qt.PenStyle.DashLine))
+            painter.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))
+        else:
+            painter.setPen(QPen(QColor("#ffffff"), 1.0))
+            painter.setBrush(QBrush(color))
+            painter.drawEllipse(QPointF(sw.center().x(), sw.center().y()), 7.0, 7.0)
+            painter.drawText(QRectF(sw.center().x() - 7, sw.center().y() - 7, 14, 14),
+                             Qt.AlignmentFlag.AlignCenter, "n")
+        painter.setPen(QColor("#1b1f23"))
+        painter.drawText(QRectF(sw.right() + GAP, y, size.width(), line_h),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+        y += line_h
+    painter.restore()
+    return box
+
+
+class LegendOverlay(QWidget):
+    """Legend floating over the view's viewport. A child of the view, not of its viewport,
+    so scrolling (which blits the viewport and its children) never drags it along."""
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.theme = Theme.make()
+        self.subgraphs = 1
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground, True)
+
+    def configure(self, theme: Theme, subgraphs: int) -> None:
+        self.theme, self.subgraphs = theme, subgraphs
+        s = legend_size(theme, subgraphs)
+        self.resize(int(s.width()) + 2, int(s.height()) + 2)
+        self.update()
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        paint_legend(p, QPointF(0.5, 0.5), self.theme, self.subgraphs)
+        p.end()

@@ -1,0 +1,176 @@
+"""One QGraphicsItem per graph node, painted with level of detail.
+
+paint() is the hot path (Qt calls it for every visible node on every frame), so it only
+looks things up: brushes and pens live in a shared StyleCache, text is a QStaticText laid
+out once per node and theme. Zoomed out it draws a plain filled rectangle; text appears
+only once it is legible.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText
+from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
+
+from vpu_core.graph_model import GraphNode
+
+from .style import MATCH, SELECT, VIOLATION, Theme
+
+LOD_SHAPES = 0.3     # below: filled rectangle only
+LOD_TEXT = 0.6       # from here: label (≈ 6.6 px glyphs at the normal font)
+LOD_DETAIL = 0.85    # from here: the detail line too (≈ 7.7 px)
+
+SELECTED, NEIGHBOUR, MATCHED = 1, 2, 4   # NodeItem.state bits
+
+
+class StyleCache:
+    """Per-theme brushes, pens and text colours shared by every node item."""
+
+    def __init__(self, theme: Theme):
+        self.theme = theme
+        self._fills: dict[tuple[str, int | None], tuple[QBrush, QColor, QColor]] = {}
+        self.outline = {c: theme.outline(c) for c in ("vpu", "cpu", "qdq", "param", "io")}
+        self.badge_brush = QBrush(QColor(VIOLATION))
+        self.badge_pen = QPen(QColor("#ffffff"), 1.2)
+        self.no_pen = QPen(Qt.PenStyle.NoPen)
+        self.select_pen = QPen(QColor(SELECT), 3.0)
+        self.neighbour_pen = QPen(QColor(SELECT), 1.6, Qt.PenStyle.DashLine)
+        self.match_pen = QPen(QColor(MATCH), 4.0)
+        self.select_cosmetic = QPen(QColor(SELECT), 3.0)
+        self.select_cosmetic.setCosmetic(True)
+        self.match_cosmetic = QPen(QColor(MATCH), 3.0)
+        self.match_cosmetic.setCosmetic(True)
+        self.badge_font = QFont(theme.label_font)
+        self.badge_font.setPixelSize(theme.label_font.pixelSize() - 1)
+        self.badge_font.setBold(True)
+        self.label_metrics = QFontMetricsF(theme.label_font)
+        self.detail_metrics = QFontMetricsF(theme.detail_font)
+
+    def fill(self, node: GraphNode) -> tuple[QBrush, QColor, QColor]:
+        """(brush, fill colour, text colour) for a node's category and subgraph."""
+        key = (node.category, node.subgraph if node.category == "vpu" else None)
+        got = self._fills.get(key)
+        if got is None:
+            c = self.theme.fill(*key)
+            got = self._fills[key] = (QBrush(c), c, self.theme.text_color(c))
+        return got
+
+
+class NodeItem(QGraphicsRectItem):
+    """A node at its absolute scene rectangle `box` (pos stays 0,0).
+
+    A QGraphicsRectItem only so that boundingRect() stays in C++: Qt asks for it on every
+    frame and index update, and a Python override costs ~0.2 µs x every item in the scene.
+    The item's rect is the box plus room for the violation badge and the selection outline;
+    the rect item's own painting is replaced by paint() below. Top-level on purpose: the
+    children of a parent item are bounds-checked one by one on every frame (no BSP).
+    """
+
+    state = 0                      # class defaults: only items that change pay for them
+    _text: tuple | None = None
+    _text_ver = -1
+
+    # No __init__ override: PySide's Python-level constructor chain costs ~3 µs per item,
+    # 60 ms at 20k nodes. make_node_item() below sets the three attributes instead.
+    node: GraphNode
+    box: QRectF
+    cache: StyleCache
+
+    def set_state(self, state: int) -> None:
+        if state != self.state:
+            self.state = state
+            self.update()
+
+    def _texts(self) -> tuple:
+        """(label, label pos above the detail, detail, detail pos, label pos alone) with
+        QStaticText laid out once per theme."""
+        theme = self.cache.theme
+        if self._text is None or self._text_ver != theme.version:
+            r, n = self.box, self.node
+            label = _static(n.label, theme.label_font, self.cache.label_metrics, r.width() - 8.0)
+            lw, lh = label.size().width(), label.size().height()
+            alone = QPointF(r.center().x() - lw / 2.0, r.y() + (r.height() - lh) / 2.0)
+            detail, dpos, lpos = None, None, alone
+            small = n.category in ("qdq", "param") or n.is_param
+            if n.detail and not small:
+                detail = _static(n.detail, theme.detail_font, self.cache.detail_metrics,
+                                 r.width() - 8.0)
+                dh = detail.size().height()
+                top = r.y() + (r.height() - lh - dh) / 2.0
+                dpos = QPointF(r.center().x() - detail.size().width() / 2.0, top + lh)
+                lpos = QPointF(alone.x(), top)
+            self._text = (label, lpos, detail, dpos, alone)
+            self._text_ver = theme.version
+        return self._text
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        cache, r, n = self.cache, self.box, self.node
+        brush, _, text_col = cache.fill(n)
+        if lod < LOD_SHAPES:
+            painter.fillRect(r, brush)
+            if n.violations:
+                painter.fillRect(QRectF(r.right() - r.height(), r.y(), r.height(), r.height()),
+                                 cache.badge_brush)
+            if self.state:
+                self._paint_state(painter, cosmetic=True)
+            return
+        painter.setPen(cache.outline[n.category] if n.category in cache.outline else cache.no_pen)
+        painter.setBrush(brush)
+        painter.drawRoundedRect(r, 4.0, 4.0)
+        if lod >= LOD_TEXT:
+            label, lpos, detail, dpos, alone = self._texts()
+            painter.setPen(text_col)
+            painter.setFont(cache.theme.label_font)
+            if detail is not None and lod >= LOD_DETAIL:
+                painter.drawStaticText(lpos, label)
+                painter.setFont(cache.theme.detail_font)
+                painter.drawStaticText(dpos, detail)
+            else:
+                painter.drawStaticText(alone, label)
+        if n.violations:
+            self._paint_badge(painter, lod)
+        if self.state:
+            self._paint_state(painter, cosmetic=False)
+
+    def _paint_badge(self, painter: QPainter, lod: float) -> None:
+        cache, r = self.cache, self.box
+        rad = 8.0
+        c = QPointF(r.right() - 1.0, r.top() + 0.5)
+        painter.setPen(cache.badge_pen)
+        painter.setBrush(cache.badge_brush)
+        painter.drawEllipse(c, rad, rad)
+        if lod >= LOD_TEXT:
+            painter.setFont(cache.badge_font)
+            painter.drawText(QRectF(c.x() - rad, c.y() - rad, 2 * rad, 2 * rad),
+                             Qt.AlignmentFlag.AlignCenter, str(min(self.node.violations, 99)))
+
+    def _paint_state(self, painter: QPainter, cosmetic: bool) -> None:
+        cache, s = self.cache, self.state
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        if s & MATCHED:
+            painter.setPen(cache.match_cosmetic if cosmetic else cache.match_pen)
+            painter.drawRoundedRect(self.box.adjusted(-3, -3, 3, 3), 6.0, 6.0)
+        if s & SELECTED:
+            painter.setPen(cache.select_cosmetic if cosmetic else cache.select_pen)
+            painter.drawRoundedRect(self.box.adjusted(-1.5, -1.5, 1.5, 1.5), 5.0, 5.0)
+        elif s & NEIGHBOUR and not cosmetic:
+            painter.setPen(cache.neighbour_pen)
+            painter.drawRoundedRect(self.box.adjusted(-1, -1, 1, 1), 5.0, 5.0)
+
+
+def make_node_item(node: GraphNode, x: float, y: float, w: float, h: float,
+                   cache: StyleCache) -> NodeItem:
+    it = NodeItem(x - 4.0, y - 9.0, w + 13.0, h + 13.0)
+    it.node = node
+    it.box = QRectF(x, y, w, h)
+    it.cache = cache
+    return it
+
+
+def _static(text: str, font: QFont, fm: QFontMetricsF, max_w: float) -> QStaticText:
+    if fm.horizontalAdvance(text) > max_w:
+        text = fm.elidedText(text, Qt.TextElideMode.ElideMiddle, max_w)
+    st = QStaticText(text)
+    st.setTextFormat(Qt.TextFormat.PlainText)
+    st.prepare(font=font)
+    return st

@@ -1,0 +1,162 @@
+"""The scene of one GraphModel + Layout: node items, edge bands, highlight, overview.
+
+Only paints what the model and layout say; no analysis happens here.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QGraphicsScene
+
+from vpu_core.graph_model import GraphModel
+from vpu_core.layout import Layout
+
+from .edges import HighlightItem, build_bands
+from .nodes import MATCHED, NEIGHBOUR, SELECTED, NodeItem, StyleCache, make_node_item
+from .overview import PRIORITY, OverviewItem, Raster, argb
+from .style import Theme
+
+Z_OVERVIEW = 1.0    # everything else is z 0, stacked in insertion order:
+                    # edge bands, then the highlight, then the nodes
+
+
+class GraphScene(QGraphicsScene):
+    def __init__(self, model: GraphModel, layout: Layout, theme: Theme | None = None,
+                 parent=None):
+        super().__init__(parent)
+        self.model, self.layout = model, layout
+        self.theme = theme or Theme.make()
+        self.cache = StyleCache(self.theme)
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        self.setSceneRect(QRectF(0.0, 0.0, max(layout.width, 1.0), max(layout.height, 1.0)))
+        self.setBackgroundBrush(QBrush(QColor("#ffffff")))
+        self.subgraphs = len({n.subgraph for n in model.nodes if n.category == "vpu"})
+        self.bands = build_bands(layout.edges, lambda: self.theme, layout.width)
+        for band in self.bands:
+            self.addItem(band)
+        self.highlight = HighlightItem()
+        self.addItem(self.highlight)
+        self._build_nodes()
+        self.overview = OverviewItem(self.sceneRect(), self._make_raster, self.rects_of)
+        self.overview.setZValue(Z_OVERVIEW)
+        self.overview.setVisible(False)
+        self.addItem(self.overview)
+        self.overview_mode = False
+        self.selected: str | None = None
+        self.matches: list[str] = []
+        self.in_edges: dict[str, list[int]] = {}
+        self.out_edges: dict[str, list[int]] = {}
+        for k, e in enumerate(layout.edges):
+            self.out_edges.setdefault(e.src, []).append(k)
+            self.in_edges.setdefault(e.dst, []).append(k)
+
+    # ---- construction -----------------------------------------------------------------------
+    def _build_nodes(self) -> None:
+        boxes = self.layout.boxes
+        ids = [n.id for n in self.model.nodes if n.id in boxes]
+        self.ids = ids
+        # node boxes as arrays, for picking, counting visible nodes and the raster
+        arr = np.array([boxes[i] for i in ids], dtype=np.float64).reshape(-1, 4)
+        self.x0, self.y0 = arr[:, 0], arr[:, 1]
+        self.x1, self.y1 = arr[:, 0] + arr[:, 2], arr[:, 1] + arr[:, 3]
+        cache, add = self.cache, self.addItem
+        self.items: dict[str, NodeItem] = {}
+        for n in self.model.nodes:
+            b = boxes.get(n.id)
+            if b is not None:
+                it = self.items[n.id] = make_node_item(n, b[0], b[1], b[2], b[3], cache)
+                add(it)
+
+    # ---- drawing helpers -------------------------------------------------------------------
+    def rects_of(self, ids) -> list[QRectF]:
+        return [self.items[i].box for i in ids if i in self.items]
+
+    def _make_raster(self) -> Raster:
+        """Arrays for the zoomed-out raster: boxes, colours, edge segments."""
+        nodes = [self.items[i].node for i in self.ids]
+        boxes = np.stack([self.x0, self.y0, self.x1 - self.x0, self.y1 - self.y0], 1)
+        colors = np.array([argb(self.cache.fill(n)[1]) for n in nodes], dtype=np.uint32)
+        prio = np.array([PRIORITY.get(n.category, 1) for n in nodes], dtype=np.int64)
+        viol = np.array([n.violations for n in nodes], dtype=np.int64)
+        segs, bnd = [], []
+        for e in self.layout.edges:
+            pts = e.points
+            segs.extend(a + b for a, b in zip(pts, pts[1:]))
+            bnd.extend([e.boundary is not None] * (len(pts) - 1))
+        seg = np.array(segs, dtype=np.float64).reshape(-1, 4)
+        return Raster(boxes, colors, prio, viol, seg, np.array(bnd, dtype=bool))
+
+    # ---- state ---------------------------------------------------------------------------------
+    def set_overview_mode(self, on: bool) -> None:
+        if on != self.overview_mode:
+            self.overview_mode = on
+            # ~5 ms for 20k items, once per switch (a parent item would make it one call
+            # but costs a per-child bounds check on every frame)
+            for it in self.items.values():
+                it.setVisible(not on)
+            for band in self.bands:
+                band.setVisible(not on)
+            self.highlight.setVisible(not on)
+            self.overview.setVisible(on)
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.cache = StyleCache(theme)
+        for it in self.items.values():
+            it.cache = self.cache
+        self.overview.invalidate()
+        self.update()
+
+    def pick(self, x: float, y: float, tol: float = 0.0) -> str | None:
+        """Id of the node under scene point (x, y), else the nearest one within tol."""
+        if not self.ids:
+            return None
+        dx = np.maximum(np.maximum(self.x0 - x, x - self.x1), 0.0)
+        dy = np.maximum(np.maximum(self.y0 - y, y - self.y1), 0.0)
+        d = dx * dx + dy * dy
+        k = int(np.argmin(d))
+        return self.ids[k] if d[k] <= tol * tol else None
+
+    def count_in(self, r: QRectF) -> int:
+        """Number of nodes whose box intersects scene rect r."""
+        return int(np.count_nonzero((self.x1 >= r.left()) & (self.x0 <= r.right())
+                                    & (self.y1 >= r.top()) & (self.y0 <= r.bottom())))
+
+    def _set_state(self, nid: str, bit: int, on: bool) -> None:
+        it = self.items.get(nid)
+        if it is not None:
+            it.set_state(it.state | bit if on else it.state & ~bit)
+
+    def set_selection(self, nid: str | None) -> None:
+        old = self.selected
+        if old is not None:
+            self._set_state(old, SELECTED, False)
+            for k in self.in_edges.get(old, []):
+                self._set_state(self.layout.edges[k].src, NEIGHBOUR, False)
+            for k in self.out_edges.get(old, []):
+                self._set_state(self.layout.edges[k].dst, NEIGHBOUR, False)
+        self.selected = nid if nid in self.items else None
+        edges = []
+        if self.selected is not None:
+            for k in self.in_edges.get(nid, []):
+                edges.append(self.layout.edges[k])
+                self._set_state(self.layout.edges[k].src, NEIGHBOUR, True)
+            for k in self.out_edges.get(nid, []):
+                edges.append(self.layout.edges[k])
+                self._set_state(self.layout.edges[k].dst, NEIGHBOUR, True)
+            self._set_state(nid, SELECTED, True)
+        self.highlight.set_edges(edges)
+        self.overview.selected = [self.selected] if self.selected else []
+        if self.overview_mode:
+            self.overview.update()
+
+    def set_matches(self, ids: list[str]) -> None:
+        for nid in self.matches:
+            self._set_state(nid, MATCHED, False)
+        self.matches = list(ids)
+        for nid in self.matches:
+            self._set_state(nid, MATCHED, True)
+        self.overview.matches = self.matches
+        if self.overview_mode:
+            self.overview.update()

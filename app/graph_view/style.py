@@ -1,0 +1,108 @@
+"""Colours, fonts and pens of the graph canvas, in one place.
+
+Cool colours mean "runs on the VPU" (one shade per VPU subgraph, green/teal/blue families),
+warm amber means "fell back to the CPU"; Q/DQ and parameters are quiet greys so the ops
+stand out; inputs/outputs are dark slate. A Theme is immutable: switching the large-font or
+high-contrast option builds a new one and the items repaint with it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPen
+
+# VPU subgraph shades, ordered so neighbouring ids differ in hue family as well as lightness.
+VPU_PALETTE = ("#6cc58a", "#4db6ac", "#74a9e4", "#a3d468", "#4fc3dd", "#9aa6ec",
+               "#3fae8c", "#8ccbf2", "#b6dc9a", "#6f98d6")
+CPU_FILL = "#f4a640"
+QDQ_FILL = "#cfd3d8"
+PARAM_FILL = "#eef0f3"
+IO_FILL = "#37474f"
+VIOLATION = "#e53935"
+BOUNDARY = "#e65100"
+SELECT = "#c51162"        # selected node outline and its edges (magenta: no category uses it)
+MATCH = "#fbc02d"         # search matches
+
+
+def _text_on(fill: QColor) -> QColor:
+    """Black or white text, whichever reads better on `fill` (relative luminance)."""
+    lum = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF()
+    return QColor("#ffffff") if lum < 0.45 else QColor("#1b1f23")
+
+
+@dataclass(frozen=True)
+class Theme:
+    large_font: bool = False
+    high_contrast: bool = False
+    version: int = 0                       # bumped on every change; items drop text caches
+    label_font: QFont = field(default_factory=QFont, compare=False)
+    detail_font: QFont = field(default_factory=QFont, compare=False)
+
+    @staticmethod
+    def make(large_font: bool = False, high_contrast: bool = False, version: int = 0) -> "Theme":
+        lf, df = QFont(), QFont()
+        lf.setPixelSize(14 if large_font else 11)
+        df.setPixelSize(11 if large_font else 9)
+        lf.setStyleHint(QFont.StyleHint.SansSerif)
+        df.setStyleHint(QFont.StyleHint.SansSerif)
+        if high_contrast:
+            lf.setBold(True)
+        return Theme(large_font, high_contrast, version, lf, df)
+
+    # ---- node colours -------------------------------------------------------------------
+    def fill(self, category: str, subgraph: int | None) -> QColor:
+        if category == "vpu":
+            c = QColor(VPU_PALETTE[(subgraph or 0) % len(VPU_PALETTE)])
+        else:
+            c = QColor({"cpu": CPU_FILL, "qdq": QDQ_FILL, "param": PARAM_FILL,
+                        "io": IO_FILL}.get(category, QDQ_FILL))
+        return c          # high contrast keeps the fills (black text on them reads best)
+
+    def text_color(self, fill: QColor) -> QColor:
+        return _text_on(fill)
+
+    def outline(self, category: str) -> QPen:
+        col = QColor("#000000") if self.high_contrast else QColor(
+            "#9aa0a6" if category in ("qdq", "param") else "#41484f")
+        pen = QPen(col, 1.6 if self.high_contrast else 1.0)
+        pen.setCosmetic(False)
+        return pen
+
+    # ---- edges ---------------------------------------------------------------------------
+    def edge_pen(self, lod: float) -> QPen:
+        pen = QPen(QColor("#30363d" if self.high_contrast else "#7d848c"),
+                   1.6 if self.high_contrast else 1.1)
+        pen.setCosmetic(lod < 1.0)     # zoomed out: one device pixel, cheapest to stroke
+        return pen
+
+    def edge_brush(self) -> QBrush:
+        return QBrush(QColor("#30363d" if self.high_contrast else "#7d848c"))
+
+    def boundary_pen(self, lod: float) -> QPen:
+        pen = QPen(QColor(BOUNDARY), 3.0 if lod >= 0.4 else 2.0, Qt.PenStyle.DashLine)
+        pen.setCosmetic(lod < 0.4)
+        return pen
+
+    def select_pen(self, width: float = 3.0) -> QPen:
+        return QPen(QColor(SELECT), width)
+
+    def match_pen(self) -> QPen:
+        return QPen(QColor(MATCH), 4.0)
+
+
+def legend_entries(theme: Theme, subgraphs: int) -> list[tuple[str, str, QColor | None]]:
+    """(kind, text, colour) rows of the legend; kind is "box", "edge" or "badge"."""
+    rows: list[tuple[str, str, QColor | None]] = []
+    shown = max(1, min(subgraphs, 4))
+    for i in range(shown):
+        rows.append(("box", f"VPU subgraph {i}" if subgraphs > 1 else "VPU", theme.fill("vpu", i)))
+    if subgraphs > shown:
+        rows.append(("box", f"… {subgraphs - shown} more VPU subgraphs", theme.fill("vpu", shown)))
+    rows += [("box", "CPU fallback", theme.fill("cpu", None)),
+             ("box", "quantize / dequantize", theme.fill("qdq", None)),
+             ("box", "parameter", theme.fill("param", None)),
+             ("box", "input / output", theme.fill("io", None)),
+             ("edge", "VPU ↔ CPU boundary", QColor(BOUNDARY)),
+             ("badge", "rule violations", QColor(VIOLATION))]
+    return rows
