@@ -40,8 +40,41 @@ def cmd_report(args: argparse.Namespace) -> int:
     return core_cli.EXIT_OK
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Layout / scene / frame times on synthetic graphs, then every zoo model end to end."""
+    import json
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from app.graph_view.bench import measure_scene
+    from app.startup_bench import measure_window_startup
+    from vpu_core import benchmark
+
+    sizes = benchmark.SIZES[:2] if args.quick else benchmark.SIZES
+    graphs = benchmark.bench_graphs(sizes, repeats=1 if args.quick else 3, scene_measure=_scene_columns(measure_scene))
+    startup = measure_window_startup()
+    zoo = benchmark.bench_zoo(models=("conv_relu", "resnet8") if args.quick else None)
+    if args.json:
+        print(json.dumps({"graphs": graphs, "zoo": zoo, "startup": startup,
+                          "peak_rss_mib": benchmark.peak_rss_mib()}, indent=1))
+        return core_cli.EXIT_OK
+    print("Synthetic Q/DQ graphs (median of runs; times in ms)")
+    print(benchmark.format_table(graphs))
+    print("\nZoo models end to end (times in ms; analyze_pct_of_ptq = analyze / (export+prepare+calibrate+convert))")
+    print(benchmark.format_table(zoo))
+    print(f"\nwindow on screen {startup['window_startup_s'] * 1000:.0f} ms after launch "
+          f"(torch imported at start-up: {startup['torch_imported_at_startup']}); "
+          f"peak resident memory of this benchmark: {benchmark.peak_rss_mib():.0f} MiB")
+    return core_cli.EXIT_OK
+
+
+def _scene_columns(measure_scene):
+    keep = ("scene_build_s", "first_frame_s", "pan_frame_s", "zoomed_out_pan_frame_s", "fit_frame_s")
+    return lambda model, layout: {k: v for k, v in measure_scene(model, layout).items() if k in keep}
+
+
 def main(argv: list[str] | None = None) -> int:
-    handlers = {"gui": cmd_gui, "render": cmd_render, "report": cmd_report}
+    handlers = {"gui": cmd_gui, "render": cmd_render, "report": cmd_report,
+                "bench": cmd_bench}
     return core_cli.main(argv, handlers)
 
 

@@ -26,6 +26,13 @@ def rss_mib() -> float:
     return float("nan")
 
 
+def peak_rss_mib() -> float:
+    """Peak resident memory of this process so far, in MiB."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _median_time(fn, repeats: int):
     times, result = [], None
     for _ in range(repeats):
@@ -49,6 +56,7 @@ def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | No
                "layout_s": layout_s, "crossings": count_crossings(layout)}
         if scene_measure is not None:
             row.update(scene_measure(model, layout))
+            row["layout_to_frame_s"] = layout_s + row["scene_build_s"] + row["first_frame_s"]
         row["rss_mib"] = rss_mib()
         if with_dot and len(model.nodes) <= dot_max_nodes:
             row.update(_dot_columns(model))

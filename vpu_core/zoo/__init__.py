@@ -1,11 +1,14 @@
-"""The built-in model zoo: every model defined in code, random weights from a fixed seed."""
+"""The built-in model zoo: every model defined in code, random weights from a fixed seed.
+
+The registry itself imports no torch, so the GUI can list the zoo before torch is loaded.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import torch
-from torch import nn
+if TYPE_CHECKING:
+    from torch import nn
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,8 @@ DEFAULT_MODEL = "resnet8"
 
 def build_zoo_model(name: str, seed: int = 0) -> nn.Module:
     """Instantiate a zoo model in eval mode with weights from a fixed seed."""
+    import torch
+
     entry = ZOO[name]
     with torch.random.fork_rng():
         torch.manual_seed(seed)
@@ -67,6 +72,8 @@ def build_zoo_model(name: str, seed: int = 0) -> nn.Module:
 
 
 def _randomize_batchnorm(model: nn.Module) -> None:
+    from torch import nn
+
     # Fresh BatchNorm stats (mean 0, var 1) make every model the same scale; random running
     # stats give per-channel ranges like a trained net, which is what the scale plots are for.
     for m in model.modules():
