@@ -52,7 +52,7 @@ def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | No
     for n in sizes:
         model = synthetic_qdq_graph(n, seed=0)
         layout_s, layout = _median_time(lambda: layout_graph(model), repeats)
-        row = {"graph": f"synthetic-{n // 1000}k", "nodes": len(model.nodes), "edges": len(model.edges),
+        row = {"graph": f"synthetic-{n // 1000}k" if n >= 1000 else f"synthetic-{n}", "nodes": len(model.nodes), "edges": len(model.edges),
                "layout_s": layout_s, "crossings": count_crossings(layout)}
         if scene_measure is not None:
             row.update(scene_measure(model, layout))
