@@ -64,6 +64,8 @@ class PartitionReport:
     transfer_bytes: int
     assignment: dict = field(default_factory=dict)  # node name -> subgraph id (int) or "cpu"
     source: str = "simulated"          # "simulated" (VPU op list) | "xnnpack" (real ExecuTorch delegation)
+    lowered_counts: dict = field(default_factory=dict)  # xnnpack: node counts of the lowered graph
+                                       # ("delegated_subgraphs", "delegated_nodes", "non_delegated_nodes")
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,10 @@ class RequantSite:
     s_in: float = 0.0
     s_w: tuple[float, ...] = ()
     s_out: float = 0.0
+    kind: str = "weighted"             # "weighted" (conv/linear) | "shared" (add/cat/pool with
+                                       # differing scales) | "avg_pool"
+    input_scales: tuple[float, ...] = ()  # shared / avg_pool sites: one scale (and one shift) per input
+    window: int = 1                    # avg_pool: values summed per output (M includes 1/window)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,65 @@
+"""The analysis half: read a converted Q/DQ graph and produce an `Analysis` (plain frozen dataclasses).
+
+    analysis = analyze(qm)                         # rules, partition, shifts, stats, SQNR
+    analysis = analyze(qm, xnnpack_delegation=True)  # + real ExecuTorch XNNPACK lowering (slow)
+
+Everything is read from the Q/DQ graph itself (qm.converted); the quantizer is never trusted, so a
+VPU graph, an XNNPACK graph and a Q/DQ .pt2 loaded from disk are checked the same way.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from vpu_core.analysis.nodes import edges, node_infos
+from vpu_core.analysis.partition import partition
+from vpu_core.analysis.qgraph import QGraph
+from vpu_core.analysis.requant import requant_sites
+from vpu_core.analysis.results import Analysis
+from vpu_core.analysis.rules import RULES, check_vpu
+from vpu_core.analysis.rules.static_shape import symbols_of
+from vpu_core.analysis.sqnr import measure_sqnr
+from vpu_core.analysis.stats import histograms, tensor_qparams
+
+ProgressFn = Callable[[str, float], None]
+
+
+def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = None) -> Analysis:
+    """Fill every field of Analysis from a QuantizedModel (vpu_core.pipeline)."""
+    report = progress or (lambda stage, fraction: None)
+    start = time.perf_counter()
+    report("analyze", 0.0)
+    g = QGraph(qm.converted, qm.profile)
+    rules, violations = check_vpu(g)
+    part = partition(g)
+    requant = requant_sites(g)
+    tensors = tensor_qparams(g, qm.observer_scales if qm.config.quantizer == "vpu" else [])
+    report("analyze", 0.4)
+    layers, e2e = {}, None
+    if qm.float_graph is not None:
+        layers, e2e = measure_sqnr(qm.float_graph, qm.converted, qm.heldout)
+    nodes, graph_edges, hists = node_infos(g, layers), edges(g), histograms(tensors, requant)
+    timings = dict(qm.timings)
+    timings["analyze"] = time.perf_counter() - start
+    report("analyze", 0.8)
+    delegation = None
+    if xnnpack_delegation:  # slow (seconds): only when asked, timed on its own
+        from vpu_core.analysis.delegation import xnnpack_delegation as lower
+
+        t0 = time.perf_counter()
+        delegation = lower(qm, g)
+        timings["xnnpack_delegation"] = time.perf_counter() - t0
+    report("analyze", 1.0)
+    return Analysis(
+        model=qm.name, quantizer=qm.config.quantizer,
+        dynamic_batch=bool(qm.config.dynamic_batch or _has_symbols(g)),
+        rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
+        sqnr_db=e2e, layer_sqnr=layers, nodes=nodes, edges=graph_edges, histograms=hists,
+        timings_s=timings, delegation=delegation)
+
+
+def _has_symbols(g: QGraph) -> bool:
+    return any(symbols_of(n.meta.get("val")) for n in g.nodes if n.op == "placeholder")
+
+
+__all__ = ["RULES", "analyze", "check_vpu"]

@@ -1,0 +1,39 @@
+"""Constraint 2: activations are int8, per-tensor, symmetric (zero point 0)."""
+from __future__ import annotations
+
+import torch
+
+from vpu_core.analysis.qgraph import QGraph
+from vpu_core.analysis.results import RuleInfo, Violation
+from vpu_core.analysis.rules.base import Rule
+
+
+def check(g: QGraph) -> list[Violation]:
+    out = []
+    for t in g.tensors:
+        if t.kind != "activation":
+            continue
+        qp, problems, values = t.qp, [], {}
+        if qp.per_channel:
+            problems.append(f"per-channel (axis {qp.axis})")
+            values["axis"] = qp.axis
+        if qp.dtype != torch.int8:
+            problems.append(f"dtype {qp.dtype_text}")
+            values["dtype"] = qp.dtype_text
+        nonzero = sorted({z for z in qp.zero_points if z != 0})
+        if nonzero:
+            problems.append("zero point " + ", ".join(str(z) for z in nonzero[:4]))
+            values["zero_point"] = nonzero[0] if len(nonzero) == 1 else tuple(nonzero)
+        if problems:
+            what = f"activation {t.related}" if t.related else "activation"
+            out.append(RULE.violation(qp.node.name, f"{what}: {', '.join(problems)}; expected int8 "
+                                      "per-tensor with zero point 0", **values))
+    return out
+
+
+RULE = Rule(RuleInfo(
+    id="act_per_tensor_symmetric", constraint=2,
+    title="Activations int8, per-tensor, symmetric",
+    reason="With zero point 0 the z·Σq cross terms of an integer conv vanish; otherwise they must be "
+           "accumulated per output position at run time. One scale per activation buffer keeps the "
+           "requantization a single shift."), check)

@@ -1,0 +1,36 @@
+"""Constraint 4: every scale is a power of two (requantization becomes a right shift)."""
+from __future__ import annotations
+
+from vpu_core.analysis.qgraph import QGraph, QTensor, is_pow2
+from vpu_core.analysis.results import RuleInfo, Violation
+from vpu_core.analysis.rules.base import Rule
+
+
+def _node_for(t: QTensor) -> str:
+    # Weights and biases are reported on the op that reads them (where users look for them).
+    return t.related if t.kind != "activation" and t.related else t.qp.node.name
+
+
+def check(g: QGraph) -> list[Violation]:
+    out = []
+    for t in g.tensors:
+        bad = [s for s in t.qp.scales if not is_pow2(s)]
+        if not bad:
+            continue
+        # Activations are reported on their quantize node, so the message names the producer.
+        subject = f"activation {t.related}" if t.kind == "activation" else t.kind
+        if len(t.qp.scales) == 1:
+            msg = f"{subject} scale {bad[0]:.4g} is not a power of two"
+            out.append(RULE.violation(_node_for(t), msg, scale=bad[0], tensor=t.qp.node.name))
+        else:
+            msg = (f"{subject} scales: {len(bad)} of {len(t.qp.scales)} channels are not powers of two "
+                   f"(e.g. {bad[0]:.4g})")
+            out.append(RULE.violation(_node_for(t), msg, scales=tuple(bad), tensor=t.qp.node.name))
+    return out
+
+
+RULE = Rule(RuleInfo(
+    id="pow2_scale", constraint=4,
+    title="Every scale is a power of two",
+    reason="With power-of-two scales the requantization multiplier s_in·s_w/s_out is 2^-n: a right "
+           "shift by n, no multiplier in hardware."), check)

@@ -1,0 +1,42 @@
+"""Constraint 3: weights of conv / linear are int8, per-channel (output axis 0), symmetric."""
+from __future__ import annotations
+
+import torch
+
+from vpu_core.analysis.qgraph import QGraph, scale_text
+from vpu_core.analysis.results import RuleInfo, Violation
+from vpu_core.analysis.rules.base import Rule
+
+
+def check(g: QGraph) -> list[Violation]:
+    out = []
+    for op in g.weighted_ops:
+        w = g.dq_input(op, 1)
+        problems, values = [], {"weight": w.node.name}
+        if not w.per_channel:
+            scale = scale_text(w.scales[0]) if w.scales else "?"
+            problems.append(f"weight is per-tensor (scale {scale})")
+            values["scale"] = w.scales[0] if w.scales else None
+        elif w.axis != 0:
+            problems.append(f"weight is per-channel on axis {w.axis}")
+            values["axis"] = w.axis
+        if w.dtype != torch.int8:
+            problems.append(f"weight dtype {w.dtype_text}")
+            values["dtype"] = w.dtype_text
+        nonzero = [z for z in w.zero_points if z != 0]
+        if nonzero:
+            problems.append(f"zero point {nonzero[0]}" + (f" ({len(nonzero)} of {len(w.zero_points)} "
+                                                          "channels non-zero)" if w.per_channel else ""))
+            values["zero_point"] = nonzero[0] if not w.per_channel else tuple(w.zero_points)
+        if problems:
+            out.append(RULE.violation(op.name, f"{'; '.join(problems)}; expected int8 per-channel "
+                                      "with zero points 0", **values))
+    return out
+
+
+RULE = Rule(RuleInfo(
+    id="weight_per_channel_symmetric", constraint=3,
+    title="Weights int8, per-channel, symmetric",
+    reason="A weight zero point z_w adds a z_w·Σq_x term that must be accumulated per output position "
+           "at run time; z_w = 0 removes it. Per-channel scales cost nothing extra: every output "
+           "channel has its own requantization shift anyway."), check)
