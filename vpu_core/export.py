@@ -39,7 +39,27 @@ def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool =
     except Exception as exc:
         raise ExportError(f"torch.export could not trace the model: {export_reason(exc)}",
                           traceback.format_exc() + chatter.getvalue()) from None
-    return program.module()
+    return drop_eval_dropout(program.module())
+
+
+def drop_eval_dropout(gm):
+    """Remove dropout nodes with train=False: the identity in eval mode, but left in the exported
+    graph they would be CPU-fallback islands splitting VPU subgraphs for no reason."""
+    dropouts = (torch.ops.aten.dropout.default, torch.ops.aten.feature_dropout.default)
+    changed = False
+    for node in list(gm.graph.nodes):
+        if node.op == "call_function" and node.target in dropouts and not _is_training(node):
+            node.replace_all_uses_with(node.args[0])
+            gm.graph.erase_node(node)
+            changed = True
+    if changed:
+        gm.recompile()
+    return gm
+
+
+def _is_training(node) -> bool:
+    train = node.args[2] if len(node.args) > 2 else node.kwargs.get("train", False)
+    return bool(train)
 
 
 _USER_FRAME = re.compile(r'The following call raised this error:\s*File "([^"]+)", line (\d+), in \w+\s*\n\s*(.+)')

@@ -42,8 +42,15 @@ class HardwareProfile:
 
 
 def op_matches(op_name: str, patterns: tuple[str, ...]) -> bool:
-    """`op_name` is "conv2d.default"; a pattern names a packet ("conv2d") or one overload."""
-    packet = op_name.split(".", 1)[0]
+    """`op_name` is "conv2d.default"; a pattern names a packet ("conv2d") or one overload.
+
+    An in-place variant matches its functional op ("relu_.default" is "relu"): torch.export
+    keeps `nn.ReLU(inplace=True)` as relu_, and the hardware does not care about aliasing.
+    """
+    packet, _, overload = op_name.partition(".")
+    if packet.endswith("_") and not packet.startswith("_"):
+        packet = packet.rstrip("_")
+        op_name = f"{packet}.{overload}" if overload else packet
     return op_name in patterns or packet in patterns
 
 
