@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from vpu_core.errors import ModelLoadError
 from vpu_core.loaders import load_model
@@ -71,6 +71,7 @@ def test_truncated_program(good_pt2, tmp_path):
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1), flips=st.integers(1, 64))
+@example(seed=129538, flips=4)  # once made zipfile.is_zipfile itself raise BadZipFile
 def test_fuzzed_bytes_always_give_a_clean_error(good_pt2, tmp_path, seed, flips):
     """Random byte corruption: either it still loads (bytes in padding) or a ModelLoadError."""
     data = bytearray(good_pt2.read_bytes())

@@ -54,7 +54,7 @@ def _load_pt2(path: Path) -> LoadedModel:
         raise ModelLoadError(f"Cannot load {path}: no such file.")
     if path.stat().st_size == 0:
         raise ModelLoadError(f"Cannot load {path}: the file is empty.")
-    if not zipfile.is_zipfile(path):
+    if not _is_zip(path):
         raise ModelLoadError(f"Cannot load {path}: not a torch.export program (.pt2 is a zip archive).")
     _check_pt2_version(path)
     chatter = None
@@ -70,6 +70,13 @@ def _load_pt2(path: Path) -> LoadedModel:
         raise ModelLoadError(f"Cannot load {path}: its example inputs are unreadable ({short_reason(exc)}).",
                              traceback.format_exc()) from None
     return LoadedModel(path.stem, program=program, example_inputs=inputs)
+
+
+def _is_zip(path: Path) -> bool:
+    try:
+        return zipfile.is_zipfile(path)
+    except (zipfile.BadZipFile, OSError, ValueError):  # a damaged end record can raise here too
+        return False
 
 
 def _check_pt2_version(path: Path) -> None:
