@@ -10,9 +10,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QHBoxLayout, QLabel, QListView,
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QHBoxLayout, QLabel, QListView, QMenu,
                                QPushButton, QSpinBox, QStyle, QStyledItemDelegate,
-                               QStyleOptionViewItem, QWidget)
+                               QStyleOptionViewItem, QToolButton, QWidget)
 
 from app import theme
 
@@ -70,6 +70,7 @@ class RunControls(QWidget):
     cancel_clicked = Signal()
     open_model_requested = Signal()
     open_profile_requested = Signal()
+    open_calib_requested = Signal()
 
     def __init__(self) -> None:
         super().__init__()
@@ -77,7 +78,7 @@ class RunControls(QWidget):
         self.model = QComboBox()
         self.model.setView(QListView())
         self.model.setItemDelegate(_ModelDelegate(self.model))
-        self.model.setMinimumContentsLength(16)
+        self.model.setMinimumContentsLength(13)
         self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.model.setToolTip("Model: the built-in zoo, recent files, or Open… a .py / .pt2 file")
         self.vpu_button, self.xnn_button = QPushButton("VPU"), QPushButton("XNNPACK")
@@ -98,9 +99,18 @@ class RunControls(QWidget):
         self.calib.setRange(1, 256)
         self.calib.setValue(4)
         self.calib.setSuffix(" batches")
+        self.calib.setFixedWidth(108)
         self.calib.setToolTip("Number of calibration batches the observers see")
+        self._calib_data: str | None = None
+        self.data_button = QToolButton()
+        self.data_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.data_button.setObjectName("dataButton")
+        data_menu = QMenu(self.data_button)
+        data_menu.addAction("Synthetic data (seeded random)", lambda: self.set_calib_data(None, announce=True))
+        data_menu.addAction("Calibration data…  (.pt / .npz)", self.open_calib_requested.emit)
+        self.data_button.setMenu(data_menu)
         self.profile = QComboBox()
-        self.profile.setMinimumContentsLength(12)
+        self.profile.setMinimumContentsLength(10)
         self.profile.setToolTip("Hardware profile: VPU op list and constraint switches (TOML)")
         self.run_button = QPushButton("▶  Run")
         self.run_button.setObjectName("runButton")
@@ -113,11 +123,12 @@ class RunControls(QWidget):
         self.set_catalogue([])
         self.set_profiles([])
         self._sync_weights()
+        self.set_calib_data(None)
 
     def _layout(self) -> None:
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(14)
+        row.setSpacing(10)
         seg = QWidget()
         seg_layout = QHBoxLayout(seg)
         seg_layout.setContentsMargins(0, 0, 0, 0)
@@ -127,6 +138,8 @@ class RunControls(QWidget):
         for text, widget in (("Model", self.model), ("Quantizer", seg), ("Weights", self.weights),
                              ("Batch", self.batch), ("Calibration", self.calib), ("Profile", self.profile)):
             row.addWidget(_labelled(text, widget))
+            if widget is self.calib:
+                row.addWidget(self.data_button)
         row.addStretch(1)
         row.addWidget(self.run_button)
         row.addWidget(self.cancel_button)
@@ -231,6 +244,19 @@ class RunControls(QWidget):
             self._profile = data
             self._changed()
 
+    # -- calibration data ------------------------------------------------------------------------
+    def set_calib_data(self, path: str | None, announce: bool = False) -> None:
+        """Calibrate on the samples of `path` (.pt / .npz) or, None, on seeded random batches."""
+        changed = path != self._calib_data
+        self._calib_data = path
+        name = Path(path).name if path else "synthetic"
+        self.data_button.setText(("▤ " + (name if len(name) <= 16 else name[:7] + "…" + name[-8:])))
+        self.data_button.setToolTip(f"Calibration data: {path}" if path else
+                                    "Calibration data: seeded random batches shaped like the example "
+                                    "inputs. Choose a .pt / .npz file to calibrate on real samples.")
+        if announce and changed:
+            self._changed()
+
     # -- options ---------------------------------------------------------------------------------
     def options(self) -> dict:
         return {
@@ -239,6 +265,7 @@ class RunControls(QWidget):
             "per_tensor": self.weights.currentIndex() == 1,
             "dynamic_batch": self.batch.currentIndex() == 1,
             "calib_batches": self.calib.value(),
+            "calib_data": self._calib_data,
             "profile": self._profile,
         }
 
@@ -251,6 +278,7 @@ class RunControls(QWidget):
         self.weights.setCurrentIndex(1 if options.get("per_tensor") else 0)
         self.batch.setCurrentIndex(1 if options.get("dynamic_batch") else 0)
         self.calib.setValue(int(options.get("calib_batches", self.calib.value())))
+        self.set_calib_data(options.get("calib_data"))
         self._updating = False
         self.set_profile(options.get("profile"))
         self._sync_weights()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QMessageBox, QWidget
 
 from app import theme
 
@@ -16,13 +16,19 @@ PY_WARNING = ("Opening a .py file runs its Python code (it must define get_model
 MODEL_FILTERS = "Models (*.py *.pt2);;Exported program (*.pt2);;Python model — runs its code (*.py)"
 
 
-def show_error(parent: QWidget | None, error, title: str = "Run failed") -> QMessageBox:
+CALIB_FILTERS = "Calibration data (*.pt *.pth *.npz)"
+IMAGE_FILTERS = "PNG image (*.png);;SVG image (*.svg)"
+IMAGE_REGIONS = (("graph", "Whole graph"), ("view", "Current view (as on screen)"))
+KEEP_NOTE = "The previous results are still shown."
+
+
+def show_error(parent: QWidget | None, error, title: str = "Run failed", note: str = KEEP_NOTE) -> QMessageBox:
     """One-line reason in the box, the technical detail behind "Show Details…"."""
     message = getattr(error, "message", None) or str(error)
     detail = getattr(error, "detail", "") or ""
     box = QMessageBox(QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, parent)
     box.setObjectName("errorBox")
-    box.setInformativeText("The previous results are still shown.")
+    box.setInformativeText(note)
     if detail:
         box.setDetailedText(detail)
     box.setMinimumWidth(520)
@@ -68,3 +74,43 @@ def open_profile_dialog(parent: QWidget | None, start_dir: str = "") -> str | No
     path, _ = QFileDialog.getOpenFileName(parent, "Open hardware profile", start_dir,
                                           "Hardware profile (*.toml)")
     return path or None
+
+
+def open_calibration_dialog(parent: QWidget | None, start_dir: str = "") -> str | None:
+    """Calibration samples: tensors along dim 0, one per model input (read without pickle)."""
+    path, _ = QFileDialog.getOpenFileName(parent, "Calibration data", start_dir, CALIB_FILTERS)
+    return path or None
+
+
+def save_report_dialog(parent: QWidget | None, suggested: str) -> str | None:
+    path, _ = QFileDialog.getSaveFileName(parent, "Export report", suggested, "HTML report (*.html)")
+    if path and not path.lower().endswith((".html", ".htm")):
+        path += ".html"
+    return path or None
+
+
+def export_image_file_dialog(parent: QWidget | None, suggested: str) -> QFileDialog:
+    """The save dialog of File ▸ Export image…, with an "Export:" choice of region (`.region`)."""
+    dialog = QFileDialog(parent, "Export image", suggested, IMAGE_FILTERS)
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)     # room for the region choice
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+    dialog.setDefaultSuffix("png")
+    region = QComboBox()
+    for key, text in IMAGE_REGIONS:
+        region.addItem(text, key)
+    layout = dialog.layout()
+    if layout is not None and hasattr(layout, "rowCount"):
+        row = layout.rowCount()
+        layout.addWidget(QLabel("Export:"), row, 0)
+        layout.addWidget(region, row, 1)
+    dialog.filterSelected.connect(lambda f: dialog.setDefaultSuffix("svg" if "svg" in f else "png"))
+    dialog.region = region
+    return dialog
+
+
+def export_image_dialog(parent: QWidget | None, suggested: str) -> tuple[str, str] | None:
+    """(path, region) — region "graph" (the whole graph) or "view" (what the window shows)."""
+    dialog = export_image_file_dialog(parent, suggested)
+    if dialog.exec() != QFileDialog.DialogCode.Accepted or not dialog.selectedFiles():
+        return None
+    return dialog.selectedFiles()[0], dialog.region.currentData()

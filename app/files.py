@@ -33,6 +33,20 @@ class ModelFilesMixin:
             self.controls.set_profiles(self.store.recent_profiles(), path)
             self.start_run()
 
+    def open_calibration_dialog(self) -> None:
+        start = self.store.qs.value("calib/dir") or ""
+        path = dialogs.open_calibration_dialog(self, str(start))
+        if path:
+            self.open_calibration_path(path)
+
+    def open_calibration_path(self, path: str | None) -> None:
+        """Calibrate on the samples of `path` (.pt / .npz; None = synthetic) and run again.
+        The file is only read by the core (torch.load(weights_only=True) / numpy without pickle)."""
+        if path:
+            self.store.qs.setValue("calib/dir", str(Path(path).parent))
+        self.controls.set_calib_data(path)
+        self.start_run()
+
     def dragEnterEvent(self, event) -> None:
         if dropped_model(event) is not None:
             event.acceptProposedAction()

@@ -1,19 +1,25 @@
-"""At most one run at a time: a new request cancels the running one and starts when it has stopped.
+"""At most one job at a time: a new request cancels the running one and starts when it has stopped.
 
-Only the newest request's outcome is reported; a superseded run's result is dropped, so the
-window never flashes an old model after the user has already picked another.
+A job is a RunWorker (one configuration, or the delegation of one already run), or a
+CompareWorker (the two configurations of compare mode). Only the newest request's outcome is
+reported; a superseded job's result is dropped, so the window never flashes an old model after
+the user has already picked another.
 """
 from __future__ import annotations
+
+from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 
 from app.worker import RunWorker
 
+WorkerFactory = Callable[[], RunWorker]
+
 
 class JobRunner(QObject):
-    started = Signal(dict)             # options of the run that begins
+    started = Signal(dict)             # options (of side A) of the job that begins
     progress = Signal(str, float)      # stage, overall fraction
-    succeeded = Signal(object)         # RunResult
+    succeeded = Signal(object)         # RunResult or CompareResult
     failed = Signal(object)            # InspectorError
     cancelled = Signal()
     running_changed = Signal(bool)
@@ -21,17 +27,23 @@ class JobRunner(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._job: RunWorker | None = None
-        self._pending: tuple[dict, bool] | None = None
+        self._pending: WorkerFactory | None = None
 
     def is_running(self) -> bool:
         return self._job is not None
 
-    def request(self, options: dict, fold_params: bool = True) -> None:
+    def request(self, options: dict, fold_params: bool = True, **kwargs) -> None:
+        """One configuration (kwargs: xnnpack, reuse — see RunWorker)."""
+        options = dict(options)
+        self.request_job(lambda: RunWorker(options, fold_params, **kwargs))
+
+    def request_job(self, make_worker: WorkerFactory) -> None:
+        """Start the worker `make_worker()` builds, once the running job (if any) has stopped."""
         if self._job is not None:
-            self._pending = (dict(options), fold_params)
+            self._pending = make_worker
             self._job.cancel()
             return
-        self._launch(dict(options), fold_params)
+        self._launch(make_worker)
 
     def cancel(self) -> None:
         self._pending = None
@@ -45,15 +57,15 @@ class JobRunner(QObject):
         if job is not None:
             job.wait(timeout)
 
-    def _launch(self, options: dict, fold_params: bool) -> None:
-        job = RunWorker(options, fold_params)
+    def _launch(self, make_worker: WorkerFactory) -> None:
+        job = make_worker()
         job.progress.connect(self._on_progress)
         job.finished.connect(lambda result, j=job: self._on_end(j, "succeeded", result))
         job.failed.connect(lambda error, j=job: self._on_end(j, "failed", error))
         job.cancelled.connect(lambda j=job: self._on_end(j, "cancelled", None))
         self._job = job
         self.running_changed.emit(True)
-        self.started.emit(options)
+        self.started.emit(job.options)
         job.start()
 
     def _on_progress(self, stage: str, fraction: float) -> None:
@@ -66,7 +78,7 @@ class JobRunner(QObject):
         self._job = None
         pending, self._pending = self._pending, None
         if pending is not None:           # a newer request superseded this run
-            self._launch(*pending)
+            self._launch(pending)
             return
         self.running_changed.emit(False)
         if outcome == "succeeded":

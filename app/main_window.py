@@ -2,6 +2,10 @@
 
 Nothing here imports torch or the pipeline: the window appears at once and the first run loads
 them in the worker thread. All numbers shown come from the core's Analysis and GraphModel.
+Features live in mixins beside this module: model files (files), selection and search
+(navigation), compare mode (compare_mode), the XNNPACK overlay (overlay), exports
+(export_actions) and the presenter's violation walk (presenter); this module lays the window
+out, runs the jobs and shows their results.
 """
 from __future__ import annotations
 
@@ -11,24 +15,30 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QMainWindow, QProgressBar,
                                QStackedWidget, QToolBar, QVBoxLayout, QWidget)
 
 from app import dialogs, theme
+from app.compare_mode import CompareModeMixin
 from app.controls import DESC_ROLE, RunControls
+from app.export_actions import ExportMixin
 from app.files import MODEL_SUFFIXES, ModelFilesMixin
 from app.jobs import JobRunner
+from app.menus import build_menus
+from app.navigation import NavigationMixin
+from app.overlay import XNNPACK, OverlayMixin
 from app.panels import Panels
+from app.presenter import PresenterMixin
 from app.settings import Store
 from app.view_bar import ViewBar
-from app.worker import STAGE_NAMES, CatalogueLoader, RunResult, build_graph
+from app.worker import STAGE_NAMES, CatalogueLoader, CompareResult, RunResult
 
 DEFAULT_OPTIONS = {"model": "resnet8", "quantizer": "vpu"}
 RERUN_DELAY_MS = 350
 
 
-class MainWindow(ModelFilesMixin, QMainWindow):
+class MainWindow(ModelFilesMixin, NavigationMixin, ExportMixin, CompareModeMixin, OverlayMixin,
+                 PresenterMixin, QMainWindow):
     def __init__(self, store: Store | None = None) -> None:
         super().__init__()
         self.store = store or Store()
@@ -46,7 +56,11 @@ class MainWindow(ModelFilesMixin, QMainWindow):
         self._build_central()
         self._build_docks()
         self._build_status()
-        self._build_menus()
+        self._init_overlay()
+        self._init_presenter()
+        self._init_compare()
+        self._central_layout.insertWidget(1, self.compare_bar)
+        build_menus(self)
         self._connect_jobs()
         self._restore()
         self._catalogue = CatalogueLoader()
@@ -66,6 +80,7 @@ class MainWindow(ModelFilesMixin, QMainWindow):
         self.controls.cancel_clicked.connect(self.cancel_run)
         self.controls.open_model_requested.connect(self.open_model_dialog)
         self.controls.open_profile_requested.connect(self.open_profile_dialog)
+        self.controls.open_calib_requested.connect(self.open_calibration_dialog)
 
     def _build_central(self) -> None:
         from app.graph_view import GraphView
@@ -79,20 +94,24 @@ class MainWindow(ModelFilesMixin, QMainWindow):
         self.graph_stack.addWidget(self.placeholder)
         self.graph_stack.addWidget(self.graph_view)
         central = QWidget()
-        layout = QVBoxLayout(central)
+        self._central_layout = layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.view_bar)
         layout.addWidget(self.graph_stack, 1)
         self.setCentralWidget(central)
         self.graph_view.node_selected.connect(self._on_graph_selection)
-        self.view_bar.fold_toggled.connect(self.set_fold_params)
-        self.view_bar.fit_clicked.connect(self.graph_view.fit)
-        self.view_bar.search_changed.connect(self.search)
-        self.view_bar.next_clicked.connect(lambda: self._step_match(1))
-        self.view_bar.prev_clicked.connect(lambda: self._step_match(-1))
-        self.view_bar.large_font_toggled.connect(self.graph_view.set_large_font)
-        self.view_bar.high_contrast_toggled.connect(self.graph_view.set_high_contrast)
+        bar = self.view_bar
+        bar.fold_toggled.connect(self.set_fold_params)
+        bar.fit_clicked.connect(self.fit_views)
+        bar.search_changed.connect(self.search)
+        bar.next_clicked.connect(lambda: self.step_match(1))
+        bar.prev_clicked.connect(lambda: self.step_match(-1))
+        bar.large_font_toggled.connect(self.set_large_font)
+        bar.high_contrast_toggled.connect(self.set_high_contrast)
+        bar.compare_toggled.connect(self.set_compare_mode)
+        bar.partition_source_changed.connect(self.set_partition_source)
+        bar.violation_step.connect(self.step_violation)
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -131,33 +150,6 @@ class MainWindow(ModelFilesMixin, QMainWindow):
         status.addPermanentWidget(self.stage)
         status.addPermanentWidget(self.progress)
 
-    def _build_menus(self) -> None:
-        def action(menu, text, slot, shortcut=None):
-            act = QAction(text, self)
-            if shortcut:
-                act.setShortcut(QKeySequence(shortcut))
-            act.triggered.connect(slot)
-            menu.addAction(act)
-
-        file_menu = self.menuBar().addMenu("&File")
-        action(file_menu, "Open model…", self.open_model_dialog, "Ctrl+O")
-        action(file_menu, "Open hardware profile…", self.open_profile_dialog)
-        file_menu.addSeparator()
-        action(file_menu, "Quit", self.close, "Ctrl+Q")
-        run_menu = self.menuBar().addMenu("&Run")
-        action(run_menu, "Run", lambda: self.start_run(), "Ctrl+R")
-        action(run_menu, "Cancel", self.cancel_run, "Ctrl+.")
-        view_menu = self.menuBar().addMenu("&View")
-        action(view_menu, "Fit graph", self.graph_view.fit, "F")
-        action(view_menu, "Find…", self.focus_search, "Ctrl+F")
-        action(view_menu, "Next match", lambda: self._step_match(1), "F3")
-        action(view_menu, "Previous match", lambda: self._step_match(-1), "Shift+F3")
-        view_menu.addSeparator()
-        for dock in (self.node_dock, self.tables_dock, self.plots_dock):
-            view_menu.addAction(dock.toggleViewAction())
-        back = QShortcut(QKeySequence("Shift+Return"), self.view_bar.search, lambda: self._step_match(-1))
-        back.setContext(Qt.ShortcutContext.WidgetShortcut)
-
     def _connect_jobs(self) -> None:
         self.jobs.started.connect(self._on_started)
         self.jobs.running_changed.connect(self._on_running_changed)
@@ -173,11 +165,43 @@ class MainWindow(ModelFilesMixin, QMainWindow):
         if state is not None:
             self.restoreState(state)
         self.view_bar.fold.setChecked(self.store.fold_params())
+        self.view_bar.large_font.setChecked(self.store.view_option("large_font"))
+        self.view_bar.high_contrast.setChecked(self.store.view_option("high_contrast"))
         self.controls.set_options({**DEFAULT_OPTIONS, **self.store.run_options()})
         self.controls.set_profiles(self.store.recent_profiles(), self.controls.options()["profile"])
+        self.compare_bar.set_profiles(self.store.recent_profiles())
 
     def _on_catalogue(self, entries: list) -> None:
         self.controls.set_catalogue(entries, self.store.recent_files())
+
+    # -- what is shown -----------------------------------------------------------------------------
+    def fold(self) -> bool:
+        return self.view_bar.fold.isChecked()
+
+    def all_views(self) -> list:
+        return [self.graph_view, *self.compare_view.views_list()]
+
+    def active_view(self):
+        """The canvas search, fit and match stepping act on (compare mode: the focused side)."""
+        return self.compare_view.views[self.focus_side] if self.showing_compare() else self.graph_view
+
+    def side_result(self, side: str = "a") -> RunResult | None:
+        if self.showing_compare():
+            return self.compare_result.a if side == "a" else self.compare_result.b
+        return self.result
+
+    def current_bundle(self, side: str = "a"):
+        result = self.side_result(side)
+        return None if result is None else result.bundle(self.fold(), self.partition_source)
+
+    @property
+    def graph(self):
+        """The GraphBundle (model + layout) of the single view, or None before the first result."""
+        return None if self.result is None else self.result.bundle(self.fold(), self.partition_source)
+
+    @property
+    def graph_model(self):
+        return None if self.graph is None else self.graph.model
 
     # -- running ---------------------------------------------------------------------------------
     def set_options(self, options: dict) -> None:
@@ -193,10 +217,20 @@ class MainWindow(ModelFilesMixin, QMainWindow):
 
     def start_run(self, options: dict | None = None) -> None:
         """Run the controls' options (or `options`); a running job is cancelled first."""
-        self._rerun_timer.stop()
         if options:
             self.set_options(options)
-        self.jobs.request(self.run_options(), self.view_bar.fold.isChecked())
+        self.request_run(reuse=False)
+
+    def request_run(self, reuse: bool = False) -> None:
+        """Start the job for what should be on screen; `reuse`: keep results already computed
+        for the same options (e.g. only lower for the overlay, only run compare side B)."""
+        self._rerun_timer.stop()
+        fold, xnnpack = self.fold(), self.partition_source == XNNPACK
+        if self.compare_mode:
+            self.jobs.request_job(self.compare_job(fold, xnnpack, reuse))
+        else:
+            self.jobs.request(self.run_options(), fold, xnnpack=xnnpack,
+                              reuse=self.result if reuse else None)
 
     def cancel_run(self) -> None:
         if self.jobs.is_running():
@@ -222,9 +256,15 @@ class MainWindow(ModelFilesMixin, QMainWindow):
         self.stage.setText(STAGE_NAMES.get(stage, stage) + "…")
         self.progress.setValue(int(fraction * 1000))
 
-    def _on_succeeded(self, result: RunResult) -> None:
+    def _on_succeeded(self, result) -> None:
         self.stage.setText(f"Done in {result.seconds:.1f} s")
-        self.apply_result(result)
+        if isinstance(result, CompareResult):
+            if self.compare_mode:
+                self.apply_compare(result)
+            else:
+                self.compare_result = result
+        else:
+            self.apply_result(result)
 
     def _on_failed(self, error) -> None:
         self.stage.setText("")
@@ -234,32 +274,46 @@ class MainWindow(ModelFilesMixin, QMainWindow):
         if self.result is None:
             self.placeholder.setText("The run failed — pick another model or quantizer.")
         dialogs.show_error(self, error)
+        self.overlay_job_ended()
 
     def _on_cancelled(self) -> None:
         self.stage.setText("Cancelled")
         if self.result is None:
             self.placeholder.setText("Cancelled — press Run to start again.")
+        self.overlay_job_ended()
 
     # -- results ---------------------------------------------------------------------------------
     def apply_result(self, result: RunResult) -> None:
+        self.overlay_available([result])
         self.result = result
-        self.panels.set_analysis(result.analysis)
+        self.focus_side = "a"
+        self.tables_dock.setWindowTitle("Report")
+        self.plots_dock.setWindowTitle("Plots")
+        self.panels.set_comparison(None, None)
+        self.panels.set_analysis(result.analysis, self.partition_source)
         spec = result.options.get("model") or ""
         if Path(spec).suffix in MODEL_SUFFIXES:
             self.controls.set_catalogue(self._zoo_entries(), self.store.add_recent_file(spec))
         self._show_graph()
 
+    def redraw(self) -> None:
+        """Draw the current result(s) again (fold or colouring changed)."""
+        if self.showing_compare():
+            self._show_compare()
+        elif self.result is not None:
+            self.panels.set_analysis(self.result.analysis, self.partition_source)
+            self._show_graph()
+
     def _show_graph(self) -> None:
         """(Re)draw the current result with the current fold setting; keep the selection."""
-        fold = self.view_bar.fold.isChecked()
-        if fold not in self.result.graphs:
-            self.result.graphs[fold] = build_graph(self.result.analysis, fold)
-        bundle = self.result.graphs[fold]
+        bundle = self.graph
         self.graph_view.set_graph(bundle.model, bundle.layout)
         self.graph_stack.setCurrentWidget(self.graph_view)
         if not self.view_bar.search.hasFocus():
             self.graph_view.setFocus()             # keys (F, +/-, N) go to the canvas
+        self.refresh_legends()
         self._update_title_and_status()
+        self.reset_walk()
         keep, self.selected = self.selected, None
         if keep and keep in self.result.analysis.nodes:
             self.select_node(keep)
@@ -273,84 +327,34 @@ class MainWindow(ModelFilesMixin, QMainWindow):
         return [(combo.itemData(i), combo.itemData(i, DESC_ROLE)) for i in range(combo.count())
                 if combo.itemData(i, DESC_ROLE)]
 
-    @property
-    def graph(self):
-        """The GraphBundle (model + layout) on screen, or None before the first result."""
-        return None if self.result is None else self.result.graphs.get(self.view_bar.fold.isChecked())
-
-    @property
-    def graph_model(self):
-        return None if self.graph is None else self.graph.model
-
     def _update_title_and_status(self) -> None:
         a, model = self.result.analysis, self.graph_model
         self.setWindowTitle(f"VPU Inspector — {a.model} ({a.quantizer.upper()})")
-        part, n_v = a.partition, len(a.violations)
+        xnn = self.partition_source == XNNPACK and a.delegation is not None
+        part, n_v = (a.delegation if xnn else a.partition), len(a.violations)
         sqnr = f"{a.sqnr_db:.1f} dB" if a.sqnr_db is not None else "—"
         subs = len(part.subgraphs)
+        unit = "XNNPACK delegate" if xnn else "VPU subgraph"
         chips = [f"<b>{html.escape(a.model)}</b> · {a.quantizer.upper()}",
                  f"{len(a.nodes)} nodes ({len(model.nodes)} shown)",
-                 f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} VPU subgraph'
+                 f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {unit}'
                  + ("s" if subs != 1 else ""),
-                 f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} CPU nodes',
+                 f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} '
+                 + ("not delegated" if xnn else "CPU nodes"),
                  f'<b style="color:{theme.DANGER if n_v else theme.OK}">{n_v} violations</b>',
                  f"{len(part.boundaries)} boundaries ({part.transfer_bytes:,} B)", f"SQNR {sqnr}"]
         self.summary.setText("&nbsp;&nbsp;·&nbsp;&nbsp;".join(chips))
 
-    # -- selection, search, folding --------------------------------------------------------------
-    def select_node(self, node: str, center: bool = True) -> None:
-        """Select `node` (any fx node name; a folded parameter maps to its op) and show it."""
-        if self.result is None:
-            return
-        from vpu_core.graph_build import display_id
-
-        shown = display_id(self.graph_model, node)
-        if shown not in self.graph.layout.boxes:
-            return
-        self.selected = shown
-        if center:
-            self.graph_view.center_on(shown)        # selects too
-        else:
-            self.graph_view.select_node(shown)
-        self.panels.show_node(self.result.analysis, self.graph_model, shown)
-
-    def _on_graph_selection(self, node: str) -> None:
-        if self.result is None:
-            return
-        self.selected = node or None
-        if node:
-            self.panels.show_node(self.result.analysis, self.graph_model, node)
-        else:
-            self.panels.show_summary(self.result.analysis, self.graph_model)
-
-    def focus_search(self) -> None:
-        self.view_bar.search.setFocus()
-        self.view_bar.search.selectAll()
-
-    def search(self, text: str) -> list[str]:
-        self._matches = list(self.graph_view.search(text)) if text and self.result else []
-        self._match_index = 0 if self._matches else None
-        self.view_bar.set_match_count(self._match_index, len(self._matches), text)
-        if self._matches:
-            self.graph_view.next_match()            # centres on (and selects) the first match
-        return self._matches
-
-    def _step_match(self, step: int) -> None:
-        if not self._matches:
-            return
-        node = self.graph_view.next_match() if step > 0 else self.graph_view.prev_match()
-        if node in self._matches:     # the view selected it; node_selected updated the panels
-            self._match_index = self._matches.index(node)
-        self.view_bar.set_match_count(self._match_index, len(self._matches), self.view_bar.search.text())
-
+    # -- folding -----------------------------------------------------------------------------------
     def set_fold_params(self, fold: bool) -> None:
         self.store.save_fold_params(fold)
         if self.view_bar.fold.isChecked() != fold:
             self.view_bar.fold.setChecked(fold)     # comes back here through `toggled`
         elif self.result is not None:
-            self._show_graph()
+            self.redraw()
 
     def closeEvent(self, event) -> None:
+        self.plots_dock.setVisible(True)            # hidden by compare mode only
         self.store.save_window_state(self.saveGeometry(), self.saveState())
         self.store.save_run_options(self.controls.options())
         self.store.sync()
@@ -358,26 +362,15 @@ class MainWindow(ModelFilesMixin, QMainWindow):
         super().closeEvent(event)
 
 
-def _excepthook(exc_type, exc, tb) -> None:
-    """A bug in a slot: show it in the error dialog instead of losing it (the window stays up)."""
-    import traceback
-
-    from vpu_core.errors import InspectorError
-
-    detail = "".join(traceback.format_exception(exc_type, exc, tb))
-    sys.__stderr__.write(detail)
-    window = next((w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)), None)
-    dialogs.show_error(window, InspectorError(f"Unexpected error: {exc_type.__name__}: {exc}", detail),
-                       title="Internal error")
-
-
 def run_gui(config=None) -> int:
     """Open the window on `config` (a RunConfig; None = resnet8 / VPU), run it, return the exit code."""
+    from app import excepthook
+
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("VPU Inspector")
     app.setOrganizationName("vpu-inspector")
     theme.apply_theme(app)
-    sys.excepthook = _excepthook
+    excepthook.install()             # any uncaught exception, any thread: the error dialog
     window = MainWindow()
     options = dataclasses.asdict(config) if config is not None else dict(DEFAULT_OPTIONS)
     window.show()

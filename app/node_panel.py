@@ -91,6 +91,7 @@ def summary_html(analysis, model=None) -> str:
         ("Boundary transfers", f"{len(part.boundaries)} edges, {part.transfer_bytes:,} bytes"),
         ("Rule violations", _count_text(n_violations, theme.DANGER)),
         ("SQNR (model output)", f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—"),
+        ("XNNPACK (real)", _delegation_summary(analysis.delegation)),
     ])
     rules = "".join(_rule_row(r) for r in analysis.rules)
     rules_table = f'<table cellspacing="0" cellpadding="3" width="100%">{rules}</table>'
@@ -99,6 +100,14 @@ def summary_html(analysis, model=None) -> str:
             'partition decision, rule violations and shift counts here.<br>'
             '<b>F</b> fits the graph · <b>Ctrl+F</b> searches · drop a .py or .pt2 file to open it.</p>')
     return head + facts + _section("VPU rules", rules_table) + hint
+
+
+def _delegation_summary(delegation) -> str:
+    if delegation is None:
+        return ""
+    n = len(delegation.subgraphs)
+    return (f"{n} delegate{'s' if n != 1 else ''}, "
+            f"{_count_text(len(delegation.cpu_nodes), theme.WARN)} ops not delegated")
 
 
 def _count_text(count: int, color: str) -> str:
@@ -131,7 +140,8 @@ def node_html(analysis, model, node_id: str) -> str:
     if info is None:
         return f"<p>No information for node {esc(node_id)}.</p>"
     members = (node_id, *(gnode.folded if gnode else ()))
-    parts = [_header(info, gnode), _operation(info), _quantization(analysis, info, members),
+    source = model.meta.get("partition_source", "simulated") if model is not None else "simulated"
+    parts = [_header(info, gnode, source), _operation(info), _quantization(analysis, info, members),
              _partition(analysis, node_id, gnode), _violations(analysis, members),
              _requant(analysis, node_id), _accuracy(analysis, info), _folded(analysis, gnode),
              _source(info)]
@@ -147,12 +157,14 @@ def _graph_node(model, node_id):
         return None
 
 
-def _header(info, gnode) -> str:
+def _header(info, gnode, source: str = "simulated") -> str:
     category = gnode.category if gnode else ""
     color = theme.CATEGORY_COLORS.get(category, theme.MUTED)
     badge = _CAT_TEXT.get(category, category)
     if gnode is not None and gnode.subgraph is not None and category in ("vpu", "qdq", "param"):
         badge += f" · subgraph {gnode.subgraph}"
+    if source == "xnnpack" and category in ("vpu", "cpu"):     # coloured by the real delegation
+        badge = f"XNNPACK delegate {gnode.subgraph}" if category == "vpu" else "not delegated (CPU)"
     label = gnode.label if gnode else info.op
     warn = ""
     if gnode is not None and gnode.violations:
@@ -209,12 +221,27 @@ def _partition(analysis, node_id: str, gnode) -> str:
         decision = "belongs to its consumer" if gnode.category == "param" else "graph input / output"
     else:
         decision = esc(assigned) if assigned is not None else "not partitioned"
-    rows = [("decision", decision)]
+    rows = [("VPU" if analysis.delegation is not None else "decision", decision)]
     for b in part.boundaries:
         if node_id in (b.src, b.dst):
             other = b.dst if b.src == node_id else b.src
             rows.append(("boundary", f"{esc(b.direction)} with {node_link(other)}: {b.bytes:,} bytes"))
+    if analysis.delegation is not None:
+        rows.append(("XNNPACK", _delegation_text(analysis.delegation, node_id, gnode)))
     return _section("Partition", _rows(rows))
+
+
+def _delegation_text(delegation, node_id: str, gnode) -> str:
+    """What ExecuTorch's XnnpackPartitioner really did with this node."""
+    assigned = delegation.assignment.get(node_id)
+    cpu = next((c for c in delegation.cpu_nodes if c.node == node_id), None)
+    if cpu is not None:
+        return f'<b style="color:{theme.WARN}">not delegated</b> — {esc(cpu.reason)}'
+    if isinstance(assigned, int) and not isinstance(assigned, bool):
+        return f'<b style="color:{theme.OK}">delegated</b>, XNNPACK delegate {assigned}'
+    if gnode is not None and gnode.category in ("param", "io"):
+        return "belongs to its consumer" if gnode.category == "param" else "graph input / output"
+    return esc(assigned) if assigned is not None else "not lowered"
 
 
 def _violations(analysis, members) -> str:
@@ -309,9 +336,10 @@ class NodePanel(QTextBrowser):
         if self.current_node is None:
             self.setHtml(running_html(model, quantizer))
 
-    def show_node(self, analysis, model, node_id: str) -> None:
+    def show_node(self, analysis, model, node_id: str, prefix: str = "") -> None:
+        """`prefix`: HTML shown above the node (compare mode: how it matches the other side)."""
         self.current_node = node_id
-        self.setHtml(node_html(analysis, model, node_id))
+        self.setHtml(prefix + node_html(analysis, model, node_id))
 
     def _on_anchor(self, url: QUrl) -> None:
         text = url.toString()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QTabWidget
 
+from app.compare_table import CompareTable
 from app.node_panel import NodePanel
 from app.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, ShiftHistogram
 from app.tables import PartitionTable, RequantTable, ViolationsTable
@@ -24,6 +25,9 @@ class Panels(QObject):
                               (self.requant, "Requant shifts")):
             self.tables.addTab(widget, title)
             widget.node_activated.connect(self.node_activated)
+        self.compare = CompareTable()                       # compare mode only
+        self.compare_index = self.tables.addTab(self.compare, "Compare")
+        self.tables.setTabVisible(self.compare_index, False)
         self.scale_hist, self.shift_hist = ScaleHistogram(), ShiftHistogram()
         self.channel_plot, self.pow2_plot = ChannelPlot(), Pow2Comparison()
         self.plots = QTabWidget()
@@ -31,20 +35,33 @@ class Panels(QObject):
                               (self.channel_plot, "Selected node"), (self.pow2_plot, "Float vs 2^k")):
             self.plots.addTab(widget, title)
 
-    def set_analysis(self, analysis) -> None:
-        for widget in (self.violations, self.partition, self.requant, self.scale_hist,
-                       self.shift_hist, self.pow2_plot):
+    def set_analysis(self, analysis, source: str = "simulated") -> None:
+        """Fill the tables and plots; `source` is the partition the graph is coloured by."""
+        for widget in (self.violations, self.requant, self.scale_hist, self.shift_hist, self.pow2_plot):
             widget.set_analysis(analysis)
+        self.partition.set_analysis(analysis, source)
         count = len(analysis.violations)
         self.tables.setTabText(0, f"Violations ({count})" if count else "Violations")
-        self.tables.setTabText(1, f"Partition ({len(analysis.partition.cpu_nodes)} CPU)")
+        text = f"Partition ({len(analysis.partition.cpu_nodes)} CPU"
+        if analysis.delegation is not None:
+            text += f" · XNNPACK {len(analysis.delegation.cpu_nodes)} not delegated"
+        self.tables.setTabText(1, text + ")")
+
+    def set_comparison(self, comparison, names: dict | None) -> None:
+        """Show (comparison) or hide (None) the Compare tab."""
+        if comparison is not None:
+            self.compare.set_comparison(comparison, names)
+            unmatched = len(comparison.only_a) + len(comparison.only_b)
+            self.tables.setTabText(self.compare_index, f"Compare ({len(comparison.differing)} differ"
+                                   + (f", {unmatched} unmatched)" if unmatched else ")"))
+        self.tables.setTabVisible(self.compare_index, comparison is not None)
 
     def show_summary(self, analysis, model) -> None:
         self.node_panel.show_summary(analysis, model)
         self.channel_plot.set_node(analysis, model, None)
 
-    def show_node(self, analysis, model, node: str) -> None:
-        self.node_panel.show_node(analysis, model, node)
+    def show_node(self, analysis, model, node: str, prefix: str = "") -> None:
+        self.node_panel.show_node(analysis, model, node, prefix)
         self.channel_plot.set_node(analysis, model, node)
 
     def show_running(self, model: str, quantizer: str) -> None:

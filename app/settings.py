@@ -93,5 +93,12 @@ class Store:
     def save_fold_params(self, fold: bool) -> None:
         self.qs.setValue("view/fold_params", fold)
 
+    def view_option(self, name: str) -> bool:
+        """A presentation toggle ("large_font", "high_contrast"); off unless saved on."""
+        return _as_bool(self.qs.value(f"view/{name}", False))
+
+    def save_view_option(self, name: str, on: bool) -> None:
+        self.qs.setValue(f"view/{name}", bool(on))
+
     def sync(self) -> None:
         self.qs.sync()

@@ -135,7 +135,8 @@ class ViolationsTable(_NodeTable):
 
 
 class PartitionTable(_NodeTable):
-    """Totals, VPU subgraphs, CPU fallback nodes with reasons, boundary edges with bytes."""
+    """Totals, VPU subgraphs, CPU fallback nodes with reasons, boundary edges with bytes; and,
+    when the analysis has it, the same for the real XNNPACK delegation (ExecuTorch)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -145,50 +146,77 @@ class PartitionTable(_NodeTable):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.tree)
 
-    def set_analysis(self, analysis) -> None:
-        part = analysis.partition
+    def set_analysis(self, analysis, source: str = "simulated") -> None:
+        """`source` = the partition the graph is coloured by: its report comes first."""
         self.tree.clear()
-        totals = _item(self.tree, ["Totals", f"profile {part.profile} · {len(part.vpu_ops)} VPU ops", ""])
-        _item(totals, ["VPU subgraphs", str(len(part.subgraphs)), ""])
-        _item(totals, ["CPU fallback nodes", str(len(part.cpu_nodes)), ""])
-        _item(totals, ["Boundary edges", str(len(part.boundaries)), f"{part.transfer_bytes:,}"])
-        self._cpu_nodes(part)          # what fell back (and why) first: that is the question asked
-        self._boundaries(part)
-        self._subgraphs(part, analysis.nodes)
+        reports = [("simulated", analysis.partition)]
+        if analysis.delegation is not None:
+            reports.append(("xnnpack", analysis.delegation))
+            reports.sort(key=lambda r: r[0] != source)
+        for kind, part in reports:
+            parent = self.tree
+            if len(reports) > 1:
+                title = ("Real XNNPACK delegation — ExecuTorch XnnpackPartitioner" if kind == "xnnpack"
+                         else f"Simulated VPU partition — profile {part.profile}")
+                parent = _item(self.tree, [title, "", ""])
+                parent.setFirstColumnSpanned(True)
+                _bold(parent, theme.ACCENT)
+            self._report(parent, part, analysis.nodes)
         for i in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(i)
             _bold(top)
             top.setExpanded(top.childCount() <= 300)
+            for j in range(top.childCount() if len(reports) > 1 else 0):   # a report's groups
+                child = top.child(j)
+                _bold(child)
+                child.setExpanded(child.childCount() <= 300)
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setColumnWidth(0, 290)
 
-    def _subgraphs(self, part, infos: dict) -> None:
-        group = _item(self.tree, [f"VPU subgraphs ({len(part.subgraphs)})", "", ""])
+    def _report(self, parent, part, infos: dict) -> None:
+        xnn = part.source == "xnnpack"
+        unit, cpu = ("XNNPACK delegates", "Not delegated (CPU)") if xnn else ("VPU subgraphs", "CPU fallback nodes")
+        detail = (f"{part.lowered_counts.get('delegated_nodes', 0)} lowered nodes delegated, "
+                  f"{part.lowered_counts.get('non_delegated_nodes', 0)} not" if xnn
+                  else f"profile {part.profile} · {len(part.vpu_ops)} VPU ops")
+        totals = _item(parent, ["Totals", detail, ""])
+        _item(totals, [unit, str(len(part.subgraphs)), ""])
+        _item(totals, [cpu, str(len(part.cpu_nodes)), ""])
+        _item(totals, ["Boundary edges", str(len(part.boundaries)), f"{part.transfer_bytes:,}"])
+        self._cpu_nodes(parent, part, cpu)     # what fell back (and why) first: the question asked
+        self._boundaries(parent, part)
+        self._subgraphs(parent, part, infos, "delegate" if xnn else "subgraph", unit)
+
+    def _subgraphs(self, parent, part, infos: dict, word: str, unit: str) -> None:
+        group = _item(parent, [f"{unit} ({len(part.subgraphs)})", "", ""])
         for sub in part.subgraphs:
             ops = [n for n in sub.nodes if n in infos and infos[n].kind == "call_function"
                    and "quantize" not in infos[n].op]           # the ops, not their Q/DQ and weights
             names = " → ".join(ops[:6]) + (" …" if len(ops) > 6 else "")
             detail = f"{len(ops)} op{'s' if len(ops) != 1 else ''} ({len(sub.nodes)} nodes): {names}"
-            row = _item(group, [f"subgraph {sub.id}", detail, ""], node=(ops or sub.nodes or [None])[0])
+            row = _item(group, [f"{word} {sub.id}", detail, ""], node=(ops or sub.nodes or [None])[0])
             row.setToolTip(1, ", ".join(ops))
         group.setForeground(0, QBrush(QColor(theme.OK)))
 
-    def _cpu_nodes(self, part) -> None:
-        group = _item(self.tree, [f"CPU fallback nodes ({len(part.cpu_nodes)})", "", ""])
+    def _cpu_nodes(self, parent, part, title: str) -> None:
+        group = _item(parent, [f"{title} ({len(part.cpu_nodes)})", "", ""])
         for c in part.cpu_nodes:
             row = _item(group, [f"{c.node}  ({c.op})", c.reason, ""], node=c.node)
             row.setToolTip(1, c.reason)
         group.setForeground(0, QBrush(QColor(theme.WARN)))
 
-    def _boundaries(self, part) -> None:
-        group = _item(self.tree, [f"Boundaries ({len(part.boundaries)})", "", f"{part.transfer_bytes:,}"])
+    def _boundaries(self, parent, part) -> None:
+        group = _item(parent, [f"Boundaries ({len(part.boundaries)})", "", f"{part.transfer_bytes:,}"])
         for b in part.boundaries:
             shape = "×".join(str(d) for d in b.shape)
             detail = f"{b.direction}" + (f" · {shape} {b.dtype}" if shape else "")
             _item(group, [f"{b.src} → {b.dst}", detail, f"{b.bytes:,}"], node=b.dst)
+
+    def top_titles(self) -> list[str]:
+        return [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())]
 
 
 class RequantTable(_NodeTable):

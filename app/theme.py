@@ -71,6 +71,11 @@ QPushButton {{ background: {PANEL}; border: 1px solid {BORDER}; border-radius: 5
 QPushButton:hover {{ background: #eef2ff; border-color: #b8c4f5; }}
 QPushButton:checked {{ background: {ACCENT}; color: white; border-color: {ACCENT}; }}
 QPushButton:disabled {{ color: #a0a8b4; background: #f3f4f6; }}
+QToolButton#dataButton {{ background: {PANEL}; border: 1px solid {BORDER}; border-radius: 5px;
+            padding: 5px 24px 5px 9px; min-height: 22px; }}
+QToolButton#dataButton:hover {{ background: #eef2ff; border-color: #b8c4f5; }}
+QToolButton#dataButton::menu-indicator {{ image: url(@ARROWS@/down.svg); subcontrol-origin: padding;
+            subcontrol-position: center right; right: 8px; width: 10px; height: 6px; }}
 QPushButton#runButton {{ background: {ACCENT}; color: white; border-color: {ACCENT}; font-weight: 600;
             padding: 5px 18px; }}
 QPushButton#runButton:hover {{ background: {ACCENT_DARK}; }}
@@ -117,8 +122,23 @@ def _arrow_dir() -> str:
     return folder.as_posix()
 
 
-def stylesheet() -> str:
-    return STYLESHEET.replace("@ARROWS@", _arrow_dir())
+HC_MUTED, HC_BORDER = "#27303b", "#7b8594"    # high contrast: secondary text and lines darker
+
+
+LARGE_PT = BASE_PT + 3
+# Presenting: what the audience reads grows (docks, compare headers, status bar); the toolbar
+# keeps its size so the window still fits the screen. A style sheet rule, because with a style
+# sheet applied Qt lets the sheet, not QWidget.setFont, decide widget fonts.
+LARGE_RULES = f"""
+QDockWidget QWidget, QStatusBar, QStatusBar QLabel, QLabel#compareHeader {{ font-size: {LARGE_PT}pt; }}
+"""
+
+
+def stylesheet(high_contrast: bool = False, large: bool = False) -> str:
+    sheet = STYLESHEET.replace("@ARROWS@", _arrow_dir())
+    if high_contrast:
+        sheet = sheet.replace(MUTED, HC_MUTED).replace(BORDER, HC_BORDER)
+    return sheet + (LARGE_RULES if large else "")
 
 
 def ui_font(point_size: float = BASE_PT, bold: bool = False) -> QFont:

@@ -1,13 +1,34 @@
-"""The strip above the graph: fold toggle, fit, search with next/previous, projector options.
+"""The strip above the graph: fold, fit, search, compare mode, colouring, the violation walk and
+the presentation options.
 
 The colour legend is drawn by the graph view itself (top-right corner of the canvas).
 """
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QWidget)
 
 from app import theme
+
+SOURCES = ("simulated", "xnnpack")
+
+
+def _segmented(texts_tips: list[tuple[str, str]]) -> tuple[QWidget, QButtonGroup]:
+    box = QWidget()
+    row = QHBoxLayout(box)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(0)
+    group = QButtonGroup(box)
+    for i, (text, tip) in enumerate(texts_tips):
+        button = QPushButton(text)
+        button.setCheckable(True)
+        button.setToolTip(tip)
+        button.setObjectName("segLeft" if i == 0 else "segRight")
+        group.addButton(button, i)
+        row.addWidget(button)
+    group.button(0).setChecked(True)
+    return box, group
 
 
 class ViewBar(QFrame):
@@ -18,6 +39,9 @@ class ViewBar(QFrame):
     prev_clicked = Signal()
     large_font_toggled = Signal(bool)
     high_contrast_toggled = Signal(bool)
+    compare_toggled = Signal(bool)
+    partition_source_changed = Signal(str)      # "simulated" | "xnnpack"
+    violation_step = Signal(int)                # +1 next, -1 previous
 
     def __init__(self) -> None:
         super().__init__()
@@ -25,33 +49,53 @@ class ViewBar(QFrame):
         self.fold = QCheckBox("Fold parameters")
         self.fold.setChecked(True)
         self.fold.setToolTip("Fold weights, biases and their Q/DQ chains into the op that uses them")
-        self.fit = QPushButton("Fit  (F)")
+        self.fit = QPushButton("Fit")
         self.fit.setToolTip("Fit the whole graph in the view (F)")
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search nodes…  (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
-        self.search.setMinimumWidth(240)
+        self.search.setMinimumWidth(180)
         self.prev = QPushButton("◀")
         self.next = QPushButton("▶")
-        for button, tip in ((self.prev, "Previous match (Shift+Enter)"), (self.next, "Next match (Enter)")):
+        for button, tip in ((self.prev, "Previous match (Shift+Enter, Shift+F3)"),
+                            (self.next, "Next match (Enter, F3)")):
             button.setToolTip(tip)
-            button.setFixedWidth(38)
+            button.setFixedWidth(34)
         self.matches = QLabel("")
         self.matches.setObjectName("muted")
-        self.matches.setMinimumWidth(90)
+        self.matches.setMinimumWidth(60)
+        self.compare = QPushButton("⇆ Compare")
+        self.compare.setCheckable(True)
+        self.compare.setToolTip("Compare mode: this configuration (A) side by side with another (B) — Ctrl+K")
+        colour_box, self.colour = _segmented([
+            ("VPU partition", "Colour by the simulated VPU partition (the profile's op list)"),
+            ("XNNPACK delegation", "Colour by what ExecuTorch's XnnpackPartitioner really delegates "
+                                   "(lowers the graph once: takes a few seconds)")])
+        self.prev_violation, self.next_violation = QPushButton("◀"), QPushButton("▶")
+        self.prev_violation.setToolTip("Previous violation (Shift+V, PgUp)")
+        self.next_violation.setToolTip("Next violation (V, PgDown)")
+        for button in (self.prev_violation, self.next_violation):
+            button.setFixedWidth(34)
+        self.violation_label = QLabel("")
+        self.violation_label.setToolTip("Walk through the rule violations: V / Shift+V, or PgDown / PgUp")
+        self.large_font = QPushButton("Aa")
+        self.large_font.setToolTip("Large labels: bigger text on the graph and in the panels, for projectors")
+        self.high_contrast = QPushButton("HC")
+        self.high_contrast.setToolTip("High contrast: black outlines and edges, darker text")
         row = QHBoxLayout(self)
         row.setContentsMargins(10, 6, 10, 6)
-        row.setSpacing(8)
+        row.setSpacing(6)
         for w in (self.fold, self.fit, self.search, self.prev, self.next, self.matches):
             row.addWidget(w)
         row.addStretch(1)
-        self.large_font = QPushButton("Large labels")
-        self.large_font.setToolTip("Bigger node labels, for projectors")
-        self.high_contrast = QPushButton("High contrast")
-        self.high_contrast.setToolTip("Darker colours and bolder outlines")
+        for w in (self.compare, colour_box, self.prev_violation, self.violation_label,
+                  self.next_violation, self.large_font, self.high_contrast):
+            row.addWidget(w)
+            if w in (colour_box, self.next_violation):
+                row.addSpacing(8)
         for button in (self.large_font, self.high_contrast):
             button.setCheckable(True)
-            row.addWidget(button)
+            button.setStyleSheet("padding: 5px 9px;")
         self.fold.toggled.connect(self.fold_toggled)
         self.fit.clicked.connect(self.fit_clicked)
         self.search.textChanged.connect(self.search_changed)
@@ -60,6 +104,11 @@ class ViewBar(QFrame):
         self.prev.clicked.connect(self.prev_clicked)
         self.large_font.toggled.connect(self.large_font_toggled)
         self.high_contrast.toggled.connect(self.high_contrast_toggled)
+        self.compare.toggled.connect(self.compare_toggled)
+        self.colour.idClicked.connect(lambda i: self.partition_source_changed.emit(SOURCES[i]))
+        self.prev_violation.clicked.connect(lambda: self.violation_step.emit(-1))
+        self.next_violation.clicked.connect(lambda: self.violation_step.emit(1))
+        self.set_violation_position(None, 0)
 
     def set_match_count(self, index: int | None, count: int, text: str) -> None:
         if not text:
@@ -68,3 +117,23 @@ class ViewBar(QFrame):
             self.matches.setText(f'<span style="color:{theme.DANGER}">no match</span>')
         else:
             self.matches.setText(f"{index + 1 if index is not None else 1} of {count}")
+
+    def set_partition_source(self, source: str) -> None:
+        """Show `source` as chosen without announcing it (the window changed it)."""
+        self.colour.button(SOURCES.index(source)).setChecked(True)
+
+    def set_violation_position(self, index: int | None, count: int) -> None:
+        if count == 0:
+            text = '<span style="color:%s">no violations</span>' % theme.OK
+        elif index is None:
+            text = f'<b style="color:{theme.DANGER}">{count}</b> violations'
+        else:
+            text = f'<b style="color:{theme.DANGER}">{index + 1}</b> of {count}'
+        self.violation_label.setText(text)
+        for button in (self.prev_violation, self.next_violation):
+            button.setEnabled(count > 0)
+
+    def set_compare(self, on: bool) -> None:
+        self.compare.blockSignals(True)
+        self.compare.setChecked(on)
+        self.compare.blockSignals(False)

@@ -4,6 +4,11 @@ Per node: a category (vpu / cpu / qdq / param / io), the VPU subgraph it belongs
 violation count, a short label ("conv2d") and a detail line ("16×8×16×16 int8"). Per edge: whether
 it crosses a VPU/CPU boundary.
 
+Partition source: `partition_source="simulated"` colours by the VPU partition the core simulated
+from the profile's op list; `"xnnpack"` colours by what ExecuTorch's XnnpackPartitioner really
+delegated (`Analysis.delegation`, present when the analysis ran with xnnpack_delegation=True).
+Both are PartitionReports of the same shape, so "vpu" then reads "inside an XNNPACK delegate".
+
 Folding (Netron-style, on by default): parameters and constants, together with the Q/DQ chain
 that turns them into the op's input (`_frozen_param → dequantize_per_channel`, its scale and
 zero-point tensors), disappear into the op that uses them. Their violations are counted on that
@@ -28,15 +33,20 @@ _DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float
 _QUANT_DTYPES = ("int8", "uint8", "int16", "int32", "int4", "uint4")
 
 
-def build_graph_model(analysis: Analysis, fold_params: bool = True) -> GraphModel:
+PARTITION_SOURCES = ("simulated", "xnnpack")
+
+
+def build_graph_model(analysis: Analysis, fold_params: bool = True,
+                      partition_source: str = "simulated") -> GraphModel:
+    part = partition_report(analysis, partition_source)
     infos = {name: info for name, info in analysis.nodes.items() if not _hidden(info)}
     edges = _edges(analysis, infos)
     preds, succs = _adjacency(infos, edges)
     constant = _constant_nodes(infos, preds)
     owner = _fold_targets(infos, succs, constant)     # constant -> the op that consumes it
     home = owner if fold_params else {}
-    assignment = dict(analysis.partition.assignment)
-    cpu_names = {c.node for c in analysis.partition.cpu_nodes}
+    assignment = dict(part.assignment)
+    cpu_names = {c.node for c in part.cpu_nodes}
     counts = _violation_counts(analysis, home)
 
     folded: dict[str, list[str]] = {}
@@ -57,10 +67,24 @@ def build_graph_model(analysis: Analysis, fold_params: bool = True) -> GraphMode
             folded=tuple(folded.get(name, ())),
         ))
     shown = {n.id for n in nodes}
-    graph_edges = _graph_edges(edges, shown, home, analysis.partition.boundaries)
+    graph_edges = _graph_edges(edges, shown, home, part.boundaries)
     title = f"{analysis.model} · {analysis.quantizer.upper()}"
+    if partition_source == "xnnpack":
+        title += " · XNNPACK delegation"
     return GraphModel(tuple(nodes), graph_edges, title=title,
-                      meta={"folded_into": home, "fold_params": fold_params})
+                      meta={"folded_into": home, "fold_params": fold_params,
+                            "partition_source": partition_source})
+
+
+def partition_report(analysis: Analysis, partition_source: str = "simulated"):
+    """The PartitionReport a graph is coloured by: the simulated VPU one or the real XNNPACK one."""
+    if partition_source not in PARTITION_SOURCES:
+        raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}, not {partition_source!r}")
+    if partition_source == "simulated":
+        return analysis.partition
+    if analysis.delegation is None:
+        raise ValueError("this analysis has no XNNPACK delegation: run analyze(qm, xnnpack_delegation=True)")
+    return analysis.delegation
 
 
 def display_id(model: GraphModel, node: str) -> str:

@@ -1,0 +1,190 @@
+"""The real XNNPACK overlay: colour the graph by what ExecuTorch's XnnpackPartitioner delegated.
+
+Switching the overlay on asks the worker to lower the current graph(s) with ExecuTorch
+(`analyze(qm, xnnpack_delegation=True)`, seconds, so only on demand); the graphs are then built
+with `build_graph_model(..., partition_source="xnnpack")`. Green then means "inside an XNNPACK
+delegate" and orange "left to portable CPU kernels", so the canvas' own legend (which says VPU)
+is replaced by `DelegationLegend`, painted in the same style.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSizeF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QWidget
+
+from app.graph_view.legend import GAP, PAD, SWATCH_H, SWATCH_W
+from app.graph_view.style import Theme, legend_entries
+
+SIMULATED, XNNPACK = "simulated", "xnnpack"
+_RELABEL = {"VPU": "XNNPACK delegate", "CPU fallback": "not delegated (portable CPU kernel)",
+            "VPU ↔ CPU boundary": "delegate ↔ CPU boundary"}
+
+
+def delegation_entries(theme: Theme, subgraphs: int) -> list[tuple[str, str, QColor | None]]:
+    """The canvas legend's rows, worded for the XNNPACK delegation."""
+    rows = []
+    for kind, text, color in legend_entries(theme, subgraphs):
+        if text.startswith("VPU subgraph"):
+            text = text.replace("VPU subgraph", "XNNPACK delegate")
+        elif text.startswith("…"):
+            text = text.replace("VPU subgraphs", "delegates")
+        rows.append((kind, _RELABEL.get(text, text), color))
+    return rows
+
+
+def _font(theme: Theme) -> QFont:
+    font = QFont(theme.label_font)
+    font.setBold(False)
+    return font
+
+
+def entries_size(theme: Theme, rows) -> QSizeF:
+    fm = QFontMetricsF(_font(theme))
+    line_h = max(fm.height(), SWATCH_H) + 3.0
+    text_w = max(fm.horizontalAdvance(t) for _, t, _ in rows)
+    return QSizeF(2 * PAD + SWATCH_W + GAP + text_w, 2 * PAD + line_h * (len(rows) + 1))
+
+
+def paint_entries(painter: QPainter, top_left: QPointF, theme: Theme, rows,
+                  title: str = "XNNPACK delegation") -> QRectF:
+    """A legend box like the canvas' own (same swatches), with a title line."""
+    painter.save()
+    font = _font(theme)
+    fm = QFontMetricsF(font)
+    size = entries_size(theme, rows)
+    box = QRectF(top_left, size)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.setPen(QPen(QColor("#9aa0a6"), 1.0))
+    painter.setBrush(QBrush(QColor(255, 255, 255, 235)))
+    painter.drawRoundedRect(box, 6.0, 6.0)
+    line_h = max(fm.height(), SWATCH_H) + 3.0
+    bold = QFont(font)
+    bold.setBold(True)
+    painter.setFont(bold)
+    painter.setPen(QColor("#1b1f23"))
+    painter.drawText(QRectF(box.left() + PAD, box.top() + PAD, size.width(), line_h),
+                     Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, title)
+    painter.setFont(font)
+    y = box.top() + PAD + line_h
+    for kind, text, color in rows:
+        sw = QRectF(box.left() + PAD, y + (line_h - SWATCH_H) / 2.0, SWATCH_W, SWATCH_H)
+        if kind == "box":
+            painter.setPen(QPen(QColor("#41484f"), 1.0))
+            painter.setBrush(QBrush(color))
+            painter.drawRoundedRect(sw, 3.0, 3.0)
+        elif kind == "edge":
+            painter.setPen(QPen(color, 3.0, Qt.PenStyle.DashLine))
+            painter.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))
+        else:
+            painter.setPen(QPen(QColor("#ffffff"), 1.0))
+            painter.setBrush(QBrush(color))
+            painter.drawEllipse(sw.center(), 7.0, 7.0)
+            painter.drawText(QRectF(sw.center().x() - 7, sw.center().y() - 7, 14, 14),
+                             Qt.AlignmentFlag.AlignCenter, "n")
+        painter.setPen(QColor("#1b1f23"))
+        painter.drawText(QRectF(sw.right() + GAP, y, size.width(), line_h),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+        y += line_h
+    painter.restore()
+    return box
+
+
+class DelegationLegend(QWidget):
+    """Floats over a GraphView's top-right corner while the overlay is on (the view's own
+    legend is hidden then); follows the view's size through an event filter."""
+
+    def __init__(self, view) -> None:
+        super().__init__(view)
+        self.view = view
+        self.rows: list = []
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground, True)
+        self.hide()
+        self._filter = _ResizeFilter(self)
+        view.installEventFilter(self._filter)
+
+    def refresh(self, on: bool) -> None:
+        scene = self.view.graph_scene()
+        if not on or scene is None:
+            self.hide()
+            return
+        self.rows = delegation_entries(self.view.theme(), scene.subgraphs)
+        size = entries_size(self.view.theme(), self.rows)
+        self.resize(int(size.width()) + 2, int(size.height()) + 2)
+        self.place()
+        self.show()
+        self.raise_()
+        self.update()
+
+    def place(self) -> None:
+        vp = self.view.viewport().geometry()
+        self.move(vp.right() - self.width() - 10, vp.top() + 10)
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        paint_entries(painter, QPointF(0.5, 0.5), self.view.theme(), self.rows)
+        painter.end()
+
+
+class _ResizeFilter(QObject):
+    def __init__(self, legend: DelegationLegend) -> None:
+        super().__init__(legend)
+        self.legend = legend
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Resize and self.legend.isVisible():
+            self.legend.place()
+        return False
+
+
+class OverlayMixin:
+    """MainWindow part: the "Colour by" switch between the VPU partition and XNNPACK delegation."""
+
+    partition_source = SIMULATED
+
+    def _init_overlay(self) -> None:
+        self._legends = {}
+
+    def delegation_legend(self, view) -> DelegationLegend:
+        if view not in self._legends:
+            self._legends[view] = DelegationLegend(view)
+        return self._legends[view]
+
+    def refresh_legends(self) -> None:
+        """One legend per canvas (in compare mode only on side B: both use the same colours),
+        the canvas' own or, with the overlay, the delegation legend."""
+        overlay = self.partition_source == XNNPACK
+        for view in self.all_views():
+            wanted = view is not self.compare_view.views["a"]
+            view.show_legend(wanted and not overlay)
+            self.delegation_legend(view).refresh(wanted and overlay)
+
+    def set_partition_source(self, source: str) -> None:
+        """Colour by the simulated VPU partition or the real XNNPACK delegation (lowering the
+        shown graphs first, in the worker, when they have not been lowered yet)."""
+        if source == self.partition_source:
+            return
+        self.partition_source = source
+        self.view_bar.set_partition_source(source)
+        if source == XNNPACK and (self.jobs.is_running() or self._missing_delegation()):
+            self.request_run(reuse=True)          # only the lowering: PTQ results are reused
+        elif self.result is not None:
+            self.redraw()
+
+    def _missing_delegation(self) -> bool:
+        shown = [self.result] if not self.showing_compare() else [self.compare_result.a, self.compare_result.b]
+        return any(r is not None and not r.has_delegation() for r in shown)
+
+    def overlay_available(self, results) -> None:
+        """Before showing `results`: without their delegation, colour by the VPU partition."""
+        if self.partition_source == XNNPACK and not all(r.has_delegation() for r in results):
+            self.partition_source = SIMULATED
+            self.view_bar.set_partition_source(SIMULATED)
+
+    def overlay_job_ended(self) -> None:
+        """A run failed or was cancelled: if the graphs on screen still lack the delegation,
+        fall back to the simulated colouring rather than showing nothing."""
+        if self.partition_source == XNNPACK and self.result is not None and self._missing_delegation():
+            self.partition_source = SIMULATED
+            self.view_bar.set_partition_source(SIMULATED)
+            self.redraw()

@@ -1,0 +1,247 @@
+"""pytest-qt: compare mode (resnet8, VPU vs XNNPACK) and the real XNNPACK overlay, on real runs.
+
+One user story per test (each real run costs seconds): the comparison on screen is the core's,
+the two canvases select, pan and zoom together, the diff table shows each matched op's two
+sides, the presenter walks the violations, and both sides export.
+"""
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QImage
+
+from app.compare_table import pair_row
+from app.overlay import DelegationLegend
+from app.worker import CompareResult
+from test_gui import run_and_wait, window  # noqa: F401  (the window fixture)
+from vpu_core.compare import compare
+from vpu_core.graph_build import build_graph_model, display_id
+
+
+def _click_node(qtbot, view, node: str) -> None:
+    view.center_on(node)
+    view.select_node(None)
+    point = view.mapFromScene(view.graph_scene().items[node].box.center())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+def _offset(view, node: str) -> QPointF:
+    """Viewport centre minus the node's centre, in scene units."""
+    center = view.mapToScene(view.viewport().rect().center())
+    return QPointF(center) - view.graph_scene().items[node].box.center()
+
+
+def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_path):
+    single = run_and_wait(qtbot, window, {"model": "resnet8", "quantizer": "vpu"})
+    result = run_and_wait(qtbot, window, action=lambda: qtbot.mouseClick(window.view_bar.compare,
+                                                                         Qt.MouseButton.LeftButton))
+    assert isinstance(result, CompareResult) and window.showing_compare()
+    assert result.a is single                                   # A was on screen: only B ran
+    a, b = result.a.analysis, result.b.analysis
+    assert (a.quantizer, b.quantizer) == ("vpu", "xnnpack") and a.model == b.model == "resnet8"
+    cmp = result.comparison
+    assert (cmp.a_label, cmp.b_label) == ("VPU", "XNNPACK")
+    core = compare(a, b)
+    assert [(p.a.node, p.b.node) for p in cmp.pairs] == [(p.a.node, p.b.node) for p in core.pairs]
+    assert len(cmp.pairs) == 22 and cmp.only_a == cmp.only_b == ()
+    views = window.compare_view.views
+    assert views["a"].graph_scene().model == build_graph_model(a)
+    assert views["b"].graph_scene().model == build_graph_model(b)
+
+    # the diff table: one row per matched op, both sides' qparams and rules
+    table = window.panels.compare
+    assert window.panels.tables.currentWidget() is table
+    assert table.rows() == [pair_row(p) for p in cmp.pairs]
+    first = table.rows()[0]
+    assert first[:2] == ["conv2d", "entry.0 (Conv2d)"]
+    assert re.fullmatch(r"w 16 ch 2\^-\d+…2\^-\d+ · b int32", first[2])       # VPU: pow2 scales
+    assert first[3].startswith("w 16 ch 0.") and "2^" not in first[3]        # XNNPACK: float scales
+    assert first[4] == "✓" and "pow2" in first[5] and "bias int32" in first[5]
+    assert {r[6] for r in table.rows()} == {"VPU"}                              # nothing moved
+    add_row = next(r for r in table.rows() if r[0] == "add")
+    assert add_row[4] == "✓" and add_row[5] == "shared"
+
+    # synchronised selection: click a conv on B, its A partner is selected; by op, not by name
+    pair = next(p for p in cmp.pairs if p.key.startswith("stages.1.skip"))
+    _click_node(qtbot, views["b"], pair.b.node)
+    assert views["b"].selected() == pair.b.node and views["a"].selected() == pair.a.node
+    panel = window.panels.node_panel.toPlainText()
+    assert "B · XNNPACK" in panel and "⇄" in panel and pair.b.node in panel
+    assert window.tables_dock.windowTitle() == "Report — B: XNNPACK"       # the docks follow B
+    quant = next(n for n in b.nodes[pair.b.node].outputs if "quantize" in b.nodes[n].op)
+    window.compare_view.select("b", quant)                                  # a Q/DQ: its op's partner
+    assert views["a"].selected() == pair.a.node
+    row = next(i for i, p in enumerate(cmp.pairs) if p.key.startswith("stages.2.path_a.3"))
+    item = table.tree.topLevelItem(row)
+    table.tree.scrollToItem(item)
+    qtbot.mouseClick(table.tree.viewport(), Qt.MouseButton.LeftButton, pos=table.tree.visualItemRect(item).center())
+    assert (views["a"].selected(), views["b"].selected()) == (cmp.pairs[row].a.node, cmp.pairs[row].b.node)
+
+    # synchronised zoom and pan: B follows A's zoom and keeps the same ops in the middle
+    views["a"].zoom_by(0.5)
+    assert abs(views["b"].zoom() - views["a"].zoom()) < 1e-9
+    views["a"].verticalScrollBar().setValue(views["a"].verticalScrollBar().value() + 250)
+    centre = views["a"].mapToScene(views["a"].viewport().rect().center())
+    near = min(cmp.pairs, key=lambda p: (views["a"].graph_scene().items[p.a.node].box.center()
+                                         - QPointF(centre)).manhattanLength())
+    drift = _offset(views["a"], near.a.node) - _offset(views["b"], near.b.node)
+    assert drift.manhattanLength() < 60, drift
+
+    # presenter: V walks the violations (A has none, B all 53), the status bar says where
+    views["b"].setFocus()
+    qtbot.keyClick(views["b"], Qt.Key.Key_V)
+    message = window.statusBar().currentMessage()
+    assert message.startswith(f"Violation 1 of {len(b.violations)} (XNNPACK): ")
+    first_v = window._walk[0][2]
+    assert views["b"].selected() == display_id(views["b"].graph_scene().model, first_v.node)
+    assert first_v.message in message and first_v.message in window.panels.node_panel.toPlainText()
+    qtbot.keyClick(views["b"], Qt.Key.Key_V, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(views["b"], Qt.Key.Key_V, Qt.KeyboardModifier.ShiftModifier)
+    assert window.statusBar().currentMessage().startswith(f"Violation {len(b.violations) - 1} of ")
+    qtbot.keyClick(views["b"], Qt.Key.Key_PageDown)
+    assert window.statusBar().currentMessage().startswith(f"Violation {len(b.violations)} of ")
+
+    # exports in compare mode: both panes as on screen, both whole graphs, the report's comparison
+    shot = window.export_image(tmp_path / "compare_view.png", "view")
+    image = QImage(str(shot))
+    assert (image.width(), image.height()) == (window.compare_view.width(), window.compare_view.height())
+    svg = window.export_image(tmp_path / "both_graphs.svg", "graph").read_text(encoding="utf-8")
+    assert "A · VPU" in svg and "B · XNNPACK" in svg and svg.count("conv2d") >= 18
+    report = window.export_report_to(tmp_path / "compare.html").read_text(encoding="utf-8")
+    assert 'id="comparison"' in report and report.count("data:image/png;base64,") >= 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["both_graphs.svg", "compare.html", "compare_view.png"]
+
+    # leaving compare mode shows A at once, without another run
+    window.set_compare_mode(False)
+    assert not window.is_running() and window.graph_stack.currentWidget() is window.graph_view
+    assert window.graph_view.graph_scene().model == build_graph_model(a)
+    assert not window.panels.tables.isTabVisible(window.panels.compare_index)
+
+
+def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window):
+    before = run_and_wait(qtbot, window, {"model": "resnet8", "quantizer": "vpu"})
+    assert before.analysis.delegation is None                   # not lowered until asked
+    simulated = window.graph_model
+    after = run_and_wait(qtbot, window, action=lambda: qtbot.mouseClick(
+        window.view_bar.colour.button(1), Qt.MouseButton.LeftButton))
+    assert after.handle is before.handle                       # only lowered: PTQ was not re-run
+    delegation = after.analysis.delegation
+    assert delegation is not None and delegation.source == "xnnpack"
+    overlay = window.graph_view.graph_scene().model
+    assert overlay == build_graph_model(after.analysis, partition_source="xnnpack")
+    # resnet8 through the VPU quantizer: the VPU takes every conv, XNNPACK leaves some on the CPU
+    not_delegated = {c.node for c in delegation.cpu_nodes}
+    assert not_delegated and all(after.analysis.nodes[n].op == "conv2d.default" for n in not_delegated)
+    assert {n.id for n in overlay.nodes if n.category == "cpu"} == not_delegated
+    assert not any(n.category == "cpu" for n in simulated.nodes)
+    legend = window.delegation_legend(window.graph_view)
+    assert isinstance(legend, DelegationLegend) and legend.isVisible()
+    assert any(text.startswith("XNNPACK delegate") for _, text, _ in legend.rows)
+    assert "XNNPACK delegates" in window.summary.text() and f"{len(not_delegated)} not delegated" in window.summary.text()
+    assert window.panels.partition.top_titles()[0].startswith("Real XNNPACK delegation")
+    conv = sorted(not_delegated)[0]
+    window.select_node(conv)
+    text = window.panels.node_panel.toPlainText()
+    assert "not delegated (CPU)" in text and "not delegated by XnnpackPartitioner" in text
+
+    # back to the simulated VPU partition: no job, the analysis keeps its delegation
+    qtbot.mouseClick(window.view_bar.colour.button(0), Qt.MouseButton.LeftButton)
+    assert not window.is_running() and not legend.isVisible()
+    assert window.graph_view.graph_scene().model == build_graph_model(after.analysis)
+    assert window.panels.partition.top_titles()[0].startswith("Simulated VPU partition")
+
+
+def test_presentation_options_reach_every_canvas_the_docks_and_persist(qtbot, window):
+    from PySide6.QtWidgets import QApplication
+
+    from app import theme
+
+    qtbot.mouseClick(window.view_bar.large_font, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.view_bar.high_contrast, Qt.MouseButton.LeftButton)
+    for view in window.all_views():                        # the single canvas and both compare sides
+        assert view.theme().large_font and view.theme().high_contrast
+    sheet = QApplication.instance().styleSheet()
+    assert f"font-size: {theme.LARGE_PT}pt" in sheet and theme.HC_MUTED in sheet
+    assert window.panels.node_panel.font().pointSizeF() == theme.LARGE_PT
+    assert window.store.view_option("large_font") and window.store.view_option("high_contrast")
+    qtbot.mouseClick(window.view_bar.large_font, Qt.MouseButton.LeftButton)
+    assert not window.graph_view.theme().large_font and window.graph_view.theme().high_contrast
+    assert "font-size: %spt" % theme.LARGE_PT not in QApplication.instance().styleSheet()
+    assert not window.store.view_option("large_font")
+    qtbot.mouseClick(window.view_bar.high_contrast, Qt.MouseButton.LeftButton)
+    assert QApplication.instance().styleSheet() == theme.stylesheet()
+
+
+VIEWY = """
+import torch
+from torch import nn
+
+class Viewy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = nn.Linear(4 * 8 * 8, 5)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        return self.fc(y.reshape(x.shape[0], -1))   # a dynamic batch adds a sym_size op
+
+def get_model():
+    torch.manual_seed(0)
+    return Viewy(), (torch.randn(1, 3, 8, 8),)
+"""
+
+
+def test_ops_without_counterpart_are_marked_and_listed(qtbot, window, tmp_path):
+    from app.compare_view import MarkItem
+
+    path = tmp_path / "viewy.py"
+    path.write_text(VIEWY, encoding="utf-8")
+    window.set_options({"model": str(path), "quantizer": "xnnpack"})
+    window.compare_bar.set_overrides({"quantizer": "xnnpack", "dynamic_batch": True})
+    result = run_and_wait(qtbot, window, action=lambda: window.set_compare_mode(True))
+    cmp = result.comparison
+    assert (cmp.a_label, cmp.b_label) == ("XNNPACK · static batch", "XNNPACK · dynamic batch")
+    assert cmp.only_a == () and len(cmp.only_b) == 1
+    extra = cmp.only_b[0]
+    assert result.b.analysis.nodes[extra].op == "sym_size.int"
+    assert {p.op for p in cmp.pairs} == {"conv2d.default", "relu.default", "reshape.default", "linear.default"}
+
+    view = window.compare_view.views["b"]
+    marks = window.compare_view.marks["b"]
+    assert len(marks) == 1 and isinstance(marks[0], MarkItem) and marks[0].scene() is view.graph_scene()
+    assert marks[0].tag == "no match in XNNPACK · static batch"
+    assert marks[0].rects[0].contains(view.graph_scene().items[extra].box)
+    assert window.compare_view.marks["a"] == []
+    assert "1 unmatched" in window.compare_view.headers["b"].text()
+    last = window.panels.compare.rows()[-1]
+    assert last[:4] == ["sym_size", "only in XNNPACK · dynamic batch", "", extra]
+    assert "1 unmatched" in window.summary.text()
+
+    window.select_in("a", "conv2d")
+    window.select_in("b", extra)                      # no partner: the other side clears
+    assert view.selected() == extra and window.compare_view.views["a"].selected() is None
+    assert "no counterpart in XNNPACK · static batch" in window.panels.node_panel.toPlainText()
+
+
+def test_an_op_placed_differently_is_marked_on_both_sides(qtbot, window, tmp_path):
+    from resources import DEFAULT_PROFILE
+
+    profile = tmp_path / "no_relu.toml"         # the same VPU without a relu kernel
+    text = DEFAULT_PROFILE.read_text(encoding="utf-8")
+    profile.write_text(text.replace('"conv2d", "linear", "relu",', '"conv2d", "linear",'), encoding="utf-8")
+    window.set_options({"model": "conv_relu", "quantizer": "vpu"})
+    window.compare_bar.set_overrides({"quantizer": "vpu", "profile": str(profile)})
+    result = run_and_wait(qtbot, window, action=lambda: window.set_compare_mode(True))
+    cmp = result.comparison
+    assert (cmp.a_label, cmp.b_label) == ("VPU · default profile", "VPU · no_relu")
+    moved = cmp.partition_changes
+    assert [(p.op, p.a.placement, p.b.placement) for p in moved] == [("relu.default", "vpu", "cpu")]
+    row = next(r for r in window.panels.compare.rows() if r[0] == "relu")
+    assert row[6] == "VPU → CPU"
+    for side, node in (("a", moved[0].a.node), ("b", moved[0].b.node)):
+        marks = window.compare_view.marks[side]
+        assert [m.tag for m in marks] == ["placed differently"]
+        assert marks[0].rects[0].contains(window.compare_view.views[side].graph_scene().items[node].box)
+    assert "1 placed differently" in window.summary.text()
