@@ -6,15 +6,14 @@ the user asked. Any change is announced with `changed`; `closed` leaves compare 
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton,
                                QWidget)
 
 from app import theme
+from app.profile_combo import ProfileCombo
 
-OPEN_PROFILE = "__open_profile__"
 
 
 class CompareBar(QFrame):
@@ -26,7 +25,6 @@ class CompareBar(QFrame):
         super().__init__()
         self.setObjectName("viewBar")
         self._updating = False
-        self._profile: str | None = None
         self.configured = False            # B chosen (by the user or set_overrides) at least once
         title = QLabel("<b>Compare</b>&nbsp; A (toolbar) with <b>B</b>:")
         title.setToolTip("Side A is the configuration of the toolbar; side B is A with the settings "
@@ -42,8 +40,7 @@ class CompareBar(QFrame):
         self.weights.addItems(["per-channel", "per-tensor"])
         self.batch = QComboBox()
         self.batch.addItems(["static", "dynamic"])
-        self.profile = QComboBox()
-        self.profile.setMinimumContentsLength(10)
+        self.profile = ProfileCombo()
         self.close_button = QPushButton("✕  Leave")
         self.close_button.setToolTip("Back to a single graph (the A configuration)")
         row = QHBoxLayout(self)
@@ -67,7 +64,8 @@ class CompareBar(QFrame):
         self.quantizer.idClicked.connect(lambda _id: self._changed())
         self.weights.currentIndexChanged.connect(self._changed)
         self.batch.currentIndexChanged.connect(self._changed)
-        self.profile.activated.connect(self._on_profile)
+        self.profile.changed.connect(self._changed)
+        self.profile.open_requested.connect(self.open_profile_requested)
         self.close_button.clicked.connect(self.closed)
         self.set_profiles([])
 
@@ -81,34 +79,10 @@ class CompareBar(QFrame):
         self.weights.setEnabled(self.quantizer.checkedId() == 1)
 
     def set_profiles(self, recent: list[str]) -> None:
-        self._updating = True
-        self.profile.clear()
-        self.profile.addItem("VPU default", None)
-        for path in recent:
-            self.profile.addItem(Path(path).stem, path)
-        self.profile.insertSeparator(self.profile.count())
-        self.profile.addItem("Open profile…", OPEN_PROFILE)
-        self._updating = False
-        self.set_profile(self._profile)
+        self.profile.set_recent(recent, self.profile.path())
 
     def set_profile(self, path: str | None) -> None:
-        self._updating = True
-        index = self.profile.findData(path) if path else 0
-        if index < 0:
-            self.profile.insertItem(1, Path(path).stem, path)
-            index = 1
-        self.profile.setCurrentIndex(index)
-        self._profile = path
-        self._updating = False
-
-    def _on_profile(self, index: int) -> None:
-        data = self.profile.itemData(index)
-        if data == OPEN_PROFILE:
-            self.set_profile(self._profile)
-            self.open_profile_requested.emit()
-        elif data != self._profile:
-            self._profile = data
-            self._changed()
+        self.profile.set_profile(path)
 
     def overrides(self) -> dict:
         """The settings B changes (RunConfig field names)."""
@@ -116,7 +90,7 @@ class CompareBar(QFrame):
         return {"quantizer": "xnnpack" if xnn else "vpu",
                 "per_tensor": xnn and self.weights.currentIndex() == 1,
                 "dynamic_batch": self.batch.currentIndex() == 1,
-                "profile": self._profile}
+                "profile": self.profile.path()}
 
     def set_overrides(self, options: dict) -> None:
         self.configured = True

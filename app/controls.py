@@ -15,9 +15,9 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QHBoxLayout, QLabel, QLi
                                QStyleOptionViewItem, QToolButton, QWidget)
 
 from app import theme
+from app.profile_combo import ProfileCombo
 
 OPEN_MODEL = "__open_model__"
-OPEN_PROFILE = "__open_profile__"
 DESC_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
@@ -109,8 +109,7 @@ class RunControls(QWidget):
         data_menu.addAction("Synthetic data (seeded random)", lambda: self.set_calib_data(None, announce=True))
         data_menu.addAction("Calibration data…  (.pt / .npz)", self.open_calib_requested.emit)
         self.data_button.setMenu(data_menu)
-        self.profile = QComboBox()
-        self.profile.setMinimumContentsLength(10)
+        self.profile = ProfileCombo()
         self.profile.setToolTip("Hardware profile: VPU op list and constraint switches (TOML)")
         self.run_button = QPushButton("▶  Run")
         self.run_button.setObjectName("runButton")
@@ -146,7 +145,8 @@ class RunControls(QWidget):
 
     def _connect(self) -> None:
         self.model.activated.connect(self._on_model_activated)
-        self.profile.activated.connect(self._on_profile_activated)
+        self.profile.changed.connect(self._changed)
+        self.profile.open_requested.connect(self.open_profile_requested)
         self.quantizer.idClicked.connect(lambda _id: (self._sync_weights(), self._changed()))
         self.weights.currentIndexChanged.connect(self._changed)
         self.batch.currentIndexChanged.connect(self._changed)
@@ -214,35 +214,10 @@ class RunControls(QWidget):
 
     # -- profile picker --------------------------------------------------------------------------
     def set_profiles(self, recent: list[str], current: str | None = None) -> None:
-        self._updating = True
-        self.profile.clear()
-        self.profile.addItem("VPU default", None)
-        for path in recent:
-            self.profile.addItem(Path(path).stem, path)
-            self.profile.setItemData(self.profile.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
-        self.profile.insertSeparator(self.profile.count())
-        self.profile.addItem("Open profile…", OPEN_PROFILE)
-        self._updating = False
-        self.set_profile(current)
+        self.profile.set_recent(recent, current)
 
     def set_profile(self, path: str | None) -> None:
-        self._updating = True
-        index = self.profile.findData(path) if path else 0
-        if index < 0:
-            self.profile.insertItem(1, Path(path).stem, path)
-            index = 1
-        self.profile.setCurrentIndex(index)
-        self._profile = path
-        self._updating = False
-
-    def _on_profile_activated(self, index: int) -> None:
-        data = self.profile.itemData(index)
-        if data == OPEN_PROFILE:
-            self.set_profile(self._profile)
-            self.open_profile_requested.emit()
-        elif data != self._profile:
-            self._profile = data
-            self._changed()
+        self.profile.set_profile(path)
 
     # -- calibration data ------------------------------------------------------------------------
     def set_calib_data(self, path: str | None, announce: bool = False) -> None:
@@ -266,7 +241,7 @@ class RunControls(QWidget):
             "dynamic_batch": self.batch.currentIndex() == 1,
             "calib_batches": self.calib.value(),
             "calib_data": self._calib_data,
-            "profile": self._profile,
+            "profile": self.profile.path(),
         }
 
     def set_options(self, options: dict) -> None:

@@ -9,10 +9,10 @@ is replaced by `DelegationLegend`, painted in the same style.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSizeF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QWidget
 
-from app.graph_view.legend import GAP, PAD, SWATCH_H, SWATCH_W
+from app.graph_view.legend import paint_rows, rows_size
 from app.graph_view.style import Theme, legend_entries
 
 SIMULATED, XNNPACK = "simulated", "xnnpack"
@@ -32,61 +32,16 @@ def delegation_entries(theme: Theme, subgraphs: int) -> list[tuple[str, str, QCo
     return rows
 
 
-def _font(theme: Theme) -> QFont:
-    font = QFont(theme.label_font)
-    font.setBold(False)
-    return font
+TITLE = "XNNPACK delegation"
 
 
 def entries_size(theme: Theme, rows) -> QSizeF:
-    fm = QFontMetricsF(_font(theme))
-    line_h = max(fm.height(), SWATCH_H) + 3.0
-    text_w = max(fm.horizontalAdvance(t) for _, t, _ in rows)
-    return QSizeF(2 * PAD + SWATCH_W + GAP + text_w, 2 * PAD + line_h * (len(rows) + 1))
+    return rows_size(theme, rows, TITLE)
 
 
-def paint_entries(painter: QPainter, top_left: QPointF, theme: Theme, rows,
-                  title: str = "XNNPACK delegation") -> QRectF:
-    """A legend box like the canvas' own (same swatches), with a title line."""
-    painter.save()
-    font = _font(theme)
-    fm = QFontMetricsF(font)
-    size = entries_size(theme, rows)
-    box = QRectF(top_left, size)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    painter.setPen(QPen(QColor("#9aa0a6"), 1.0))
-    painter.setBrush(QBrush(QColor(255, 255, 255, 235)))
-    painter.drawRoundedRect(box, 6.0, 6.0)
-    line_h = max(fm.height(), SWATCH_H) + 3.0
-    bold = QFont(font)
-    bold.setBold(True)
-    painter.setFont(bold)
-    painter.setPen(QColor("#1b1f23"))
-    painter.drawText(QRectF(box.left() + PAD, box.top() + PAD, size.width(), line_h),
-                     Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, title)
-    painter.setFont(font)
-    y = box.top() + PAD + line_h
-    for kind, text, color in rows:
-        sw = QRectF(box.left() + PAD, y + (line_h - SWATCH_H) / 2.0, SWATCH_W, SWATCH_H)
-        if kind == "box":
-            painter.setPen(QPen(QColor("#41484f"), 1.0))
-            painter.setBrush(QBrush(color))
-            painter.drawRoundedRect(sw, 3.0, 3.0)
-        elif kind == "edge":
-            painter.setPen(QPen(color, 3.0, Qt.PenStyle.DashLine))
-            painter.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))
-        else:
-            painter.setPen(QPen(QColor("#ffffff"), 1.0))
-            painter.setBrush(QBrush(color))
-            painter.drawEllipse(sw.center(), 7.0, 7.0)
-            painter.drawText(QRectF(sw.center().x() - 7, sw.center().y() - 7, 14, 14),
-                             Qt.AlignmentFlag.AlignCenter, "n")
-        painter.setPen(QColor("#1b1f23"))
-        painter.drawText(QRectF(sw.right() + GAP, y, size.width(), line_h),
-                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
-        y += line_h
-    painter.restore()
-    return box
+def paint_entries(painter: QPainter, top_left: QPointF, theme: Theme, rows) -> QRectF:
+    """A legend box like the canvas' own (same swatches, same painter), with a title line."""
+    return paint_rows(painter, top_left, theme, rows, TITLE)
 
 
 class DelegationLegend(QWidget):

@@ -21,48 +21,75 @@ def _font(theme: Theme) -> QFont:
 
 
 def legend_size(theme: Theme, subgraphs: int) -> QSizeF:
-    fm = QFontMetricsF(_font(theme))
-    rows = legend_entries(theme, subgraphs)
-    line_h = max(fm.height(), SWATCH_H) + 3.0
-    text_w = max(fm.horizontalAdvance(t) for _, t, _ in rows)
-    return QSizeF(2 * PAD + SWATCH_W + GAP + text_w, 2 * PAD + line_h * len(rows))
+    return rows_size(theme, legend_entries(theme, subgraphs))
 
 
 def paint_legend(painter: QPainter, top_left: QPointF, theme: Theme, subgraphs: int) -> QRectF:
     """Draw the legend box with its top-left corner at `top_left` (device coordinates)."""
+    return paint_rows(painter, top_left, theme, legend_entries(theme, subgraphs))
+
+
+def rows_size(theme: Theme, rows, title: str | None = None) -> QSizeF:
+    """Size of a legend box of (kind, text, colour) rows, plus a bold title line if given."""
+    fm = QFontMetricsF(_font(theme))
+    line_h = max(fm.height(), SWATCH_H) + 3.0
+    text_w = max(fm.horizontalAdvance(t) for _, t, _ in rows)
+    if title:
+        bold = _font(theme)
+        bold.setBold(True)
+        text_w = max(text_w, QFontMetricsF(bold).horizontalAdvance(title) - SWATCH_W - GAP)
+    lines = len(rows) + (1 if title else 0)
+    return QSizeF(2 * PAD + SWATCH_W + GAP + text_w, 2 * PAD + line_h * lines)
+
+
+def paint_rows(painter: QPainter, top_left: QPointF, theme: Theme, rows,
+               title: str | None = None) -> QRectF:
+    """Any legend box in the canvas' style: the on-screen legend, exports and overlays share it."""
     painter.save()
     font = _font(theme)
     fm = QFontMetricsF(font)
-    size = legend_size(theme, subgraphs)
+    size = rows_size(theme, rows, title)
     box = QRectF(top_left, size)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     painter.setPen(QPen(QColor("#9aa0a6"), 1.0))
     painter.setBrush(QBrush(QColor(255, 255, 255, 235)))
     painter.drawRoundedRect(box, 6.0, 6.0)
-    painter.setFont(font)
     line_h = max(fm.height(), SWATCH_H) + 3.0
     y = box.top() + PAD
-    for kind, text, color in legend_entries(theme, subgraphs):
+    if title:
+        bold = QFont(font)
+        bold.setBold(True)
+        painter.setFont(bold)
+        painter.setPen(QColor("#1b1f23"))
+        painter.drawText(QRectF(box.left() + PAD, y, size.width(), line_h),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, title)
+        y += line_h
+    painter.setFont(font)
+    for kind, text, color in rows:
         sw = QRectF(box.left() + PAD, y + (line_h - SWATCH_H) / 2.0, SWATCH_W, SWATCH_H)
-        if kind == "box":
-            painter.setPen(QPen(QColor("#41484f"), 1.0))
-            painter.setBrush(QBrush(color))
-            painter.drawRoundedRect(sw, 3.0, 3.0)
-        elif kind == "edge":
-            painter.setPen(QPen(color, 3.0, Qt.PenStyle.DashLine))
-            painter.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))
-        else:
-            painter.setPen(QPen(QColor("#ffffff"), 1.0))
-            painter.setBrush(QBrush(color))
-            painter.drawEllipse(QPointF(sw.center().x(), sw.center().y()), 7.0, 7.0)
-            painter.drawText(QRectF(sw.center().x() - 7, sw.center().y() - 7, 14, 14),
-                             Qt.AlignmentFlag.AlignCenter, "n")
+        _paint_swatch(painter, kind, sw, color)
         painter.setPen(QColor("#1b1f23"))
         painter.drawText(QRectF(sw.right() + GAP, y, size.width(), line_h),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
         y += line_h
     painter.restore()
     return box
+
+
+def _paint_swatch(painter: QPainter, kind: str, sw: QRectF, color) -> None:
+    if kind == "box":
+        painter.setPen(QPen(QColor("#41484f"), 1.0))
+        painter.setBrush(QBrush(color))
+        painter.drawRoundedRect(sw, 3.0, 3.0)
+    elif kind == "edge":
+        painter.setPen(QPen(color, 3.0, Qt.PenStyle.DashLine))
+        painter.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))
+    else:
+        painter.setPen(QPen(QColor("#ffffff"), 1.0))
+        painter.setBrush(QBrush(color))
+        painter.drawEllipse(sw.center(), 7.0, 7.0)
+        painter.drawText(QRectF(sw.center().x() - 7, sw.center().y() - 7, 14, 14),
+                         Qt.AlignmentFlag.AlignCenter, "n")
 
 
 class LegendOverlay(QWidget):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from html import escape
 from typing import TYPE_CHECKING
+from vpu_core.report_text import human_bytes  # noqa: F401  (re-exported for the sections)
 
 if TYPE_CHECKING:  # vpu_core.analysis pulls in torch; only its plain dataclasses are read here
     from vpu_core.analysis.results import TensorQParams
@@ -80,14 +81,6 @@ def facts(pairs: list[tuple[str, str]]) -> str:
 
 
 # -- numbers ----------------------------------------------------------------------------------------
-
-def human_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
-
 
 def db_text(value: float | None) -> str:
     if value is None:
