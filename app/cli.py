@@ -59,7 +59,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return core_cli.EXIT_OK
     print("Synthetic Q/DQ graphs (median of runs; times in ms)")
     print(benchmark.format_table(graphs))
-    print("\nZoo models end to end (times in ms; analyze_pct_of_ptq = analyze / (export+prepare+calibrate+convert))")
+    print("\nZoo models end to end (times in ms; analyze = check + partition + shifts + statistics;"
+          "\nanalyze_pct_of_ptq = analyze / (export+prepare+calibrate+convert); sqnr = the float-vs-quantized"
+          "\nforward passes, measured separately)")
     print(benchmark.format_table(zoo))
     print(f"\nwindow on screen {startup['window_startup_s'] * 1000:.0f} ms after launch "
           f"(torch imported at start-up: {startup['torch_imported_at_startup']}); "

@@ -6,7 +6,7 @@ import math
 from vpu_core.analysis.results import Analysis, PartitionReport
 
 SCHEMA_VERSION = 1
-TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze")
+TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")
 
 
 def analysis_to_json(a: Analysis) -> dict:

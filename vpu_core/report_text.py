@@ -30,7 +30,7 @@ def analysis_to_text(a: Analysis) -> str:
     lines.append(f"SQNR (float vs quantized, held-aside batch): {sqnr}")
     t = a.timings_s
     lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
-                                          for k in ("export", "prepare", "calibrate", "convert", "analyze")))
+                                          for k in ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")))
     total = len(a.violations)
     lines.append(f"{total} violation{'s' if total != 1 else ''} in "
                  f"{sum(1 for r in a.rules if r.violations)} rule(s).")

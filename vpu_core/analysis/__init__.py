@@ -35,12 +35,18 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
     requant = requant_sites(g)
     tensors = tensor_qparams(g, qm.observer_scales if qm.config.quantizer == "vpu" else [])
     report("analyze", 0.4)
+    # SQNR runs both graphs forward: a measurement, not graph analysis, so it is timed on its
+    # own ("sqnr") and "analyze" is check + partition + shifts + statistics, as the benchmark
+    # targets define it.
+    sqnr_start = time.perf_counter()
     layers, e2e = {}, None
     if qm.float_graph is not None:
         layers, e2e = measure_sqnr(qm.float_graph, qm.converted, qm.heldout)
+    sqnr_s = time.perf_counter() - sqnr_start
     nodes, graph_edges, hists = node_infos(g, layers), edges(g), histograms(tensors, requant)
     timings = dict(qm.timings)
-    timings["analyze"] = time.perf_counter() - start
+    timings["analyze"] = time.perf_counter() - start - sqnr_s
+    timings["sqnr"] = sqnr_s
     report("analyze", 0.8)
     delegation = None
     if xnnpack_delegation:  # slow (seconds): only when asked, timed on its own
