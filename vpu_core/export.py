@@ -20,7 +20,8 @@ def with_batch(inputs: tuple, batch_size: int) -> tuple:
     return tuple(out)
 
 
-def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool = False):
+def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool = False,
+                  name: str = "the model"):
     """Export for PT2E: returns the GraphModule of torch.export (`.module()`).
 
     With `dynamic_batch` the batch dimension of every input is a symbolic Dim; the example batch
@@ -37,7 +38,7 @@ def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool =
             program = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes,
                                           strict=False)
     except Exception as exc:
-        raise ExportError(f"torch.export could not trace the model: {export_reason(exc)}",
+        raise ExportError(f"torch.export could not trace {name}: {export_reason(exc)}",
                           traceback.format_exc() + chatter.getvalue()) from None
     return drop_eval_dropout(program.module())
 

@@ -95,7 +95,8 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
         float_gm = st.run("export", loaded.program.module)
     else:
         example = with_batch(loaded.example_inputs, config.batch_size)
-        float_gm = st.run("export", export_module, loaded.module, example, config.dynamic_batch)
+        float_gm = st.run("export", export_module, loaded.module, example, config.dynamic_batch,
+                          config.model)
     batches, heldout = _calibration_data(config, example)
     prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
     st.run("calibrate", _calibrate, prepared, batches, st)
