@@ -8,11 +8,12 @@ from __future__ import annotations
 
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton,
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton,
                                QWidget)
 
 from app import theme
 from app.profile_combo import ProfileCombo
+from app.quantizer_buttons import quantizer_switch
 
 
 
@@ -29,12 +30,7 @@ class CompareBar(QFrame):
         title = QLabel("<b>Compare</b>&nbsp; A (toolbar) with <b>B</b>:")
         title.setToolTip("Side A is the configuration of the toolbar; side B is A with the settings "
                          "chosen here. The model and calibration are always the same on both sides.")
-        self.vpu_button, self.xnn_button = QPushButton("VPU"), QPushButton("XNNPACK")
-        self.quantizer = QButtonGroup(self)
-        for i, (button, name) in enumerate(((self.vpu_button, "segLeft"), (self.xnn_button, "segRight"))):
-            button.setCheckable(True)
-            button.setObjectName(name)
-            self.quantizer.addButton(button, i)
+        self.quantizer, self.vpu_button, self.xnn_button = quantizer_switch(self)
         self.xnn_button.setChecked(True)
         self.weights = QComboBox()
         self.weights.addItems(["per-channel", "per-tensor"])

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QHBoxLayout, QLabel, QListView, QMenu,
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QListView, QMenu,
                                QPushButton, QSpinBox, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QToolButton, QWidget)
 
 from app import theme
 from app.profile_combo import ProfileCombo
+from app.quantizer_buttons import quantizer_switch
 
 OPEN_MODEL = "__open_model__"
 DESC_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -81,15 +82,8 @@ class RunControls(QWidget):
         self.model.setMinimumContentsLength(13)
         self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.model.setToolTip("Model: the built-in zoo, recent files, or Open… a .py / .pt2 file")
-        self.vpu_button, self.xnn_button = QPushButton("VPU"), QPushButton("XNNPACK")
-        self.quantizer = QButtonGroup(self)
-        for i, (button, name) in enumerate(((self.vpu_button, "segLeft"), (self.xnn_button, "segRight"))):
-            button.setCheckable(True)
-            button.setObjectName(name)
-            self.quantizer.addButton(button, i)
+        self.quantizer, self.vpu_button, self.xnn_button = quantizer_switch(self)
         self.vpu_button.setChecked(True)
-        self.vpu_button.setToolTip("MyVPUQuantizer: encodes the eight VPU constraints")
-        self.xnn_button.setToolTip("ExecuTorch XNNPACKQuantizer: fine for a CPU, breaks most VPU rules")
         self.weights = QComboBox()
         self.weights.addItems(["per-channel", "per-tensor"])
         self.batch = QComboBox()

@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter, QRegion, QTextDocumen
 from PySide6.QtWidgets import QWidget
 
 from vpu_core.errors import InspectorError
+from vpu_core.save import check_output_path
 
 IMAGE_SUFFIXES = (".png", ".svg")
 MAX_SIDE, MAX_PIXELS = 30_000, 64_000_000
@@ -26,12 +27,7 @@ class ImageExportError(InspectorError):
 
 
 def check_image_path(path: str | Path) -> Path:
-    path = Path(path)
-    if path.suffix.lower() not in IMAGE_SUFFIXES:
-        raise ImageExportError(f"Cannot export an image to {path.name}: the file name must end in .png or .svg.")
-    if not path.parent.is_dir():
-        raise ImageExportError(f"Cannot export an image to {path}: the folder {path.parent} does not exist.")
-    return path
+    return check_output_path(path, IMAGE_SUFFIXES, "an image")
 
 
 def write_atomically(path: Path, write) -> Path:

@@ -3,21 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vpu_core.errors import InspectorError
-
-IMAGE_SUFFIXES = (".png", ".svg")
-
-
-class RenderError(InspectorError):
-    """The output path cannot take an image."""
-
 
 def render_model(config, output: str | Path, fold_params: bool = True) -> Path:
-    output = Path(output)
-    if output.suffix.lower() not in IMAGE_SUFFIXES:
-        raise RenderError(f"Cannot render to {output}: the file name must end in .png or .svg.")
-    if not output.parent.exists():
-        raise RenderError(f"Cannot render to {output}: the folder {output.parent} does not exist.")
+    from app.image_export import check_image_path
+
+    output = check_image_path(output)
     from vpu_core.analysis import analyze
     from vpu_core.graph_build import build_graph_model
     from vpu_core.layout import layout_graph

@@ -14,25 +14,16 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from vpu_core.errors import InspectorError
+from vpu_core.save import check_output_path
 
 REPORT_SUFFIXES = (".html", ".htm")
 IMAGE_SCALE = 2.0
 ProgressFn = Callable[[str, float], None]
 
 
-class ReportError(InspectorError):
-    """The output path cannot take an HTML report."""
-
-
 def check_output(output: str | Path) -> Path:
     """Fail before any work when the report could not be written there."""
-    output = Path(output)
-    if output.suffix.lower() not in REPORT_SUFFIXES:
-        raise ReportError(f"Cannot write the report to {output}: the file name must end in .html.")
-    if not output.parent.exists():
-        raise ReportError(f"Cannot write the report to {output}: the folder {output.parent} does not exist.")
-    return output
+    return check_output_path(output, REPORT_SUFFIXES, "the report")
 
 
 def report_model(config, output: str | Path, compare_config=None,

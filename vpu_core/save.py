@@ -6,13 +6,22 @@ import tempfile
 import traceback
 from pathlib import Path
 
-import torch
-
 from vpu_core.errors import InspectorError, short_reason
 
 
 class SaveError(InspectorError):
     """Writing an output file failed."""
+
+
+def check_output_path(path: str | Path, suffixes: tuple[str, ...], what: str) -> Path:
+    """Fail before any work when `what` ("the report", "an image") cannot be written to `path`."""
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        raise SaveError(f"Cannot write {what} to {path}: the file name must end in "
+                        f"{' or '.join(suffixes)}.")
+    if not path.parent.is_dir():
+        raise SaveError(f"Cannot write {what} to {path}: the folder {path.parent} does not exist.")
+    return path
 
 
 def atomic_write(path: Path, write_fn) -> None:
@@ -40,6 +49,8 @@ def _umask() -> int:
 
 def save_program(qm, path: Path) -> None:
     """Re-export the converted GraphModule and save it, loadable with torch.export.load."""
+    import torch  # lazily: the GUI uses this module's path checks before torch is loaded
+
     dynamic_shapes = None
     if qm.config.dynamic_batch and not qm.already_quantized:
         batch = torch.export.Dim("batch", min=1, max=4096)
