@@ -115,3 +115,13 @@ def test_profile_without_add_sends_adds_to_cpu_and_stays_acyclic():
     adds = [c for c in report.cpu_nodes if c.op == "add.Tensor"]
     assert len(adds) == 3 and adds[0].reason == "add.Tensor is not in the VPU op list (profile vpu-default)"
     assert len(report.subgraphs) > 1
+
+
+def test_shape_scalars_of_a_dynamic_batch_are_not_boundaries(run_cached):
+    """sym_size of a dynamic batch feeds reshapes on the VPU: host metadata, not a transfer."""
+    from vpu_core.analysis import analyze
+
+    a = analyze(run_cached(model="transformer", quantizer="xnnpack", dynamic_batch=True))
+    assert a.partition.boundaries
+    assert all(b.bytes > 0 and not b.src.startswith("sym_size") for b in a.partition.boundaries)
+    assert a.partition.transfer_bytes == sum(b.bytes for b in a.partition.boundaries)

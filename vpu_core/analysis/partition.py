@@ -13,7 +13,7 @@ Assignment of every graph node (each exactly once, to a subgraph id or "cpu"):
 
 Boundary edges: every data edge (src → dst) between a node on the VPU (any subgraph) and a node on
 the CPU, with direction "vpu->cpu" or "cpu->vpu". Edges from constants never count (they are
-loaded once, not transferred). The bytes are those of the tensor the edge carries, i.e. src's
+loaded once, not transferred), nor do shape scalars (sym_size of a dynamic batch). The bytes are those of the tensor the edge carries, i.e. src's
 output: numel × dtype size (an int8 tensor crossing counts 1 byte per element; a symbolic
 dimension counts at its example value). transfer_bytes is the sum over all boundary edges.
 """
@@ -109,6 +109,8 @@ def boundaries(g: QGraph, assignment: dict) -> tuple[Boundary, ...]:
         for src in dst.all_input_nodes:
             if src.op == "get_attr" or src in g.constants:
                 continue
+            if isinstance(src.meta.get("val"), (torch.SymInt, int)):
+                continue  # a shape scalar (sym_size of a dynamic batch): host metadata, not data
             a, b = assignment[src.name], assignment[dst.name]
             if (a == "cpu") == (b == "cpu"):
                 continue
