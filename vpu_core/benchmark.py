@@ -18,12 +18,15 @@ SceneMeasure = Callable[[object, object], dict]
 
 
 def rss_mib() -> float:
-    """Resident memory of this process now (VmRSS), in MiB."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+    """Resident memory of this process now (VmRSS), in MiB; the peak where /proc is missing."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return peak_rss_mib()
 
 
 def peak_rss_mib() -> float:

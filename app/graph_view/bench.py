@@ -12,23 +12,11 @@ import time
 from PySide6.QtGui import QImage
 
 from vpu_core.graph_model import GraphModel
+from vpu_core.benchmark import rss_mib
 from vpu_core.layout import Layout
 
 from .export import ensure_app
 from .view import GraphView
-
-
-def rss_mb() -> float:
-    """Resident memory of this process in MiB (Linux /proc; ru_maxrss elsewhere)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def _frame(view: GraphView, img: QImage) -> float:
@@ -67,7 +55,7 @@ def measure_scene(model: GraphModel, layout: Layout, width: int = 1280, height: 
     view.fit()
     out["fit_first_frame_s"] = _frame(view, img)
     out["fit_frame_s"] = statistics.median(_frame(view, img) for _ in range(5))
-    out["rss_mb"] = rss_mb()
+    out["rss_mb"] = rss_mib()
     view.close()
     view.deleteLater()
     app.processEvents()
