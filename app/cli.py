@@ -47,7 +47,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from app.graph_view.bench import measure_scene
     from app.startup_bench import measure_window_startup
-    from vpu_core import benchmark
+    from vpu_core import bench as benchmark
 
     sizes = benchmark.SIZES[:2] if args.quick else benchmark.SIZES
     graphs = benchmark.bench_graphs(sizes, repeats=1 if args.quick else 3, scene_measure=_scene_columns(measure_scene))

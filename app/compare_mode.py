@@ -156,7 +156,7 @@ class CompareModeMixin:
         self.panels.show_node(run.analysis, self.current_bundle(side).model, node, prefix)
 
     def compare_select(self, side: str, node: str, center: bool = True) -> bool:
-        from vpu_core.graph_build import display_id
+        from vpu_core.graph.build import display_id
 
         shown = display_id(self.current_bundle(side).model, node)
         if not self.compare_view.select(side, shown, center):

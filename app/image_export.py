@@ -4,7 +4,7 @@ A single graph coloured by the VPU partition goes through the canvas' own export
 (`render_view_to_image`, `render_to_image`). Compare mode (two graphs) and the XNNPACK overlay
 (another legend) are composed here from the same pieces: a GraphScene per graph rendered whole,
 or the on-screen widgets rendered with QWidget.render (vector output for SVG). Every file is
-written atomically through vpu_core.save.atomic_write (temp file beside the target + rename).
+written atomically through vpu_core.files.atomic_write (temp file beside the target + rename).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter, QRegion, QTextDocumen
 from PySide6.QtWidgets import QWidget
 
 from vpu_core.errors import InspectorError
-from vpu_core.save import check_output_path
+from vpu_core.files import check_output_path
 
 IMAGE_SUFFIXES = (".png", ".svg")
 MAX_SIDE, MAX_PIXELS = 30_000, 64_000_000
@@ -32,7 +32,7 @@ def check_image_path(path: str | Path) -> Path:
 
 def write_atomically(path: Path, write) -> Path:
     """`write(tmp_path)` into a temp file beside `path`, then rename it into place."""
-    from vpu_core.save import atomic_write
+    from vpu_core.files import atomic_write
 
     try:
         atomic_write(path, write)

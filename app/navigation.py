@@ -11,7 +11,7 @@ class NavigationMixin:
         if self.showing_compare():
             self.compare_select(self.focus_side, node, center)
             return
-        from vpu_core.graph_build import display_id
+        from vpu_core.graph.build import display_id
 
         shown = display_id(self.graph_model, node)
         if shown not in self.graph.layout.boxes:

@@ -14,7 +14,7 @@ from app import theme
 
 def walk_entries(analysis, model, side: str = "a") -> list[tuple[str, str, object]]:
     """(side, node shown, Violation) in the order the graph draws the nodes, then by rule."""
-    from vpu_core.graph_build import display_id
+    from vpu_core.graph.build import display_id
 
     order = {n.id: i for i, n in enumerate(model.nodes)}
     rules = [r.rule.id for r in analysis.rules]

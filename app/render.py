@@ -9,13 +9,10 @@ def render_model(config, output: str | Path, fold_params: bool = True) -> Path:
 
     output = check_image_path(output)  # fail before the seconds of PTQ, not after
     from app.graph_view.export import render_to_image  # makes its own offscreen QApplication
-    from vpu_core.analysis import analyze
-    from vpu_core.graph_build import build_graph_model
-    from vpu_core.layout import layout_graph
-    from vpu_core.pipeline import run_pipeline
-    from vpu_core.save import atomic_write
+    from vpu_core.config import ViewOptions
+    from vpu_core.files import atomic_write
+    from vpu_core.session import inspect
 
-    model = build_graph_model(analyze(run_pipeline(config)), fold_params=fold_params)
-    layout = layout_graph(model)
-    atomic_write(output, lambda tmp: render_to_image(model, layout, tmp))
+    graph = inspect(config, view=ViewOptions(fold_params=fold_params)).graph
+    atomic_write(output, lambda tmp: render_to_image(graph.model, graph.layout, tmp))
     return output

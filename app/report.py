@@ -4,7 +4,7 @@ Two entry points:
   report_model(config, output, compare_config=None)  `vpu-inspector report` (runs the pipeline(s))
   export_report(output, analysis, compare_with=None)  File ▸ Export report (analyses already there)
 
-The HTML itself is vpu_core.report_html's (pure Python); this module only adds what needs Qt —
+The HTML itself is vpu_core.reports.html's (pure Python); this module only adds what needs Qt —
 the graph image, rendered through app.graph_view.export.render_to_image exactly as
 `vpu-inspector render` draws it — and writes the file atomically.
 """
@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from vpu_core.save import check_output_path
+from vpu_core.files import check_output_path
 
 REPORT_SUFFIXES = (".html", ".htm")
 IMAGE_SCALE = 2.0
@@ -29,18 +29,17 @@ def check_output(output: str | Path) -> Path:
 def report_model(config, output: str | Path, compare_config=None,
                  progress: ProgressFn | None = None) -> Path:
     """Run the pipeline and analysis for `config` (and `compare_config`), then write the report."""
-    from vpu_core.analysis import analyze
-    from vpu_core.pipeline import run_pipeline
+    from vpu_core.session import inspect
 
     output = check_output(output)
-    analysis = analyze(run_pipeline(config, progress=progress))
-    other = analyze(run_pipeline(compare_config, progress=progress)) if compare_config else None
+    analysis = inspect(config, view=None, progress=progress).analysis
+    other = inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
     return export_report(output, analysis, compare_with=other)
 
 
 def export_report(output: str | Path, analysis, compare_with=None, fold_params: bool = True) -> Path:
     """Write the report of `analysis` (optionally compared with a second analysis) to `output`."""
-    from vpu_core.report_html import write_report_html
+    from vpu_core.reports.html import write_report_html
 
     output = check_output(output)
     image = graph_image(analysis, fold_params)
@@ -53,12 +52,12 @@ def graph_image(analysis, fold_params: bool = True):
     """The graph view of `analysis` as a GraphImage: PNG drawn off screen like `vpu-inspector
     render`, at twice the size it is shown at (sharp on high-DPI screens and in print). The
     report puts its own legend beside it, so the image leaves its legend out."""
-    from vpu_core.graph_build import build_graph_model
-    from vpu_core.layout import layout_graph
-    from vpu_core.report_html import GraphImage
+    from vpu_core.config import ViewOptions
+    from vpu_core.reports.html import GraphImage
+    from vpu_core.session import display_graph
 
-    model = build_graph_model(analysis, fold_params=fold_params)
-    layout = layout_graph(model)
+    graph = display_graph(analysis, ViewOptions(fold_params=fold_params))
+    model, layout = graph.model, graph.layout
     from app.graph_view.export import render_to_image   # creates an offscreen QApplication if needed
 
     with tempfile.TemporaryDirectory(prefix="vpu-report-") as tmp:

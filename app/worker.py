@@ -14,41 +14,27 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal
 
+from vpu_core.config import RunConfig, ViewOptions
 from vpu_core.errors import Cancelled, InspectorError
+from vpu_core.session import STAGE_TITLES, overall_fraction
 
-STAGE_NAMES = {
-    "load": "Loading model", "export": "Exporting (torch.export)", "prepare": "Preparing (PT2E)",
-    "calibrate": "Calibrating", "convert": "Converting to Q/DQ", "analyze": "Checking VPU rules",
-    "layout": "Laying out graph", "delegate": "Lowering with ExecuTorch XNNPACK",
-}
-_STAGE_SPAN = {  # share of the progress bar per stage (rough, for a smooth bar)
-    "load": (0.0, 0.1), "export": (0.1, 0.35), "prepare": (0.35, 0.45), "calibrate": (0.45, 0.7),
-    "convert": (0.7, 0.8), "analyze": (0.8, 0.93), "layout": (0.93, 1.0),
-    "delegate": (0.8, 0.93),
-}
-
-
-@dataclass
-class GraphBundle:
-    model: object      # vpu_core.graph_model.GraphModel
-    layout: object     # vpu_core.layout.Layout
+STAGE_NAMES = STAGE_TITLES
 
 
 @dataclass
 class RunResult:
     options: dict                      # RunConfig fields of this run
     analysis: object                   # vpu_core.analysis.results.Analysis
-    graphs: dict = field(default_factory=dict)   # (fold_params, partition source) -> GraphBundle
+    graphs: dict = field(default_factory=dict)   # (fold_params, partition source) -> DisplayGraph
     seconds: float = 0.0
-    handle: object = field(default=None, repr=False)
-    # `handle` is the core's QuantizedModel, opaque to the GUI: it is only handed back to a
-    # worker so that switching on the XNNPACK overlay lowers this graph without re-running PTQ.
 
-    def bundle(self, fold_params: bool, source: str = "simulated") -> GraphBundle:
-        """The graph of this result for a fold setting and partition source (built on demand)."""
+    def bundle(self, fold_params: bool, source: str = "simulated"):
+        """The DisplayGraph of this result for a fold setting and partition source (built on demand)."""
         key = (fold_params, source)
         if key not in self.graphs:
-            self.graphs[key] = build_graph(self.analysis, fold_params, source)
+            from vpu_core.session import display_graph
+
+            self.graphs[key] = display_graph(self.analysis, ViewOptions(fold_params, source))
         return self.graphs[key]
 
     def has_delegation(self) -> bool:
@@ -61,26 +47,6 @@ class CompareResult:
     b: RunResult
     comparison: object                 # vpu_core.compare.Comparison of a.analysis vs b.analysis
     seconds: float = 0.0
-
-
-def analyze_model(qm, progress=None, xnnpack: bool = False):
-    """The core analysis (imported here, in the worker, because it pulls in torch)."""
-    from vpu_core.analysis import analyze
-
-    return analyze(qm, xnnpack_delegation=xnnpack, progress=progress)
-
-
-def build_graph(analysis, fold_params: bool, source: str = "simulated") -> GraphBundle:
-    from vpu_core.graph_build import build_graph_model
-    from vpu_core.layout import layout_graph
-
-    model = build_graph_model(analysis, fold_params=fold_params, partition_source=source)
-    return GraphBundle(model, layout_graph(model))
-
-
-def overall_fraction(stage: str, fraction: float) -> float:
-    lo, hi = _STAGE_SPAN.get(stage, (0.0, 1.0))
-    return lo + (hi - lo) * max(0.0, min(1.0, fraction))
 
 
 class RunWorker(QObject):
@@ -129,8 +95,6 @@ class RunWorker(QObject):
     def _report(self, stage: str, fraction: float) -> None:
         if self._cancel.is_set():
             raise Cancelled()
-        if stage == "analyze" and self.xnnpack and fraction >= 0.8 and fraction < 1.0:
-            stage = "delegate"                 # analyze() lowers with ExecuTorch after 80 %
         lo, hi = self._span
         self.progress.emit(stage, lo + (hi - lo) * overall_fraction(stage, fraction))
 
@@ -153,21 +117,18 @@ class RunWorker(QObject):
         return self._side(self.options, self.reuse)
 
     def _side(self, options: dict, reuse: RunResult | None) -> RunResult:
-        """One configuration: run (or complete `reuse`), analyse, lay out the graph(s) shown."""
-        if reuse is not None and reuse.options == options and reuse.handle is not None:
-            if self.xnnpack and not reuse.has_delegation():
-                analysis = analyze_model(reuse.handle, progress=self._report, xnnpack=True)
-                reuse = RunResult(options, analysis, handle=reuse.handle)
-            result = reuse
-        else:
-            from vpu_core.pipeline import RunConfig, run_pipeline
+        """One configuration through the core session (which reuses what it already computed)."""
+        from vpu_core.session import default_session
 
-            qm = run_pipeline(RunConfig(**options), progress=self._report, cancel=self._cancel)
-            analysis = analyze_model(qm, progress=self._report, xnnpack=self.xnnpack)
-            result = RunResult(options, analysis, handle=qm)
-        self._report("layout", 0.0)
-        result.bundle(self.fold_params, "xnnpack" if self.xnnpack else "simulated")
-        self._report("layout", 1.0)
+        source = "xnnpack" if self.xnnpack else "simulated"
+        if reuse is not None and reuse.options == options and (not self.xnnpack or reuse.has_delegation()):
+            reuse.bundle(self.fold_params, source)
+            return reuse
+        inspection = default_session().inspect(
+            RunConfig(**options), ViewOptions(self.fold_params, source),
+            progress=self._report, cancel=self._cancel, fresh=reuse is None)
+        result = RunResult(options, inspection.analysis)
+        result.graphs[(self.fold_params, source)] = inspection.graph
         return result
 
 

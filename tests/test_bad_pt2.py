@@ -8,14 +8,14 @@ import torch
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from vpu_core.errors import ModelLoadError
-from vpu_core.loaders import load_model
+from vpu_core.pipeline.loading import load_model
 
 
 @pytest.fixture(scope="module")
 def good_pt2(tmp_path_factory):
     """A real converted Q/DQ program saved with torch.export.save."""
     from vpu_core.pipeline import RunConfig, run_pipeline
-    from vpu_core.save import save_program
+    from vpu_core.pipeline.program_file import save_program
 
     path = tmp_path_factory.mktemp("pt2") / "conv_relu_q.pt2"
     save_program(run_pipeline(RunConfig(model="conv_relu", batch_size=2, calib_batches=1)), path)

@@ -1,7 +1,7 @@
 """The benchmark's plumbing (not its timings: targets live in `vpu-inspector bench`, not in tests)."""
 from app.graph_view.bench import measure_scene
 from app.startup_bench import measure_window_startup
-from vpu_core import benchmark
+from vpu_core import bench as benchmark
 
 
 def test_bench_graphs_reports_every_column():

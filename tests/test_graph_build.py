@@ -10,7 +10,7 @@ import pytest
 
 from vpu_core.analysis.results import (Analysis, Boundary, CpuNode, NodeInfo, PartitionReport,
                                        Subgraph, Violation)
-from vpu_core.graph_build import build_graph_model, display_id, shape_text
+from vpu_core.graph.build import build_graph_model, display_id, shape_text
 
 QT = "quantized_decomposed.quantize_per_tensor.default"
 DQT = "quantized_decomposed.dequantize_per_tensor.default"

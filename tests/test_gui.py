@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app import dialogs, theme
 from app.settings import ENV_VAR, Store
-from vpu_core.graph_build import build_graph_model, display_id
+from vpu_core.graph.build import build_graph_model, display_id
 
 RUN_TIMEOUT_MS = 180_000
 REPO = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ from PySide6.QtGui import QImage
 
 from app import dialogs
 from test_gui import error_box, run_and_wait, window  # noqa: F401  (the window fixture)
-from vpu_core.report_html import SECTION_IDS
+from vpu_core.reports.html import SECTION_IDS
 
 
 def _colours(image: QImage, step: int = 7) -> set[int]:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from app.node_panel import compact_ints, node_html, pow2_text, summary_html
-from vpu_core.graph_build import build_graph_model
+from vpu_core.graph.build import build_graph_model
 
 
 @pytest.fixture(scope="module")

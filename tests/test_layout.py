@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vpu_core.graph_model import GraphEdge, GraphModel, GraphNode
+from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 from vpu_core.layout import (check_layout, count_crossings, default_node_size, layout_graph,
                              layout_stats, overlapping_boxes)
 from vpu_core.layout.dot_reference import dot_available, parse_plain, run_dot, to_dot

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import torch
 
-from vpu_core.calibration import load_calibration_file
+from vpu_core.pipeline.calibration import load_calibration_file
 from vpu_core.errors import CalibrationError, ModelLoadError, ProfileError
-from vpu_core.loaders import load_model
+from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import load_profile
 from vpu_core.zoo import ZOO
 

@@ -9,8 +9,8 @@ import pytest
 from app.cli import main as cli_main
 from vpu_core.analysis import analyze
 from vpu_core.compare import compare
-from vpu_core.report_html import SECTION_IDS, build_report_html
-from vpu_core.report_html.svg_charts import bin_edges, count_bins, nice_ticks
+from vpu_core.reports.html import SECTION_IDS, build_report_html
+from vpu_core.reports.html.svg_charts import bin_edges, count_bins, nice_ticks
 
 SINGLE_IDS = tuple(i for i in SECTION_IDS if i != "comparison")
 

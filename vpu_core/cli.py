@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def config_from_args(args: argparse.Namespace):
-    from vpu_core.pipeline import RunConfig
+    from vpu_core.config import RunConfig
 
     return RunConfig(model=args.model, quantizer=args.quantizer, per_tensor=args.per_tensor,
                      dynamic_batch=args.dynamic_batch, calib_batches=args.calib_batches,
@@ -92,18 +92,14 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from vpu_core.pipeline import run_pipeline
+    from vpu_core.reports.json_report import analysis_to_json
+    from vpu_core.reports.text_report import analysis_to_text
+    from vpu_core.session import default_session
 
-    qm = run_pipeline(config_from_args(args))
-    from vpu_core.analysis import analyze
-    from vpu_core.report_json import analysis_to_json
-    from vpu_core.report_text import analysis_to_text
-
-    analysis = analyze(qm, xnnpack_delegation=args.xnnpack_delegation)
+    session, config = default_session(), config_from_args(args)
+    analysis = session.inspect(config, view=None, xnnpack_delegation=args.xnnpack_delegation).analysis
     if args.save_program:
-        from vpu_core.save import save_program
-
-        save_program(qm, Path(args.save_program))
+        session.save_program(config, Path(args.save_program))
     if args.format == "json":
         print(json.dumps(analysis_to_json(analysis), indent=1))
     else:

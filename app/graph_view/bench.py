@@ -11,8 +11,8 @@ import time
 
 from PySide6.QtGui import QImage
 
-from vpu_core.graph_model import GraphModel
-from vpu_core.benchmark import rss_mib
+from vpu_core.graph.model import GraphModel
+from vpu_core.bench import rss_mib
 from vpu_core.layout import Layout
 
 from .export import ensure_app

@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 
-from vpu_core.graph_model import GraphModel
+from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
 from .legend import legend_size, paint_legend

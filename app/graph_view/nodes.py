@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText
 from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
 
-from vpu_core.graph_model import GraphNode
+from vpu_core.graph.model import GraphNode
 
 from .style import MATCH, SELECT, VIOLATION, Theme
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QGraphicsScene
 
-from vpu_core.graph_model import GraphModel
+from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
 from .edges import HighlightItem, build_bands

@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
-from vpu_core.graph_model import GraphModel
+from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
 from .legend import LegendOverlay

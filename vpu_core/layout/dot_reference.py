@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from vpu_core.graph_model import GraphModel
+from vpu_core.graph.model import GraphModel
 
 from .engine import layout_graph
 from .metrics import count_crossings

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gc
 
-from vpu_core.graph_model import GraphModel
+from vpu_core.graph.model import GraphModel
 
 from .layering import build_layered
 from .ordering import order_layers

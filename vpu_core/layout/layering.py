@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vpu_core.graph_model import GraphModel
+from vpu_core.graph.model import GraphModel
 
 
 @dataclass

@@ -8,7 +8,7 @@ of one node do not start on top of each other.
 """
 from __future__ import annotations
 
-from vpu_core.graph_model import GraphModel
+from vpu_core.graph.model import GraphModel
 
 from .layering import LayeredGraph
 from .types import EdgeRoute, Point

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from vpu_core.graph_model import GraphEdge, GraphModel, GraphNode
+from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 _CPU_OPS = ("softmax", "layer_norm", "gelu", "matmul", "mul", "hardswish", "sigmoid")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
-from vpu_core.graph_model import GraphNode
+from vpu_core.graph.model import GraphNode
 
 Box = tuple[float, float, float, float]          # x, y, w, h (top-left corner)
 Point = tuple[float, float]

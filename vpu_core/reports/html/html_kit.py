@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from html import escape
 from typing import TYPE_CHECKING
-from vpu_core.report_text import human_bytes  # noqa: F401  (re-exported for the sections)
+from vpu_core.reports.text_report import human_bytes  # noqa: F401  (re-exported for the sections)
 
 if TYPE_CHECKING:  # vpu_core.analysis pulls in torch; only its plain dataclasses are read here
     from vpu_core.analysis.results import TensorQParams

@@ -4,13 +4,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from vpu_core.report_html import style
-from vpu_core.report_html.html_kit import (card, code, db_text, details, esc, human_bytes, pill,
+from vpu_core.reports.html import style
+from vpu_core.reports.html.html_kit import (card, code, db_text, details, esc, human_bytes, pill,
                                            placement_pill, qparams_text, table)
-from vpu_core.report_html.numbers import LOG2_BIN, figure, log2_scales
-from vpu_core.report_html.sections import (rule_status, rules_broken, violation_groups,
+from vpu_core.reports.html.numbers import LOG2_BIN, figure, log2_scales
+from vpu_core.reports.html.sections import (rule_status, rules_broken, violation_groups,
                                            vpu_op_share)
-from vpu_core.report_html.svg_charts import Bar, Series, bin_edges, count_bins, hbar_groups, histogram
+from vpu_core.reports.html.svg_charts import Bar, Series, bin_edges, count_bins, hbar_groups, histogram
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis

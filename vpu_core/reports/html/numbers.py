@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from vpu_core.report_html import style
-from vpu_core.report_html.html_kit import card, db_text, esc
-from vpu_core.report_html.svg_charts import (Bar, RefLine, Series, bin_edges, count_bins, hbars,
+from vpu_core.reports.html import style
+from vpu_core.reports.html.html_kit import card, db_text, esc
+from vpu_core.reports.html.svg_charts import (Bar, RefLine, Series, bin_edges, count_bins, hbars,
                                              histogram, scatter)
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The pipeline: load → torch.export → prepare_pt2e → calibrate → convert_pt2e.
 
-`run_pipeline` is what the CLI, the GUI worker and the benchmark call. It reports progress per
-stage and checks a cancel flag between stages and calibration batches, so a GUI can stop it.
+`run_pipeline` is the first half of `vpu_core.session.inspect` (the one entry point that the
+CLI, the GUI worker, render, report and the benchmark call). It reports progress per stage and checks a cancel flag between stages and calibration batches, so a GUI can stop it.
 The result (`QuantizedModel`) holds live torch objects and stays inside the core; the analysis
 turns it into plain frozen dataclasses for the views.
 """
@@ -17,28 +17,16 @@ from typing import Callable
 import torch
 from torch.fx import GraphModule
 
-from vpu_core.calibration import load_calibration_file, synthetic_batches
+from vpu_core.config import RunConfig
+from vpu_core.pipeline.calibration import load_calibration_file, synthetic_batches
 from vpu_core.errors import Cancelled, InspectorError, QuantizationError, short_reason
-from vpu_core.export import export_module, with_batch
-from vpu_core.loaders import load_model
+from vpu_core.pipeline.tracing import export_module, with_batch
+from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import HardwareProfile, load_profile
 from vpu_core.qdq import is_qdq_graph
 
 ProgressFn = Callable[[str, float], None]
 STAGES = ("load", "export", "prepare", "calibrate", "convert")
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    model: str = "resnet8"
-    quantizer: str = "vpu"          # "vpu" | "xnnpack"
-    per_tensor: bool = False        # XNNPACK weights per-tensor instead of per-channel
-    dynamic_batch: bool = False
-    calib_batches: int = 4
-    batch_size: int = 16
-    seed: int = 0
-    calib_data: str | None = None   # .pt / .npz file
-    profile: str | None = None      # hardware profile TOML; None = shipped default
 
 
 @dataclass

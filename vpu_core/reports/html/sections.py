@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vpu_core.compare import default_label, node_role, violation_owners
-from vpu_core.report_html import style
-from vpu_core.report_html.html_kit import (card, code, db_text, details, esc, facts, human_bytes, kpi,
+from vpu_core.reports.html import style
+from vpu_core.reports.html.html_kit import (card, code, db_text, details, esc, facts, human_bytes, kpi,
                                            pill, table)
 
 if TYPE_CHECKING:

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vpu_core.compare import Comparison, compare, default_label
-from vpu_core.report_html.comparison import comparison_section
-from vpu_core.report_html.html_kit import esc
-from vpu_core.report_html.numbers import histograms_section, sqnr_section
-from vpu_core.report_html.sections import (GraphImage, graph_section, partition_section,
+from vpu_core.reports.html.comparison import comparison_section
+from vpu_core.reports.html.html_kit import esc
+from vpu_core.reports.html.numbers import histograms_section, sqnr_section
+from vpu_core.reports.html.sections import (GraphImage, graph_section, partition_section,
                                            rules_section, summary_section)
-from vpu_core.report_html.style import CSS, PAGE_SCRIPT
+from vpu_core.reports.html.style import CSS, PAGE_SCRIPT
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -74,9 +74,9 @@ def write_report_html(path: str | Path, analysis: Analysis,
                       graph_image: GraphImage | bytes | str | None = None, **kwargs) -> Path:
     """Build the report and write it atomically (temp file + rename) to `path`.
 
-    Raises vpu_core.save.SaveError (an InspectorError) when the file cannot be written.
+    Raises vpu_core.files.SaveError (an InspectorError) when the file cannot be written.
     """
-    from vpu_core.save import SaveError, atomic_write
+    from vpu_core.files import SaveError, atomic_write
 
     html = build_report_html(analysis, graph_image, **kwargs)
     path = Path(path)

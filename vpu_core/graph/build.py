@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from vpu_core.graph_model import GraphEdge, GraphModel, GraphNode
+from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
     from vpu_core.analysis.results import Analysis, NodeInfo

@@ -78,20 +78,21 @@ def _dot_columns(model) -> dict:
 
 def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True) -> list[dict]:
     from vpu_core.analysis import analyze
-    from vpu_core.graph_build import build_graph_model
+    from vpu_core.config import RunConfig
     from vpu_core.layout import count_crossings, layout_graph
-    from vpu_core.pipeline import RunConfig, run_pipeline
+    from vpu_core.session import Session
     from vpu_core.zoo import ZOO
 
     rows = []
     for name in models or ZOO:
         for quantizer in quantizers:
-            qm = run_pipeline(RunConfig(model=name, quantizer=quantizer))
+            session, config = Session(keep=1), RunConfig(model=name, quantizer=quantizer)
+            graph = session.inspect(config).graph.model
+            qm = session.quantized(config)
             # PTQ runs once (seconds); the analysis of its result is cheap: median of 3.
             runs = sorted((analyze(qm) for _ in range(3)), key=lambda a: a.timings_s["analyze"])
             analysis = runs[1]
             ptq = sum(qm.timings.get(k, 0.0) for k in PTQ_STAGES)
-            graph = build_graph_model(analysis)
             layout_s, layout = _median_time(lambda: layout_graph(graph), 3)
             row = {"graph": f"{name}/{quantizer}", "nodes": len(graph.nodes),
                    **{f"{k}_s": qm.timings.get(k, 0.0) for k in PTQ_STAGES},

@@ -1,0 +1,27 @@
+"""What to inspect: the run configuration, importable without torch (the GUI reads it at start-up)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PARTITION_SOURCES = ("simulated", "xnnpack")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    model: str = "resnet8"
+    quantizer: str = "vpu"          # "vpu" | "xnnpack"
+    per_tensor: bool = False        # XNNPACK weights per-tensor instead of per-channel
+    dynamic_batch: bool = False
+    calib_batches: int = 4
+    batch_size: int = 16
+    seed: int = 0
+    calib_data: str | None = None   # .pt / .npz file
+    profile: str | None = None      # hardware profile TOML; None = shipped default
+
+
+@dataclass(frozen=True)
+class ViewOptions:
+    """How a result is drawn: parameters folded into their op, and which partition colours it."""
+
+    fold_params: bool = True
+    partition_source: str = "simulated"   # one of PARTITION_SOURCES

@@ -1,0 +1,198 @@
+"""One inspection end to end: the single core entry point of the GUI, `check`, render, report and bench.
+
+    inspection = inspect(RunConfig(model="resnet8"), view=ViewOptions(), progress=fn, cancel=event)
+    inspection.analysis            # frozen Analysis: rules, partition, shifts, statistics, SQNR
+    inspection.graph               # DisplayGraph (GraphModel + Layout) for `view`, or None
+
+Stages, in order, each reported to `progress(stage, fraction_within_stage)`:
+load → export → prepare → calibrate → convert (vpu_core.pipeline) → analyze → delegate (only with
+the real XNNPACK overlay) → layout. `cancel` (a threading.Event) is honoured between stages and
+calibration batches; a cancelled run raises `Cancelled`.
+
+A `Session` remembers the quantized programs it produced, keyed by their RunConfig, so asking again
+for a configuration it has seen (to add the XNNPACK delegation, to save the program, to draw another
+view) does not quantize again. `inspect()` uses one process-wide session.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
+
+if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.graph.model import GraphModel
+    from vpu_core.layout import Layout
+
+ProgressFn = Callable[[str, float], None]
+
+STAGES = ("load", "export", "prepare", "calibrate", "convert", "analyze", "delegate", "layout")
+STAGE_TITLES = {
+    "load": "Loading model", "export": "Exporting (torch.export)", "prepare": "Preparing (PT2E)",
+    "calibrate": "Calibrating", "convert": "Converting to Q/DQ", "analyze": "Checking VPU rules",
+    "delegate": "Lowering with ExecuTorch XNNPACK", "layout": "Laying out graph",
+}
+# Share of a progress bar per stage (rough: a smooth bar, not a time estimate).
+_STAGE_SPAN = {
+    "load": (0.0, 0.1), "export": (0.1, 0.35), "prepare": (0.35, 0.45), "calibrate": (0.45, 0.7),
+    "convert": (0.7, 0.8), "analyze": (0.8, 0.9), "delegate": (0.9, 0.95), "layout": (0.95, 1.0),
+}
+
+
+def overall_fraction(stage: str, fraction: float) -> float:
+    """Where a stage's own 0..1 progress sits on one bar for the whole inspection."""
+    lo, hi = _STAGE_SPAN.get(stage, (0.0, 1.0))
+    return lo + (hi - lo) * max(0.0, min(1.0, fraction))
+
+
+@dataclass(frozen=True)
+class DisplayGraph:
+    """What a canvas draws: the graph model and its layout."""
+
+    model: GraphModel
+    layout: Layout
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """The result of one inspection: plain values only (no torch objects)."""
+
+    config: RunConfig
+    analysis: Analysis
+    graph: DisplayGraph | None      # drawn for `view`; None when no view was asked for
+    view: ViewOptions | None
+    seconds: float
+
+
+def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> DisplayGraph:
+    """Build and lay out the display graph of an analysis (pure Python, milliseconds)."""
+    from vpu_core.graph.build import build_graph_model
+    from vpu_core.layout import layout_graph
+
+    model = build_graph_model(analysis, fold_params=view.fold_params,
+                              partition_source=view.partition_source)
+    return DisplayGraph(model, layout_graph(model))
+
+
+class _Reporter:
+    def __init__(self, progress: ProgressFn | None, cancel: threading.Event | None) -> None:
+        self.progress, self.cancel = progress, cancel
+
+    def __call__(self, stage: str, fraction: float) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            from vpu_core.errors import Cancelled
+
+            raise Cancelled()
+        if self.progress is not None:
+            self.progress(stage, fraction)
+
+
+class Session:
+    """Runs inspections and keeps the quantized programs of the last `keep` configurations."""
+
+    def __init__(self, keep: int = 6) -> None:
+        self.keep = keep
+        self._programs: OrderedDict[RunConfig, object] = OrderedDict()   # RunConfig -> QuantizedModel
+        self._analyses: dict[tuple[RunConfig, bool], Analysis] = {}
+        self._lock = threading.Lock()
+
+    def inspect(self, config: RunConfig, view: ViewOptions | None = ViewOptions(),
+                progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+                xnnpack_delegation: bool | None = None, fresh: bool = False) -> Inspection:
+        """Quantize (or reuse), analyse and lay out `config`.
+
+        The real XNNPACK delegation is computed when `xnnpack_delegation` is true, or when it is
+        None and `view` colours by it. `fresh` forgets what was remembered for `config` first
+        (the user asked to run again: a model file may have changed).
+        """
+        start = time.perf_counter()
+        if fresh:
+            self.forget(config)
+        if view is not None and view.partition_source not in PARTITION_SOURCES:
+            raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}")
+        if xnnpack_delegation is None:
+            xnnpack_delegation = view is not None and view.partition_source == "xnnpack"
+        report = _Reporter(progress, cancel)
+        analysis = self.analysis(config, xnnpack_delegation, report, cancel)
+        graph = None
+        if view is not None:
+            report("layout", 0.0)
+            graph = display_graph(analysis, view)
+            report("layout", 1.0)
+        return Inspection(config, analysis, graph, view, time.perf_counter() - start)
+
+    def forget(self, config: RunConfig) -> None:
+        with self._lock:
+            self._programs.pop(config, None)
+            for key in [k for k in self._analyses if k[0] == config]:
+                del self._analyses[key]
+
+    def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
+                 progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> Analysis:
+        for key in ((config, xnnpack_delegation), (config, True)):
+            if key in self._analyses:
+                return self._analyses[key]
+        qm = self.quantized(config, progress, cancel)
+        from vpu_core.analysis import analyze
+
+        progress = _split_delegate(progress) if xnnpack_delegation else progress
+        analysis = analyze(qm, xnnpack_delegation=xnnpack_delegation, progress=progress)
+        with self._lock:
+            self._analyses[(config, xnnpack_delegation)] = analysis
+        return analysis
+
+    def quantized(self, config: RunConfig, progress: ProgressFn | None = None,
+                  cancel: threading.Event | None = None):
+        """The QuantizedModel of `config` (core-internal: torch objects), run or remembered."""
+        with self._lock:
+            if config in self._programs:
+                self._programs.move_to_end(config)
+                return self._programs[config]
+        from vpu_core.pipeline import run_pipeline
+
+        qm = run_pipeline(config, progress=progress, cancel=cancel)
+        with self._lock:
+            self._programs[config] = qm
+            oldest = list(self._programs)[:-self.keep] if len(self._programs) > self.keep else []
+        for old in oldest:
+            self.forget(old)
+        return qm
+
+    def save_program(self, config: RunConfig, path) -> None:
+        """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""
+        from pathlib import Path
+
+        from vpu_core.pipeline.program_file import save_program
+
+        save_program(self.quantized(config), Path(path))
+
+
+def _split_delegate(progress: ProgressFn | None) -> ProgressFn | None:
+    """analyze() reports the XNNPACK lowering as its last 20 %: show it as its own stage."""
+    if progress is None:
+        return None
+
+    def report(stage: str, fraction: float) -> None:
+        if stage == "analyze" and 0.8 <= fraction < 1.0:
+            progress("delegate", (fraction - 0.8) / 0.2)
+        else:
+            progress(stage, fraction)
+    return report
+
+
+_DEFAULT = Session()
+
+
+def default_session() -> Session:
+    return _DEFAULT
+
+
+def inspect(config: RunConfig, view: ViewOptions | None = ViewOptions(),
+            progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+            xnnpack_delegation: bool | None = None, fresh: bool = False) -> Inspection:
+    """`Session.inspect` on the process-wide session."""
+    return _DEFAULT.inspect(config, view, progress, cancel, xnnpack_delegation, fresh)
