@@ -15,7 +15,7 @@ from vpu_core.analysis.nodes import edges, node_infos
 from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.requant import requant_sites
-from vpu_core.analysis.results import Analysis
+from vpu_core.analysis.results import Analysis, InputInfo
 from vpu_core.analysis.rules import RULES, check_vpu
 from vpu_core.analysis.rules.static_shape import symbols_of
 from vpu_core.analysis.sqnr import measure_sqnr
@@ -61,7 +61,25 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
         dynamic_batch=bool(qm.config.dynamic_batch or _has_symbols(g)),
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
         sqnr_db=e2e, layer_sqnr=layers, nodes=nodes, edges=graph_edges, histograms=hists,
-        timings_s=timings, delegation=delegation)
+        timings_s=timings, delegation=delegation, inputs=graph_inputs(g))
+
+
+def graph_inputs(g: QGraph) -> tuple[InputInfo, ...]:
+    """Name, shape and dtype of every tensor placeholder (the model's inputs as the run used them)."""
+    import torch
+
+    from vpu_core.fx_utils import dtype_name
+
+    out = []
+    for n in g.nodes:
+        val = n.meta.get("val")
+        if n.op != "placeholder" or not isinstance(val, torch.Tensor):
+            continue
+        dims = tuple(i for i, d in enumerate(val.shape) if isinstance(d, torch.SymInt))
+        shape = tuple(int(d.node.hint) if isinstance(d, torch.SymInt) and d.node.hint is not None
+                      else int(d) if not isinstance(d, torch.SymInt) else 1 for d in val.shape)
+        out.append(InputInfo(n.name, shape, dtype_name(val.dtype), dims))
+    return tuple(out)
 
 
 def _has_symbols(g: QGraph) -> bool:

@@ -119,6 +119,16 @@ class NodeInfo:
 
 
 @dataclass(frozen=True)
+class InputInfo:
+    """One graph input as the run used it (after any batch change the user asked for)."""
+
+    name: str                          # placeholder name, e.g. "input_ids"
+    shape: tuple[int, ...]             # a symbolic (dynamic) dim counts at its example value
+    dtype: str                         # "float32", "int64", "bool", …
+    dynamic_dims: tuple[int, ...] = ()  # indices of symbolic dims
+
+
+@dataclass(frozen=True)
 class Analysis:
     model: str
     quantizer: str
@@ -135,3 +145,4 @@ class Analysis:
     histograms: dict = field(default_factory=dict)       # "log2_scale_activation", "log2_scale_weight", "shifts", … -> Histogram
     timings_s: dict = field(default_factory=dict)
     delegation: PartitionReport | None = None            # real XNNPACK delegation, when asked for
+    inputs: tuple[InputInfo, ...] = ()                   # the graph's user inputs, in call order

@@ -15,6 +15,8 @@ def analysis_to_json(a: Analysis) -> dict:
         "model": a.model,
         "quantizer": a.quantizer,
         "dynamic_batch": a.dynamic_batch,
+        "inputs": [{"name": i.name, "shape": list(i.shape), "dtype": i.dtype,
+                    "dynamic_dims": list(i.dynamic_dims)} for i in a.inputs],
         "rules": [{"id": r.rule.id, "title": r.rule.title, "reason": r.rule.reason,
                    "violations": r.violations, "enabled": r.enabled, "constraint": r.rule.constraint}
                   for r in a.rules],
