@@ -278,7 +278,9 @@ def _spec_value(key: str, value: str, type_text: str):
         if value.lower() not in _TRUE + _FALSE:
             raise CompareSpecError(f"--compare {key}={value}: expected 1/0, true/false, yes/no.")
         return value.lower() in _TRUE
-    if type_text == "int":
+    if type_text in ("int", "int | None"):
+        if type_text != "int" and value.lower() in ("", "none", "own"):
+            return None                    # batch_size: the model's own batch
         try:
             number = int(value)
         except ValueError:
