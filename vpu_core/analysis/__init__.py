@@ -18,6 +18,7 @@ from vpu_core.analysis.requant import requant_sites
 from vpu_core.analysis.results import Analysis, InputInfo
 from vpu_core.analysis.rules import RULES, check_vpu
 from vpu_core.analysis.rules.static_shape import symbols_of
+from vpu_core.analysis.scale_groups import scale_groups
 from vpu_core.analysis.sqnr import measure_sqnr
 from vpu_core.analysis.stats import histograms, tensor_qparams
 
@@ -33,6 +34,7 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
     rules, violations = check_vpu(g)
     part = partition(g)
     requant = requant_sites(g)
+    shared = scale_groups(g)
     tensors = tensor_qparams(g, qm.observer_scales if qm.config.quantizer == "vpu" else [])
     report("analyze", 0.4)
     # SQNR runs both graphs forward: a measurement, not graph analysis, so it is timed on its
@@ -61,7 +63,8 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
         dynamic_batch=bool(qm.config.dynamic_batch or _has_symbols(g)),
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
         sqnr_db=e2e, layer_sqnr=layers, nodes=nodes, edges=graph_edges, histograms=hists,
-        timings_s=timings, delegation=delegation, inputs=graph_inputs(g))
+        timings_s=timings, delegation=delegation, inputs=graph_inputs(g),
+        scale_groups=shared)
 
 
 def graph_inputs(g: QGraph) -> tuple[InputInfo, ...]:

@@ -59,6 +59,29 @@ def source_text(node: Node) -> str:
     return " · ".join(parts)
 
 
+def module_stack(node: Node) -> tuple[tuple[str, str], ...]:
+    """(module id, short class name) from the outermost module to the innermost.
+
+    The id is the module path ("encoder.layer.3.attention"); torch.export numbers a second call
+    of the same module "@1", "@2" in the stack's key, and the id keeps that suffix so each call
+    is its own group ("act@1"). The root module (empty path) is left out.
+    """
+    stack = node.meta.get("nn_module_stack") or {}
+    out = []
+    for key, value in stack.items():
+        try:
+            path, kind = value
+        except (TypeError, ValueError):
+            continue
+        if not path:
+            continue
+        kind = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
+        call = str(key).rpartition("@")[2] if "@" in str(key) else ""
+        uid = f"{path}@{call}" if call.isdigit() else path
+        out.append((uid, kind.rsplit(".", 1)[-1]))
+    return tuple(out)
+
+
 def _user_frame(trace: str) -> str:
     """Last frame of the trace outside torch itself: the user's model code."""
     best = ""
@@ -91,7 +114,8 @@ def node_infos(g: QGraph, layer_sqnr: dict[str, float]) -> dict[str, NodeInfo]:
             kind=n.op, args=args, shape=shape, dtype=dtype,
             qparams=qparams_text(g.qp[n]) if n in g.qp else (), source=source_text(n),
             sqnr_db=layer_sqnr.get(n.name), inputs=tuple(i.name for i in n.all_input_nodes),
-            outputs=tuple(u.name for u in n.users))
+            outputs=tuple(u.name for u in n.users),
+            module_stack=module_stack(n) if n.op == "call_function" else ())
     return out
 
 

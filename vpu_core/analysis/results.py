@@ -116,6 +116,37 @@ class NodeInfo:
     sqnr_db: float | None = None
     inputs: tuple[str, ...] = ()
     outputs: tuple[str, ...] = ()
+    module_stack: tuple[tuple[str, str], ...] = ()  # (module id, short class) outermost first,
+                                       # from nn_module_stack; a repeated call's id ends "@k"
+
+
+@dataclass(frozen=True)
+class ScaleMember:
+    """One tensor of a shared-scale group: its quantize node (or the dequantize that stands for it)."""
+
+    tensor: str                        # quantize node (or input dequantize) name
+    producer: str                      # the op that computes the tensor ("" for a graph input)
+    scales: tuple[float, ...]
+    zero_points: tuple[int, ...]
+    dequantizes: tuple[str, ...] = ()  # its dequantize nodes (what the ops read)
+
+
+@dataclass(frozen=True)
+class ScaleGroup:
+    """Tensors forced to one scale: the inputs and outputs of add / cat / pooling ops, joined
+    transitively (an add's output feeding another add puts all of them in one group)."""
+
+    id: int
+    ops: tuple[str, ...]               # the shared-scale ops that tie the members together
+    members: tuple[ScaleMember, ...]
+    shared: bool                       # every member has the same scale and zero point
+
+    def nodes(self) -> tuple[str, ...]:
+        """Every graph node of the group: ops, tensors, their dequantizes and producers."""
+        out = dict.fromkeys(self.ops)
+        for m in self.members:
+            out.update(dict.fromkeys((m.tensor, *m.dequantizes, *((m.producer,) if m.producer else ()))))
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -146,3 +177,4 @@ class Analysis:
     timings_s: dict = field(default_factory=dict)
     delegation: PartitionReport | None = None            # real XNNPACK delegation, when asked for
     inputs: tuple[InputInfo, ...] = ()                   # the graph's user inputs, in call order
+    scale_groups: tuple[ScaleGroup, ...] = ()            # tensors forced to share one scale

@@ -37,7 +37,17 @@ PARTITION_SOURCES = ("simulated", "xnnpack")
 
 
 def build_graph_model(analysis: Analysis, fold_params: bool = True,
-                      partition_source: str = "simulated") -> GraphModel:
+                      partition_source: str = "simulated", hide_qdq: bool = False) -> GraphModel:
+    """The flat display graph; `hide_qdq` folds quantize → dequantize chains into their edges."""
+    model = _build(analysis, fold_params, partition_source)
+    if hide_qdq:
+        from vpu_core.graph.fold_qdq import fold_qdq
+
+        model = fold_qdq(model, analysis)
+    return model
+
+
+def _build(analysis: Analysis, fold_params: bool, partition_source: str) -> GraphModel:
     part = partition_report(analysis, partition_source)
     infos = {name: info for name, info in analysis.nodes.items() if not _hidden(info)}
     edges = _edges(analysis, infos)
@@ -73,7 +83,8 @@ def build_graph_model(analysis: Analysis, fold_params: bool = True,
         title += " · XNNPACK delegation"
     return GraphModel(tuple(nodes), graph_edges, title=title,
                       meta={"folded_into": home, "fold_params": fold_params,
-                            "partition_source": partition_source})
+                            "partition_source": partition_source},
+                      metrics=_display_metrics(analysis, home, shown))
 
 
 def partition_report(analysis: Analysis, partition_source: str = "simulated"):
@@ -184,14 +195,31 @@ def _is_subgraph_id(value) -> bool:
 def _graph_edges(edges: list, shown: set[str], home: dict, boundaries) -> tuple[GraphEdge, ...]:
     """Displayed edges; the partition's boundary edges keep their direction (a boundary on a
     folded parameter is drawn on the edge into the op that shows it)."""
-    marked = {}
+    marked, nbytes = {}, {}
     for b in boundaries:
-        marked.setdefault((home.get(b.src, b.src), home.get(b.dst, b.dst)), b.direction)
+        key = (home.get(b.src, b.src), home.get(b.dst, b.dst))
+        marked.setdefault(key, b.direction)
+        nbytes[key] = nbytes.get(key, 0) + b.bytes
     out = []
     for src, dst in edges:
         if src in shown and dst in shown:
-            out.append(GraphEdge(src, dst, marked.get((src, dst))))
+            out.append(GraphEdge(src, dst, marked.get((src, dst)), nbytes.get((src, dst), 0)))
     return tuple(out)
+
+
+def _display_metrics(analysis: Analysis, home: dict, shown: set[str]) -> dict:
+    """Per-node metrics keyed by the id that shows each node (a folded weight's on its op)."""
+    from vpu_core.graph.metrics import node_metrics
+
+    out = {}
+    for key, values in node_metrics(analysis).items():
+        by_id: dict[str, float] = {}
+        for name, value in values.items():
+            nid = home.get(name, name)
+            if nid in shown:
+                by_id[nid] = max(by_id.get(nid, value), value) if key != "sqnr" else value
+        out[key] = by_id
+    return out
 
 
 # -- text ------------------------------------------------------------------------------------------

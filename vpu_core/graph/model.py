@@ -7,8 +7,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Node categories, in legend order.
-CATEGORIES = ("vpu", "cpu", "qdq", "param", "io")
+# Node categories, in legend order ("group": a collapsed module group drawn as one box).
+CATEGORIES = ("vpu", "cpu", "qdq", "param", "io", "group")
+
+
+@dataclass(frozen=True)
+class MetricBar:
+    """How a group's member ops spread over one metric's colour scale, and its worst value."""
+
+    metric: str                  # vpu_core.graph.metrics key, e.g. "sqnr"
+    counts: tuple[int, ...]      # members per bin of the metric's scale, worst bin first
+    worst: float | None
+
+
+@dataclass(frozen=True)
+class GroupStats:
+    """The numbers a module group shows, collapsed (a box) or expanded (a frame's header)."""
+
+    path: str                    # ModuleGroup.path
+    label: str                   # "layer.3.attention (BertAttention)"
+    depth: int
+    nodes: int                   # graph nodes inside (directly or transitively)
+    ops: int                     # of which real ops (not Q/DQ, parameters, inputs)
+    vpu_ops: int
+    cpu_ops: int
+    violations: int
+    metrics: tuple[MetricBar, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -21,6 +45,7 @@ class GraphNode:
     violations: int = 0          # number of rule violations on this node
     is_param: bool = False       # parameter/constant (and its Q/DQ chain): placed beside its consumer
     folded: tuple[str, ...] = () # ids of parameter nodes folded into this one
+    group: GroupStats | None = None  # category "group": the collapsed module group it stands for
 
 
 @dataclass(frozen=True)
@@ -28,6 +53,11 @@ class GraphEdge:
     src: str
     dst: str
     boundary: str | None = None  # "vpu->cpu", "cpu->vpu" or None
+    bytes: int = 0               # bytes a boundary edge moves (summed over the edges it stands for)
+    dtype: str = ""              # folded Q/DQ: the dtype the tensor travels in, e.g. "int8"
+    scale: float | None = None   # folded Q/DQ: the per-tensor scale (None: per-channel / unknown)
+    violations: int = 0          # rule violations on the Q/DQ nodes folded into this edge
+    folded: tuple[str, ...] = () # ids of the Q/DQ nodes folded into this edge
 
 
 @dataclass(frozen=True)
@@ -36,6 +66,8 @@ class GraphModel:
     edges: tuple[GraphEdge, ...]
     title: str = ""
     meta: dict = field(default_factory=dict, compare=False)
+    metrics: dict = field(default_factory=dict, compare=False)  # metric key -> {node id: value}
+    frames: tuple[GroupStats, ...] = ()  # expanded module groups (drawn as frames around members)
 
     def node(self, node_id: str) -> GraphNode:
         for n in self.nodes:

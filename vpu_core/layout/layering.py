@@ -137,7 +137,20 @@ def _assign_layers(order: list[int], succ, pred, side: list[bool]) -> list[int]:
     return [remap[l] for l in layer]
 
 
-def build_layered(model: GraphModel) -> LayeredGraph:
+def _pin(layer: list[int], pins: dict[int, str]) -> list[int]:
+    """Pinned vertices (a group's ports) go to a layer of their own: "top" above every other
+    vertex, "bottom" below; emptied layers are dropped."""
+    free = [l for v, l in enumerate(layer) if v not in pins]
+    lo, hi = (min(free), max(free)) if free else (0, 0)
+    for v, where in pins.items():
+        layer[v] = lo - 1 if where == "top" else hi + 1
+    used = sorted(set(layer))
+    remap = {l: i for i, l in enumerate(used)}
+    return [remap[l] for l in layer]
+
+
+def build_layered(model: GraphModel, pins: dict[int, str] | None = None) -> LayeredGraph:
+    """`pins`: vertex index -> "top" | "bottom" for vertices that must sit above / below all others."""
     index, pairs = _index_edges(model)
     n = len(model.nodes)
     side = [bool(nd.is_param) for nd in model.nodes]
@@ -156,6 +169,8 @@ def build_layered(model: GraphModel) -> LayeredGraph:
         succ, pred = _adjacency(n, pairs)
         order = _topo_order(n, succ, [len(p) for p in pred])
     layer = _assign_layers(order, succ, pred, side) if n else []
+    if pins and layer:
+        layer = _pin(layer, pins)
     g = LayeredGraph(n_real=n, ids=[nd.id for nd in model.nodes], layer=layer,
                      up=[[] for _ in range(n)], down=[[] for _ in range(n)], side=side[:],
                      reversed_pairs=back)

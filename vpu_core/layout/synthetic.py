@@ -4,6 +4,10 @@ They mimic what convert_pt2e produces: every activation passes quantize -> dequa
 between ops, weights are parameter -> dequantize_per_channel chains feeding conv/linear,
 residual blocks fan out through two dequantize nodes of one quantize, attention blocks fan
 out q/k/v linears and fall back to the CPU for matmul/softmax/layer_norm (boundary edges).
+
+Like a real model they have a module hierarchy: `meta["module_stacks"]` gives every node its
+stack of (module path, class) — encoder → stages.i → blocks.j → sub-modules (conv1, attention,
+branch1, …), with a stem and a head — from which `synthetic_tree(model)` builds the ModuleTree.
 """
 from __future__ import annotations
 
@@ -23,6 +27,15 @@ class _Builder:
         self.count: dict[str, int] = {}
         self.subgraph = 0
         self.on_cpu = False
+        self.stack: tuple[tuple[str, str], ...] = ()     # current module stack
+        self.stacks: dict[str, tuple[tuple[str, str], ...]] = {}
+
+    def enter(self, name: str, cls: str) -> None:
+        path = f"{self.stack[-1][0]}.{name}" if self.stack else name
+        self.stack = (*self.stack, (path, cls))
+
+    def leave(self) -> None:
+        self.stack = self.stack[:-1]
 
     def _name(self, base: str) -> str:
         k = self.count.get(base, 0)
@@ -36,6 +49,8 @@ class _Builder:
             viol = self.rng.choice((1, 1, 2, 3))
         sub = self.subgraph if category in ("vpu", "qdq") and side != "cpu" else None
         self.nodes.append(GraphNode(nid, label, detail, category, sub, viol, is_param))
+        if self.stack:
+            self.stacks[nid] = self.stack
         if not is_param:
             self.side[nid] = side or ("cpu" if category == "cpu" else "vpu")
         for i in inputs:
@@ -69,6 +84,23 @@ class _Builder:
             self.subgraph += 1
 
 
+STAGES = 8
+_BLOCK_CLASS = "Block"
+
+
+def _enter_block(b: _Builder, index: int, per_stage: int) -> None:
+    """Module stack of block `index`: the first is the stem, the rest encoder.stages.s.blocks.j."""
+    if index == 0:
+        b.stack = ()
+        b.enter("stem", "Stem")
+        return
+    stage, j = divmod(index - 1, per_stage)
+    b.stack = ()
+    b.enter("encoder", "Encoder")
+    b.enter(f"stages.{stage}", "Stage")
+    b.enter(f"blocks.{j}", _BLOCK_CLASS)
+
+
 def _conv_block(b: _Builder, x: str, c: int, hw: int) -> str:
     y = b.weighted("conv2d", b.qdq(x), c, hw)
     return b.add("relu", "relu", "vpu", [y], detail=b.shape(c, hw))
@@ -78,8 +110,12 @@ def _residual_block(b: _Builder, x: str, c: int, hw: int) -> str:
     q = b.add("quantize_per_tensor", "quantize", "qdq", [x])
     a = b.add("dequantize_per_tensor", "dequantize", "qdq", [q])
     skip = b.add("dequantize_per_tensor", "dequantize", "qdq", [q])
+    b.enter("conv1", "ConvLayer")
     y = b.add("relu", "relu", "vpu", [b.weighted("conv2d", a, c, hw)], detail=b.shape(c, hw))
+    b.leave()
+    b.enter("conv2", "ConvLayer")
     y = b.weighted("conv2d", b.qdq(y), c, hw)
+    b.leave()
     s = b.add("add", "add", "vpu", [b.qdq(y), skip], detail=b.shape(c, hw))
     return b.add("relu", "relu", "vpu", [s], detail=b.shape(c, hw))
 
@@ -88,11 +124,13 @@ def _inception_block(b: _Builder, x: str, c: int, hw: int) -> str:
     q = b.add("quantize_per_tensor", "quantize", "qdq", [x])
     outs = []
     for k in range(b.rng.choice((2, 3))):
+        b.enter(f"branch{k}", "Branch")
         a = b.add("dequantize_per_tensor", "dequantize", "qdq", [q])
         y = b.weighted("conv2d", a, c // 2, hw)
         if k:
             y = b.weighted("conv2d", b.qdq(y), c // 2, hw)
         outs.append(b.qdq(y))
+        b.leave()
     if b.rng.random() < 0.5:
         outs.append(b.add("max_pool2d", "max_pool2d", "vpu",
                           [b.add("dequantize_per_tensor", "dequantize", "qdq", [q])]))
@@ -101,16 +139,20 @@ def _inception_block(b: _Builder, x: str, c: int, hw: int) -> str:
 
 def _attention_block(b: _Builder, x: str, c: int) -> str:
     q = b.add("quantize_per_tensor", "quantize", "qdq", [x])
+    b.enter("attention", "SelfAttention")
     heads = [b.weighted("linear", b.add("dequantize_per_tensor", "dequantize", "qdq", [q]), c, 0)
              for _ in range(3)]
     s = b.cpu("matmul", [heads[0], heads[1]], c, 0)
     s = b.cpu("softmax", [s], c, 0)
     s = b.cpu("matmul", [s, heads[2]], c, 0)
+    b.leave()
     b.back_to_vpu()
+    b.enter("output", "AttentionOutput")
     y = b.weighted("linear", b.qdq(s), c, 0)
     skip = b.add("dequantize_per_tensor", "dequantize", "qdq", [q])
     r = b.add("add", "add", "vpu", [b.qdq(y), skip], detail=b.shape(c, 0))
     r = b.cpu("layer_norm", [r], c, 0)
+    b.leave()
     if b.rng.random() < 0.5:
         r = b.cpu(b.rng.choice(_CPU_OPS[2:]), [r], c, 0)
     b.back_to_vpu()
@@ -123,7 +165,15 @@ def _finish(b: _Builder, title: str) -> GraphModel:
         ss, sd = b.side.get(s), b.side.get(d)
         boundary = f"{ss}->{sd}" if ss and sd and ss != sd else None
         edges.append(GraphEdge(s, d, boundary))
-    return GraphModel(tuple(b.nodes), tuple(edges), title=title)
+    return GraphModel(tuple(b.nodes), tuple(edges), title=title,
+                      meta={"module_stacks": dict(b.stacks)})
+
+
+def synthetic_tree(model: GraphModel):
+    """The ModuleTree of a synthetic graph (from its meta["module_stacks"])."""
+    from vpu_core.graph.hierarchy import build_tree
+
+    return build_tree((n.id for n in model.nodes), model.meta.get("module_stacks", {}))
 
 
 def synthetic_qdq_graph(n_nodes: int, seed: int = 0) -> GraphModel:
@@ -132,7 +182,10 @@ def synthetic_qdq_graph(n_nodes: int, seed: int = 0) -> GraphModel:
     b = _Builder(seed)
     x = b.add("x", "x", "io", detail="1×3×224×224 fp32")
     c, hw = 16, 112
+    per_stage = max(2, n_nodes // 22 // STAGES)   # ~22 nodes per block
+    blocks = 0
     while len(b.nodes) < n_nodes - 45:          # room for the largest block
+        _enter_block(b, blocks, per_stage)
         r = b.rng.random()
         if r < 0.35:
             x = _residual_block(b, x, c, hw)
@@ -142,9 +195,13 @@ def synthetic_qdq_graph(n_nodes: int, seed: int = 0) -> GraphModel:
             x = _inception_block(b, x, c, hw)
         else:
             x = _attention_block(b, x, c)
+        b.leave()
+        blocks += 1
         if b.rng.random() < 0.1:
             c, hw = min(c * 2, 1024), max(hw // 2, 7)
+    b.stack = (("head", "Head"),)
     while len(b.nodes) < n_nodes - 1:            # pad with a plain chain to the exact size
         x = b.add("hardtanh", "hardtanh", "vpu", [x], detail=b.shape(c, hw))
+    b.stack = ()
     b.add("output", "output", "io", [x])
     return _finish(b, f"synthetic Q/DQ graph ({n_nodes} nodes, seed {seed})")

@@ -1,7 +1,7 @@
 """Result types of the layout and the default node-size estimate."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
 from vpu_core.graph.model import GraphNode
@@ -42,17 +42,26 @@ class Layout:
     width: float
     height: float
     layers: int = 0          # number of layers (ranks) used
+    frames: dict[str, Box] = field(default_factory=dict)  # expanded module group -> its frame
 
     def center(self, node_id: str) -> Point:
         x, y, w, h = self.boxes[node_id]
         return (x + w / 2.0, y + h / 2.0)
 
 
+GROUP_H = 62.0        # a collapsed module group: name, counts, VPU/CPU bar, metric bar
+GROUP_MIN_W = 170.0
+
+
 def default_node_size(node: GraphNode) -> tuple[float, float]:
     """Width from the longest text line (label or detail), height by category.
 
-    Q/DQ and parameter nodes are one-line and smaller so the main ops stand out.
+    Q/DQ and parameter nodes are one-line and smaller so the main ops stand out; a collapsed
+    module group is a taller box with room for its bars.
     """
+    if node.category == "group":
+        text = max(len(node.label) + 4, len(node.detail) + 6)
+        return (float(round(max(GROUP_MIN_W, text * CHAR_W + NODE_PAD))), GROUP_H)
     small = node.category in ("qdq", "param") or node.is_param
     text = max(len(node.label), int(len(node.detail) * 0.9) if not small else 0)
     w = max(MIN_W_SMALL if small else MIN_W, text * CHAR_W + NODE_PAD)

@@ -1,0 +1,92 @@
+"""A display graph with its module hierarchy: expand and collapse groups, get (model, layout).
+
+    grouped = GroupedGraph(flat_model, tree, violations)
+    model, layout = grouped.collapse_to(1)          # top-level blocks as boxes
+    model, layout = grouped.toggle("encoder")       # open one in place (only its ancestors move)
+    depth = grouped.fitting_depth(1200, 700)        # deepest level that fits a window legibly
+
+The GUI, `render --collapse` and the benchmark all use this one object. Pure Python.
+"""
+from __future__ import annotations
+
+import gc
+
+from vpu_core.graph.groups import Visibility, group_node, group_stats, visible_model
+from vpu_core.graph.hierarchy import ModuleTree, dissolve
+from vpu_core.graph.model import GraphModel, GraphNode
+from vpu_core.layout.compound import CompoundLayout
+from vpu_core.layout.types import Layout
+
+LEGIBLE_ZOOM = 0.75     # labels read well from here (11 px font → 8 px on screen)
+
+
+def display_tree(model: GraphModel, tree: ModuleTree) -> ModuleTree:
+    """The groups worth a box: a module with at most one op inside (a Conv2d, a ReLU) is shown
+    as that op, so it is dissolved into its parent."""
+    ops = {n.id for n in model.nodes if n.category in ("vpu", "cpu")}
+    return dissolve(tree, lambda g: sum(1 for n in g.nodes if n in ops) <= 1)
+
+
+class GroupedGraph:
+    def __init__(self, model: GraphModel, tree: ModuleTree, violations: dict[str, int] | None = None):
+        self.flat, self.tree = model, display_tree(model, tree)
+        self.stats = group_stats(model, self.tree, violations)
+        self._boxes: dict[str, GraphNode] = {}
+        self.compound = CompoundLayout(model, self.tree, self.box)
+        self.expanded: frozenset[str] = frozenset()
+
+    def box(self, path: str) -> GraphNode:
+        node = self._boxes.get(path)
+        if node is None:
+            node = self._boxes[path] = group_node(self.stats[path])
+        return node
+
+    # -- state ---------------------------------------------------------------------------------------
+    def show(self, expanded) -> tuple[GraphModel, Layout]:
+        """The graph with exactly the groups in `expanded` open (a group whose parent is
+        closed stays hidden inside it)."""
+        self.expanded = frozenset(p for p in expanded if p in self.tree.groups)
+        # ~10^5 short-lived tuples and lists: a cyclic GC pass over the big, long-lived layout
+        # caches in the middle of it would cost more than the whole toggle
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            vis = Visibility(self.tree, self.expanded)
+            shown = visible_model(self.flat, vis, self.stats, self.box)
+            return shown, self.compound.layout(vis, shown)
+        finally:
+            if was:
+                gc.enable()
+
+    def is_open(self, path: str) -> bool:
+        return path in self.expanded
+
+    def expand(self, path: str) -> tuple[GraphModel, Layout]:
+        """Open `path` and every group around it (so it is visible)."""
+        return self.show(self.expanded | set(self.tree.chain(path)))
+
+    def collapse(self, path: str) -> tuple[GraphModel, Layout]:
+        return self.show(self.expanded - {path})
+
+    def toggle(self, path: str) -> tuple[GraphModel, Layout]:
+        return self.collapse(path) if path in self.expanded else self.expand(path)
+
+    def collapse_to(self, depth: int) -> tuple[GraphModel, Layout]:
+        """Groups at `depth` and below drawn closed (1 = the top-level blocks)."""
+        return self.show(self.tree.at_depth_below(depth))
+
+    def expand_all(self) -> tuple[GraphModel, Layout]:
+        return self.show(self.tree.groups)
+
+    # -- choosing a depth -----------------------------------------------------------------------------
+    def fitting_depth(self, width: float, height: float, zoom: float = LEGIBLE_ZOOM) -> int:
+        """The deepest collapse depth whose whole picture fits `width` × `height` pixels at
+        `zoom` or more; at least 1 (the top-level blocks), at most everything open."""
+        best, keep = 1, self.expanded
+        for depth in range(1, self.tree.max_depth + 2):
+            _, layout = self.collapse_to(depth)
+            if depth > 1 and (layout.width * zoom > width or layout.height * zoom > height):
+                break
+            best = depth
+        self.expanded = keep
+        return best

@@ -1,0 +1,111 @@
+"""Per-node metrics the canvas can colour ops by: numbers the analysis already has.
+
+    values = node_metrics(analysis)         # {"sqnr": {"conv2d": 38.1, …}, "pow2_loss": …}
+    scale = MetricScale.of("sqnr", values["sqnr"].values())
+    scale.fraction(38.1)                    # 0 = worst end of the gradient, 1 = best
+    bar = metric_bar("sqnr", member_values, scale)   # a group's distribution and worst value
+
+- sqnr            layer SQNR of the op's output against the float model (dB; higher is better)
+- pow2_loss       resolution the power-of-two rounding of its scales cost, log2(s_pow2 / s_float)
+                  in bits (0 = none, 1 = twice as coarse); an activation counts on its producer,
+                  a weight on its consumer (VPU quantizer only: XNNPACK scales are not rounded)
+- shift           largest requantization right-shift of the op (nearest, per channel)
+- boundary_bytes  bytes the op's VPU/CPU boundary edges move
+
+Pure Python, no torch.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+from vpu_core.graph.model import MetricBar
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+
+N_BINS = 6
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    key: str
+    title: str
+    unit: str
+    better: str | None          # "high", "low" or None (no good/bad direction)
+
+
+METRICS = {m.key: m for m in (
+    MetricInfo("sqnr", "Layer SQNR", "dB", "high"),
+    MetricInfo("pow2_loss", "Pow2 rounding loss", "bit", "low"),
+    MetricInfo("shift", "Requant shift", "", None),
+    MetricInfo("boundary_bytes", "Boundary bytes", "B", "low"),
+)}
+
+
+def node_metrics(analysis: Analysis) -> dict[str, dict[str, float]]:
+    """metric key -> {fx node name: value}; nodes without a value are absent."""
+    sqnr = {k: float(v) for k, v in analysis.layer_sqnr.items()
+            if v is not None and math.isfinite(v)}
+    loss: dict[str, float] = {}
+    for t in analysis.tensors:
+        pairs = [(s, f) for s, f in zip(t.scales, t.float_scales) if s > 0 and f > 0]
+        if pairs and t.consumer:
+            value = max(math.log2(s / f) for s, f in pairs)
+            loss[t.consumer] = max(loss.get(t.consumer, 0.0), max(0.0, value))
+    shift = {s.node: float(max(s.nearest_shifts)) for s in analysis.requant if s.nearest_shifts}
+    nbytes: dict[str, float] = {}
+    for b in analysis.partition.boundaries:
+        for end in {_op_of(analysis, b.src), _op_of(analysis, b.dst)}:
+            nbytes[end] = nbytes.get(end, 0.0) + b.bytes
+    return {"sqnr": sqnr, "pow2_loss": loss, "shift": shift, "boundary_bytes": nbytes}
+
+
+def _op_of(analysis: Analysis, name: str) -> str:
+    """The op a boundary end stands for: a quantize's producer, a dequantize's consumer."""
+    for _ in range(4):
+        info = analysis.nodes.get(name)
+        if info is None or not info.op.startswith("quantized_decomposed."):
+            return name
+        nxt = info.inputs[:1] if "dequantize" not in info.op else info.outputs[:1]
+        if not nxt:
+            return name
+        name = nxt[0]
+    return name
+
+
+@dataclass(frozen=True)
+class MetricScale:
+    """The range a metric's gradient spans, oriented so that fraction 0 is the worst end."""
+
+    key: str
+    lo: float
+    hi: float
+
+    @staticmethod
+    def of(key: str, values: Iterable[float]) -> MetricScale:
+        vals = [v for v in values if v is not None and math.isfinite(v)]
+        lo, hi = (min(vals), max(vals)) if vals else (0.0, 1.0)
+        if key == "pow2_loss":
+            lo, hi = 0.0, max(hi, 1.0)             # the loss is bounded: show it on [0, 1]
+        return MetricScale(key, lo, hi if hi > lo else lo + 1.0)
+
+    def fraction(self, value: float) -> float:
+        """0..1 along the gradient, 0 at the worst end (the low end for a neutral metric)."""
+        f = min(1.0, max(0.0, (value - self.lo) / (self.hi - self.lo)))
+        return 1.0 - f if METRICS[self.key].better == "low" else f
+
+    def worst(self, values: Iterable[float]) -> float | None:
+        vals = list(values)
+        if not vals:
+            return None
+        return max(vals) if METRICS[self.key].better in ("low", None) else min(vals)
+
+
+def metric_bar(key: str, values: Iterable[float], scale: MetricScale, bins: int = N_BINS) -> MetricBar:
+    vals = [v for v in values if v is not None and math.isfinite(v)]
+    counts = [0] * bins
+    for v in vals:
+        counts[min(bins - 1, int(scale.fraction(v) * bins))] += 1
+    return MetricBar(key, tuple(counts), scale.worst(vals))
