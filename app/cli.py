@@ -22,7 +22,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from app.render import render_model
 
-    render_model(core_cli.config_from_args(args), args.output, fold_params=not args.unfold)
+    render_model(core_cli.config_from_args(args), args.output, fold_params=not args.unfold,
+                 hide_qdq=args.hide_qdq, collapse=args.collapse)
     print(f"wrote {args.output}")
     return core_cli.EXIT_OK
 

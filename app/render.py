@@ -4,7 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def render_model(config, output: str | Path, fold_params: bool = True) -> Path:
+def render_model(config, output: str | Path, fold_params: bool = True, hide_qdq: bool = False,
+                 collapse: int | None = None) -> Path:
     from app.image_export import check_image_path
 
     output = check_image_path(output)  # fail before the seconds of PTQ, not after
@@ -13,6 +14,7 @@ def render_model(config, output: str | Path, fold_params: bool = True) -> Path:
     from vpu_core.files import atomic_write
     from vpu_core.session import inspect
 
-    graph = inspect(config, view=ViewOptions(fold_params=fold_params)).graph
+    view = ViewOptions(fold_params=fold_params, hide_qdq=hide_qdq, collapse_depth=collapse)
+    graph = inspect(config, view=view).graph
     atomic_write(output, lambda tmp: render_to_image(graph.model, graph.layout, tmp))
     return output

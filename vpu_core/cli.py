@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(render)
     render.add_argument("-o", "--output", required=True, metavar="F")
     render.add_argument("--unfold", action="store_true", help="show parameters as separate nodes")
+    render.add_argument("--collapse", type=_positive, metavar="DEPTH", help=(
+        "draw module groups at DEPTH and deeper collapsed (1 = the top-level blocks)"))
+    render.add_argument("--hide-qdq", action="store_true",
+                        help="fold quantize/dequantize pairs into the edges they sit on")
     report = sub.add_parser("report", help="one-file HTML report for stakeholders")
     add_run_options(report)
     report.add_argument("-o", "--output", required=True, metavar="F.html")

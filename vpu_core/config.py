@@ -21,7 +21,11 @@ class RunConfig:
 
 @dataclass(frozen=True)
 class ViewOptions:
-    """How a result is drawn: parameters folded into their op, and which partition colours it."""
+    """How a result is drawn: parameters folded into their op, which partition colours it,
+    Q/DQ chains folded into their edges, and module groups collapsed below a depth."""
 
     fold_params: bool = True
     partition_source: str = "simulated"   # one of PARTITION_SOURCES
+    hide_qdq: bool = False                # quantize → dequantize folded into the edge they sit on
+    collapse_depth: int | None = None     # None: the flat graph; k: module groups at depth k
+                                          # and deeper drawn collapsed (1 = top-level blocks)

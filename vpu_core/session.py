@@ -26,6 +26,7 @@ from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
     from vpu_core.analysis.results import Analysis
     from vpu_core.graph.model import GraphModel
+    from vpu_core.graph.grouped import GroupedGraph
     from vpu_core.layout import Layout
 
 ProgressFn = Callable[[str, float], None]
@@ -51,10 +52,12 @@ def overall_fraction(stage: str, fraction: float) -> float:
 
 @dataclass(frozen=True)
 class DisplayGraph:
-    """What a canvas draws: the graph model and its layout."""
+    """What a canvas draws: the graph model and its layout; `grouped` expands and collapses
+    module groups (None when the graph has no module hierarchy)."""
 
     model: GraphModel
     layout: Layout
+    grouped: GroupedGraph | None = None
 
 
 @dataclass(frozen=True)
@@ -71,11 +74,16 @@ class Inspection:
 def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> DisplayGraph:
     """Build and lay out the display graph of an analysis (pure Python, milliseconds)."""
     from vpu_core.graph.build import build_graph_model
+    from vpu_core.graph.grouped import grouped_graph
     from vpu_core.layout import layout_graph
 
     model = build_graph_model(analysis, fold_params=view.fold_params,
-                              partition_source=view.partition_source)
-    return DisplayGraph(model, layout_graph(model))
+                              partition_source=view.partition_source, hide_qdq=view.hide_qdq)
+    grouped = grouped_graph(analysis, model)
+    if grouped is not None and view.collapse_depth is not None:
+        shown, layout = grouped.collapse_to(view.collapse_depth)
+        return DisplayGraph(shown, layout, grouped)
+    return DisplayGraph(model, layout_graph(model), grouped)
 
 
 class _Reporter:

@@ -103,6 +103,64 @@ def build_bands(edges: tuple[EdgeRoute, ...], theme_ref, width: float) -> list[E
     return items
 
 
+LOD_LABELS = 0.7
+
+
+class EdgeLabelItem(QGraphicsItem):
+    """Labels of folded Q/DQ edges (dtype and scale) just below their source, with a red count
+    where the folded quantize / dequantize broke rules. One item per band, like the edges."""
+
+    def __init__(self, labels: list[tuple[float, float, str, int]], bounds: QRectF, theme_ref):
+        super().__init__()
+        self.labels = labels                   # (x, y, text, violations)
+        self.theme_ref = theme_ref
+        self._bounds = bounds
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        if lod < LOD_LABELS and not any(v for *_, v in self.labels):
+            return
+        theme: Theme = self.theme_ref()
+        painter.setFont(theme.detail_font)
+        for x, y, text, viol in self.labels:
+            tx = x + 4.0
+            if viol:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(QBrush(QColor("#e53935")))
+                painter.drawEllipse(QPointF(x, y + 8.0), 5.5, 5.5)
+                tx += 6.0
+            if lod >= LOD_LABELS and text:
+                painter.setPen(QColor("#5b636d"))
+                painter.drawText(QRectF(tx, y + 1.0, 160.0, 14.0),
+                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+
+
+def build_labels(edges: tuple[EdgeRoute, ...], texts: dict, theme_ref, width: float) -> list[EdgeLabelItem]:
+    """`texts`: (src, dst) -> (text, violations) of the edges that carry a label. Edges from one
+    source carry one tensor: its label is drawn once."""
+    groups: dict[int, dict] = {}
+    for e in edges:
+        got = texts.get((e.src, e.dst))
+        if got is None or len(e.points) < 2:
+            continue
+        x, y = e.points[0]
+        key = (e.src, got[0])
+        band = groups.setdefault(int(y // BAND_H), {})
+        old = band.get(key)
+        band[key] = (x, y, got[0], max(got[1], old[3]) if old else got[1])
+    items = []
+    for key in sorted(groups):
+        labels = list(groups[key].values())
+        ys = [l[1] for l in labels]
+        items.append(EdgeLabelItem(labels, QRectF(-20.0, min(ys) - 8.0, width + 200.0,
+                                                  max(ys) - min(ys) + 30.0), theme_ref))
+    return items
+
+
 class HighlightItem(QGraphicsItem):
     """The selected node's input and output edges, drawn thick on top of the others."""
 

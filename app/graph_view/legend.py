@@ -5,8 +5,10 @@ on-screen overlay widget and the exporters so both always agree.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from .style import Theme, legend_entries
@@ -20,13 +22,83 @@ def _font(theme: Theme) -> QFont:
     return f
 
 
-def legend_size(theme: Theme, subgraphs: int) -> QSizeF:
-    return rows_size(theme, legend_entries(theme, subgraphs))
+@dataclass(frozen=True)
+class MetricLegend:
+    """The gradient of a metric overlay: title, the values at its two ends, which end is bad."""
+
+    title: str
+    low_text: str            # value at the left end of the bar
+    high_text: str
+    neutral: bool            # no good/bad direction (blues)
+    worst_left: bool = True  # the gradient's worst end is drawn on the left
 
 
-def paint_legend(painter: QPainter, top_left: QPointF, theme: Theme, subgraphs: int) -> QRectF:
-    """Draw the legend box with its top-left corner at `top_left` (device coordinates)."""
-    return paint_rows(painter, top_left, theme, legend_entries(theme, subgraphs))
+def legend_size(theme: Theme, subgraphs: int, groups: bool = False,
+                metric: MetricLegend | None = None) -> QSizeF:
+    size = rows_size(theme, legend_entries(theme, subgraphs, groups))
+    if metric is not None:
+        m = metric_legend_size(theme, metric)
+        size = QSizeF(max(size.width(), m.width()), size.height() + GAP + m.height())
+    return size
+
+
+def paint_legend(painter: QPainter, top_left: QPointF, theme: Theme, subgraphs: int,
+                 groups: bool = False, metric: MetricLegend | None = None) -> QRectF:
+    """Draw the legend box with its top-left corner at `top_left` (device coordinates); the
+    metric overlay's gradient goes below it."""
+    box = paint_rows(painter, top_left, theme, legend_entries(theme, subgraphs, groups))
+    if metric is not None:
+        m = paint_metric_legend(painter, QPointF(box.left(), box.bottom() + GAP), theme, metric)
+        box = box.united(m)
+    return box
+
+
+def metric_legend_size(theme: Theme, metric: MetricLegend) -> QSizeF:
+    fm = QFontMetricsF(_font(theme))
+    text_w = max(fm.horizontalAdvance(metric.title) + 10, 190.0)
+    return QSizeF(2 * PAD + text_w, 2 * PAD + fm.height() * 2 + 14.0 + 6.0)
+
+
+def paint_metric_legend(painter: QPainter, top_left: QPointF, theme: Theme,
+                        metric: MetricLegend) -> QRectF:
+    from .style import gradient
+
+    painter.save()
+    font = _font(theme)
+    fm = QFontMetricsF(font)
+    size = metric_legend_size(theme, metric)
+    box = QRectF(top_left, size)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.setPen(QPen(QColor("#9aa0a6"), 1.0))
+    painter.setBrush(QBrush(QColor(255, 255, 255, 235)))
+    painter.drawRoundedRect(box, 6.0, 6.0)
+    bold = QFont(font)
+    bold.setBold(True)
+    painter.setFont(bold)
+    painter.setPen(QColor("#1b1f23"))
+    y = box.top() + PAD
+    painter.drawText(QRectF(box.left() + PAD, y, size.width(), fm.height()),
+                     Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, metric.title)
+    y += fm.height() + 4.0
+    bar = QRectF(box.left() + PAD, y, size.width() - 2 * PAD, 14.0)
+    grad = QLinearGradient(bar.topLeft(), bar.topRight())
+    stops = gradient(metric.neutral)
+    for i, c in enumerate(stops):
+        grad.setColorAt(i / (len(stops) - 1), QColor(c))
+    painter.setPen(QPen(QColor("#41484f"), 0.8))
+    painter.setBrush(QBrush(grad))
+    painter.drawRect(bar)
+    painter.setFont(font)
+    y = bar.bottom() + 3.0
+    left, right = metric.low_text, metric.high_text
+    if not metric.neutral:
+        left, right = f"{left} (worse)", f"{right} (better)"
+    painter.drawText(QRectF(bar.left(), y, bar.width(), fm.height()),
+                     Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, left)
+    painter.drawText(QRectF(bar.left(), y, bar.width(), fm.height()),
+                     Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right)
+    painter.restore()
+    return box
 
 
 def rows_size(theme: Theme, rows, title: str | None = None) -> QSizeF:
@@ -81,6 +153,15 @@ def _paint_swatch(painter: QPainter, kind: str, sw: QRectF, color) -> None:
         painter.setPen(QPen(QColor("#41484f"), 1.0))
         painter.setBrush(QBrush(color))
         painter.drawRoundedRect(sw, 3.0, 3.0)
+    elif kind == "group":
+        painter.setPen(QPen(QColor("#5f6b7a"), 1.2))
+        painter.setBrush(QBrush(color))
+        painter.drawRoundedRect(sw.adjusted(0, -2, 0, 2), 3.0, 3.0)
+        half = sw.width() * 0.6
+        bar = QRectF(sw.left() + 2, sw.bottom() - 3, sw.width() - 4, 3)
+        painter.fillRect(QRectF(bar.left(), bar.top(), half, bar.height()), QColor("#6cc58a"))
+        painter.fillRect(QRectF(bar.left() + half, bar.top(), bar.width() - half, bar.height()),
+                         QColor("#f4a640"))
     elif kind == "edge":
         painter.setPen(QPen(color, 3.0, Qt.PenStyle.DashLine))
         painter.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))
@@ -100,16 +181,24 @@ class LegendOverlay(QWidget):
         super().__init__(parent)
         self.theme = Theme.make()
         self.subgraphs = 1
+        self.groups = False
+        self.gradient: MetricLegend | None = None   # not "metric": that is QPaintDevice.metric()
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
         self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground, True)
 
-    def configure(self, theme: Theme, subgraphs: int) -> None:
+    def configure(self, theme: Theme, subgraphs: int, groups: bool | None = None,
+                  metric: MetricLegend | None | bool = False) -> None:
+        """`groups` / `metric` left out keep what they were."""
         self.theme, self.subgraphs = theme, subgraphs
-        s = legend_size(theme, subgraphs)
+        if groups is not None:
+            self.groups = groups
+        if metric is not False:
+            self.gradient = metric
+        s = legend_size(theme, subgraphs, self.groups, self.gradient)
         self.resize(int(s.width()) + 2, int(s.height()) + 2)
         self.update()
 
     def paintEvent(self, event) -> None:
         p = QPainter(self)
-        paint_legend(p, QPointF(0.5, 0.5), self.theme, self.subgraphs)
+        paint_legend(p, QPointF(0.5, 0.5), self.theme, self.subgraphs, self.groups, self.gradient)
         p.end()

@@ -13,13 +13,13 @@ from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
 
 from vpu_core.graph.model import GraphNode
 
-from .style import MATCH, SELECT, VIOLATION, Theme
+from .style import MATCH, SELECT, SHARED as SHARED_COLOR, VIOLATION, Theme
 
 LOD_SHAPES = 0.3     # below: filled rectangle only
 LOD_TEXT = 0.6       # from here: label (≈ 6.6 px glyphs at the normal font)
 LOD_DETAIL = 0.85    # from here: the detail line too (≈ 7.7 px)
 
-SELECTED, NEIGHBOUR, MATCHED = 1, 2, 4   # NodeItem.state bits
+SELECTED, NEIGHBOUR, MATCHED, SHARED = 1, 2, 4, 8   # NodeItem.state bits
 
 
 class StyleCache:
@@ -39,14 +39,29 @@ class StyleCache:
         self.select_cosmetic.setCosmetic(True)
         self.match_cosmetic = QPen(QColor(MATCH), 3.0)
         self.match_cosmetic.setCosmetic(True)
+        self.shared_pen = QPen(QColor(SHARED_COLOR), 2.0, Qt.PenStyle.DashLine)
+        self.shared_cosmetic = QPen(QColor(SHARED_COLOR), 3.0)
+        self.shared_cosmetic.setCosmetic(True)
         self.badge_font = QFont(theme.label_font)
         self.badge_font.setPixelSize(theme.label_font.pixelSize() - 1)
         self.badge_font.setBold(True)
         self.label_metrics = QFontMetricsF(theme.label_font)
         self.detail_metrics = QFontMetricsF(theme.detail_font)
+        self.group_font = QFont(theme.label_font)
+        self.group_font.setBold(True)
+        self.group_metrics = QFontMetricsF(self.group_font)
+        self.overrides: dict[str, tuple[QBrush, QColor, QColor]] = {}   # metric overlay fills
+
+    def set_overrides(self, colors: dict[str, QColor]) -> None:
+        """Fill these node ids with these colours instead of their category's (metric overlay)."""
+        self.overrides = {nid: (QBrush(c), c, self.theme.text_color(c)) for nid, c in colors.items()}
 
     def fill(self, node: GraphNode) -> tuple[QBrush, QColor, QColor]:
         """(brush, fill colour, text colour) for a node's category and subgraph."""
+        if self.overrides:
+            got = self.overrides.get(node.id)
+            if got is not None:
+                return got
         key = (node.category, node.subgraph if node.category == "vpu" else None)
         got = self._fills.get(key)
         if got is None:
@@ -150,6 +165,9 @@ class NodeItem(QGraphicsRectItem):
         if s & MATCHED:
             painter.setPen(cache.match_cosmetic if cosmetic else cache.match_pen)
             painter.drawRoundedRect(self.box.adjusted(-3, -3, 3, 3), 6.0, 6.0)
+        if s & SHARED:
+            painter.setPen(cache.shared_cosmetic if cosmetic else cache.shared_pen)
+            painter.drawRoundedRect(self.box.adjusted(-2.5, -2.5, 2.5, 2.5), 5.0, 5.0)
         if s & SELECTED:
             painter.setPen(cache.select_cosmetic if cosmetic else cache.select_pen)
             painter.drawRoundedRect(self.box.adjusted(-1.5, -1.5, 1.5, 1.5), 5.0, 5.0)
@@ -165,6 +183,10 @@ def make_node_item(node: GraphNode, x: float, y: float, w: float, h: float,
     it.box = QRectF(x, y, w, h)
     it.cache = cache
     return it
+
+
+def elided(text: str, fm: QFontMetricsF, max_w: float) -> str:
+    return fm.elidedText(text, Qt.TextElideMode.ElideRight, max_w) if fm.horizontalAdvance(text) > max_w else text
 
 
 def _static(text: str, font: QFont, fm: QFontMetricsF, max_w: float) -> QStaticText:

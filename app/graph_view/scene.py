@@ -12,10 +12,13 @@ from PySide6.QtWidgets import QGraphicsScene
 from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
-from .edges import HighlightItem, build_bands
-from .nodes import MATCHED, NEIGHBOUR, SELECTED, NodeItem, StyleCache, make_node_item
+from vpu_core.graph.fold_qdq import edge_text
+
+from .edges import HighlightItem, build_bands, build_labels
+from .groups import FrameItem, GroupItem, make_frame_item, make_group_item
+from .nodes import MATCHED, NEIGHBOUR, SELECTED, SHARED, NodeItem, StyleCache, make_node_item
 from .overview import PRIORITY, OverviewItem, Raster, argb
-from .style import Theme
+from .style import NO_VALUE, Theme, gradient_color
 
 Z_OVERVIEW = 1.0    # everything else is z 0, stacked in insertion order:
                     # edge bands, then the highlight, then the nodes
@@ -32,9 +35,19 @@ class GraphScene(QGraphicsScene):
         self.setSceneRect(QRectF(0.0, 0.0, max(layout.width, 1.0), max(layout.height, 1.0)))
         self.setBackgroundBrush(QBrush(QColor("#ffffff")))
         self.subgraphs = len({n.subgraph for n in model.nodes if n.category == "vpu"})
+        self.frames: dict[str, FrameItem] = {}
+        boxes = layout.frames
+        for stats in sorted(model.frames, key=lambda f: f.depth):     # outer frames first
+            if stats.path in boxes:
+                it = self.frames[stats.path] = make_frame_item(stats, boxes[stats.path], self.cache)
+                self.addItem(it)
         self.bands = build_bands(layout.edges, lambda: self.theme, layout.width)
         for band in self.bands:
             self.addItem(band)
+        texts = {(e.src, e.dst): (edge_text(e), e.violations) for e in model.edges if e.folded}
+        self.labels = build_labels(layout.edges, texts, lambda: self.theme, layout.width) if texts else []
+        for item in self.labels:
+            self.addItem(item)
         self.highlight = HighlightItem()
         self.addItem(self.highlight)
         self._build_nodes()
@@ -45,6 +58,9 @@ class GraphScene(QGraphicsScene):
         self.overview_mode = False
         self.selected: str | None = None
         self.matches: list[str] = []
+        self.shared: list[str] = []
+        self.metric: str | None = None
+        self.frame_selected: str | None = None
         self.in_edges: dict[str, list[int]] = {}
         self.out_edges: dict[str, list[int]] = {}
         for k, e in enumerate(layout.edges):
@@ -65,7 +81,8 @@ class GraphScene(QGraphicsScene):
         for n in self.model.nodes:
             b = boxes.get(n.id)
             if b is not None:
-                it = self.items[n.id] = make_node_item(n, b[0], b[1], b[2], b[3], cache)
+                make = make_group_item if n.category == "group" else make_node_item
+                it = self.items[n.id] = make(n, b[0], b[1], b[2], b[3], cache)
                 add(it)
 
     # ---- drawing helpers -------------------------------------------------------------------
@@ -95,15 +112,16 @@ class GraphScene(QGraphicsScene):
             # but costs a per-child bounds check on every frame)
             for it in self.items.values():
                 it.setVisible(not on)
-            for band in self.bands:
+            for band in (*self.bands, *self.labels):
                 band.setVisible(not on)
             self.highlight.setVisible(not on)
             self.overview.setVisible(on)
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
-        self.cache = StyleCache(theme)
-        for it in self.items.values():
+        old, self.cache = self.cache, StyleCache(theme)
+        self.cache.overrides = old.overrides
+        for it in (*self.items.values(), *self.frames.values()):
             it.cache = self.cache
         self.overview.invalidate()
         self.update()
@@ -160,3 +178,59 @@ class GraphScene(QGraphicsScene):
         self.overview.matches = self.matches
         if self.overview_mode:
             self.overview.update()
+
+    # ---- module groups, metric overlay, shared scales ------------------------------------------
+    def frame_header_at(self, x: float, y: float) -> str | None:
+        """Path of the innermost expanded group whose title strip is under (x, y)."""
+        hit = None
+        for path, it in self.frames.items():
+            if it.header().contains(x, y) and (hit is None or it.stats.depth > self.frames[hit].stats.depth):
+                hit = path
+        return hit
+
+    def frame_at(self, x: float, y: float) -> str | None:
+        """Path of the innermost expanded group around (x, y)."""
+        hit = None
+        for path, it in self.frames.items():
+            if it.box.contains(x, y) and (hit is None or it.stats.depth > self.frames[hit].stats.depth):
+                hit = path
+        return hit
+
+    def set_metric(self, key: str | None, scale=None, neutral: bool = False, unit: str = "") -> None:
+        """Colour ops by metric `key` on `scale` (a core MetricScale; None: back to partition colours)."""
+        self.metric = key
+        colors = {}
+        if key is not None and scale is not None:
+            values = self.model.metrics.get(key, {})
+            for n in self.model.nodes:
+                if n.category in ("vpu", "cpu"):
+                    v = values.get(n.id)
+                    colors[n.id] = gradient_color(scale.fraction(v), neutral) if v is not None else QColor(NO_VALUE)
+        self.cache.set_overrides(colors)
+        for it in self.items.values():
+            if isinstance(it, GroupItem):
+                bar = next((b for b in it.node.group.metrics if b.metric == key), None) if key else None
+                it.metric_bar = (bar, neutral, _value_text(bar.worst, unit)) if bar and bar.worst is not None else None
+            it.update()
+        self.overview.invalidate()
+
+    def set_shared(self, ids: list[str]) -> None:
+        """Outline the tensors (and ops) forced to one scale with the selection."""
+        for nid in self.shared:
+            self._set_state(nid, SHARED, False)
+        self.shared = [i for i in ids if i in self.items]
+        for nid in self.shared:
+            self._set_state(nid, SHARED, True)
+
+    def set_frame_selected(self, path: str | None) -> None:
+        self.frame_selected = path if path in self.frames else None
+        for p, it in self.frames.items():
+            it.set_selected(p == self.frame_selected)
+
+
+def _value_text(value: float, unit: str) -> str:
+    if abs(value) >= 1e4:
+        text = f"{value:,.0f}"
+    else:
+        text = f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+    return f"{text} {unit}".strip()

@@ -23,6 +23,15 @@ VIOLATION = "#e53935"
 BOUNDARY = "#e65100"
 SELECT = "#c51162"        # selected node outline and its edges (magenta: no category uses it)
 MATCH = "#fbc02d"         # search matches
+GROUP_FILL = "#f4f6f9"    # a collapsed module group
+GROUP_EDGE = "#5f6b7a"
+FRAME_FILLS = ("#fbfcfd", "#f3f6f9")   # expanded groups, alternating by depth
+FRAME_EDGE = "#b3bcc7"
+SHARED = "#7b1fa2"        # tensors forced to share a scale with the selection
+NO_VALUE = "#e3e6ea"      # metric overlay: an op the metric says nothing about
+# Metric gradients, worst end first: red → amber → green for good/bad metrics, blues otherwise.
+GRADIENT_GOOD_BAD = ("#d73027", "#fc8d59", "#fee08b", "#d9ef8b", "#91cf60", "#1a9850")
+GRADIENT_NEUTRAL = ("#eff3ff", "#c6dbef", "#9ecae1", "#6baed6", "#3182bd", "#08519c")
 
 
 def _text_on(fill: QColor) -> QColor:
@@ -56,7 +65,7 @@ class Theme:
             c = QColor(VPU_PALETTE[(subgraph or 0) % len(VPU_PALETTE)])
         else:
             c = QColor({"cpu": CPU_FILL, "qdq": QDQ_FILL, "param": PARAM_FILL,
-                        "io": IO_FILL}.get(category, QDQ_FILL))
+                        "io": IO_FILL, "group": GROUP_FILL}.get(category, QDQ_FILL))
         return c          # high contrast keeps the fills (black text on them reads best)
 
     def text_color(self, fill: QColor) -> QColor:
@@ -91,8 +100,23 @@ class Theme:
         return QPen(QColor(MATCH), 4.0)
 
 
-def legend_entries(theme: Theme, subgraphs: int) -> list[tuple[str, str, QColor | None]]:
-    """(kind, text, colour) rows of the legend; kind is "box", "edge" or "badge"."""
+def gradient(neutral: bool) -> tuple[str, ...]:
+    return GRADIENT_NEUTRAL if neutral else GRADIENT_GOOD_BAD
+
+
+def gradient_color(fraction: float, neutral: bool = False) -> QColor:
+    """Colour at `fraction` (0 = the worst end) of a metric gradient, interpolated."""
+    stops = gradient(neutral)
+    f = min(1.0, max(0.0, fraction)) * (len(stops) - 1)
+    i = min(int(f), len(stops) - 2)
+    a, b, t = QColor(stops[i]), QColor(stops[i + 1]), f - i
+    return QColor(round(a.red() + (b.red() - a.red()) * t), round(a.green() + (b.green() - a.green()) * t),
+                  round(a.blue() + (b.blue() - a.blue()) * t))
+
+
+def legend_entries(theme: Theme, subgraphs: int, groups: bool = False
+                   ) -> list[tuple[str, str, QColor | None]]:
+    """(kind, text, colour) rows of the legend; kind is "box", "edge", "badge" or "group"."""
     rows: list[tuple[str, str, QColor | None]] = []
     shown = max(1, min(subgraphs, 4))
     for i in range(shown):
@@ -105,4 +129,6 @@ def legend_entries(theme: Theme, subgraphs: int) -> list[tuple[str, str, QColor 
              ("box", "input / output", theme.fill("io", None)),
              ("edge", "VPU ↔ CPU boundary", QColor(BOUNDARY)),
              ("badge", "rule violations", QColor(VIOLATION))]
+    if groups:
+        rows.append(("group", "module group: VPU | CPU share", QColor(GROUP_FILL)))
     return rows

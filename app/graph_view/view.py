@@ -1,5 +1,11 @@
 """GraphView: the pan/zoom canvas over a GraphScene.
 
+Navigation: zoom stays in a useful range (never smaller than a fraction of the whole graph, never
+beyond 4:1); "Fit" (F) fits the width at a legible zoom on a tall graph, "Fit all" (Shift+F)
+the whole graph; a minimap in the bottom-right corner shows the viewport and where violations
+and CPU fallbacks are. With a module hierarchy (`set_graph(..., grouped=...)`) the graph opens
+collapsed to the deepest level that fits the window legibly; see grouping.py for expand/collapse.
+
 Level of detail happens at two scales. Per item, paint() drops text and outlines when they
 would not be legible. Per frame, when more than OVERVIEW_ENTER nodes would be visible the
 view swaps all node and edge items for the scene's single pre-rendered overview image
@@ -8,7 +14,6 @@ dense and sparse regions).
 """
 from __future__ import annotations
 
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
@@ -16,18 +21,28 @@ from PySide6.QtWidgets import QGraphicsView, QWidget
 from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
+from vpu_core.graph.groups import GROUP_PREFIX
+
+from .breadcrumbs import Breadcrumbs
+from .grouping import GroupingMixin
 from .legend import LegendOverlay
+from .minimap import MiniMap
 from .scene import GraphScene
 from .style import Theme
 
-ZOOM_MIN, ZOOM_MAX = 1e-4, 8.0
+ZOOM_MIN, ZOOM_MAX = 1e-4, 4.0
+ZOOM_OUT_SLACK = 0.75          # zoom out at most to 3/4 of the "whole graph" scale
+LEGIBLE = 0.6                  # "Fit" never goes below this on a tall graph: labels stay readable
+FIT_MAX = 1.5
 OVERVIEW_ENTER, OVERVIEW_LEAVE = 1000, 700    # visible nodes (items mode stays < ~8 ms)
 CLICK_SLOP = 4.0                                # px a click may move and still select
 READABLE_ZOOM = 1.0                             # center_on zooms in to at least this
 
 
-class GraphView(QGraphicsView):
+class GraphView(GroupingMixin, QGraphicsView):
     node_selected = Signal(str)     # id of the node selected by the user or the API; "" = none
+                                    # (a module group: "group:<path>")
+    groups_changed = Signal()       # a group was expanded / collapsed: another model is shown
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -50,36 +65,57 @@ class GraphView(QGraphicsView):
         self._legend = LegendOverlay(self)
         self._legend.hide()
         self._legend_on = True
+        self._minimap = MiniMap(self)
+        self._minimap.jump_to.connect(self._jump)
+        self._minimap_on = True
+        self._crumbs = Breadcrumbs(self)
+        self._crumbs.group_clicked.connect(self.reveal_group)
 
     # ---- content ---------------------------------------------------------------------------
-    def set_graph(self, model: GraphModel, layout: Layout) -> None:
-        """Show `model` drawn at `layout`; replaces any previous graph."""
+    def set_graph(self, model: GraphModel, layout: Layout, grouped=None,
+                  depth: int | None = None) -> None:
+        """Show `model` drawn at `layout`; replaces any previous graph.
+
+        `grouped` (the core GroupedGraph of this graph) switches module groups on: the graph is
+        drawn collapsed to `depth`, by default the deepest depth that fits the window legibly
+        (the same GroupedGraph again keeps what the user opened and closed).
+        """
+        if grouped is not None:
+            if grouped is self._grouped and depth is None:
+                model, layout = grouped.show(grouped.expanded)
+            else:
+                vp = self.viewport().rect()
+                depth = depth or grouped.fitting_depth(max(vp.width(), 400), max(vp.height(), 300))
+                model, layout = grouped.collapse_to(depth)
+        self._grouped = grouped
+        self._install(model, layout)
+        self._matches, self._match_i = [], -1
+        self._initial_view()
+        if self._metric:
+            self.set_metric(self._metric)
+
+    def _install(self, model: GraphModel, layout: Layout) -> None:
         old = self._gscene
         self._gscene = GraphScene(model, layout, self._theme, self)
         self.setScene(self._gscene)
         if old is not None:
             old.deleteLater()
-        self._matches, self._match_i = [], -1
-        self._legend.configure(self._theme, self._gscene.subgraphs)
+        groups = bool(model.frames) or any(n.category == "group" for n in model.nodes)
+        self._legend.configure(self._theme, self._gscene.subgraphs, groups=groups)
         self._legend.setVisible(self._legend_on)
+        self._minimap.set_scene(self._gscene)
+        self._crumbs.set_path([])
         self._place_legend()
-        self._initial_view()
 
     def graph_scene(self) -> GraphScene | None:
         return self._gscene
 
     def _initial_view(self) -> None:
-        """Whole graph if it is readable that way, else 1:1 at the top (like Netron)."""
+        """Whole graph if it is readable that way, else the width at a legible zoom, at the top."""
         if self._fit_scale() >= 0.5:
-            self.fit()
+            self.fit_all()
             return
-        self.setTransform(QTransform())
-        s = self._gscene
-        vh = self.viewport().height()
-        if s.ids:
-            k = int(np.lexsort((s.x0, s.y0))[0])           # top-most, then left-most node
-            self.centerOn((s.x0[k] + s.x1[k]) / 2.0, s.y0[k] - 20.0 + vh / 2.0)
-        self._update_tier()
+        self.fit(top=True)
 
     # ---- zoom / pan --------------------------------------------------------------------------
     def zoom(self) -> float:
@@ -89,7 +125,8 @@ class GraphView(QGraphicsView):
         """Zoom by `factor` keeping the scene point under viewport position `anchor` (default:
         the viewport centre) where it is. Done by hand: Qt's AnchorUnderMouse uses the last
         mouse-move position, which is stale for a wheel event or a scripted zoom."""
-        target = min(max(self.zoom() * factor, ZOOM_MIN), ZOOM_MAX)
+        lo, hi = self.zoom_range()
+        target = min(max(self.zoom() * factor, lo), hi)
         vc = QPointF(self.viewport().rect().center())
         pos = anchor if anchor is not None else vc
         fixed = self.mapToScene(pos.toPoint())
@@ -103,12 +140,43 @@ class GraphView(QGraphicsView):
         r, v = self.sceneRect(), self.viewport().rect()
         return min((v.width() - 20) / max(r.width(), 1.0), (v.height() - 20) / max(r.height(), 1.0))
 
-    def fit(self) -> None:
+    def zoom_range(self) -> tuple[float, float]:
+        """Useful zoom: from a little smaller than the whole graph to 4:1."""
+        lo = min(max(self._fit_scale() * ZOOM_OUT_SLACK, ZOOM_MIN), LEGIBLE)
+        return lo, ZOOM_MAX
+
+    def _clamp_zoom(self) -> None:
+        lo, hi = self.zoom_range()
+        if not lo <= self.zoom() <= hi:
+            z = min(max(self.zoom(), lo), hi)
+            c = self.mapToScene(self.viewport().rect().center())
+            self.setTransform(QTransform.fromScale(z, z))
+            self.centerOn(c)
+
+    def fit_all(self) -> None:
+        """The whole graph in the view, however small that makes it."""
         if self._gscene is None:
             return
         s = min(max(self._fit_scale(), ZOOM_MIN), 2.0)
         self.setTransform(QTransform.fromScale(s, s))
         self.centerOn(self.sceneRect().center())
+        self._update_tier()
+
+    def fit(self, top: bool = False) -> None:
+        """Fit the graph; a tall one by its width, at a zoom where labels stay legible
+        (`top`: show its top, else stay at the current height)."""
+        if self._gscene is None:
+            return
+        if self._fit_scale() >= LEGIBLE:
+            self.fit_all()
+            return
+        r, v = self.sceneRect(), self.viewport().rect()
+        s = min(max((v.width() - 20) / max(r.width(), 1.0), LEGIBLE), FIT_MAX)
+        y = self.mapToScene(v.center()).y()
+        self.setTransform(QTransform.fromScale(s, s))
+        half = v.height() / 2.0 / s
+        y = r.top() + half if top else min(max(y, r.top() + half), r.bottom() - half)
+        self.centerOn(r.center().x(), y)
         self._update_tier()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
@@ -126,11 +194,21 @@ class GraphView(QGraphicsView):
         self._place_legend()
         self._update_tier()
 
+    def _all_visible(self) -> bool:
+        return self.visible_scene_rect().adjusted(-2, -2, 2, 2).contains(self.sceneRect())
+
+    def _jump(self, pt: QPointF) -> None:
+        self.centerOn(pt)
+        self._update_tier()
+
     def visible_scene_rect(self) -> QRectF:
         return self.mapToScene(self.viewport().rect()).boundingRect()
 
     def _update_tier(self) -> None:
         s = self._gscene
+        if s is not None and self._minimap_on:
+            self._minimap.set_viewport(self.visible_scene_rect())
+            self._place_overlays()
         if s is None or len(s.ids) <= OVERVIEW_LEAVE:
             return
         n = s.count_in(self.visible_scene_rect())
@@ -144,12 +222,12 @@ class GraphView(QGraphicsView):
         elif k in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore):
             self.zoom_by(0.8)
         elif k == Qt.Key.Key_F:
-            self.fit()
+            self.fit_all() if mods & Qt.KeyboardModifier.ShiftModifier else self.fit()
         elif k in (Qt.Key.Key_N, Qt.Key.Key_F3):
             (self.prev_match if mods & Qt.KeyboardModifier.ShiftModifier else self.next_match)()
         elif k == Qt.Key.Key_Escape:
             self.select_node(None)
-        else:
+        elif not self._group_key(event):
             super().keyPressEvent(event)
 
     def mousePressEvent(self, event) -> None:
@@ -165,19 +243,36 @@ class GraphView(QGraphicsView):
             return                                   # that was a drag, not a click
         pt = self.mapToScene(event.position().toPoint())
         nid = self._gscene.pick(pt.x(), pt.y(), tol=4.0 / max(self.zoom(), 1e-6))
+        if nid is None:
+            header = self._gscene.frame_header_at(pt.x(), pt.y())
+            nid = GROUP_PREFIX + header if header is not None else None
         self.select_node(nid)
 
     # ---- selection / search --------------------------------------------------------------------
     def selected(self) -> str | None:
-        return self._gscene.selected if self._gscene else None
+        s = self._gscene
+        if s is None:
+            return None
+        return s.selected or (GROUP_PREFIX + s.frame_selected if s.frame_selected else None)
 
     def select_node(self, node_id: str | None) -> bool:
-        """Select (and highlight with its edges and neighbours) a node; None clears."""
+        """Select (and highlight with its edges and neighbours) a node; None clears. A node
+        hidden in a collapsed group is revealed first; "group:<path>" selects a group's box or,
+        when it is open, its frame."""
         s = self._gscene
-        if s is None or (node_id is not None and node_id not in s.items):
+        if s is not None and node_id is not None and node_id not in s.items \
+                and not self._frame_path(node_id):
+            self.reveal(node_id)
+            s = self._gscene
+        frame = self._frame_path(node_id) if node_id else None
+        if s is None or (node_id is not None and node_id not in s.items and frame is None):
             return False
-        if node_id != s.selected:
-            s.set_selection(node_id)
+        current = s.selected or (GROUP_PREFIX + s.frame_selected if s.frame_selected else None)
+        if node_id != current:
+            s.set_selection(None if frame else node_id)
+            s.set_frame_selected(frame)
+            self._update_breadcrumbs(node_id)
+            self.shared_for(node_id)
             self.node_selected.emit(node_id or "")
         return True
 
@@ -187,7 +282,11 @@ class GraphView(QGraphicsView):
             return False
         if self.zoom() < READABLE_ZOOM * 0.6:
             self.setTransform(QTransform.fromScale(READABLE_ZOOM, READABLE_ZOOM))
-        self.centerOn(self._gscene.items[node_id].box.center())
+        s = self._gscene
+        frame = self._frame_path(node_id)
+        box = s.frames[frame].box if frame else s.items[node_id].box
+        self.centerOn(box.center() if box.height() * self.zoom() < self.viewport().height()
+                      else QPointF(box.center().x(), box.top() + self.viewport().height() / 2.0 / self.zoom()))
         self._update_tier()
         return True
 
@@ -196,13 +295,20 @@ class GraphView(QGraphicsView):
         get a yellow outline. next_match()/prev_match() walk through them."""
         s = self._gscene
         t = text.strip().lower()
+        nodes = self._grouped.flat.nodes if self._grouped is not None else (s.model.nodes if s else ())
         self._matches = [] if s is None or not t else [
-            n.id for n in s.model.nodes if n.id in s.items
-            and (t in n.id.lower() or t in n.label.lower())]
+            n.id for n in nodes if t in n.id.lower() or t in n.label.lower()]
         self._match_i = -1
         if s is not None:
-            s.set_matches(self._matches)
+            self._show_matches()
         return list(self._matches)
+
+    def _show_matches(self) -> None:
+        """Outline the matches that are drawn, and the closed groups that hide the others."""
+        from vpu_core.graph.build import display_id
+
+        s = self._gscene
+        s.set_matches(list(dict.fromkeys(display_id(s.model, m) for m in self._matches)))
 
     def _step_match(self, step: int) -> str | None:
         n = len(self._matches)
@@ -233,6 +339,10 @@ class GraphView(QGraphicsView):
             self._legend.configure(self._theme, self._gscene.subgraphs)
             self._place_legend()
 
+    def show_minimap(self, on: bool) -> None:
+        self._minimap_on = on
+        self._minimap.setVisible(on and self._gscene is not None)
+
     def set_large_font(self, on: bool) -> None:
         self._set_theme(on, self._theme.high_contrast)
 
@@ -244,5 +354,15 @@ class GraphView(QGraphicsView):
         self._legend.setVisible(on and self._gscene is not None)
 
     def _place_legend(self) -> None:
+        self._place_overlays()
+
+    def _place_overlays(self) -> None:
+        """Legend top-right, breadcrumbs top-left, minimap bottom-right (beside the scroll bar)."""
         vp = self.viewport().geometry()
         self._legend.move(vp.right() - self._legend.width() - 10, vp.top() + 10)
+        self._crumbs.move(vp.left() + 10, vp.top() + 10)
+        mm = self._minimap
+        mm.move(vp.right() - mm.width() - 10, vp.bottom() - mm.height() - 10)
+        mm.setVisible(self._minimap_on and self._gscene is not None and not self._all_visible()
+                      and mm.height() < vp.height() - self._legend.height() - 30)
+        mm.raise_()

@@ -83,7 +83,8 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str) -> Grap
         title += " · XNNPACK delegation"
     return GraphModel(tuple(nodes), graph_edges, title=title,
                       meta={"folded_into": home, "fold_params": fold_params,
-                            "partition_source": partition_source},
+                            "partition_source": partition_source,
+                            "scale_groups": analysis.scale_groups},
                       metrics=_display_metrics(analysis, home, shown))
 
 

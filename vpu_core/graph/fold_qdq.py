@@ -12,6 +12,7 @@ Pure Python on the GraphModel and the analysis' plain values.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,23 @@ def fold_qdq(model: GraphModel, analysis: Analysis | None = None) -> GraphModel:
     meta = {**model.meta, "folded_into": _resolve(into, {n.id for n in nodes}), "hide_qdq": True}
     metrics = {k: {i: v for i, v in vals.items() if i not in hidden} for k, vals in model.metrics.items()}
     return replace(model, nodes=nodes, edges=tuple(edges.values()), meta=meta, metrics=metrics)
+
+
+def scale_label(scale: float) -> str:
+    """"2^-5" where the scale is a power of two, else 4 significant digits."""
+    if scale > 0 and math.isfinite(scale):
+        k = round(math.log2(scale))
+        if abs(scale - 2.0 ** k) <= 1e-6 * scale:
+            return f"2^{k}"
+    return f"{scale:.4g}"
+
+
+def edge_text(edge: GraphEdge) -> str:
+    """What a folded edge says: "int8 · 2^-5" (dtype and scale; per-channel without a scale)."""
+    if not edge.folded:
+        return ""
+    scale = scale_label(edge.scale) if edge.scale is not None else "per-channel"
+    return " · ".join(p for p in (edge.dtype, scale) if p)
 
 
 def _chains(first: GraphEdge, succ: dict, hidden: set[str]):

@@ -20,6 +20,19 @@ from vpu_core.layout.types import Layout
 LEGIBLE_ZOOM = 0.75     # labels read well from here (11 px font → 8 px on screen)
 
 
+def grouped_graph(analysis, model: GraphModel) -> GroupedGraph | None:
+    """The GroupedGraph of a display graph built from `analysis` (None: no module hierarchy)."""
+    from vpu_core.graph.hierarchy import module_tree
+
+    tree = module_tree(analysis)
+    if not tree.groups:
+        return None
+    counts: dict[str, int] = {}
+    for v in analysis.violations:
+        counts[v.node] = counts.get(v.node, 0) + 1
+    return GroupedGraph(model, tree, counts)
+
+
 def display_tree(model: GraphModel, tree: ModuleTree) -> ModuleTree:
     """The groups worth a box: a module with at most one op inside (a Conv2d, a ReLU) is shown
     as that op, so it is dissolved into its parent."""
@@ -29,7 +42,7 @@ def display_tree(model: GraphModel, tree: ModuleTree) -> ModuleTree:
 
 class GroupedGraph:
     def __init__(self, model: GraphModel, tree: ModuleTree, violations: dict[str, int] | None = None):
-        self.flat, self.tree = model, display_tree(model, tree)
+        self.flat, self.full_tree, self.tree = model, tree, display_tree(model, tree)
         self.stats = group_stats(model, self.tree, violations)
         self._boxes: dict[str, GraphNode] = {}
         self.compound = CompoundLayout(model, self.tree, self.box)

@@ -23,7 +23,7 @@ import gc
 from dataclasses import dataclass
 from typing import Callable
 
-from vpu_core.graph.groups import GROUP_PREFIX, Visibility, group_id, group_path
+from vpu_core.graph.groups import Visibility, group_id, group_path
 from vpu_core.graph.hierarchy import ModuleTree
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
@@ -177,7 +177,8 @@ class CompoundLayout:
         return (w, HEADER + local.bottom - MARGIN + 2 * PAD)
 
     def _title_w(self, p: str) -> float:
-        return len(self.group_node(p).label) * CHAR_W + 90.0
+        """Room for "▾ name (Class) · N nodes", the violation badge and the VPU/CPU bar."""
+        return (len(self.group_node(p).label) + 16) * CHAR_W + 110.0
 
     # -- the whole picture --------------------------------------------------------------------------
     def layout(self, vis: Visibility, shown: GraphModel) -> Layout:

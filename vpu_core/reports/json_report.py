@@ -36,7 +36,31 @@ def analysis_to_json(a: Analysis) -> dict:
                   "edges": [list(e) for e in a.edges]},
         "xnnpack_delegation": partition_to_json(a.delegation) if a.delegation else None,
         "timings_s": {k: round(float(a.timings_s.get(k, 0.0)), 4) for k in TIMING_KEYS},
+        "groups": groups_to_json(a),
+        "shared_scales": [{"id": g.id, "ops": list(g.ops), "shared": g.shared,
+                           "members": [{"tensor": m.tensor, "producer": m.producer,
+                                        "scales": list(m.scales), "zero_points": list(m.zero_points)}
+                                       for m in g.members]} for g in a.scale_groups],
     }
+
+
+def groups_to_json(a: Analysis) -> list[dict]:
+    """The module hierarchy: one entry per module call, parents before children; `nodes` are
+    the graph nodes directly or transitively inside (Q/DQ with the op they quantize for)."""
+    from vpu_core.graph.hierarchy import module_tree
+
+    tree = module_tree(a)
+    ordered = []
+
+    def visit(path: str) -> None:
+        g = tree.groups[path]
+        ordered.append({"path": g.path, "class": g.cls, "parent": g.parent, "nodes": list(g.nodes)})
+        for child in g.children:
+            visit(child)
+
+    for top in tree.top_level():
+        visit(top)
+    return ordered
 
 
 def partition_to_json(p: PartitionReport) -> dict:

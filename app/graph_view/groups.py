@@ -1,0 +1,166 @@
+"""Module groups on the canvas: a collapsed group's box and an expanded group's frame.
+
+Both only paint the numbers the core put in GroupStats: the name ("attention (BertAttention)"),
+the node count, a VPU/CPU bar (share of the group's ops on each side), the violation count and,
+with a metric overlay on, the distribution of the group's ops over the metric's gradient with
+the worst value.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
+
+from vpu_core.graph.model import GroupStats, MetricBar
+from vpu_core.layout.compound import HEADER
+
+from .nodes import LOD_SHAPES, LOD_TEXT, NodeItem, StyleCache, elided
+from .style import CPU_FILL, FRAME_EDGE, FRAME_FILLS, GROUP_EDGE, VIOLATION, VPU_PALETTE, gradient
+
+BAR_H = 6.0
+LOD_GROUP_TEXT = 0.4      # group names stay readable a little further out than op labels
+
+
+def paint_split_bar(p: QPainter, r: QRectF, s: GroupStats) -> None:
+    """VPU share green, CPU share amber, no ops grey."""
+    p.setPen(Qt.PenStyle.NoPen)
+    if s.ops == 0:
+        p.fillRect(r, QColor("#d5d9de"))
+        return
+    vpu_w = r.width() * s.vpu_ops / s.ops
+    p.fillRect(QRectF(r.x(), r.y(), vpu_w, r.height()), QColor(VPU_PALETTE[0]))
+    p.fillRect(QRectF(r.x() + vpu_w, r.y(), r.width() - vpu_w, r.height()), QColor(CPU_FILL))
+
+
+def paint_metric_bar(p: QPainter, r: QRectF, bar: MetricBar, neutral: bool) -> None:
+    """Members per gradient bin, worst bin on the left, as proportional coloured segments."""
+    total = sum(bar.counts)
+    if not total:
+        p.fillRect(r, QColor("#e3e6ea"))
+        return
+    stops, x = gradient(neutral), r.x()
+    for i, count in enumerate(bar.counts):
+        if count:
+            w = r.width() * count / total
+            p.fillRect(QRectF(x, r.y(), w, r.height()), QColor(stops[min(i, len(stops) - 1)]))
+            x += w
+
+
+class GroupItem(NodeItem):
+    """A collapsed module group: one box, its numbers painted inside."""
+
+    metric_bar: tuple | None = None       # (MetricBar, neutral, worst text) while an overlay is on
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        cache, r, n = self.cache, self.box, self.node
+        s: GroupStats = n.group
+        brush = cache.fill(n)[0]
+        if lod < LOD_SHAPES:
+            painter.fillRect(r, brush)
+            paint_split_bar(painter, QRectF(r.x(), r.bottom() - r.height() / 3, r.width(), r.height() / 3), s)
+            if n.violations:
+                painter.fillRect(QRectF(r.right() - r.height() / 2, r.y(), r.height() / 2, r.height() / 2),
+                                 cache.badge_brush)
+            if self.state:
+                self._paint_state(painter, cosmetic=True)
+            return
+        painter.setPen(QPen(QColor(GROUP_EDGE), 1.4))
+        painter.setBrush(brush)
+        painter.drawRoundedRect(r, 6.0, 6.0)
+        inner = r.adjusted(8.0, 5.0, -8.0, -6.0)
+        bars_y = inner.bottom() - BAR_H - (BAR_H + 3.0 if self.metric_bar else 0.0)
+        paint_split_bar(painter, QRectF(inner.x(), bars_y, inner.width(), BAR_H), s)
+        if self.metric_bar:
+            bar, neutral, _ = self.metric_bar
+            paint_metric_bar(painter, QRectF(inner.x(), bars_y + BAR_H + 3.0, inner.width(), BAR_H),
+                             bar, neutral)
+        if lod >= LOD_GROUP_TEXT:
+            painter.setPen(QColor("#1b1f23"))
+            painter.setFont(cache.group_font)
+            painter.drawText(QRectF(inner.x(), inner.y(), inner.width(), 16.0),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                             elided("▸ " + n.label, cache.group_metrics, inner.width()))
+            if lod >= LOD_TEXT:
+                painter.setFont(cache.theme.detail_font)
+                painter.setPen(QColor("#4a5360"))
+                text = n.detail + (f" · worst {self.metric_bar[2]}" if self.metric_bar else "")
+                painter.drawText(QRectF(inner.x(), inner.y() + 17.0, inner.width(), 14.0),
+                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                                 elided(text, cache.detail_metrics, inner.width()))
+        if n.violations:
+            self._paint_badge(painter, lod)
+        if self.state:
+            self._paint_state(painter, cosmetic=False)
+
+
+def make_group_item(node, x: float, y: float, w: float, h: float, cache: StyleCache) -> GroupItem:
+    it = GroupItem(x - 4.0, y - 9.0, w + 13.0, h + 13.0)
+    it.node = node
+    it.box = QRectF(x, y, w, h)
+    it.cache = cache
+    return it
+
+
+class FrameItem(QGraphicsRectItem):
+    """An expanded module group: a tinted frame behind its members with a title strip."""
+
+    stats: GroupStats
+    box: QRectF
+    cache: StyleCache
+    selected = False
+
+    def header(self) -> QRectF:
+        return QRectF(self.box.x(), self.box.y(), self.box.width(), HEADER)
+
+    def set_selected(self, on: bool) -> None:
+        if on != self.selected:
+            self.selected = on
+            self.update()
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        r, s = self.box, self.stats
+        fill = QColor(FRAME_FILLS[s.depth % 2])
+        pen = QPen(QColor("#c51162") if self.selected else QColor(FRAME_EDGE),
+                   2.4 if self.selected else 1.0)
+        pen.setCosmetic(lod < 0.5)
+        painter.setPen(pen)
+        painter.setBrush(QBrush(fill))
+        painter.drawRoundedRect(r, 7.0, 7.0)
+        head = self.header()
+        painter.fillRect(head.adjusted(1.0, 1.0, -1.0, 0.0), QColor("#e8ecf1"))
+        bar_w = min(70.0, r.width() / 4)
+        paint_split_bar(painter, QRectF(head.right() - bar_w - 8.0, head.y() + 7.0, bar_w, BAR_H), s)
+        if lod < LOD_GROUP_TEXT:
+            return
+        right = bar_w + 16.0
+        if s.violations:
+            badge = QRectF(head.right() - right - 26.0, head.y() + 3.0, 24.0, 14.0)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(VIOLATION))
+            painter.drawRoundedRect(badge, 7.0, 7.0)
+            painter.setPen(QColor("#ffffff"))
+            painter.setFont(self.cache.badge_font)
+            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, str(min(s.violations, 999)))
+            right += 30.0
+        painter.setPen(QColor("#1b1f23"))
+        painter.setFont(self.cache.group_font)
+        text = f"▾ {s.label} · {s.nodes} nodes"
+        painter.drawText(QRectF(head.x() + 8.0, head.y(), head.width() - right - 8.0, HEADER),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         elided(text, self.cache.group_metrics, head.width() - right - 8.0))
+
+
+def make_frame_item(stats: GroupStats, box, cache: StyleCache) -> FrameItem:
+    x, y, w, h = box
+    it = FrameItem(x - 2.0, y - 2.0, w + 4.0, h + 4.0)
+    it.stats = stats
+    it.box = QRectF(x, y, w, h)
+    it.cache = cache
+    it.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+    return it
+
+
+
+

@@ -1,0 +1,125 @@
+"""The minimap: the whole graph in a corner of the canvas, the viewport on it as a rectangle,
+violations (red) and CPU fallbacks (amber) marked so they can be found from afar. Click or drag
+on it to move the view there.
+
+It reuses the scene's overview raster (numpy, screen-resolution), drawn once per graph and size,
+so it costs one small image blit per frame.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPen
+from PySide6.QtWidgets import QWidget
+
+from .style import CPU_FILL, VIOLATION
+
+MAX_W, MAX_H, MIN_W = 180, 260, 36
+MARK = 3.0          # px: half size of a violation / CPU mark
+
+
+class MiniMap(QWidget):
+    jump_to = Signal(QPointF)           # scene point to centre on
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self._scene = None
+        self._image: QImage | None = None
+        self._pixels = None
+        self._viewport = QRectF()
+        self._marks: list[tuple[float, float, QColor]] = []
+        self.hide()
+
+    # ---- content --------------------------------------------------------------------------------
+    def set_scene(self, scene) -> None:
+        self._scene = scene
+        self._image = None
+        self._marks = []
+        if scene is None:
+            self.hide()
+            return
+        r = scene.sceneRect()
+        scale = min(MAX_W / max(r.width(), 1.0), MAX_H / max(r.height(), 1.0))
+        w = int(max(MIN_W, r.width() * scale))
+        h = int(max(24, min(MAX_H, r.height() * scale)))
+        self.resize(w + 2, h + 2)
+        self.update()
+
+    def set_viewport(self, rect: QRectF) -> None:
+        self._viewport = QRectF(rect)
+        self.update()
+
+    def invalidate(self) -> None:
+        self._image = None
+        self.update()
+
+    def _map(self) -> tuple[float, float, float, float]:
+        r = self._scene.sceneRect()
+        return (r.x(), r.y(), (self.width() - 2) / max(r.width(), 1.0),
+                (self.height() - 2) / max(r.height(), 1.0))
+
+    def _render(self) -> None:
+        s = self._scene
+        w, h = self.width() - 2, self.height() - 2
+        if s.overview.raster is None:
+            s.overview.raster = s._make_raster()
+        self._pixels = s.overview.raster.render(s.sceneRect(), w, h)
+        self._image = QImage(self._pixels.data, w, h, 4 * w, QImage.Format.Format_ARGB32)
+        ox, oy, sx, sy = self._map()
+        marks = []
+        for nid, it in s.items.items():
+            n = it.node
+            if n.violations or n.category == "cpu":
+                c = it.box.center()
+                marks.append(((c.x() - ox) * sx + 1, (c.y() - oy) * sy + 1,
+                              QColor(VIOLATION) if n.violations else QColor(CPU_FILL)))
+        marks.sort(key=lambda m: m[2].name() == QColor(VIOLATION).name())   # red on top
+        self._marks = marks
+
+    # ---- painting and input -----------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        if self._scene is None:
+            return
+        if self._image is None:
+            self._render()
+        p = QPainter(self)
+        p.fillRect(self.rect(), QColor("#ffffff"))
+        p.drawImage(1, 1, self._image)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        p.setPen(Qt.PenStyle.NoPen)
+        for x, y, c in self._marks:
+            p.setBrush(c)
+            p.drawEllipse(QPointF(x, y), MARK, MARK)
+        ox, oy, sx, sy = self._map()
+        v = self._viewport
+        rect = QRectF((v.x() - ox) * sx + 1, (v.y() - oy) * sy + 1, v.width() * sx, v.height() * sy)
+        rect = rect.intersected(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5))
+        p.setBrush(QColor(25, 118, 210, 40))
+        p.setPen(QPen(QColor("#1976d2"), 1.5))
+        p.drawRect(rect)
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.setPen(QPen(QColor("#9aa0a6"), 1.0))
+        p.drawRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5))
+        p.end()
+
+    def _jump(self, pos) -> None:
+        if self._scene is None:
+            return
+        ox, oy, sx, sy = self._map()
+        self.jump_to.emit(QPointF((pos.x() - 1) / sx + ox, (pos.y() - 1) / sy + oy))
+
+    def mousePressEvent(self, event) -> None:
+        self._jump(event.position())
+        event.accept()
+
+    def mouseMoveEvent(self, event) -> None:
+        if event.buttons() & Qt.MouseButton.LeftButton:
+            self._jump(event.position())
+        event.accept()
+
+    def marks(self) -> int:
+        """Number of violation / CPU marks drawn (for tests)."""
+        if self._image is None and self._scene is not None:
+            self._render()
+        return len(self._marks)
+
