@@ -111,8 +111,8 @@ class ExportMixin:
             return image_export.export_view(self.graph_view, path)
         theme = self.graph_view.theme()
         if not self.showing_compare() and not overlay:
-            bundle = self.current_bundle("a")
-            return image_export.export_graph(bundle.model, bundle.layout, path, theme)
+            shown = self.graph_view.graph_scene()        # as drawn: groups open / closed as now
+            return image_export.export_graph(shown.model, shown.layout, path, theme)
         sides = ("a", "b") if self.showing_compare() else ("a",)
         return image_export.export_panels([self._panel(side, theme, overlay) for side in sides],
                                           path, theme, self._export_stem())

@@ -112,6 +112,8 @@ class MainWindow(ModelFilesMixin, NavigationMixin, ExportMixin, CompareModeMixin
         bar.compare_toggled.connect(self.set_compare_mode)
         bar.partition_source_changed.connect(self.set_partition_source)
         bar.violation_step.connect(self.step_violation)
+        bar.hide_qdq_toggled.connect(lambda _on: self.redraw())
+        bar.metric_changed.connect(lambda key: self.graph_view.set_metric(key or None))
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -178,6 +180,9 @@ class MainWindow(ModelFilesMixin, NavigationMixin, ExportMixin, CompareModeMixin
     def fold(self) -> bool:
         return self.view_bar.fold.isChecked()
 
+    def hide_qdq(self) -> bool:
+        return self.view_bar.hide_qdq.isChecked()
+
     def all_views(self) -> list:
         return [self.graph_view, *self.compare_view.views_list()]
 
@@ -192,12 +197,13 @@ class MainWindow(ModelFilesMixin, NavigationMixin, ExportMixin, CompareModeMixin
 
     def current_bundle(self, side: str = "a"):
         result = self.side_result(side)
-        return None if result is None else result.bundle(self.fold(), self.partition_source)
+        return None if result is None else result.bundle(self.fold(), self.partition_source, self.hide_qdq())
 
     @property
     def graph(self):
         """The GraphBundle (model + layout) of the single view, or None before the first result."""
-        return None if self.result is None else self.result.bundle(self.fold(), self.partition_source)
+        return None if self.result is None else self.result.bundle(self.fold(), self.partition_source,
+                                                                   self.hide_qdq())
 
     @property
     def graph_model(self):
@@ -307,7 +313,7 @@ class MainWindow(ModelFilesMixin, NavigationMixin, ExportMixin, CompareModeMixin
     def _show_graph(self) -> None:
         """(Re)draw the current result with the current fold setting; keep the selection."""
         bundle = self.graph
-        self.graph_view.set_graph(bundle.model, bundle.layout)
+        self.graph_view.set_graph(bundle.model, bundle.layout, bundle.grouped)
         self.graph_stack.setCurrentWidget(self.graph_view)
         if not self.view_bar.search.hasFocus():
             self.graph_view.setFocus()             # keys (F, +/-, N) go to the canvas

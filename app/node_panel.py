@@ -135,16 +135,18 @@ def running_html(model: str, quantizer: str) -> str:
 # -- one node ---------------------------------------------------------------------------------------
 
 def node_html(analysis, model, node_id: str) -> str:
+    from app.graph_view.info_html import group_html, shared_scale_html
+
     info = analysis.nodes.get(node_id)
     gnode = _graph_node(model, node_id)
     if info is None:
-        return f"<p>No information for node {esc(node_id)}.</p>"
+        return group_html(model, node_id) or f"<p>No information for node {esc(node_id)}.</p>"
     members = (node_id, *(gnode.folded if gnode else ()))
     source = model.meta.get("partition_source", "simulated") if model is not None else "simulated"
     parts = [_header(info, gnode, source), _operation(info), _quantization(analysis, info, members),
              _partition(analysis, node_id, gnode), _violations(analysis, members),
-             _requant(analysis, node_id), _accuracy(analysis, info), _folded(analysis, gnode),
-             _source(info)]
+             _requant(analysis, node_id), shared_scale_html(analysis, node_id, model),
+             _accuracy(analysis, info), _folded(analysis, gnode), _source(info)]
     return "".join(p for p in parts if p)
 
 

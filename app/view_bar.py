@@ -6,12 +6,14 @@ The colour legend is drawn by the graph view itself (top-right corner of the can
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QFrame, QHBoxLayout, QLabel, QLineEdit,
-                               QPushButton, QWidget)
+from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QFrame, QHBoxLayout, QLabel,
+                               QLineEdit, QPushButton, QWidget)
 
 from app import theme
 
 SOURCES = ("simulated", "xnnpack")
+METRIC_CHOICES = (("", "Partition"), ("sqnr", "Layer SQNR"), ("pow2_loss", "Pow2 loss"),
+                  ("shift", "Shift"), ("boundary_bytes", "Bytes"))
 
 
 def _segmented(texts_tips: list[tuple[str, str]]) -> tuple[QWidget, QButtonGroup]:
@@ -42,6 +44,8 @@ class ViewBar(QFrame):
     compare_toggled = Signal(bool)
     partition_source_changed = Signal(str)      # "simulated" | "xnnpack"
     violation_step = Signal(int)                # +1 next, -1 previous
+    hide_qdq_toggled = Signal(bool)
+    metric_changed = Signal(str)                # metric key, "" = colour by partition
 
     def __init__(self) -> None:
         super().__init__()
@@ -49,8 +53,17 @@ class ViewBar(QFrame):
         self.fold = QCheckBox("Fold parameters")
         self.fold.setChecked(True)
         self.fold.setToolTip("Fold weights, biases and their Q/DQ chains into the op that uses them")
+        self.hide_qdq = QCheckBox("Hide Q/DQ")
+        self.hide_qdq.setToolTip("Fold quantize → dequantize pairs into the edge they sit on; the "
+                                 "edge shows the tensor's dtype and scale")
+        self.metric_combo = QComboBox()
+        for key, text in METRIC_CHOICES:
+            self.metric_combo.addItem(text, key)
+        self.metric_combo.setToolTip("Colour ops by the partition, or by a number the analysis has (layer "
+                                     "SQNR, pow2 rounding loss, requant shift, boundary bytes) on a "
+                                     "gradient with a legend")
         self.fit = QPushButton("Fit")
-        self.fit.setToolTip("Fit the whole graph in the view (F)")
+        self.fit.setToolTip("Fit the graph's width at a legible zoom (F); Shift+F fits all")
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search nodes…  (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
@@ -85,7 +98,8 @@ class ViewBar(QFrame):
         row = QHBoxLayout(self)
         row.setContentsMargins(10, 6, 10, 6)
         row.setSpacing(6)
-        for w in (self.fold, self.fit, self.search, self.prev, self.next, self.matches):
+        for w in (self.fold, self.hide_qdq, self.metric_combo, self.fit, self.search, self.prev, self.next,
+                  self.matches):
             row.addWidget(w)
         row.addStretch(1)
         for w in (self.compare, colour_box, self.prev_violation, self.violation_label,
@@ -97,6 +111,8 @@ class ViewBar(QFrame):
             button.setCheckable(True)
             button.setStyleSheet("padding: 5px 9px;")
         self.fold.toggled.connect(self.fold_toggled)
+        self.hide_qdq.toggled.connect(self.hide_qdq_toggled)
+        self.metric_combo.currentIndexChanged.connect(lambda i: self.metric_changed.emit(self.metric_combo.itemData(i)))
         self.fit.clicked.connect(self.fit_clicked)
         self.search.textChanged.connect(self.search_changed)
         self.search.returnPressed.connect(self.next_clicked)

@@ -25,16 +25,17 @@ STAGE_NAMES = STAGE_TITLES
 class RunResult:
     options: dict                      # RunConfig fields of this run
     analysis: object                   # vpu_core.analysis.results.Analysis
-    graphs: dict = field(default_factory=dict)   # (fold_params, partition source) -> DisplayGraph
+    graphs: dict = field(default_factory=dict)   # (fold_params, source, hide_qdq) -> DisplayGraph
     seconds: float = 0.0
 
-    def bundle(self, fold_params: bool, source: str = "simulated"):
-        """The DisplayGraph of this result for a fold setting and partition source (built on demand)."""
-        key = (fold_params, source)
+    def bundle(self, fold_params: bool, source: str = "simulated", hide_qdq: bool = False):
+        """The DisplayGraph of this result for a fold setting, partition source and Q/DQ folding
+        (built on demand)."""
+        key = (fold_params, source, hide_qdq)
         if key not in self.graphs:
             from vpu_core.session import display_graph
 
-            self.graphs[key] = display_graph(self.analysis, ViewOptions(fold_params, source))
+            self.graphs[key] = display_graph(self.analysis, ViewOptions(fold_params, source, hide_qdq))
         return self.graphs[key]
 
     def has_delegation(self) -> bool:

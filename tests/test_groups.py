@@ -145,9 +145,8 @@ def test_collapsed_group_stats_and_boundary_edges_on_the_transformer():
     crossing = [e for e in model.edges if e.boundary and ((e.src in members) != (e.dst in members))]
     assert crossing
     box_edges = {(e.src, e.dst): e for e in shown.edges if group_id("layers") in (e.src, e.dst)}
-    rep = shown.meta["rep"]
     for e in crossing:
-        drawn = box_edges[(rep[e.src], rep[e.dst])]
+        drawn = box_edges[(display_id(shown, e.src), display_id(shown, e.dst))]
         assert drawn.boundary is not None
     assert sum(e.bytes for e in box_edges.values()) == sum(e.bytes for e in model.edges
                                                           if (e.src in members) != (e.dst in members))

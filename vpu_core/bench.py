@@ -57,6 +57,7 @@ def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | No
         layout_s, layout = _median_time(lambda: layout_graph(model), repeats)
         row = {"graph": f"synthetic-{n // 1000}k" if n >= 1000 else f"synthetic-{n}", "nodes": len(model.nodes), "edges": len(model.edges),
                "layout_s": layout_s, "crossings": count_crossings(layout)}
+        row.update(bench_group_toggle(model))
         if scene_measure is not None:
             row.update(scene_measure(model, layout))
             row["layout_to_frame_s"] = layout_s + row["scene_build_s"] + row["first_frame_s"]
@@ -65,6 +66,41 @@ def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | No
             row.update(_dot_columns(model))
         rows.append(row)
     return rows
+
+
+def bench_group_toggle(model, width: int = 1280, height: int = 800) -> dict:
+    """Expanding / collapsing module groups in place (the synthetic graphs' hierarchy).
+
+    group_toggle_s: median over the top-level blocks and their children of one expand or
+    collapse, starting from the view a new model opens with (the groups that fit a
+    `width` × `height` window); the new display graph and its layout, as the canvas gets them.
+    group_toggle_all_open_s: the worst case — every group open (all nodes drawn), one block in
+    the middle closed and opened again.
+    """
+    from vpu_core.graph.grouped import GroupedGraph
+    from vpu_core.layout.synthetic import synthetic_tree
+
+    grouped = GroupedGraph(model, synthetic_tree(model))
+    grouped.show(grouped.fitting_view(width, height))
+    start = grouped.expanded
+    paths = [p for p in grouped.tree.groups if grouped.tree.groups[p].depth <= 2][:12]
+    times = []
+    for path in paths:
+        for action in (grouped.toggle, grouped.toggle):
+            t = time.perf_counter()
+            action(path)
+            times.append(time.perf_counter() - t)
+    grouped.show(start)
+    grouped.expand_all()
+    blocks = [p for p, g in grouped.tree.groups.items() if g.depth == 3] or list(grouped.tree.groups)
+    middle = blocks[len(blocks) // 2]
+    worst = []
+    for _ in range(3):
+        for action in (grouped.collapse, grouped.expand):
+            t = time.perf_counter()
+            action(middle)
+            worst.append(time.perf_counter() - t)
+    return {"group_toggle_s": statistics.median(times), "group_toggle_all_open_s": statistics.median(worst)}
 
 
 def _dot_columns(model) -> dict:

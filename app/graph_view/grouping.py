@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from vpu_core.graph.build import display_id
-from vpu_core.graph.groups import GROUP_PREFIX, group_id, group_path
+from vpu_core.graph.groups import GROUP_PREFIX, group_id, group_path, scale_group_of
 from vpu_core.graph.metrics import METRICS, MetricScale
 
 from .legend import MetricLegend
@@ -271,15 +271,11 @@ class GroupingMixin:
         return s.shared
 
     def shared_for(self, node_id: str | None) -> list[str]:
-        """Highlight the shared-scale group of `node_id` (from the graph's analysis data)."""
-        groups = ((self._grouped.flat if self._grouped is not None else self._gscene.model).meta
-                  .get("scale_groups", ())) if self._gscene is not None else ()
-        members = ()
-        if node_id:
-            flat_id = node_id
-            for g in groups:
-                nodes = g.nodes()
-                if flat_id in nodes or any(display_id(self._gscene.model, n) == flat_id for n in nodes):
-                    members = nodes
-                    break
-        return self.set_shared(members)
+        """Outline every tensor forced to share a scale with `node_id` (its shared-scale group,
+        from the analysis data the graph carries); [] when it is in none."""
+        s = self._gscene
+        if s is None:
+            return []
+        source = self._grouped.flat if self._grouped is not None else s.model
+        group = scale_group_of(source.meta.get("scale_groups", ()), node_id, s.model) if node_id else None
+        return self.set_shared(group.nodes() if group is not None else ())

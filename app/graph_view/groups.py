@@ -68,13 +68,15 @@ class GroupItem(NodeItem):
         painter.setPen(QPen(QColor(GROUP_EDGE), 1.4))
         painter.setBrush(brush)
         painter.drawRoundedRect(r, 6.0, 6.0)
-        inner = r.adjusted(8.0, 5.0, -8.0, -6.0)
-        bars_y = inner.bottom() - BAR_H - (BAR_H + 3.0 if self.metric_bar else 0.0)
-        paint_split_bar(painter, QRectF(inner.x(), bars_y, inner.width(), BAR_H), s)
-        if self.metric_bar:
-            bar, neutral, _ = self.metric_bar
-            paint_metric_bar(painter, QRectF(inner.x(), bars_y + BAR_H + 3.0, inner.width(), BAR_H),
-                             bar, neutral)
+        inner = r.adjusted(8.0, 4.0, -8.0, -6.0)
+        bar = QRectF(inner.x(), inner.bottom() - BAR_H, inner.width(), BAR_H)
+        if self.metric_bar:                    # VPU/CPU share left, metric distribution right
+            half = (bar.width() - 6.0) / 2.0
+            paint_split_bar(painter, QRectF(bar.x(), bar.y(), half, BAR_H), s)
+            values, neutral, _ = self.metric_bar
+            paint_metric_bar(painter, QRectF(bar.x() + half + 6.0, bar.y(), half, BAR_H), values, neutral)
+        else:
+            paint_split_bar(painter, bar, s)
         if lod >= LOD_GROUP_TEXT:
             painter.setPen(QColor("#1b1f23"))
             painter.setFont(cache.group_font)
@@ -85,7 +87,7 @@ class GroupItem(NodeItem):
                 painter.setFont(cache.theme.detail_font)
                 painter.setPen(QColor("#4a5360"))
                 text = n.detail + (f" · worst {self.metric_bar[2]}" if self.metric_bar else "")
-                painter.drawText(QRectF(inner.x(), inner.y() + 17.0, inner.width(), 14.0),
+                painter.drawText(QRectF(inner.x(), inner.y() + 16.0, inner.width(), 13.0),
                                  Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                                  elided(text, cache.detail_metrics, inner.width()))
         if n.violations:

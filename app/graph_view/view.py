@@ -85,8 +85,11 @@ class GraphView(GroupingMixin, QGraphicsView):
                 model, layout = grouped.show(grouped.expanded)
             else:
                 vp = self.viewport().rect()
-                depth = depth or grouped.fitting_depth(max(vp.width(), 400), max(vp.height(), 300))
-                model, layout = grouped.collapse_to(depth)
+                if depth is None:
+                    opened = grouped.fitting_view(max(vp.width() - 20, 400), max(vp.height() - 20, 300))
+                    model, layout = grouped.show(opened)
+                else:
+                    model, layout = grouped.collapse_to(depth)
         self._grouped = grouped
         self._install(model, layout)
         self._matches, self._match_i = [], -1

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import gc
 
-from vpu_core.graph.groups import Visibility, group_node, group_stats, visible_model
+from vpu_core.graph.groups import Visibility, VisibleModels, group_node, group_stats
 from vpu_core.graph.hierarchy import ModuleTree, dissolve
 from vpu_core.graph.model import GraphModel, GraphNode
 from vpu_core.layout.compound import CompoundLayout
 from vpu_core.layout.types import Layout
 
-LEGIBLE_ZOOM = 0.75     # labels read well from here (11 px font → 8 px on screen)
+LEGIBLE_ZOOM = 0.7      # labels read well from here (11 px font → 7.7 px on screen)
+MAX_TRIES = 12          # groups tried when opening the biggest ones that still fit
 
 
 def grouped_graph(analysis, model: GraphModel) -> GroupedGraph | None:
@@ -44,8 +45,10 @@ class GroupedGraph:
     def __init__(self, model: GraphModel, tree: ModuleTree, violations: dict[str, int] | None = None):
         self.flat, self.full_tree, self.tree = model, tree, display_tree(model, tree)
         self.stats = group_stats(model, self.tree, violations)
+        model.meta["group_stats"] = self.stats        # for panels that only see the flat model
         self._boxes: dict[str, GraphNode] = {}
         self.compound = CompoundLayout(model, self.tree, self.box)
+        self._visible = VisibleModels(model, self.stats, self.box)
         self.expanded: frozenset[str] = frozenset()
 
     def box(self, path: str) -> GraphNode:
@@ -65,7 +68,7 @@ class GroupedGraph:
         gc.disable()
         try:
             vis = Visibility(self.tree, self.expanded)
-            shown = visible_model(self.flat, vis, self.stats, self.box)
+            shown = self._visible.build(vis)
             return shown, self.compound.layout(vis, shown)
         finally:
             if was:
@@ -91,15 +94,40 @@ class GroupedGraph:
     def expand_all(self) -> tuple[GraphModel, Layout]:
         return self.show(self.tree.groups)
 
-    # -- choosing a depth -----------------------------------------------------------------------------
+    # -- choosing what to open ---------------------------------------------------------------------------
+    def fits(self, layout: Layout, width: float, height: float, zoom: float = LEGIBLE_ZOOM) -> bool:
+        return layout.width * zoom <= width and layout.height * zoom <= height
+
     def fitting_depth(self, width: float, height: float, zoom: float = LEGIBLE_ZOOM) -> int:
         """The deepest collapse depth whose whole picture fits `width` × `height` pixels at
         `zoom` or more; at least 1 (the top-level blocks), at most everything open."""
         best, keep = 1, self.expanded
-        for depth in range(1, self.tree.max_depth + 2):
+        for depth in range(2, self.tree.max_depth + 2):
             _, layout = self.collapse_to(depth)
-            if depth > 1 and (layout.width * zoom > width or layout.height * zoom > height):
+            if not self.fits(layout, width, height, zoom):
                 break
             best = depth
         self.expanded = keep
         return best
+
+    def fitting_view(self, width: float, height: float, zoom: float = LEGIBLE_ZOOM) -> frozenset[str]:
+        """What a new model opens with: the fitting depth, then the biggest closed groups opened
+        one by one while the whole picture still fits (an encoder holding 98 % of the model is
+        opened, a stem of 15 nodes stays closed)."""
+        keep = self.expanded
+        opened = set(self.tree.at_depth_below(self.fitting_depth(width, height, zoom)))
+        tries = 0
+        while tries < MAX_TRIES:
+            closed = [p for p, g in self.tree.groups.items() if p not in opened
+                      and (g.parent is None or g.parent in opened) and g.children + tuple(
+                          n for n in g.nodes if self.tree.owner.get(n) == p)]
+            if not closed:
+                break
+            biggest = max(closed, key=lambda p: len(self.tree.groups[p].nodes))
+            tries += 1
+            _, layout = self.show(opened | {biggest})
+            if not self.fits(layout, width, height, zoom):
+                break
+            opened.add(biggest)
+        self.expanded = keep
+        return frozenset(opened)

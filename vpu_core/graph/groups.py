@@ -56,16 +56,11 @@ class Visibility:
 
     def __init__(self, tree: ModuleTree, expanded: frozenset[str]):
         self.tree, self.expanded = tree, frozenset(p for p in expanded if p in tree.groups)
+        self.chains = tree.chains
         self.top: dict[str, str | None] = {}        # group -> outermost closed group on its chain
-        self.chains: dict[str | None, list[str]] = {None: []}
-        for path in tree.groups:
-            chain = self.chains[path] = tree.chain(path)
-            closed = None
-            for p in chain:
-                if p not in self.expanded:
-                    closed = p
-                    break
-            self.top[path] = closed
+        for path, g in tree.groups.items():         # parents come before their children
+            above = self.top[g.parent] if g.parent is not None else None
+            self.top[path] = above if above is not None else (None if path in self.expanded else path)
 
     def rep(self, node: str) -> str:
         """The id drawn for `node`: itself, or the collapsed group it is hidden in."""
@@ -130,8 +125,145 @@ def visible_model(model: GraphModel, vis: Visibility, stats: dict[str, GroupStat
                       tuple(stats[p] for p in vis.frames()))
 
 
+class VisibleModels:
+    """`visible_model`, kept up to date across expand / collapse: only the nodes of the groups
+    that opened or closed, and the edges touching them, are looked at again."""
+
+    def __init__(self, model: GraphModel, stats: dict[str, GroupStats],
+                 box: Callable[[str], GraphNode]):
+        self.model, self.stats, self.box = model, stats, box
+        self.ids = {n.id for n in model.nodes}
+        self.edges_of: dict[str, list[int]] = {}
+        for i, e in enumerate(model.edges):
+            self.edges_of.setdefault(e.src, []).append(i)
+            if e.dst != e.src:
+                self.edges_of.setdefault(e.dst, []).append(i)
+        self.expanded: frozenset[str] | None = None
+        self.rep: dict[str, str] = {}
+        self.key_of: list[tuple[str, str] | None] = [None] * len(model.edges)
+        self.contrib: dict[tuple[str, str], list[int]] = {}
+        self.edges: dict[tuple[str, str], GraphEdge] = {}
+        self.cross: dict[tuple[str, str], GraphEdge] = {}   # edges between different containers
+        self._first: dict[str, int] | None = None          # item -> model index of its first node
+        self._by_id = {n.id: n for n in model.nodes}
+        self.open_nodes: set[str] = set()
+
+    def build(self, vis: Visibility) -> GraphModel:
+        if self.expanded is None:
+            changed_nodes = self.ids
+        else:
+            groups = vis.tree.groups
+            changed_nodes = {n for p in self.expanded ^ vis.expanded if p in groups
+                             for n in groups[p].nodes if n in self.ids}
+        self.expanded = vis.expanded
+        rep, open_nodes = self.rep, self.open_nodes
+        for n in changed_nodes:
+            r = rep[n] = vis.rep(n)
+            if r == n:
+                open_nodes.add(n)
+            else:
+                open_nodes.discard(n)
+        touched = {i for n in changed_nodes for i in self.edges_of.get(n, ())}
+        dirty: set[tuple[str, str]] = set()
+        for i in touched:
+            old = self.key_of[i]
+            if old is not None:
+                self.contrib[old].remove(i)
+                dirty.add(old)
+            e = self.model.edges[i]
+            key = (rep[e.src], rep[e.dst]) if e.src in rep and e.dst in rep else None
+            if key is not None and key[0] == key[1]:
+                key = None
+            self.key_of[i] = key
+            if key is not None:
+                self.contrib.setdefault(key, []).append(i)
+                dirty.add(key)
+        for key in dirty:
+            self._refresh(key, vis)
+        return self._model(vis)
+
+    def _refresh(self, key: tuple[str, str], vis: Visibility) -> None:
+        members = self.contrib.get(key)
+        if not members:
+            self.contrib.pop(key, None)
+            self.edges.pop(key, None)
+            self.cross.pop(key, None)
+            return
+        members.sort()
+        edges = self.model.edges
+        first = edges[members[0]]
+        merged = first if (first.src, first.dst) == key else replace(first, src=key[0], dst=key[1])
+        for i in members[1:]:
+            merged = _merge(merged, edges[i])
+        self.edges[key] = merged
+        if vis.container(key[0]) != vis.container(key[1]):
+            self.cross[key] = merged             # drawn through the ports of open groups
+        else:
+            self.cross.pop(key, None)
+
+    def _model(self, vis: Visibility) -> GraphModel:
+        model, rep = self.model, self.rep
+        if self._first is None:
+            self._first = {n.id: i for i, n in enumerate(model.nodes)}
+            for path, g in vis.tree.groups.items():
+                idx = [self._first[n] for n in g.nodes if n in self._first]
+                if idx:
+                    self._first[GROUP_PREFIX + path] = min(idx)
+        items = self._items(vis)
+        by_id = self._by_id
+        nodes = tuple(by_id[i] if i in by_id else self.box(group_path(i))
+                      for i in sorted(items, key=self._first.__getitem__))
+        into = ShownAs(model.meta.get("folded_into", {}), rep)
+        meta = {**model.meta, "folded_into": into, "expanded": vis.expanded,
+                "cross_edges": tuple(self.cross.values())}
+        return GraphModel(nodes, tuple(self.edges.values()), model.title, meta, model.metrics,
+                          tuple(self.stats[p] for p in vis.frames()))
+
+    def _items(self, vis: Visibility) -> set[str]:
+        """The drawn items: open nodes, and the outermost closed group of each hidden node."""
+        items = set(self.open_nodes)
+        items.update(GROUP_PREFIX + c for c in vis.top.values() if c is not None)
+        return items
+
+
+class ShownAs:
+    """`meta["folded_into"]` of a collapsed graph, computed on lookup: a folded node's op, or the
+    closed group around either (a 20k-entry dict rebuilt per toggle would cost more than the
+    toggle)."""
+
+    def __init__(self, folded: dict, rep: dict):
+        self.folded, self.rep = folded, rep
+
+    def get(self, node: str, default=None):
+        shown = self.folded.get(node, node)
+        shown = self.rep.get(shown, shown)
+        return default if shown == node and node not in self.rep else shown
+
+    def __contains__(self, node: str) -> bool:
+        return self.get(node) is not None
+
+    def __getitem__(self, node: str) -> str:
+        got = self.get(node)
+        if got is None:
+            raise KeyError(node)
+        return got
+
+
 def _merge(a: GraphEdge, b: GraphEdge) -> GraphEdge:
     return replace(a, boundary=a.boundary or b.boundary, bytes=a.bytes + b.bytes,
                    violations=a.violations + b.violations, folded=a.folded + b.folded,
                    dtype=a.dtype if a.dtype == b.dtype else "",
                    scale=a.scale if a.scale == b.scale else None)
+
+
+def scale_group_of(scale_groups, node: str, model: GraphModel | None = None):
+    """The shared-scale group (analysis ScaleGroup) `node` belongs to: as one of its ops, tensors,
+    their dequantizes or producers; with `model`, also as the node that shows a member (a
+    folded Q/DQ, a collapsed group). None when it is in none."""
+    from vpu_core.graph.build import display_id
+
+    for g in scale_groups:
+        members = g.nodes()
+        if node in members or (model is not None and any(display_id(model, m) == node for m in members)):
+            return g
+    return None

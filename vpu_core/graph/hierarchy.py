@@ -16,6 +16,7 @@ the later ones suffixed "@1", "@2" as torch.export numbers them. Pure Python, no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
@@ -54,6 +55,14 @@ class ModuleGroup:
 class ModuleTree:
     groups: dict[str, ModuleGroup] = field(default_factory=dict)   # graph order of first use
     owner: dict[str, str | None] = field(default_factory=dict)     # node -> innermost group
+
+    @cached_property
+    def chains(self) -> dict[str | None, list[str]]:
+        """chain(path) of every group (and [] for None), computed once."""
+        out: dict[str | None, list[str]] = {None: []}
+        for path, g in self.groups.items():         # parents come before their children
+            out[path] = [*out.get(g.parent, self.chain(g.parent)), path]
+        return out
 
     @property
     def max_depth(self) -> int:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
 
 N_BINS = 6
+SQNR_CAP = 200.0        # vpu_core.analysis.sqnr caps at ±200 dB
 
 
 @dataclass(frozen=True)
@@ -85,10 +86,19 @@ class MetricScale:
 
     @staticmethod
     def of(key: str, values: Iterable[float]) -> MetricScale:
-        vals = [v for v in values if v is not None and math.isfinite(v)]
-        lo, hi = (min(vals), max(vals)) if vals else (0.0, 1.0)
+        """The gradient's range: 5th to 95th percentile (a few outliers must not wash out
+        everything else; they land on the end colours). SQNR values at the ±200 dB cap
+        (bit-exact or all-zero outputs) say nothing about the spread and are left out."""
+        vals = sorted(v for v in values if v is not None and math.isfinite(v)
+                      and not (key == "sqnr" and abs(v) >= SQNR_CAP))
+        if not vals:
+            lo, hi = 0.0, 1.0
+        elif len(vals) >= 20:
+            lo, hi = vals[int(0.05 * (len(vals) - 1))], vals[int(round(0.95 * (len(vals) - 1)))]
+        else:
+            lo, hi = vals[0], vals[-1]
         if key == "pow2_loss":
-            lo, hi = 0.0, max(hi, 1.0)             # the loss is bounded: show it on [0, 1]
+            lo, hi = 0.0, 1.0                       # the loss is bounded: show it on [0, 1]
         return MetricScale(key, lo, hi if hi > lo else lo + 1.0)
 
     def fraction(self, value: float) -> float:

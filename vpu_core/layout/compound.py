@@ -31,7 +31,7 @@ from .layering import build_layered
 from .ordering import order_layers
 from .placement import assign_x, assign_y
 from .routing import route_edges
-from .types import CHAR_W, MARGIN, RANK_SEP, Box, EdgeRoute, Layout, NodeSize, Point, default_node_size
+from .types import CHAR_W, MARGIN, Box, EdgeRoute, Layout, NodeSize, Point, default_node_size, rank_sep
 
 HEADER = 20.0          # frame title strip
 PAD = 8.0              # inside a frame, around its content
@@ -68,6 +68,7 @@ class CompoundLayout:
         self.model, self.tree = model, tree
         self.group_node = group_node              # path -> the GraphNode of its collapsed box
         self.size = node_size or default_node_size
+        self.rank_sep = rank_sep(model)
         self.nodes = {n.id: n for n in model.nodes}
         self._chains = {p: tree.chain(p) for p in tree.groups}
         self.marks: dict[str | None, dict] = {}       # boundary of item-to-item edges
@@ -83,6 +84,7 @@ class CompoundLayout:
         self._container = dict(tree.owner)
         self._container.update({group_id(p): g.parent for p, g in tree.groups.items()})
         self._succ: dict[str, list[str]] = {}
+        self._sources: dict[tuple[str, str], str] = {}
         for e in model.edges:
             self._succ.setdefault(e.src, []).append(e.dst)
 
@@ -167,7 +169,7 @@ class CompoundLayout:
         hit = self._local.get(c)
         if hit is not None and hit[0] == sizes:
             return hit[1]
-        local = _place(self._level(c), sizes)
+        local = _place(self._level(c), sizes, self.rank_sep)
         self._local[c] = (sizes, local)
         return local
 
@@ -178,7 +180,7 @@ class CompoundLayout:
 
     def _title_w(self, p: str) -> float:
         """Room for "▾ name (Class) · N nodes", the violation badge and the VPU/CPU bar."""
-        return (len(self.group_node(p).label) + 16) * CHAR_W + 110.0
+        return (len(self.group_node(p).label) + 18) * CHAR_W * 1.1 + 120.0   # bold title
 
     # -- the whole picture --------------------------------------------------------------------------
     def layout(self, vis: Visibility, shown: GraphModel) -> Layout:
@@ -199,7 +201,7 @@ class CompoundLayout:
         stack: list[str | None] = [None]
         while stack:
             c = stack.pop()
-            c_boxes, c_frames, c_routes = self._pieces(c, vis, origin[c])
+            c_boxes, c_frames, c_routes, _ = self._pieces(c, vis, origin[c])
             boxes.update(c_boxes)
             routes += c_routes
             for p, box in c_frames:
@@ -231,32 +233,31 @@ class CompoundLayout:
                 frames.append((p, (x + ox, y + oy, w, h)))
             else:
                 boxes[item] = (x + ox, y + oy, w, h)
-        routes = []
+        routes, ports = [], {}
         marks = self.marks.get(c, {})
         for key, r in local.routes.items():
             a, b = key
             if a in boxes and b in boxes:
                 routes.append(EdgeRoute(a, b, marks.get(key),
                                         tuple([(x + ox, y + oy) for x, y in r.points]), r.reversed))
-        piece = (boxes, frames, routes)
+            elif b.startswith(OUT) or a.startswith(IN) or a not in boxes or b not in boxes:
+                ports[key] = [(x + ox, y + oy) for x, y in r.points]     # pieces of stitched edges
+        piece = (boxes, frames, routes, ports)
         self._abs[c] = (local, sig, at, piece)
         self._version[c] = self._version.get(c, 0) + 1
         return piece
 
     def _route(self, c, key, origin) -> list[Point]:
-        r = self._local[c][1].routes[key]
-        ox, oy = origin[c]
-        return [(x + ox, y + oy) for x, y in r.points]
+        """A level's route in absolute coordinates (translated once per container move)."""
+        return self._abs[c][3][3][key]
 
     def _stitch(self, vis: Visibility, shown: GraphModel, origin) -> list[EdgeRoute]:
         """Edges between items of different containers (through ports): stitched per level,
         and kept while none of the containers they pass through moved."""
         out = []
-        cont, cache, version = self._container, self._stitch_cache, self._version
-        for e in shown.edges:
+        cache, version = self._stitch_cache, self._version
+        for e in shown.meta.get("cross_edges", ()):
             vs, vt = e.src, e.dst
-            if cont.get(vs) == cont.get(vt):
-                continue                           # drawn by its container (_pieces)
             hit = cache.get((vs, vt))
             if hit is not None and all(version.get(c) == v for c, v in hit[0]):
                 out.append(hit[1])
@@ -271,9 +272,13 @@ class CompoundLayout:
     def _real_source(self, vis: Visibility, group: str, vt: str) -> str:
         """A node inside collapsed `group` with an edge into what `vt` stands for: the key of
         the in-ports that edge enters by."""
+        hit = self._sources.get((group, vt))
+        if hit is not None and any(vis.rep(t) == vt for t in self._succ.get(hit, ())):
+            return hit
         for s in self.tree.groups[group_path(group)].nodes:
             for t in self._succ.get(s, ()):
                 if vis.rep(t) == vt:
+                    self._sources[(group, vt)] = s
                     return s
         raise KeyError((group, vt))
 
@@ -328,26 +333,26 @@ def _join_down(prev: list[Point], seg: list[Point]) -> list[Point]:
     return prev[:len(prev) - n] + [(sx, y) for _, y in prev[len(prev) - n:]] + seg
 
 
-def _assign_y(level: _Level, height: list[float]) -> tuple[list[float], list[float]]:
+def _assign_y(level: _Level, height: list[float], sep: float) -> tuple[list[float], list[float]]:
     """assign_y, with rows of ports (zero height) closer to their neighbours."""
-    tops, row_h = assign_y(level.layers, height)
+    tops, row_h = assign_y(level.layers, height, sep)
     if not level.port_rows:
         return tops, row_h
     shift, out = 0.0, []
     for i, top in enumerate(tops):
         if i > 0 and (i - 1 in level.port_rows or i in level.port_rows):
-            shift += RANK_SEP - PORT_GAP
+            shift += sep - PORT_GAP
         out.append(top - shift)
     return out, row_h
 
 
-def _place(level: _Level, sizes) -> _Local:
+def _place(level: _Level, sizes, sep: float) -> _Local:
     g = level.g
     n_dummy = g.n - g.n_real
     width = [s[0] for s in sizes] + [0.0] * n_dummy
     height = [s[1] for s in sizes] + [0.0] * n_dummy
     x = assign_x(g, level.layers, width)
-    tops, row_h = _assign_y(level, height)
+    tops, row_h = _assign_y(level, height, sep)
     boxes: dict[str, Box] = {}
     layer = g.layer
     for v, nid in enumerate(g.ids):

@@ -9,7 +9,7 @@ from .layering import build_layered
 from .ordering import order_layers
 from .placement import assign_x, assign_y
 from .routing import route_edges
-from .types import MARGIN, Layout, NodeSize, default_node_size
+from .types import MARGIN, Layout, NodeSize, default_node_size, rank_sep
 
 
 def layout_graph(model: GraphModel, node_size: NodeSize | None = None) -> Layout:
@@ -33,7 +33,7 @@ def _layout(model: GraphModel, size: NodeSize) -> Layout:
     width = [float(s[0]) for s in sizes] + [0.0] * n_dummy
     height = [float(s[1]) for s in sizes] + [0.0] * n_dummy
     x = assign_x(g, layers, width)
-    tops, row_h = assign_y(layers, height)
+    tops, row_h = assign_y(layers, height, rank_sep(model))
     boxes: dict[str, tuple[float, float, float, float]] = {}
     layer = g.layer
     for v, nid in enumerate(g.ids):

@@ -171,7 +171,8 @@ def assign_x(g: LayeredGraph, layers: list[list[int]], width: list[float]) -> li
     return [xi + shift for xi in x]
 
 
-def assign_y(layers: list[list[int]], height: list[float]) -> tuple[list[float], list[float]]:
+def assign_y(layers: list[list[int]], height: list[float],
+             rank_sep: float = RANK_SEP) -> tuple[list[float], list[float]]:
     """Top y and height of every layer row; nodes are centred vertically in their row."""
     tops, hs = [], []
     y = MARGIN
@@ -179,5 +180,5 @@ def assign_y(layers: list[list[int]], height: list[float]) -> tuple[list[float],
         h = max((height[v] for v in lay), default=0.0)
         tops.append(y)
         hs.append(h)
-        y += h + RANK_SEP
+        y += h + rank_sep
     return tops, hs

@@ -18,6 +18,11 @@ MIN_W_SMALL = 56.0    # minimum width of a Q/DQ or parameter node
 OP_H = 36.0           # op nodes: label + detail line
 SMALL_H = 24.0        # Q/DQ and parameter nodes: one line
 RANK_SEP = 34.0       # vertical gap between two layers
+RANK_SEP_FOLDED = 28.0  # with Q/DQ folded into edges: only an edge label lives in the gap
+
+
+def rank_sep(model) -> float:
+    return RANK_SEP_FOLDED if model.meta.get("hide_qdq") else RANK_SEP
 NODE_SEP = 22.0       # horizontal gap between two nodes of a layer
 EDGE_SEP = 12.0       # horizontal gap next to a bend point of a long edge
 MARGIN = 20.0         # empty border around the drawing
@@ -49,7 +54,7 @@ class Layout:
         return (x + w / 2.0, y + h / 2.0)
 
 
-GROUP_H = 62.0        # a collapsed module group: name, counts, VPU/CPU bar, metric bar
+GROUP_H = 50.0        # a collapsed module group: name, counts, VPU/CPU bar (+ metric bar)
 GROUP_MIN_W = 170.0
 
 
