@@ -11,6 +11,7 @@ the graph image, rendered through app.graph_view.export.render_to_image exactly 
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -18,6 +19,7 @@ from vpu_core.files import check_output_path
 
 REPORT_SUFFIXES = (".html", ".htm")
 IMAGE_SCALE = 2.0
+FLAT_MAX_HEIGHT = 6000.0   # px: a taller flat graph is not readable as one picture in a page
 ProgressFn = Callable[[str, float], None]
 
 
@@ -49,16 +51,27 @@ def export_report(output: str | Path, analysis, compare_with=None, fold_params: 
 
 
 def graph_image(analysis, fold_params: bool = True):
-    """The graph view of `analysis` as a GraphImage: PNG drawn off screen like `vpu-inspector
-    render`, at twice the size it is shown at (sharp on high-DPI screens and in print). The
-    report puts its own legend beside it, so the image leaves its legend out."""
+    """The graph of `analysis` as a GraphImage: the model collapsed to its blocks (what the
+    report's block table lists), with the flat graph beside it when that is still readable —
+    PNGs drawn off screen like `vpu-inspector render`, at twice the size they are shown at
+    (sharp on high-DPI screens and in print). The report puts its own legend beside them."""
     from vpu_core.config import ViewOptions
-    from vpu_core.reports.html import GraphImage
+    from vpu_core.graph.grouped import report_view
     from vpu_core.session import display_graph
 
     graph = display_graph(analysis, ViewOptions(fold_params=fold_params))
-    model, layout = graph.model, graph.layout
+    flat = _png(graph.model, graph.layout)
+    if graph.grouped is None:
+        return flat
+    model, layout = graph.grouped.show(report_view(graph.grouped))
+    readable = graph.layout.height <= FLAT_MAX_HEIGHT
+    picture = _png(model, layout)
+    return replace(picture, flat=flat if readable else None, flat_nodes=len(graph.model.nodes))
+
+
+def _png(model, layout):
     from app.graph_view.export import render_to_image   # creates an offscreen QApplication if needed
+    from vpu_core.reports.html import GraphImage
 
     with tempfile.TemporaryDirectory(prefix="vpu-report-") as tmp:
         path = Path(tmp) / "graph.png"
@@ -67,4 +80,3 @@ def graph_image(analysis, fold_params: bool = True):
     width, height = info.get("size", (None, None))
     scale = max(float(info.get("scale", 1.0)), 1.0)  # a huge graph is shrunk: show it as it is
     return GraphImage(data, width / scale if width else None, height / scale if height else None)
-

@@ -38,10 +38,11 @@ class GroupingMixin:
         old = self._gscene
         keep_sel = old.selected if old is not None else None
         fixed = None
-        if anchor is not None and old is not None:
+        if anchor is not None and old is not None:                # its top centre stays put
             r = self._group_rect(old, anchor)
             if r is not None:
-                fixed = (r.topLeft(), self.mapFromScene(r.topLeft()))
+                top = QPointF(r.center().x(), r.top())
+                fixed = (top, self.mapFromScene(top))
         zoom = self.zoom()
         self._install(model, layout)
         self.setTransform(self.transform().fromScale(zoom, zoom))
@@ -49,7 +50,7 @@ class GroupingMixin:
             r = self._group_rect(self._gscene, anchor)
             if r is not None:
                 vc = QPointF(self.viewport().rect().center())
-                self.centerOn(r.topLeft() - (QPointF(fixed[1]) - vc) / zoom)
+                self.centerOn(QPointF(r.center().x(), r.top()) - (QPointF(fixed[1]) - vc) / zoom)
         self._clamp_zoom()
         if keep_sel is not None and (keep_sel in self._gscene.items or self._frame_path(keep_sel)):
             self.select_node(keep_sel)

@@ -105,12 +105,15 @@ def make_group_item(node, x: float, y: float, w: float, h: float, cache: StyleCa
 
 
 class FrameItem(QGraphicsRectItem):
-    """An expanded module group: a tinted frame behind its members with a title strip."""
+    """An expanded module group: a tinted frame behind its members (`header=False`, drawn under
+    the edges) or its title strip (`header=True`, drawn over them: an edge entering the group
+    passes under its name instead of through it)."""
 
     stats: GroupStats
     box: QRectF
     cache: StyleCache
     selected = False
+    is_header = False
 
     def header(self) -> QRectF:
         return QRectF(self.box.x(), self.box.y(), self.box.width(), HEADER)
@@ -123,15 +126,19 @@ class FrameItem(QGraphicsRectItem):
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         r, s = self.box, self.stats
-        fill = QColor(FRAME_FILLS[s.depth % 2])
         pen = QPen(QColor("#c51162") if self.selected else QColor(FRAME_EDGE),
                    2.4 if self.selected else 1.0)
         pen.setCosmetic(lod < 0.5)
-        painter.setPen(pen)
-        painter.setBrush(QBrush(fill))
-        painter.drawRoundedRect(r, 7.0, 7.0)
         head = self.header()
-        painter.fillRect(head.adjusted(1.0, 1.0, -1.0, 0.0), QColor("#e8ecf1"))
+        if not self.is_header:
+            painter.setPen(pen)
+            painter.setBrush(QBrush(QColor(FRAME_FILLS[s.depth % 2])))
+            painter.drawRoundedRect(r, 7.0, 7.0)
+            return
+        painter.setPen(pen)
+        painter.setBrush(QBrush(QColor("#e8ecf1")))
+        painter.drawRoundedRect(head, 7.0, 7.0)
+        painter.fillRect(head.adjusted(0.5, HEADER / 2, -0.5, 0.0), QColor("#e8ecf1"))
         bar_w = min(70.0, r.width() / 4)
         paint_split_bar(painter, QRectF(head.right() - bar_w - 8.0, head.y() + 7.0, bar_w, BAR_H), s)
         if lod < LOD_GROUP_TEXT:
@@ -154,9 +161,10 @@ class FrameItem(QGraphicsRectItem):
                          elided(text, self.cache.group_metrics, head.width() - right - 8.0))
 
 
-def make_frame_item(stats: GroupStats, box, cache: StyleCache) -> FrameItem:
+def make_frame_item(stats: GroupStats, box, cache: StyleCache, header: bool = False) -> FrameItem:
     x, y, w, h = box
-    it = FrameItem(x - 2.0, y - 2.0, w + 4.0, h + 4.0)
+    it = FrameItem(x - 2.0, y - 2.0, w + 4.0, (HEADER if header else h) + 4.0)
+    it.is_header = header
     it.stats = stats
     it.box = QRectF(x, y, w, h)
     it.cache = cache

@@ -48,6 +48,10 @@ class GraphScene(QGraphicsScene):
         self.labels = build_labels(layout.edges, texts, lambda: self.theme, layout.width) if texts else []
         for item in self.labels:
             self.addItem(item)
+        self.headers: dict[str, FrameItem] = {}
+        for path, frame in self.frames.items():                        # over the edges
+            it = self.headers[path] = make_frame_item(frame.stats, layout.frames[path], self.cache, True)
+            self.addItem(it)
         self.highlight = HighlightItem()
         self.addItem(self.highlight)
         self._build_nodes()
@@ -121,7 +125,7 @@ class GraphScene(QGraphicsScene):
         self.theme = theme
         old, self.cache = self.cache, StyleCache(theme)
         self.cache.overrides = old.overrides
-        for it in (*self.items.values(), *self.frames.values()):
+        for it in (*self.items.values(), *self.frames.values(), *self.headers.values()):
             it.cache = self.cache
         self.overview.invalidate()
         self.update()
@@ -224,8 +228,9 @@ class GraphScene(QGraphicsScene):
 
     def set_frame_selected(self, path: str | None) -> None:
         self.frame_selected = path if path in self.frames else None
-        for p, it in self.frames.items():
-            it.set_selected(p == self.frame_selected)
+        for items in (self.frames, self.headers):
+            for p, it in items.items():
+                it.set_selected(p == self.frame_selected)
 
 
 def _value_text(value: float, unit: str) -> str:

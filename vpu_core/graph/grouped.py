@@ -21,6 +21,15 @@ LEGIBLE_ZOOM = 0.7      # labels read well from here (11 px font → 7.7 px on s
 MAX_TRIES = 12          # groups tried when opening the biggest ones that still fit
 
 
+REPORT_PAGE = (900.0, 1400.0)    # px of a report page the collapsed picture should fit at 1:1
+
+
+def report_view(grouped: GroupedGraph) -> frozenset[str]:
+    """What the report shows open: the top-level blocks, and the biggest ones opened while the
+    picture still fits a page at full size."""
+    return grouped.fitting_view(*REPORT_PAGE, zoom=1.0)
+
+
 def grouped_graph(analysis, model: GraphModel) -> GroupedGraph | None:
     """The GroupedGraph of a display graph built from `analysis` (None: no module hierarchy)."""
     from vpu_core.graph.hierarchy import module_tree

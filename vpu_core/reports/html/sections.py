@@ -84,10 +84,14 @@ def summary_facts(a: Analysis) -> list[tuple[str, str]]:
 
 @dataclass(frozen=True)
 class GraphImage:
-    """A rendered graph: PNG bytes or SVG text, with the size to show it at (CSS px)."""
+    """A rendered graph: PNG bytes or SVG text, with the size to show it at (CSS px). `flat`:
+    the same graph uncollapsed, when `data` is its collapsed picture and the flat one is still
+    readable (None: too big to read as one picture)."""
     data: bytes | str
     width: float | None = None      # None: the image's own size
     height: float | None = None
+    flat: GraphImage | None = None
+    flat_nodes: int = 0             # nodes of the flat picture (said when it is left out)
 
 
 def as_graph_image(image) -> GraphImage | None:
@@ -118,6 +122,8 @@ def legend_html() -> str:
               for name, color in style.GRAPH_LEGEND]
     items.append('<li><span class="edge"></span>VPU ↔ CPU boundary edge</li>')
     items.append('<li><span class="badge">2</span>rule violations on the node</li>')
+    items.append('<li><span class="sharebar" style="width:22px"><span style="width:60%"></span></span>'
+                 ' module group: share of its ops on the VPU | CPU (▸ closed box, ▾ open frame)</li>')
     return f'<ul class="legend vertical">{"".join(items)}</ul>'
 
 
@@ -143,13 +149,27 @@ def graph_section(a: Analysis, image, b: Analysis | None = None, image_b=None) -
             + "</aside>")
     body = f'<div class="graphgrid cols{len(columns)}">{"".join(columns)}{side}</div>'
     return card("graph", "Quantized graph", body, lede=(
-        "The converted Q/DQ graph, top to bottom. Parameters are folded into the op that uses them; "
-        "colour says where each node runs, red badges count rule violations. Scroll inside the frame."))
+        "The converted Q/DQ graph, top to bottom, collapsed to its blocks (module groups): each box "
+        "shows its node count, a bar of the share of its ops on the VPU (green) and the CPU (amber) "
+        "and its violations; the table below lists them. Parameters are folded into the op that uses "
+        "them; colour says where each node runs, red badges count rule violations."))
 
 
 def _graph_column(a: Analysis, image, side_class: str) -> str:
+    from vpu_core.reports.html.blocks import blocks_html
+
     title = f'<h3 class="{side_class}">{esc(default_label(a))}</h3>' if side_class else ""
-    return f'<div>{title}<div class="graphbox">{image_tag(image, f"Q/DQ graph of {a.model}")}</div></div>'
+    image = as_graph_image(image)
+    flat = ""
+    if image is not None and image.flat is not None:
+        flat = (f'<details class="flatgraph"><summary>The flat graph ({image.flat_nodes} nodes, every '
+                f'Q/DQ node)</summary><div class="graphbox">{image_tag(image.flat, f"flat graph of {a.model}")}'
+                "</div></details>")
+    elif image is not None and image.flat_nodes:
+        flat = (f'<p class="muted small">The flat graph ({image.flat_nodes} nodes) is too tall to read '
+                "as one picture: open the model in the app, or <code>vpu-inspector render</code> it.</p>")
+    return (f'<div>{title}<div class="graphbox">{image_tag(image, f"Q/DQ graph of {a.model}")}</div>'
+            f"{flat}{blocks_html(a)}</div>")
 
 
 # -- rules -----------------------------------------------------------------------------------------

@@ -136,6 +136,10 @@ ul.legend.vertical .sw { margin-right: 3px; } ul.legend.vertical .sw:last-of-typ
 .graphbox { border: 1px solid var(--border); border-radius: 10px; background: #fff;
   height: 1000px; overflow: auto; text-align: center; padding: 10px; }
 .graphbox img { max-width: 100%%; height: auto; }
+.sharebar { display: inline-block; width: 90px; height: 8px; background: #f4a640; border-radius: 4px;
+  vertical-align: middle; overflow: hidden; }
+.sharebar span { display: block; height: 100%%; background: #6cc58a; }
+details.flatgraph { margin: 10px 0; } details.flatgraph summary { cursor: pointer; color: var(--muted); }
 .sqnr-big { font-size: 40px; font-weight: 700; letter-spacing: -.02em; }
 .side-a { color: var(--vpu-dark); } .side-b { color: #1d4ed8; }
 .better { color: var(--ok); font-weight: 650; } .worse { color: var(--danger); font-weight: 650; }
