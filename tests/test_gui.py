@@ -74,7 +74,7 @@ def test_zoo_model_quantizer_switch_violation_jump_and_search(qtbot, window):
     vpu = run_and_wait(qtbot, window, {"model": "resnet8", "quantizer": "vpu"})
     a = vpu.analysis
     assert a.model == "resnet8" and a.quantizer == "vpu"
-    view_model = window.graph_view.graph_scene().model
+    view_model = window.graph_view.grouped().flat       # drawn with its module groups (some closed)
     assert view_model == build_graph_model(a, fold_params=True)         # the view paints the core's graph
     assert window.panels.violations.group_counts() == {r.rule.id: r.violations for r in a.rules}
     assert f"{len(a.violations)} violations" in window.summary.text()
@@ -95,9 +95,10 @@ def test_zoo_model_quantizer_switch_violation_jump_and_search(qtbot, window):
     assert len(ticks) >= 0.25 * elapsed / 0.05, f"{len(ticks)} ticks in {elapsed:.1f} s"
     b = xnn.analysis
     assert b.quantizer == "xnnpack" and len(b.violations) > len(a.violations)
-    xnn_model = window.graph_view.graph_scene().model
+    xnn_model = window.graph_view.grouped().flat
     assert xnn_model == build_graph_model(b, fold_params=True)
-    assert sum(n.violations for n in xnn_model.nodes) == len(b.violations)
+    shown = window.graph_view.graph_scene().model          # closed groups count what they hide
+    assert sum(n.violations for n in shown.nodes) == sum(n.violations for n in xnn_model.nodes) == len(b.violations)
     assert {n.id for n in xnn_model.nodes if n.violations} != vpu_flagged
     assert window.panels.violations.group_counts() == {r.rule.id: r.violations for r in b.rules}
     assert f"{len(b.violations)} violations" in window.summary.text()
@@ -111,8 +112,8 @@ def test_zoo_model_quantizer_switch_violation_jump_and_search(qtbot, window):
     tree.scrollToItem(row)
     qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=tree.visualItemRect(row).center())
     target = display_id(xnn_model, row.text(0))
-    assert window.graph_view.selected() == target == window.selected
-    box = QRectF(*window.graph.layout.boxes[target])
+    assert window.graph_view.selected() == target == window.selected    # revealed if it was hidden
+    box = window.graph_view.graph_scene().items[target].box
     visible = window.graph_view.visible_scene_rect()
     assert visible.contains(box)
     assert abs(visible.center().y() - box.center().y()) < 0.1 * visible.height()
@@ -160,7 +161,7 @@ def test_open_pt2_and_py_then_bad_file_keeps_previous_graph(qtbot, window, tmp_p
     box = error_box(qtbot)
     assert box.text() == blocker.args[0].message and "broken.pt2" in box.text()
     box.close()
-    assert window.result is py and window.graph_view.graph_scene().model == window.graph_model
+    assert window.result is py and window.graph_view.grouped().flat == window.graph_model
     assert "Run failed" in window.summary.text()
 
 

@@ -209,6 +209,11 @@ class VisibleModels:
                 idx = [self._first[n] for n in g.nodes if n in self._first]
                 if idx:
                     self._first[GROUP_PREFIX + path] = min(idx)
+        if all(c is None for c in vis.top.values()):     # every group open: the flat graph itself
+            meta = {**model.meta, "expanded": vis.expanded,
+                    "cross_edges": tuple(self.cross.values())}
+            return GraphModel(model.nodes, model.edges, model.title, meta, model.metrics,
+                              tuple(self.stats[p] for p in vis.frames()))
         items = self._items(vis)
         by_id = self._by_id
         nodes = tuple(by_id[i] if i in by_id else self.box(group_path(i))
