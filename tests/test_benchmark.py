@@ -8,7 +8,8 @@ def test_bench_graphs_reports_every_column():
     rows = benchmark.bench_graphs(sizes=(300,), repeats=1, scene_measure=measure_scene, with_dot=False)
     (row,) = rows
     assert row["nodes"] == 300 and row["edges"] > 300
-    for key in ("layout_s", "scene_build_s", "first_frame_s", "pan_frame_s", "layout_to_frame_s"):
+    for key in ("layout_s", "scene_build_s", "first_frame_s", "pan_frame_s", "layout_to_frame_s",
+                "group_toggle_s", "group_toggle_all_open_s"):
         assert row[key] > 0, key
     assert row["crossings"] >= 0 and row["rss_mib"] > 50
     table = benchmark.format_table(rows)
