@@ -95,6 +95,10 @@ def test_selecting_a_hidden_node_reveals_it_with_breadcrumbs(resnet, qtbot):
     crumbs = v._crumbs.texts()
     assert crumbs[:4] == ["model", "stages (Sequential)", "1 (_ResStage)", "path_a (Sequential)"]
     assert crumbs[-1] == conv and not any("." in t and "(" in t.split(".")[-1] for t in crumbs)
+    assert crumbs[-2].endswith("(Conv2d)")              # its own one-op module, drawn as the op
+    v.select_node(None)
+    v._crumbs.group_clicked.emit(dg.grouped.full_tree.owner[conv])
+    assert v.selected() == conv
     v._crumbs.group_clicked.emit("stages")             # a breadcrumb: select that group
     assert v.selected() == group_id("stages") and v.graph_scene().frame_selected == "stages"
 

@@ -136,6 +136,11 @@ class GroupingMixin:
         if g is None:
             return
         if path not in g.tree.groups:           # a one-op module: it is drawn as its op
+            module = g.full_tree.groups.get(path)
+            ops = {x.id for x in g.flat.nodes if x.category in ("vpu", "cpu")}
+            op = next((n for n in (module.nodes if module else ()) if n in ops), None)
+            if op is not None:
+                self.center_on(op)
             return
         parent = g.tree.groups[path].parent
         if parent is not None and not all(g.is_open(p) for p in g.tree.chain(parent)):

@@ -81,8 +81,6 @@ class CompoundLayout:
         self._abs: dict[str | None, tuple] = {}
         self._version: dict[str | None, int] = {}   # bumped whenever a container moves or changes
         self._stitch_cache: dict[tuple[str, str], tuple[tuple, EdgeRoute]] = {}
-        self._container = dict(tree.owner)
-        self._container.update({group_id(p): g.parent for p, g in tree.groups.items()})
         self._succ: dict[str, list[str]] = {}
         self._sources: dict[tuple[str, str], str] = {}
         for e in model.edges:
