@@ -273,3 +273,21 @@ def test_json_groups_are_consistent_with_the_graph(model):
            and not n["op"].startswith(QDQ) and n["op"] not in ("getitem",)]
     inside = {n for g in groups for n in g["nodes"]}
     assert sum(op in inside for op in ops) >= len(ops) - 4   # ops of the top module's own forward
+
+
+# -- render ------------------------------------------------------------------------------------------------
+
+def test_render_collapse_and_hide_qdq(tmp_path):
+    from PySide6.QtGui import QImage
+
+    from app.cli import main
+
+    common = ["resnet8", "--calib-batches", "1", "--batch-size", "2"]
+    sizes = {}
+    for name, extra in (("flat", []), ("collapsed", ["--collapse", "1"]), ("hidden", ["--hide-qdq"])):
+        out = tmp_path / f"{name}.png"
+        assert main(["render", *common, "-o", str(out), *extra]) == 0
+        img = QImage(str(out))
+        sizes[name] = img.width() * img.height()
+    assert sizes["collapsed"] < sizes["flat"] / 3          # (the legend column is a fixed cost)
+    assert sizes["hidden"] <= sizes["flat"] / 2

@@ -78,11 +78,17 @@ class GraphView(GroupingMixin, QGraphicsView):
 
         `grouped` (the core GroupedGraph of this graph) switches module groups on: the graph is
         drawn collapsed to `depth`, by default the deepest depth that fits the window legibly
-        (the same GroupedGraph again keeps what the user opened and closed).
+        (the same GroupedGraph again, or one of the same model drawn another way, keeps what
+        the user opened and closed).
         """
         if grouped is not None:
-            if grouped is self._grouped and depth is None:
+            old = self._grouped
+            if grouped is old and depth is None:
                 model, layout = grouped.show(grouped.expanded)
+            elif depth is None and old is not None and old.full_tree.groups.keys() == grouped.full_tree.groups.keys():
+                # the same model drawn another way (Q/DQ hidden, other colouring, other quantizer):
+                # what the user opened stays open
+                model, layout = grouped.show(old.expanded & grouped.tree.groups.keys())
             else:
                 vp = self.viewport().rect()
                 if depth is None:
