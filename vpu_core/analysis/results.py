@@ -178,3 +178,4 @@ class Analysis:
     delegation: PartitionReport | None = None            # real XNNPACK delegation, when asked for
     inputs: tuple[InputInfo, ...] = ()                   # the graph's user inputs, in call order
     scale_groups: tuple[ScaleGroup, ...] = ()            # tensors forced to share one scale
+    int_sim: object | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for
