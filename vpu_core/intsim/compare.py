@@ -58,6 +58,14 @@ def simulate_graph(converted: GraphModule, profile: HardwareProfile, batch: tupl
         seconds=time.perf_counter() - start)
 
 
+def run_integer(converted: GraphModule, profile: HardwareProfile, batch: tuple):
+    """The graph's outputs as the VPU computes them (what a deployment returns), as graph values."""
+    g = QGraph(converted, profile)
+    assignment = partition(g).assignment
+    with torch.inference_mode():
+        return _Lockstep(g, assignment, Settings.of(profile), batch).all(None)[0]
+
+
 def layer_points(g: QGraph, assignment: dict) -> dict[str, tuple[Node, tuple[str, ...]]]:
     """quantize node name -> (the layer's op, (op, fused activation, quantize)) for every quantize
     the VPU applies to a value it computed."""
