@@ -128,7 +128,7 @@ class MainWindow(ModelFilesMixin, NavigationMixin, ExportMixin, CompareModeMixin
         self.panels = Panels(self)
         self.panels.node_activated.connect(self.select_node)
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-        self.node_dock = self._dock("Node", "nodeDock", self.panels.node_panel,
+        self.node_dock = self._dock("Node", "nodeDock", self.panels.node_area,
                                     Qt.DockWidgetArea.RightDockWidgetArea)
         self.tables_dock = self._dock("Report", "tablesDock", self.panels.tables, bottom)
         self.plots_dock = self._dock("Plots", "plotsDock", self.panels.plots, bottom)

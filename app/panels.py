@@ -1,13 +1,14 @@
 """The dock contents: node panel, report tables and plots, updated together from one Analysis."""
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QTabWidget
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QSplitter, QTabWidget
 
 from app.compare_table import CompareTable
 from app.node_panel import NodePanel
 from app.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, ShiftHistogram
 from app.tables import PartitionTable, RequantTable, ViolationsTable
+from app.widgets.int_sim_panel import IntSimPanel
 
 
 class Panels(QObject):
@@ -19,6 +20,15 @@ class Panels(QObject):
         super().__init__(parent)
         self.node_panel = NodePanel()
         self.node_panel.node_link_clicked.connect(self.node_activated)
+        # the node dock: the node's facts above, its integer simulation below
+        self.int_sim_panel = IntSimPanel()
+        self.node_area = QSplitter(Qt.Orientation.Vertical)
+        self.node_area.addWidget(self.node_panel)
+        self.node_area.addWidget(self.int_sim_panel)
+        self.node_area.setStretchFactor(0, 3)
+        self.node_area.setStretchFactor(1, 2)
+        for index in (0, 1):
+            self.node_area.setCollapsible(index, False)
         self.violations, self.partition, self.requant = ViolationsTable(), PartitionTable(), RequantTable()
         self.tables = QTabWidget()
         for widget, title in ((self.violations, "Violations"), (self.partition, "Partition"),
@@ -40,6 +50,7 @@ class Panels(QObject):
         for widget in (self.violations, self.requant, self.scale_hist, self.shift_hist, self.pow2_plot):
             widget.set_analysis(analysis)
         self.partition.set_analysis(analysis, source)
+        self.int_sim_panel.set_report(getattr(analysis, "int_sim", None))
         count = len(analysis.violations)
         self.tables.setTabText(0, f"Violations ({count})" if count else "Violations")
         text = f"Partition ({len(analysis.partition.cpu_nodes)} CPU"
@@ -59,10 +70,20 @@ class Panels(QObject):
     def show_summary(self, analysis, model) -> None:
         self.node_panel.show_summary(analysis, model)
         self.channel_plot.set_node(analysis, model, None)
+        self._int_sim_of(analysis)
+        self.int_sim_panel.show_summary()
 
     def show_node(self, analysis, model, node: str, prefix: str = "") -> None:
         self.node_panel.show_node(analysis, model, node, prefix)
         self.channel_plot.set_node(analysis, model, node)
+        self._int_sim_of(analysis)
+        self.int_sim_panel.show_node(node)
+
+    def _int_sim_of(self, analysis) -> None:
+        """Compare mode shows nodes of either side: follow the analysis the node belongs to."""
+        report = getattr(analysis, "int_sim", None)
+        if self.int_sim_panel.report is not report:
+            self.int_sim_panel.set_report(report)
 
     def show_running(self, model: str, quantizer: str) -> None:
         self.node_panel.show_running(model, quantizer)

@@ -24,6 +24,8 @@ SHOTS = (
     # the real XNNPACK delegation of the VPU-quantized transformer vs its simulated VPU partition
     ("xnnpack_overlay.png", {"model": "transformer", "quantizer": "vpu"}, "softmax", 1, 1,
      {"overlay": True, "zoom": 0.86}),
+    # integer simulation of a depthwise conv (node dock, below the node's facts)
+    ("int_sim.png", {"model": "mobilenet_v2", "quantizer": "vpu"}, "conv2d_5", 2, 2, {}),
 )
 
 

@@ -127,7 +127,7 @@ class RunWorker(QObject):
             return reuse
         inspection = default_session().inspect(
             RunConfig(**options), ViewOptions(self.fold_params, source),
-            progress=self._report, cancel=self._cancel, fresh=reuse is None)
+            progress=self._report, cancel=self._cancel, fresh=reuse is None, int_sim=True)
         result = RunResult(options, inspection.analysis)
         result.graphs[(self.fold_params, source)] = inspection.graph
         return result

@@ -68,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="one-file HTML report for stakeholders")
     add_run_options(report)
     report.add_argument("-o", "--output", required=True, metavar="F.html")
+    report.add_argument("--int-sim", action="store_true",
+                        help="add the integer simulation of the VPU partitions")
     report.add_argument("--compare", metavar="SPEC", help=(
         "add a comparison with a second configuration: a quantizer (xnnpack) or "
         "KEY=VALUE,... e.g. 'quantizer=xnnpack,per_tensor=1'"))

@@ -1,0 +1,1 @@
+"""Self-contained widgets fed with frozen result dataclasses from the core."""
