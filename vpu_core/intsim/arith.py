@@ -51,7 +51,7 @@ def shift_round(acc: torch.Tensor, n, mode: str) -> torch.Tensor:
         rem = acc - torch.bitwise_left_shift(floor, right)          # 0 ≤ rem < 2^n
         up = (rem > half) | ((rem == half) & (right > 0) & (floor % 2 == 1))
         out = floor + up.to(torch.int64)
-    return torch.bitwise_left_shift(out, left)
+    return torch.bitwise_left_shift(out, left) if bool(left.any()) else out
 
 
 def round_fraction(value: Fraction, mode: str) -> int:
@@ -81,13 +81,17 @@ def saturate(x: torch.Tensor, lo: int, hi: int) -> tuple[torch.Tensor, int]:
 
 
 def exact_sum(fn: Callable[..., torch.Tensor], a: torch.Tensor, b: torch.Tensor, *, terms: int,
-              split: tuple[int, int, int] | None = None) -> torch.Tensor:
+              split: tuple[int, int, int] | None = None, a_max: int | None = None,
+              b_max: int | None = None) -> torch.Tensor:
     """fn(a, b) — a sum of `terms` products per output (conv, linear) — exactly, as int64.
 
     `split` = (dim of a, dim of b, products per index of that dim) names the reduction dimension
     along which the sum may be cut into chunks (input channels of a conv, features of a linear).
+    `a_max` / `b_max` bound |a| / |b| when known (an int8 range), saving a pass over the data.
     """
-    mags = max(_abs_max(a), 1) * max(_abs_max(b), 1)
+    a_max = _abs_max(a) if a_max is None else a_max
+    b_max = _abs_max(b) if b_max is None else b_max
+    mags = max(a_max, 1) * max(b_max, 1)
     if terms * mags < _FLOAT32_EXACT:
         return _run(fn, a, b, torch.float32)
     if split is not None:
@@ -105,7 +109,7 @@ def exact_sum(fn: Callable[..., torch.Tensor], a: torch.Tensor, b: torch.Tensor,
 
 def exact_window_sum(fn: Callable[[torch.Tensor], torch.Tensor], a: torch.Tensor, *, terms: int) -> torch.Tensor:
     """fn(a) — a sum of `terms` values of a per output (a pooling window) — exactly, as int64."""
-    bound = terms * max(_abs_max(a), 1)
+    bound = terms * max(_abs_max(a), 1)     # one pass; the sums themselves are the expensive part
     if bound >= _FLOAT64_EXACT:
         raise OverflowError(f"a window of {terms} values up to {_abs_max(a)} is not exact in float64")
     dtype = torch.float32 if bound < _FLOAT32_EXACT else torch.float64
@@ -119,7 +123,10 @@ def _run(fn, a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype) -> torch.Tens
 
 
 def _abs_max(t: torch.Tensor) -> int:
-    return int(t.abs().max()) if t.numel() else 0
+    if not t.numel():
+        return 0
+    low, high = torch.aminmax(t)
+    return max(-int(low), int(high))
 
 
 def zero_point_expansion(products: torch.Tensor, x_sums: torch.Tensor | int, w_sums: torch.Tensor,

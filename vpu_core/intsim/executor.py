@@ -53,6 +53,7 @@ class ConstInt:
     q: torch.Tensor      # int64, output channels first
     exp: torch.Tensor    # int64 (C,)
     zp: torch.Tensor     # int64 (C,)
+    max: int             # max |q|
 
 
 @dataclass
@@ -169,8 +170,9 @@ class IntExecutor:
         zps = list(qp.zero_points)
         if len(exps) == 1:
             exps, zps = exps * channels, zps * channels
-        const = ConstInt(q.to(torch.int64), torch.tensor(exps, dtype=torch.int64),
-                         torch.tensor(zps, dtype=torch.int64))
+        q = q.to(torch.int64)
+        const = ConstInt(q, torch.tensor(exps, dtype=torch.int64), torch.tensor(zps, dtype=torch.int64),
+                         int(q.abs().max()) if q.numel() else 0)
         self._consts[dq] = const
         return const
 

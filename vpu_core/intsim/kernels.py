@@ -23,16 +23,18 @@ def requantize(ex, node, v: IntValue, qp: QParams) -> IntValue:
     e_out, z = log2_exact(qp.scales[0]), int(qp.zero_points[0])
     mode = ex.settings.rounding
     n = e_out - v.exp if isinstance(v.exp, int) else e_out - v.exp_tensor()
-    out = shift_round(v.centered(), n, mode) + z
+    out = shift_round(v.centered(), n, mode)
+    if z:
+        out = out + z
     out, clipped = saturate(out, qp.quant_min, qp.quant_max)
     ex.record(node, clipped=clipped)
     # clamp(round(y/s)) == round(clamp(y)/s) for a monotone rounding when the bound is rounded the
     # same way: the fused relu / relu6 needs no float at all.
     scale = Fraction(2) ** e_out
-    if v.lo is not None:
-        out = out.clamp(min=round_fraction(Fraction(v.lo) / scale, mode) + z)
-    if v.hi is not None:
-        out = out.clamp(max=round_fraction(Fraction(v.hi) / scale, mode) + z)
+    lo = None if v.lo is None else round_fraction(Fraction(v.lo) / scale, mode) + z
+    hi = None if v.hi is None else round_fraction(Fraction(v.hi) / scale, mode) + z
+    if lo is not None or hi is not None:
+        out = out.clamp(lo, hi)
     return IntValue(out, e_out, z, qp.quant_min, qp.quant_max, qp.dtype)
 
 

@@ -35,11 +35,12 @@ def conv(ex, node, args, kwargs) -> IntValue:
     terms = int(w.q[0].numel())
     # input channels are the reduction dim that may be cut into chunks (not across groups)
     split = (1, 1, terms // w.q.shape[1]) if groups == 1 else None
-    products = exact_sum(window_sum, xp, w.q, terms=terms, split=split)
+    x_max = _range_max(x)
+    products = exact_sum(window_sum, xp, w.q, terms=terms, split=split, a_max=x_max, b_max=w.max)
     channel = (1, -1) + (1,) * spatial
     zw = w.zp.view(channel)
-    x_sums = exact_sum(window_sum, xp, torch.ones_like(w.q), terms=terms, split=split) \
-        if bool(w.zp.any()) else 0
+    x_sums = exact_sum(window_sum, xp, torch.ones_like(w.q), terms=terms, split=split, a_max=x_max,
+                       b_max=1) if bool(w.zp.any()) else 0
     acc = zero_point_expansion(products, x_sums, w.q.flatten(1).sum(1).view(channel), x.zp, zw, terms)
     return _finish(ex, node, acc, x, w, channel)
 
@@ -48,7 +49,8 @@ def linear(ex, node, args, kwargs) -> IntValue:
     x = _int8_input(args[0])
     w = ex.constant_int(node.args[1])
     terms = int(w.q.shape[1])
-    products = exact_sum(F.linear, x.data, w.q, terms=terms, split=(-1, 1, 1))
+    products = exact_sum(F.linear, x.data, w.q, terms=terms, split=(-1, 1, 1), a_max=_range_max(x),
+                         b_max=w.max)
     x_sums = x.data.sum(-1, keepdim=True) if bool(w.zp.any()) else 0
     acc = zero_point_expansion(products, x_sums, w.q.sum(1), x.zp, w.zp, terms)
     return _finish(ex, node, acc, x, w, (-1,))
@@ -66,6 +68,11 @@ def _int8_input(x) -> IntValue:
     if not isinstance(x, IntValue) or not x.quantized:
         raise NotInteger("input is not a quantized tensor")
     return x
+
+
+def _range_max(x: IntValue) -> int:
+    """max |q| of a quantized tensor, from its range (its padding value z_x lies inside it)."""
+    return max(abs(x.qmin), abs(x.qmax))
 
 
 def _tuple(value, n: int) -> list[int]:
