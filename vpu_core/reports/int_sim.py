@@ -52,9 +52,9 @@ def int_sim_lines(r: IntSimReport) -> list[str]:
     mismatched = sum(la.mismatch_frac * la.elements for la in layers)
     share = f"{100.0 * mismatched / elements:.3f} %" if elements else "0 %"
     lines = [f"Integer simulation ({r.rounding}, {r.accumulator_bits}-bit accumulator): "
-             f"{len(layers)} VPU layers, max {r.max_abs_lsb} LSB from the Q/DQ graph "
-             f"({differing} layers differ, {share} of elements), {r.saturated} accumulator "
-             f"saturations; SQNR int vs float {_db(r.sqnr_db)} (Q/DQ {_db(r.qdq_sqnr_db)}), "
+             f"{_count(len(layers), 'VPU layer')}, max {r.max_abs_lsb} LSB from the Q/DQ graph "
+             f"({_count(differing, 'layer')} differing, {share} of elements), "
+             f"{_count(r.saturated, 'accumulator saturation')}; SQNR int vs float {_db(r.sqnr_db)} (Q/DQ {_db(r.qdq_sqnr_db)}), "
              f"int vs Q/DQ {_db(r.sqnr_vs_qdq_db)}"]
     for la in layers:
         if "non_pow2_window" in la.flags:
@@ -63,6 +63,10 @@ def int_sim_lines(r: IntSimReport) -> list[str]:
     if r.float_ops:
         lines.append(f"  no integer kernel, ran in float: {', '.join(r.float_ops)}")
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _db(value: float | None) -> str:
