@@ -5,6 +5,11 @@ through `set_report`, then told which node is selected (`show_node`) or that non
 (`show_summary`). It displays the layer's numbers and the histogram of its differences that the
 core computed (integer − Q/DQ, in LSBs; identical elements are counted in the text, not drawn, as
 they are almost all of them). Nothing is computed here.
+
+Wiring (four lines, wherever the window lives): the node dock holds `Panels.node_area`, a vertical
+splitter of the node panel and this widget; `Panels.set_analysis` / `show_node` / `show_summary`
+pass `analysis.int_sim` and the selected node on; the run worker asks the session for
+`inspect(..., int_sim=True)`.
 """
 from __future__ import annotations
 

@@ -160,13 +160,13 @@ class _Lockstep:
                 rec.flags |= r.flags
         if op.name in self.local.float_ops:
             rec.flags.add("float")
-        n = max(diff.numel(), 1)
+        hist, drift_hist = _hist(diff), _hist(drift)       # max and share follow from the counts
         return IntSimLayer(
             node=op.name, op=op_name(op), nodes=chain, elements=diff.numel(),
-            max_abs_lsb=_max_abs(diff), mismatch_frac=int((diff != 0).sum()) / n,
-            saturated=rec.saturated, clipped=rec.clipped, diff_hist=_hist(diff),
-            drift_max_lsb=_max_abs(drift), drift_mismatch_frac=int((drift != 0).sum()) / n,
-            drift_hist=_hist(drift), window=rec.window, flags=tuple(sorted(rec.flags)))
+            max_abs_lsb=_max_abs(hist), mismatch_frac=_differing(hist, diff.numel()),
+            saturated=rec.saturated, clipped=rec.clipped, diff_hist=hist,
+            drift_max_lsb=_max_abs(drift_hist), drift_mismatch_frac=_differing(drift_hist, diff.numel()),
+            drift_hist=drift_hist, window=rec.window, flags=tuple(sorted(rec.flags)))
 
 
 def _ints(value) -> torch.Tensor:
@@ -174,14 +174,20 @@ def _ints(value) -> torch.Tensor:
     return data.to(torch.int32)
 
 
-def _max_abs(t: torch.Tensor) -> int:
-    return int(t.abs().max()) if t.numel() else 0
+def _max_abs(hist) -> int:
+    return max((abs(d) for d, _ in hist), default=0)
+
+
+def _differing(hist, elements: int) -> float:
+    return sum(c for d, c in hist if d) / max(elements, 1)
 
 
 def _hist(diff: torch.Tensor) -> tuple[tuple[int, int], ...]:
     if not diff.numel():
         return ()
     low, high = (int(v) for v in torch.aminmax(diff))
+    if low == high:                            # the usual layer: one value (0) everywhere
+        return ((low, diff.numel()),)
     if high - low > 4096:                      # a wild layer: sort instead of counting bins
         values, counts = torch.unique(diff, return_counts=True)
         return tuple((int(v), int(c)) for v, c in zip(values.tolist(), counts.tolist()) if c)
