@@ -201,4 +201,4 @@ def _sqnr(ref, test) -> float | None:
     if not ref or len(ref) != len(test):
         return None
     value = sqnr_db(torch.cat(ref), torch.cat(test))
-    return value if math.isfinite(value) else None
+    return value if value is not None and math.isfinite(value) else None   # None: no signal
