@@ -39,7 +39,7 @@ def test_round_half_even_is_bit_exact_with_the_qdq_graph():
     # below 2^24), and torch.round rounds half to even: the same numbers as the integer pipeline
     report = sim("resnet8", rounding="round_half_even")
     assert report.max_abs_lsb == 0 and all(la.drift_max_lsb == 0 for la in report.layers)
-    assert report.sqnr_vs_qdq_db == 200.0                  # identical outputs (the SQNR cap)
+    assert report.outputs_identical and report.sqnr_vs_qdq_db is None
     assert report.sqnr_db == pytest.approx(report.qdq_sqnr_db)
 
 

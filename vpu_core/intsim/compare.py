@@ -53,7 +53,8 @@ def simulate_graph(converted: GraphModule, profile: HardwareProfile, batch: tupl
     return IntSimReport(
         **base, layers=tuple(run.layers), float_ops=tuple(dict.fromkeys(run.free.float_ops)),
         sqnr_db=_sqnr(reference, outputs) if reference is not None else None,
-        sqnr_vs_qdq_db=_sqnr(qdq_outputs, outputs),
+        outputs_identical=_identical(qdq_outputs, outputs),
+        sqnr_vs_qdq_db=None if _identical(qdq_outputs, outputs) else _sqnr(qdq_outputs, outputs),
         qdq_sqnr_db=_sqnr(reference, qdq_outputs) if reference is not None else None,
         seconds=time.perf_counter() - start)
 
@@ -193,6 +194,12 @@ def _hist(diff: torch.Tensor) -> tuple[tuple[int, int], ...]:
         return tuple((int(v), int(c)) for v, c in zip(values.tolist(), counts.tolist()) if c)
     counts = torch.bincount((diff - low).flatten(), minlength=high - low + 1)
     return tuple((low + i, int(c)) for i, c in enumerate(counts.tolist()) if c)
+
+
+def _identical(ref, test) -> bool:
+    ref = [t for t in tree_leaves(ref) if isinstance(t, torch.Tensor)]
+    test = [t for t in tree_leaves(test) if isinstance(t, torch.Tensor)]
+    return len(ref) == len(test) and all(torch.equal(a, b) for a, b in zip(ref, test))
 
 
 def _sqnr(ref, test) -> float | None:

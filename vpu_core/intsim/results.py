@@ -43,7 +43,8 @@ class IntSimReport:
     reciprocal_bits: int
     layers: tuple[IntSimLayer, ...] = ()
     sqnr_db: float | None = None          # integer result vs the float model (end to end)
-    sqnr_vs_qdq_db: float | None = None   # integer result vs the Q/DQ graph
+    sqnr_vs_qdq_db: float | None = None   # integer result vs the Q/DQ graph (None when identical)
+    outputs_identical: bool = False       # the integer result equals the Q/DQ graph's, bit for bit
     qdq_sqnr_db: float | None = None      # Q/DQ graph vs the float model (same batch, for reference)
     float_ops: tuple[str, ...] = ()       # VPU nodes with no integer kernel (ran in float)
     refused: str | None = None            # one sentence: why the graph cannot be simulated

@@ -18,6 +18,7 @@ def int_sim_to_json(r: IntSimReport) -> dict:
         "sqnr_db": _num(r.sqnr_db),
         "layers": [layer_to_json(la) for la in r.layers],
         "sqnr_vs_qdq_db": _num(r.sqnr_vs_qdq_db),
+        "outputs_identical": r.outputs_identical,
         "qdq_sqnr_db": _num(r.qdq_sqnr_db),
         "max_abs_lsb": r.max_abs_lsb,
         "saturated": r.saturated,
@@ -50,12 +51,12 @@ def int_sim_lines(r: IntSimReport) -> list[str]:
     differing = sum(1 for la in layers if la.max_abs_lsb)
     elements = sum(la.elements for la in layers)
     mismatched = sum(la.mismatch_frac * la.elements for la in layers)
-    share = f"{100.0 * mismatched / elements:.3f} %" if elements else "0 %"
+    share = f"{100.0 * mismatched / elements:.3f} %" if elements and mismatched else "0 %"
     lines = [f"Integer simulation ({r.rounding}, {r.accumulator_bits}-bit accumulator): "
              f"{_count(len(layers), 'VPU layer')}, max {r.max_abs_lsb} LSB from the Q/DQ graph "
              f"({_count(differing, 'layer')} differing, {share} of elements), "
              f"{_count(r.saturated, 'accumulator saturation')}; SQNR int vs float {_db(r.sqnr_db)} (Q/DQ {_db(r.qdq_sqnr_db)}), "
-             f"int vs Q/DQ {_db(r.sqnr_vs_qdq_db)}"]
+             f"int vs Q/DQ {'identical' if r.outputs_identical else _db(r.sqnr_vs_qdq_db)}"]
     for la in layers:
         if "non_pow2_window" in la.flags:
             lines.append(f"  {la.node}: average over {la.window} values (not 2^k) divided by "

@@ -37,7 +37,8 @@ def int_sim_section(a: Analysis, tag: str = "") -> str:
             f"of {elements:,} layer outputs"),
         kpi("Accumulator saturations", str(r.saturated), f"{r.accumulator_bits}-bit accumulator",
             "bad" if r.saturated else "good"),
-        kpi("Integer vs Q/DQ output", esc(db_text(r.sqnr_vs_qdq_db)), "SQNR end to end"),
+        kpi("Integer vs Q/DQ output", "identical" if r.outputs_identical else esc(db_text(r.sqnr_vs_qdq_db)),
+            "bit for bit" if r.outputs_identical else "SQNR end to end"),
     ])
     same = sum(n for la in r.layers for d, n in la.diff_hist if d == 0)
     chart = figure("Elements that differ from the Q/DQ graph",
