@@ -1,7 +1,11 @@
 """Shared test setup: Qt offscreen, quiet library logs, and cached real pipeline runs."""
 import os
+import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Tests never touch the real user cache: one throw-away cache folder for the whole run
+# (tests that need their own set VPU_INSPECTOR_CACHE_DIR with monkeypatch).
+os.environ["VPU_INSPECTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="vpu-inspector-test-cache-")
 
 import functools  # noqa: E402
 

@@ -17,6 +17,7 @@ class RunConfig:
     seed: int = 0
     calib_data: str | None = None   # .pt / .npz file
     profile: str | None = None      # hardware profile TOML; None = shipped default
+    reference_observers: bool = False  # torchao's stock observers instead of the fast, identical ones
 
 
 @dataclass(frozen=True)

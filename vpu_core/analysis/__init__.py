@@ -11,22 +11,32 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from vpu_core.analysis.nodes import edges, node_infos
-from vpu_core.analysis.partition import partition
-from vpu_core.analysis.qgraph import QGraph
-from vpu_core.analysis.requant import requant_sites
 from vpu_core.analysis.results import Analysis, InputInfo
-from vpu_core.analysis.rules import RULES, check_vpu
-from vpu_core.analysis.rules.static_shape import symbols_of
-from vpu_core.analysis.scale_groups import scale_groups
-from vpu_core.analysis.sqnr import measure_sqnr
-from vpu_core.analysis.stats import histograms, tensor_qparams
 
 ProgressFn = Callable[[str, float], None]
 
 
+def __getattr__(name: str):
+    # Lazy: vpu_core.analysis.results must be importable without torch (a cached analysis is read
+    # before torch is loaded), and importing the package runs this file first.
+    if name in ("RULES", "check_vpu"):
+        from vpu_core.analysis import rules
+
+        return getattr(rules, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = None) -> Analysis:
     """Fill every field of Analysis from a QuantizedModel (vpu_core.pipeline)."""
+    from vpu_core.analysis.nodes import edges, node_infos
+    from vpu_core.analysis.partition import partition
+    from vpu_core.analysis.qgraph import QGraph
+    from vpu_core.analysis.requant import requant_sites
+    from vpu_core.analysis.rules import check_vpu
+    from vpu_core.analysis.scale_groups import scale_groups
+    from vpu_core.analysis.sqnr import measure_sqnr
+    from vpu_core.analysis.stats import histograms, tensor_qparams
+
     report = progress or (lambda stage, fraction: None)
     start = time.perf_counter()
     report("analyze", 0.0)
@@ -86,6 +96,8 @@ def graph_inputs(g: QGraph) -> tuple[InputInfo, ...]:
 
 
 def _has_symbols(g: QGraph) -> bool:
+    from vpu_core.analysis.rules.static_shape import symbols_of
+
     return any(symbols_of(n.meta.get("val")) for n in g.nodes if n.op == "placeholder")
 
 

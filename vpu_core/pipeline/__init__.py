@@ -1,7 +1,11 @@
 """The pipeline: load → torch.export → prepare_pt2e → calibrate → convert_pt2e.
 
 `run_pipeline` is the first half of `vpu_core.session.inspect` (the one entry point that the
-CLI, the GUI worker, render, report and the benchmark call). It reports progress per stage and checks a cancel flag between stages and calibration batches, so a GUI can stop it.
+CLI, the GUI worker, render, report and the benchmark call). It reports progress per stage, per
+calibration batch and per convert observer, and stops within 0.1 s of a cancel request (see
+vpu_core.progress). With a `store` (vpu_core.cache) each stage's result is reused when its
+inputs did not change: a cached export skips loading and tracing, recorded qparams skip
+calibration and the observer searches.
 The result (`QuantizedModel`) holds live torch objects and stays inside the core; the analysis
 turns it into plain frozen dataclasses for the views.
 """
@@ -20,9 +24,11 @@ from torch.fx import GraphModule
 from vpu_core.config import RunConfig
 from vpu_core.pipeline.calibration import load_calibration_file, synthetic_batches
 from vpu_core.errors import Cancelled, InspectorError, QuantizationError, short_reason
-from vpu_core.pipeline.tracing import export_module, with_batch
+from vpu_core.pipeline.observing import Observers, StaleQParams
+from vpu_core.pipeline.tracing import export_program, program_module, with_batch
 from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import HardwareProfile, load_profile
+from vpu_core.progress import call_cancellable
 from vpu_core.qdq import is_qdq_graph
 
 ProgressFn = Callable[[str, float], None]
@@ -64,38 +70,89 @@ class _Stages:
     def run(self, stage: str, fn, *args):
         self.report(stage, 0.0)
         start = time.perf_counter()
-        result = fn(*args)
+        result = call_cancellable(fn, *args, cancel=self.cancel)   # cancel within 0.1 s, see progress.py
         self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - start
         self.report(stage, 1.0)
         return result
 
 
 def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
-                 cancel: threading.Event | None = None) -> QuantizedModel:
+                 cancel: threading.Event | None = None, store=None) -> QuantizedModel:
+    """`store` (vpu_core.cache.stages.StageStore) hands back stage results computed before and
+    keeps new ones; without it every stage runs."""
+    store = store or NO_STORE
     st = _Stages(progress, cancel)
     profile = st.run("load", load_profile, config.profile)
-    loaded = st.run("load", load_model, config.model, config.batch_size, config.seed)
-    if loaded.program is not None and is_qdq_graph(loaded.program.graph):
-        return _already_quantized(config, profile, loaded, st)
-    if loaded.program is not None:
-        # A saved float program keeps the batch it was exported with: calibrate at that batch.
-        example = loaded.example_inputs
-        float_gm = st.run("export", loaded.program.module)
+    cached = store.export()
+    if cached is not None:
+        name, float_gm, example = cached
     else:
-        example = with_batch(loaded.example_inputs, config.batch_size)
-        float_gm = st.run("export", export_module, loaded.module, example, config.dynamic_batch,
-                          config.model)
-    batches, heldout = _calibration_data(config, example)
-    prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
-    st.run("calibrate", _calibrate, prepared, batches, st)
-    scales = observer_scales(prepared)
-    converted = st.run("convert", _convert, prepared)
+        loaded = st.run("load", load_model, config.model, config.batch_size, config.seed)
+        if loaded.program is not None and is_qdq_graph(loaded.program.graph):
+            return _already_quantized(config, profile, loaded, st)
+        name = loaded.name
+        if loaded.program is not None:
+            # A saved float program keeps the batch it was exported with: calibrate at that batch.
+            example = loaded.example_inputs
+            float_gm = st.run("export", loaded.program.module)
+        else:
+            example = with_batch(loaded.example_inputs, config.batch_size)
+            program = st.run("export", export_program, loaded.module, example, config.dynamic_batch,
+                             config.model)
+            float_gm = program_module(program)
+            store.put_export(name, program, float_gm, example)
+    batches, heldout = store.calibration() or store.put_calibration(*_calibration_data(config, example))
+    converted, scales = _quantize(config, profile, float_gm, batches, st, store)
     if not is_qdq_graph(converted.graph):
         raise QuantizationError(
             f"Nothing to quantize: the {config.quantizer} quantizer found no op it can quantize in "
-            f"'{loaded.name}' (every op stays fp32 on the CPU).")
-    return QuantizedModel(config, profile, loaded.name, converted, float_gm, example, batches,
+            f"'{name}' (every op stays fp32 on the CPU).")
+    return QuantizedModel(config, profile, name, converted, float_gm, example, batches,
                           heldout, scales, st.timings)
+
+
+def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule, batches: list[tuple],
+              st: _Stages, store) -> tuple[GraphModule, list[dict]]:
+    """prepare → calibrate → convert; with the qparams an earlier run recorded, prepare → convert."""
+    prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
+    observers = Observers(prepared, st.report)
+    recorded = store.qparams()
+    if recorded is not None and observers.freeze(recorded):
+        try:
+            return st.run("convert", _convert, prepared), observers.observer_scales()
+        except StaleQParams:  # convert stopped half way: start again from the float graph
+            prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
+            observers = Observers(prepared, st.report)
+    st.run("calibrate", _calibrate, prepared, batches, st)
+    converted = st.run("convert", _convert, prepared)
+    scales = observers.observer_scales()
+    store.put_qparams(observers.recorded())
+    return converted, scales
+
+
+class _NoStore:
+    """run_pipeline without a cache: every stage runs, nothing is kept."""
+
+    def export(self):
+        return None
+
+    def put_export(self, name, program, float_gm, example) -> None:
+        pass
+
+    def calibration(self):
+        return None
+
+    def put_calibration(self, batches, heldout):
+        return batches, heldout
+
+    def qparams(self):
+        return None
+
+    def put_qparams(self, recorded) -> None:
+        pass
+
+
+NO_STORE = _NoStore()
 
 
 def _already_quantized(config, profile, loaded, st: _Stages) -> QuantizedModel:
@@ -124,7 +181,7 @@ def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule) -> Gr
 
     from vpu_core.quantizers import make_quantizer
 
-    quantizer = make_quantizer(config.quantizer, profile, config.per_tensor)
+    quantizer = make_quantizer(config.quantizer, profile, config.per_tensor, config.reference_observers)
     try:
         return prepare_pt2e(gm, quantizer)
     except InspectorError:
@@ -149,34 +206,7 @@ def _convert(prepared: GraphModule) -> GraphModule:
 
     try:
         return convert_pt2e(prepared)
+    except (InspectorError, StaleQParams):  # Cancelled between observers; a replay that does not fit
+        raise
     except Exception as exc:
         raise QuantizationError(f"convert_pt2e failed: {short_reason(exc)}", traceback.format_exc()) from None
-
-
-def observer_scales(prepared: GraphModule) -> list[dict]:
-    """Float scale vs power-of-two scale of every pow2 observer, keyed by what it observes.
-
-    `producer` is the observed node's name (kept by convert for activations); `consumers` are the
-    ops reading the observed value (how a weight is found again after convert folds it).
-    """
-    out = []
-    for node in prepared.graph.nodes:
-        if node.op != "call_module":
-            continue
-        obs = getattr(prepared, node.target, None)
-        if not hasattr(obs, "calculate_qparams") or not hasattr(obs, "min_val"):
-            continue
-        try:
-            scale, _ = obs.calculate_qparams()
-        except Exception:  # an observer that saw no data
-            continue
-        float_scale = getattr(obs, "float_scale", scale)
-        src = node.args[0]
-        out.append({
-            "observer": node.name, "producer": getattr(src, "name", str(src)),
-            "producer_op": getattr(src, "op", ""),
-            "consumers": [u.name for u in node.users],
-            "scale": [float(s) for s in scale.flatten()],
-            "float_scale": [float(s) for s in float_scale.flatten()],
-        })
-    return out

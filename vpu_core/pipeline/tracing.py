@@ -22,7 +22,18 @@ def with_batch(inputs: tuple, batch_size: int) -> tuple:
 
 def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool = False,
                   name: str = "the model"):
-    """Export for PT2E: returns the GraphModule of torch.export (`.module()`).
+    """Export for PT2E: returns the GraphModule of torch.export (`.module()`)."""
+    return program_module(export_program(model, example_inputs, dynamic_batch, name))
+
+
+def program_module(program):
+    """The GraphModule PT2E quantizes, of an ExportedProgram (eval-mode dropout removed)."""
+    return drop_eval_dropout(program.module())
+
+
+def export_program(model: nn.Module, example_inputs: tuple, dynamic_batch: bool = False,
+                   name: str = "the model"):
+    """torch.export.export for PT2E: the ExportedProgram (what the disk cache saves).
 
     With `dynamic_batch` the batch dimension of every input is a symbolic Dim; the example batch
     must then be ≥ 2, since torch.export specialises sizes 0 and 1.
@@ -40,7 +51,7 @@ def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool =
     except Exception as exc:
         raise ExportError(f"torch.export could not trace {name}: {export_reason(exc)}",
                           traceback.format_exc() + chatter.getvalue()) from None
-    return drop_eval_dropout(program.module())
+    return program
 
 
 def drop_eval_dropout(gm):
