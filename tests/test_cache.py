@@ -233,3 +233,12 @@ def test_a_transformers_model_export_is_reused_from_disk(cache):
     again = run(config)
     assert "export" not in again.timings_s and "calibrate" in again.timings_s
     assert same_json(cold, again)
+
+
+def test_the_integer_simulation_is_cached_with_the_analysis(cache):
+    config = RunConfig(model="conv_relu", calib_batches=2)
+    cold = Session().inspect(config, view=None, int_sim=True).analysis
+    assert cold.int_sim is not None and len(entries(cache, "int_sim")) == 1
+    warm = Session().inspect(config, view=None, int_sim=True).analysis
+    assert "cache_load" in warm.timings_s and warm.int_sim == cold.int_sim
+    assert analysis_to_json(warm)["int_sim"] == analysis_to_json(cold)["int_sim"]
