@@ -29,7 +29,8 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
     p.add_argument("--per-tensor", action="store_true", help="XNNPACK weights per-tensor")
     p.add_argument("--dynamic-batch", action="store_true", help="export the batch dim as dynamic")
     p.add_argument("--calib-batches", type=_positive, default=4, metavar="N")
-    p.add_argument("--batch-size", type=_positive, default=16, metavar="B")
+    p.add_argument("--batch-size", type=_positive, default=None, metavar="B",
+                   help="change the batch (default: the batch of the model's own example inputs)")
     p.add_argument("--seed", type=int, default=0, metavar="S")
     p.add_argument("--calib-data", metavar="FILE", help="calibration samples (.pt or .npz)")
     p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")

@@ -179,3 +179,4 @@ class Analysis:
     inputs: tuple[InputInfo, ...] = ()                   # the graph's user inputs, in call order
     scale_groups: tuple[ScaleGroup, ...] = ()            # tensors forced to share one scale
     int_sim: object | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for
+    sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)

@@ -19,8 +19,8 @@ from torch.fx import GraphModule
 
 from vpu_core.config import RunConfig
 from vpu_core.pipeline.calibration import load_calibration_file, synthetic_batches
-from vpu_core.errors import Cancelled, InspectorError, QuantizationError, short_reason
-from vpu_core.pipeline.tracing import export_module, with_batch
+from vpu_core.errors import Cancelled, ExportError, InspectorError, QuantizationError, short_reason
+from vpu_core.pipeline.tracing import drop_no_ops, export_module, own_batch, with_batch
 from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import HardwareProfile, load_profile
 from vpu_core.qdq import is_qdq_graph
@@ -75,20 +75,24 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
     st = _Stages(progress, cancel)
     profile = st.run("load", load_profile, config.profile)
     loaded = st.run("load", load_model, config.model, config.batch_size, config.seed)
-    if loaded.program is not None and is_qdq_graph(loaded.program.graph):
-        return _already_quantized(config, profile, loaded, st)
     if loaded.program is not None:
-        # A saved float program keeps the batch it was exported with: calibrate at that batch.
-        example = loaded.example_inputs
-        float_gm = st.run("export", loaded.program.module)
+        # A saved program keeps the batch it was exported with (or a dynamic one).
+        example = program_example(loaded, config.batch_size)
+        if is_qdq_graph(loaded.program.graph):
+            return _already_quantized(config, profile, loaded, example, st)
+        float_gm = st.run("export", lambda: drop_no_ops(loaded.program.module()))
     else:
-        example = with_batch(loaded.example_inputs, config.batch_size)
+        own = own_batch(loaded.example_inputs)
+        batch = config.batch_size or own
+        example = with_batch(loaded.example_inputs, batch)
         float_gm = st.run("export", export_module, loaded.module, example, config.dynamic_batch,
-                          config.model)
-    batches, heldout = _calibration_data(config, example)
+                          config.model, (own, batch))
+    batches, heldout = _calibration_data(config, example, input_names(float_gm))
     prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
     st.run("calibrate", _calibrate, prepared, batches, st)
-    scales = observer_scales(prepared)
+    # Only the VPU's pow2 observers record a float scale worth showing; asking every XNNPACK
+    # HistogramObserver for its qparams here would run its slow search twice (convert asks again).
+    scales = observer_scales(prepared) if config.quantizer == "vpu" else []
     converted = st.run("convert", _convert, prepared)
     if not is_qdq_graph(converted.graph):
         raise QuantizationError(
@@ -98,24 +102,50 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
                           heldout, scales, st.timings)
 
 
-def _already_quantized(config, profile, loaded, st: _Stages) -> QuantizedModel:
-    converted = st.run("export", loaded.program.module)
+def program_example(loaded, batch_size: int | None) -> tuple:
+    """Example inputs of a saved program, re-batched only if asked and its batch is dynamic."""
     example = loaded.example_inputs
+    own = own_batch(example)
+    if batch_size is None or batch_size == own:
+        return example
+    if not _dynamic_batch(loaded.program):
+        raise ExportError(
+            f"Cannot change the batch of the saved program '{loaded.name}' from {own} to {batch_size}: "
+            "its shapes were fixed when it was exported; re-export the model at that batch or with a "
+            "dynamic batch, or keep its own batch.")
+    return with_batch(example, batch_size)
+
+
+def _dynamic_batch(program) -> bool:
+    for node in program.graph.nodes:
+        val = node.meta.get("val")
+        if node.op == "placeholder" and isinstance(val, torch.Tensor) and val.dim() \
+                and isinstance(val.shape[0], torch.SymInt):
+            return True
+    return False
+
+
+def input_names(gm: GraphModule) -> list[str]:
+    """The graph's user inputs in call order (placeholders of torch.export's .module())."""
+    return [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+
+
+def _already_quantized(config, profile, loaded, example, st: _Stages) -> QuantizedModel:
+    converted = st.run("export", loaded.program.module)
     for stage in ("prepare", "calibrate", "convert"):
         st.timings[stage] = 0.0
     return QuantizedModel(config, profile, loaded.name, converted, None, example, [example], example,
                           timings=st.timings, already_quantized=True)
 
 
-def _calibration_data(config: RunConfig, example: tuple) -> tuple[list[tuple], tuple]:
-    batch_size = example[0].shape[0]
+def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tuple[list[tuple], tuple]:
     if config.calib_data:
-        batches = load_calibration_file(config.calib_data, example, batch_size)
+        batches = load_calibration_file(config.calib_data, example, names=names)
         heldout = batches[-1]
         batches = batches[:-1] or batches
         return batches[: max(config.calib_batches, 1)], heldout
-    batches = synthetic_batches(example, max(config.calib_batches, 1), batch_size, config.seed)
-    heldout = synthetic_batches(example, 1, batch_size, config.seed + 7919)[0]
+    batches = synthetic_batches(example, max(config.calib_batches, 1), config.seed)
+    heldout = synthetic_batches(example, 1, config.seed + 7919)[0]
     return batches, heldout
 
 

@@ -1,4 +1,11 @@
-"""ExecuTorch's XNNPACKQuantizer: the reference CPU backend's quantizer (per-channel or per-tensor)."""
+"""ExecuTorch's XNNPACKQuantizer: the reference CPU backend's quantizer (per-channel or per-tensor).
+
+Used as ExecuTorch ships it, with one repair where it would break real models: its
+transform_for_annotation turns every scalar operand of add / mul into a float32 tensor constant,
+also in integer index arithmetic (`arange(n) + 0` in transformers' attention masks), which turns
+int64 index tensors into float ones and the model then fails to run ("tensors used as indices
+must be long…", "Tensor dtype mismatch"). Integer and bool add / mul keep their scalars.
+"""
 from __future__ import annotations
 
 
@@ -7,4 +14,32 @@ def make_xnnpack_quantizer(per_channel: bool = True):
         XNNPACKQuantizer, get_symmetric_quantization_config,
     )
 
-    return XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=per_channel))
+    class FloatOnlyXNNPACKQuantizer(XNNPACKQuantizer):
+        def transform_for_annotation(self, model):
+            return _keep_integer_scalars(model, super().transform_for_annotation)
+
+    return FloatOnlyXNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=per_channel))
+
+
+def _keep_integer_scalars(model, transform):
+    """Run ExecuTorch's scalar-to-tensor transform, then give non-float add / mul their scalars
+    back (and drop the float constants it made for them)."""
+    import torch
+    from torch.fx import Node
+
+    from vpu_core.fx_utils import node_dtypes
+
+    targets = (torch.ops.aten.add.Tensor, torch.ops.aten.mul.Tensor)
+    keep = {n: n.args for n in model.graph.nodes if n.op == "call_function" and n.target in targets
+            and any(not d.is_floating_point for d in node_dtypes(n))}
+    model = transform(model)
+    for node, args in keep.items():
+        made = [a for a in node.args if isinstance(a, Node) and a not in args]
+        node.args = args
+        for const in made:
+            if const.op == "get_attr" and not const.users:
+                model.graph.erase_node(const)
+                if hasattr(model, const.target):
+                    delattr(model, const.target)
+    model.recompile()
+    return model
