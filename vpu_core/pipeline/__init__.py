@@ -131,7 +131,7 @@ def input_names(gm: GraphModule) -> list[str]:
 
 
 def _already_quantized(config, profile, loaded, example, st: _Stages) -> QuantizedModel:
-    converted = st.run("export", loaded.program.module)
+    converted = st.run("export", lambda: drop_no_ops(loaded.program.module()))
     for stage in ("prepare", "calibrate", "convert"):
         st.timings[stage] = 0.0
     return QuantizedModel(config, profile, loaded.name, converted, None, example, [example], example,

@@ -54,7 +54,7 @@ def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool =
             program = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes,
                                           strict=False)
     except Exception as exc:
-        raise ExportError(f"torch.export could not trace {name}{_changed_text(batch_change, dynamic_batch)}: "
+        raise ExportError(f"torch.export could not trace {name}{_batch_note(batch_change, dynamic_batch)}: "
                           f"{export_reason(exc)}", traceback.format_exc() + chatter.getvalue()) from None
     return drop_no_ops(program.module())
 
@@ -65,13 +65,14 @@ def dynamic_batch_shapes(inputs: tuple) -> tuple:
     return tuple({0: dim} if t.dim() and t.shape[0] == batch else None for t in inputs)
 
 
-def _changed_text(change: tuple[int, int] | None, dynamic: bool) -> str:
+def _batch_note(change: tuple[int, int] | None, dynamic: bool) -> str:
+    """" at batch 16 (changed from 1, the batch of its own example inputs)", or "" if unchanged."""
     if change is None or change[0] == change[1]:
         return ""
     own, used = change
-    why = " (a dynamic batch is traced at batch ≥ 2)" if dynamic and used == 2 else ""
-    return (f" after its batch was changed from {own} (its own example inputs) to {used}{why}; "
-            f"keep the model's own batch {own} if it is written for that batch")
+    why = "; a dynamic batch is traced at batch 2" if dynamic and used == 2 else ""
+    return (f" at batch {used} (the batch was changed from {own}, the batch of its own example "
+            f"inputs, to {used}{why}: keep batch {own} if the model is written for it)")
 
 
 def drop_no_ops(gm):

@@ -172,8 +172,11 @@ def _derive_bias_qparams(obs_or_fqs) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _tensor_inputs(node: Node) -> list[Node]:
+    """Tensor inputs, each once: `cat((freqs, freqs))` (rotary embeddings) or `add(x, x)` name
+    one node twice, and a spec shared with itself would be a cycle for prepare_pt2e."""
     args = node.args[0] if op_matches(op_name(node), ("cat",)) else node.args
-    return [a for a in args if isinstance(a, Node) and isinstance(a.meta.get("val"), torch.Tensor)]
+    return list(dict.fromkeys(a for a in args if isinstance(a, Node)
+                              and isinstance(a.meta.get("val"), torch.Tensor)))
 
 
 def is_float_op(node: Node) -> bool:
