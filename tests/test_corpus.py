@@ -1,0 +1,110 @@
+"""The real-model corpus (tests/corpus: small `transformers` configs and a batch-1 CNN) through the
+real command line under both quantizers, at each model's own batch, with the saved program loaded
+back. One run per (model, quantizer) is shared by every test here (conftest.corpus_check)."""
+import functools
+import math
+
+import pytest
+import torch
+
+from conftest import CORPUS_DIR, corpus_models
+from vpu_core.profile import load_profile, op_matches
+
+MODELS = corpus_models()
+QUANTIZERS = ("vpu", "xnnpack")
+CASES = [(m, q) for m in MODELS for q in QUANTIZERS]
+FAMILIES = {"bert_text", "gpt2_text", "vit_vision", "swin_vision", "resnet_bn", "wav2vec2_audio",
+            "efficientnet_mobile", "mobilevit_hybrid"}
+INT_REASON = "tensor op: "   # "integer tensor op: …" / "bool tensor op: …"
+
+
+@functools.lru_cache(maxsize=None)
+def own_inputs(stem: str) -> list[tuple[list[int], str]]:
+    from vpu_core.pipeline.loading import load_model
+
+    loaded = load_model(f"{CORPUS_DIR}/{stem}.py")
+    return [(list(t.shape), str(t.dtype).replace("torch.", "")) for t in loaded.example_inputs]
+
+
+def test_the_corpus_covers_the_architecture_families():
+    assert FAMILIES <= set(MODELS) and "batch1_reshape" in MODELS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem, quantizer", CASES)
+def test_check_runs_at_the_models_own_batch(corpus_check, stem, quantizer):
+    run = corpus_check(stem, quantizer)
+    assert run["code"] in (0, 1), run["err"]
+    data = run["json"]
+    assert data["quantizer"] == quantizer and not data["dynamic_batch"]
+    assert [(i["shape"], i["dtype"]) for i in data["inputs"]] == own_inputs(stem)
+    assert (run["code"] == 1) == bool(data["violations"])
+    if quantizer == "vpu":
+        assert data["violations"] == []           # the VPU quantizer meets its own rules
+    assert data["partition"]["subgraphs"], "something runs on the VPU"
+    assert isinstance(data["sqnr_db"], float) and 3 < data["sqnr_db"] < 80, data["sqnr_reason"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem, quantizer", CASES)
+def test_cpu_fallbacks_give_the_real_reason(corpus_check, stem, quantizer):
+    part = corpus_check(stem, quantizer)["json"]["partition"]
+    vpu_ops = load_profile().vpu_ops
+    for cpu in part["cpu_nodes"]:
+        reason, listed = cpu["reason"], op_matches(cpu["op"], vpu_ops)
+        if "not in the VPU op list" in reason:
+            assert not listed, cpu
+        else:
+            assert INT_REASON in reason and "int8-quantized float activations only" in reason, cpu
+    # Quantize / dequantize nodes only ever carry float activations and int8 / int32 values.
+    quantized = {t["dtype"] for t in corpus_check(stem, quantizer)["json"]["tensors"]}
+    assert quantized <= {"int8", "int32"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem, quantizer", CASES)
+def test_saved_program_loads_back_with_the_same_result(corpus_check, stem, quantizer):
+    run = corpus_check(stem, quantizer)
+    program = torch.export.load(run["pt2"])
+    assert any("quantize_per_tensor" in str(n.target) for n in program.graph.nodes)
+    saved = run["saved"]
+    assert saved["code"] == run["code"], saved["err"]
+    assert summary(saved["json"]) == summary(run["json"])
+    assert saved["json"]["sqnr_db"] is None and "already quantized" in saved["json"]["sqnr_reason"]
+
+
+def summary(data: dict) -> dict:
+    """What a saved program must reproduce: rules, violations, partition, qparams, shifts.
+
+    Re-exporting for the file renames Q/DQ nodes and constants (quantize_per_tensor_default_3 →
+    quantize_per_tensor_2, _scale_0 → _frozen_param0), so those are compared by content; ops keep
+    their names."""
+    names = {n["name"]: n["op"] for n in data["graph"]["nodes"]}
+
+    def is_op(name: str) -> bool:
+        op = names[name]
+        return "quantize" not in op and op not in ("get_attr", "placeholder", "output")
+
+    part = data["partition"]
+    return {
+        "rules": [(r["id"], r["violations"]) for r in data["rules"]],
+        "violations": [(v["rule"], v["message"]) for v in data["violations"]],
+        "subgraphs": [sorted(n for n in s["nodes"] if is_op(n)) for s in part["subgraphs"]],
+        "cpu_nodes": part["cpu_nodes"],
+        "boundaries": sorted((b["direction"], b["bytes"], b["dtype"]) for b in part["boundaries"]),
+        "transfer_bytes": part["transfer_bytes"],
+        "tensors": [(t["kind"], t["dtype"], t["scales"], t["zero_points"], t["consumer"])
+                    for t in data["tensors"]],
+        "requant": [(r["node"], r["shifts"], r["exact"]) for r in data["requant"]],
+        "inputs": [(i["shape"], i["dtype"]) for i in data["inputs"]],
+    }
+
+
+@pytest.mark.slow
+def test_text_models_keep_their_token_ids_and_masks(corpus_check):
+    data = corpus_check("bert_text", "vpu")["json"]
+    assert [i["dtype"] for i in data["inputs"]] == ["int64", "int64"]
+    reasons = {c["node"]: c["reason"] for c in data["partition"]["cpu_nodes"]}
+    assert any(r.startswith("integer tensor op") for r in reasons.values())
+    assert any(r.startswith("bool tensor op") for r in reasons.values())
+    assert all(math.log2(s).is_integer() for t in data["tensors"] for s in t["scales"])
