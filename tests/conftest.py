@@ -51,20 +51,28 @@ def run_check(*argv) -> tuple[int, str, str]:
 
 @pytest.fixture(scope="session")
 def corpus_check(tmp_path_factory):
-    """corpus_check(stem, quantizer) -> dict with the `check --format json` run of a corpus model at
-    its own batch (calib_batches 1, the program saved) and the same check of the saved .pt2:
-    {"code", "json", "err", "pt2", "saved": {"code", "json", "err"}}. Each pair runs once per session."""
+    """corpus_check(stem, quantizer, save) -> dict with the `check --format json` run of a corpus model at
+    its own batch (calib_batches 1, the program saved), the display graph the window would draw of
+    it, and the same check of the saved .pt2: {"code", "json", "err", "pt2", "shown": (display
+    nodes, laid-out boxes), "saved": {"code", "json", "err"} (with `save`)}. Each runs once per session."""
     import json
 
     folder = tmp_path_factory.mktemp("corpus_programs")
 
     @functools.lru_cache(maxsize=None)
-    def run(stem: str, quantizer: str) -> dict:
+    def run(stem: str, quantizer: str, save: bool = True) -> dict:
         path, pt2 = os.path.join(CORPUS_DIR, f"{stem}.py"), str(folder / f"{stem}_{quantizer}.pt2")
         code, out, err = run_check(path, "--quantizer", quantizer, "--calib-batches", "1",
-                                   "--format", "json", "--save-program", pt2)
+                                   "--format", "json", *(("--save-program", pt2) if save else ()))
         result = {"code": code, "err": err, "json": json.loads(out) if out else None, "pt2": pt2}
         if code in (0, 1):
+            # What the window draws: the display graph and layout of the same (remembered) run.
+            from vpu_core.config import RunConfig
+            from vpu_core.session import default_session, display_graph
+
+            config = RunConfig(model=path, quantizer=quantizer, calib_batches=1)
+            shown = display_graph(default_session().analysis(config))
+            result["shown"] = (len(shown.model.nodes), len(shown.layout.boxes))
             code, out, err = run_check(pt2, "--quantizer", quantizer, "--format", "json")
             result["saved"] = {"code": code, "err": err, "json": json.loads(out) if out else None}
         return result
