@@ -66,7 +66,7 @@ def dynamic_batch_shapes(inputs: tuple) -> tuple:
 
 
 def _batch_note(change: tuple[int, int] | None, dynamic: bool) -> str:
-    """" at batch 16 (changed from 1, the batch of its own example inputs)", or "" if unchanged."""
+    """" at batch 16 (the batch was changed from 1, …)" for an export error, or "" if unchanged."""
     if change is None or change[0] == change[1]:
         return ""
     own, used = change
@@ -96,8 +96,6 @@ def drop_no_ops(gm):
     if changed:
         gm.recompile()
     return gm
-
-
 
 
 def _is_training(node) -> bool:
