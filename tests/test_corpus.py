@@ -8,6 +8,8 @@ of ROUND_TRIP_XNNPACK; CORPUS_ROUND_TRIP=all round-trips every XNNPACK program t
 import functools
 import math
 import os
+import re
+from collections import Counter
 
 import pytest
 import torch
@@ -88,28 +90,39 @@ def test_saved_program_loads_back_with_the_same_result(corpus_check, stem, quant
 
 
 def summary(data: dict) -> dict:
-    """What a saved program must reproduce: rules, violations, partition, qparams, shifts.
+    """What a saved program must reproduce: rules, violations, partition, qparams, shifts, inputs.
 
-    Re-exporting for the file renames Q/DQ nodes and constants (quantize_per_tensor_default_3 →
-    quantize_per_tensor_2, _scale_0 → _frozen_param0), so those are compared by content; ops keep
-    their names."""
-    names = {n["name"]: n["op"] for n in data["graph"]["nodes"]}
+    torch.export renames nodes when it saves a program (quantize_per_tensor_default_3 →
+    quantize_per_tensor_2, _scale_0 → _frozen_param0, expand_2 → expand when two expands were
+    folded away), so every node is named by its op and rank among the nodes of that op
+    ("unsqueeze.default#3"), in graph order (constants just "get_attr": a saved program lists
+    them first): equal summaries mean the same nodes in the same order with the same partition,
+    reasons, qparams, shifts and violations."""
+    rank, names = Counter(), {}
+    for n in data["graph"]["nodes"]:
+        if n["op"] == "get_attr":       # constants: a saved program lists them all first
+            names[n["name"]] = "get_attr"
+            continue
+        names[n["name"]] = f"{n['op']}#{rank[n['op']]}"
+        rank[n["op"]] += 1
+    word = re.compile("|".join(sorted(map(re.escape, names), key=len, reverse=True)))
 
-    def is_op(name: str) -> bool:
-        op = names[name]
-        return "quantize" not in op and op not in ("get_attr", "placeholder", "output")
+    def c(text: str) -> str:
+        return word.sub(lambda m: names[m.group(0)] if m.group(0) in names else m.group(0), text)
 
     part = data["partition"]
     return {
+        "nodes": sorted(names.values()),
         "rules": [(r["id"], r["violations"]) for r in data["rules"]],
-        "violations": [(v["rule"], v["message"]) for v in data["violations"]],
-        "subgraphs": [sorted(n for n in s["nodes"] if is_op(n)) for s in part["subgraphs"]],
-        "cpu_nodes": part["cpu_nodes"],
-        "boundaries": sorted((b["direction"], b["bytes"], b["dtype"]) for b in part["boundaries"]),
+        "violations": [(v["rule"], c(v["node"]), c(v["message"])) for v in data["violations"]],
+        "subgraphs": [sorted(map(c, s["nodes"])) for s in part["subgraphs"]],
+        "cpu_nodes": [(c(n["node"]), n["op"], n["reason"]) for n in part["cpu_nodes"]],
+        "boundaries": [(c(b["src"]), c(b["dst"]), b["direction"], b["bytes"], b["dtype"])
+                       for b in part["boundaries"]],
         "transfer_bytes": part["transfer_bytes"],
-        "tensors": [(t["kind"], t["dtype"], t["scales"], t["zero_points"], t["consumer"])
+        "tensors": [(c(t["node"]), t["kind"], t["dtype"], t["scales"], t["zero_points"], c(t["consumer"]))
                     for t in data["tensors"]],
-        "requant": [(r["node"], r["shifts"], r["exact"]) for r in data["requant"]],
+        "requant": [(c(r["node"]), r["shifts"], r["exact"], r["nearest_shifts"]) for r in data["requant"]],
         "inputs": [(i["shape"], i["dtype"]) for i in data["inputs"]],
     }
 

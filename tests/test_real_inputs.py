@@ -259,6 +259,8 @@ def test_dataclass_outputs_are_measured_and_saved_flat(files, tmp_path):
     assert isinstance(outputs, tuple) and [tuple(o.shape) for o in outputs] == [(2, 8, 8, 8), (2, 8)]
     code, saved = check_json(str(pt2))
     assert code == 0 and saved["partition"]["transfer_bytes"] == data["partition"]["transfer_bytes"]
+    code, _, err = run_check(str(pt2), "--batch-size", "4")      # its shapes are fixed
+    assert code == 2 and "Cannot change the batch of the saved program 'out' from 2 to 4" in err
 
 
 def test_sqnr_of_a_zero_or_constant_output_is_not_a_number(files):

@@ -80,16 +80,19 @@ def drop_no_ops(gm):
     - dropout with train=False: the identity in eval mode, but left in the exported graph it would
       be a CPU-fallback island splitting VPU subgraphs for no reason;
     - `_assert_tensor_metadata` (torch.export's dtype check behind every `.to()`): no output, no
-      user; left in, it would be listed as a CPU op of the model."""
+      user; left in, it would be listed as a CPU op of the model;
+    - dead code: ops whose result nothing reads (transformers computes mask pieces it then
+      drops). No program runs them, and torch.export drops them when a program is saved, so
+      keeping them would also make a saved program differ from the run that saved it."""
     dropouts = (torch.ops.aten.dropout.default, torch.ops.aten.feature_dropout.default)
     asserts = (torch.ops.aten._assert_tensor_metadata.default,)
     changed = False
-    for node in list(gm.graph.nodes):
+    for node in reversed(list(gm.graph.nodes)):  # users first: a dead chain goes in one pass
         if node.op != "call_function":
             continue
         if node.target in dropouts and not _is_training(node):
             node.replace_all_uses_with(node.args[0])
-        elif not (node.target in asserts and not node.users):
+        elif node.users or not (node.target in asserts or not node.is_impure()):
             continue
         gm.graph.erase_node(node)
         changed = True
