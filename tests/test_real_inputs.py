@@ -247,6 +247,15 @@ def test_a_batch_change_that_breaks_export_says_from_what_to_what():
         in lines[0] and "batch1_reshape.py" in lines[0]
 
 
+def test_a_dynamic_batch_program_of_a_batch_1_model_saves_and_loads(tmp_path):
+    pt2 = tmp_path / "dyn.pt2"          # the zoo's own batch is 1: traced at 2, as export does
+    code, _, err = run_check("conv_relu", "--quantizer", "xnnpack", "--dynamic-batch",
+                             "--calib-batches", "1", "--save-program", str(pt2))
+    assert code == 1, err
+    _, data = check_json(str(pt2), "--quantizer", "xnnpack")
+    assert data["dynamic_batch"] and data["inputs"][0]["dynamic_dims"] == [0]
+
+
 # -- outputs -----------------------------------------------------------------------------------------
 
 def test_dataclass_outputs_are_measured_and_saved_flat(files, tmp_path):

@@ -32,13 +32,15 @@ def save_program(qm, path: Path) -> None:
     """Re-export the converted GraphModule and save it, loadable with torch.export.load."""
     import torch  # lazily: the GUI uses this module's path checks before torch is loaded
 
-    from vpu_core.pipeline.tracing import dynamic_batch_shapes
+    from vpu_core.pipeline.tracing import dynamic_batch_shapes, own_batch, with_batch
 
-    dynamic_shapes = None
+    example, dynamic_shapes = tuple(qm.example_inputs), None
     if qm.config.dynamic_batch and not qm.already_quantized:
-        dynamic_shapes = dynamic_batch_shapes(qm.example_inputs)
+        if own_batch(example) < 2:  # torch.export specialises batch 1: trace at 2, as the run did
+            example = with_batch(example, 2)
+        dynamic_shapes = dynamic_batch_shapes(example)
     try:
-        program = torch.export.export(flat_output_module(qm.converted), tuple(qm.example_inputs),
+        program = torch.export.export(flat_output_module(qm.converted), example,
                                       dynamic_shapes=dynamic_shapes, strict=False)
     except Exception as exc:
         raise SaveError(f"Could not export the converted program for saving: {short_reason(exc)}",
