@@ -6,43 +6,71 @@ import os
 import torch
 from torch.fx import Node
 
-from vpu_core.analysis.qgraph import QGraph, QParams, is_pow2, log2_int
-from vpu_core.analysis.results import NodeInfo
+from vpu_core.analysis.qgraph import QGraph, QParams
+from vpu_core.analysis.results import NodeInfo, OpArgument, QuantParams
 from vpu_core.fx_utils import dtype_name, op_name, tensor_shape_text
+from vpu_core.qdq import is_quantize
 
 
-def arg_text(a) -> str:
+def plain_value(a):
+    """An fx argument as a plain value: a node by its name, a dtype by its name, lists as tuples."""
     if isinstance(a, Node):
         return a.name
-    if isinstance(a, float):
-        return f"{a:.6g}"
     if isinstance(a, torch.dtype):
         return dtype_name(a)
     if isinstance(a, (list, tuple)):
-        return "[" + ", ".join(arg_text(x) for x in a) + "]"
+        return tuple(plain_value(x) for x in a)
+    if isinstance(a, (int, float, bool, str)) or a is None:
+        return a
     return str(a)
 
 
-def scale_detail(s: float) -> str:
-    """"0.03125 = 2^-5" for a power of two, "0.0272842" otherwise."""
-    return f"{s:.6g} = 2^{log2_int(s)}" if is_pow2(s) else f"{s:.6g}"
+def _refs(a) -> tuple[str, ...]:
+    if isinstance(a, Node):
+        return (a.name,)
+    if isinstance(a, (list, tuple)):
+        return tuple(r for x in a for r in _refs(x))
+    return ()
 
 
-def qparams_text(qp: QParams) -> tuple[tuple[str, str], ...]:
-    rows = []
-    if qp.per_channel:
-        lo, hi = (min(qp.scales), max(qp.scales)) if qp.scales else (0.0, 0.0)
-        span = scale_detail(lo) if lo == hi else f"{scale_detail(lo)} … {scale_detail(hi)}"
-        zps = set(qp.zero_points)
-        rows += [("scales", f"{len(qp.scales)} channels: {span}"),
-                 ("zero_points", f"all {zps.pop()}" if len(zps) == 1 else
-                  ", ".join(str(z) for z in qp.zero_points[:8]) + (" …" if len(qp.zero_points) > 8 else "")),
-                 ("axis", str(qp.axis))]
-    else:
-        rows += [("scale", scale_detail(qp.scales[0]) if qp.scales else "computed at run time"),
-                 ("zero_point", str(qp.zero_points[0]) if qp.zero_points else "?")]
-    rows += [("dtype", qp.dtype_text), ("range", f"[{qp.quant_min}, {qp.quant_max}]")]
-    return tuple(rows)
+def op_arguments(n: Node) -> tuple[OpArgument, ...]:
+    """The node's arguments named by its op schema (OpOverload), else arg0, arg1, … and the kwargs."""
+    schema = getattr(n.target, "_schema", None) if n.op == "call_function" else None
+    names = [a.name for a in schema.arguments] if schema is not None else []
+    out = [OpArgument(names[i] if i < len(names) else f"arg{i}", plain_value(a), _refs(a))
+           for i, a in enumerate(n.args)]
+    out += [OpArgument(k, plain_value(v), _refs(v)) for k, v in n.kwargs.items()]
+    return tuple(out)
+
+
+def quant_params(qp: QParams) -> QuantParams:
+    return QuantParams(scales=qp.scales, zero_points=qp.zero_points, dtype=qp.dtype_text,
+                       quant_min=qp.quant_min, quant_max=qp.quant_max,
+                       axis=int(qp.axis) if qp.per_channel and qp.axis is not None else None)
+
+
+def own_module(node: Node) -> str:
+    """The innermost nn_module_stack path of a node ("" without one)."""
+    stack = node.meta.get("nn_module_stack")
+    return list(stack.values())[-1][0] if stack else ""
+
+
+def module_paths(g: QGraph) -> dict[str, str]:
+    """Every node's module: its own; a quantize its producer's, a dequantize, a constant or a
+    node without one its consumer's (convert_pt2e gives Q/DQ nodes no nn_module_stack)."""
+    found: dict[Node, str] = {}
+    for n in g.nodes:                   # producers first: a quantize takes its input's module
+        if n.op in ("placeholder", "output"):
+            found[n] = ""
+        elif own_module(n):
+            found[n] = own_module(n)
+        elif is_quantize(n) and isinstance(n.args[0], Node) and n not in g.constants:
+            found[n] = found.get(n.args[0], "")
+    for n in reversed(g.nodes):         # consumers first: a dequantize takes its user's module
+        if n not in found or (not found[n] and n.op not in ("placeholder", "output")):
+            users = [found.get(u, "") for u in n.users]
+            found[n] = next((m for m in users if m), "")
+    return {n.name: found.get(n, "") for n in g.nodes}
 
 
 def source_text(node: Node) -> str:
@@ -98,6 +126,7 @@ def _user_frame(trace: str) -> str:
 
 def node_infos(g: QGraph, layer_sqnr: dict[str, float]) -> dict[str, NodeInfo]:
     out = {}
+    modules = module_paths(g)
     for n in g.nodes:
         meta = g.tensor_meta.get(n.name)
         val = n.meta.get("val")
@@ -108,13 +137,12 @@ def node_infos(g: QGraph, layer_sqnr: dict[str, float]) -> dict[str, NodeInfo]:
             shape = tensor_shape_text(val)
             first = val[0] if isinstance(val, (list, tuple)) and val else val
             dtype = dtype_name(first.dtype) if isinstance(first, torch.Tensor) else ""
-        args = tuple(arg_text(a) for a in n.args) + tuple(f"{k}={arg_text(v)}" for k, v in n.kwargs.items())
         out[n.name] = NodeInfo(
             name=n.name, op=op_name(n) if n.op == "call_function" else n.op, target=str(n.target),
-            kind=n.op, args=args, shape=shape, dtype=dtype,
-            qparams=qparams_text(g.qp[n]) if n in g.qp else (), source=source_text(n),
+            kind=n.op, arguments=op_arguments(n), shape=shape, dtype=dtype,
+            qparams=quant_params(g.qp[n]) if n in g.qp else None, source=source_text(n),
             sqnr_db=layer_sqnr.get(n.name), inputs=tuple(i.name for i in n.all_input_nodes),
-            outputs=tuple(u.name for u in n.users),
+            outputs=tuple(u.name for u in n.users), module=modules.get(n.name, ""),
             module_stack=module_stack(n) if n.op == "call_function" else ())
     return out
 

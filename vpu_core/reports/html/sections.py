@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vpu_core.compare import default_label, node_role, violation_owners
+from vpu_core.formatting import db_text, human_bytes, value_text
 from vpu_core.reports.html import style
-from vpu_core.reports.html.html_kit import (card, code, db_text, details, esc, facts, human_bytes, kpi,
-                                           pill, table)
+from vpu_core.reports.html.html_kit import card, code, details, esc, facts, kpi, pill, table
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, PartitionReport, RuleResult
@@ -208,7 +208,7 @@ def _rule_group(a: Analysis, r: RuleResult, owners: dict[str, str]) -> str:
         source = a.nodes[op].source if op in a.nodes else ""
         where = f'<div class="muted small">{esc(source)}</div>' if source else ""
         op_cell = where if op == v.node else code(op) + where   # no need to repeat the node
-        values = ", ".join(f"{k} = {_value_text(x)}" for k, x in v.values)
+        values = ", ".join(f"{k} = {value_text(x, limit=6)}" for k, x in v.values)
         rows.append([code(v.node), op_cell, esc(v.message), f'<span class="small">{esc(values)}</span>'])
     body = (f'<div class="reason"><b>Why the hardware wants it:</b> {esc(r.rule.reason)}</div>'
             + table(["Node", "Op · module", "Violation", "Offending values"], rows,
@@ -216,15 +216,6 @@ def _rule_group(a: Analysis, r: RuleResult, owners: dict[str, str]) -> str:
     summary = (f'{pill(f"#{r.rule.constraint}", "rule")} {esc(r.rule.title)} '
                f'<span class="muted">— {len(hits)} violation{"s" if len(hits) != 1 else ""}</span>')
     return details(summary, body, open_=len(hits) <= OPEN_LIMIT, data={"rule": r.rule.id})
-
-
-def _value_text(x) -> str:
-    if isinstance(x, float):
-        return f"{x:.6g}"
-    if isinstance(x, (list, tuple)):
-        shown = ", ".join(_value_text(v) for v in x[:6])
-        return f"[{shown}{', …' if len(x) > 6 else ''}]"
-    return str(x)
 
 
 # -- partition -------------------------------------------------------------------------------------
