@@ -72,7 +72,7 @@ def resnet8(run_cached):
 @pytest.fixture(scope="module")
 def compare_report(resnet8, tmp_path_factory):
     """The full path the GUI's Export report takes: real graph images, atomic write."""
-    from app.report import export_report
+    from app.export.report import export_report
 
     vpu, xnn = resnet8
     path = export_report(tmp_path_factory.mktemp("report") / "resnet8.html", vpu, compare_with=xnn)
