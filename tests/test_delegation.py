@@ -4,6 +4,8 @@ import pytest
 from vpu_core.analysis import analyze
 from vpu_core.analysis.delegation import lower_xnnpack, xnnpack_delegation
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def resnet8_lowered(run):

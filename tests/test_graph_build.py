@@ -152,7 +152,7 @@ def analyzed(run_cached):
     return get
 
 
-@pytest.mark.parametrize("quantizer", ["vpu", "xnnpack"])
+@pytest.mark.parametrize("quantizer", ["vpu", pytest.param("xnnpack", marks=pytest.mark.slow)])
 def test_resnet8_graph_agrees_with_the_analysis(analyzed, quantizer):
     a = analyzed("resnet8", quantizer)
     folded, unfolded = build_graph_model(a), build_graph_model(a, fold_params=False)

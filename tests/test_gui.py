@@ -203,7 +203,7 @@ def test_cancel_and_a_second_run_supersedes_the_first(qtbot, window, run_and_wai
 
 
 def test_fold_toggle_and_settings_persist(qtbot, window, tmp_path, run_and_wait):
-    result = run_and_wait(window, {"model": "conv_relu", "quantizer": "xnnpack", "calib_batches": 1})
+    result = run_and_wait(window, {"model": "conv_relu", "quantizer": "vpu", "calib_batches": 1})
     folded = window.state.graph().model
     conv = next(n for n in folded.nodes if n.label == "conv2d")
     assert conv.folded and not any(n.is_param for n in folded.nodes)
@@ -220,7 +220,7 @@ def test_fold_toggle_and_settings_persist(qtbot, window, tmp_path, run_and_wait)
     store = Store()
     assert store.qs.fileName() == str(tmp_path / "settings.ini")
     assert store.window_state()[0] is not None and store.fold_params() is True
-    assert store.run_options()["quantizer"] == "xnnpack" and store.run_options()["calib_batches"] == 1
+    assert store.run_options()["quantizer"] == "vpu" and store.run_options()["calib_batches"] == 1
 
 
 def test_window_fits_a_laptop_screen_and_never_resizes_itself(qtbot, window, run_and_wait):

@@ -79,6 +79,7 @@ def test_profile_without_add_sends_adds_to_cpu_and_stays_acyclic(run, profiles, 
     assert len(report.subgraphs) > 1
 
 
+@pytest.mark.slow
 def test_shape_scalars_of_a_dynamic_batch_are_not_boundaries(run_cached):
     """sym_size of a dynamic batch feeds reshapes on the VPU: host metadata, not a transfer."""
     from vpu_core.analysis import analyze

@@ -79,6 +79,7 @@ def compare_report(resnet8, tmp_path_factory):
     return path, path.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_comparison_report_has_every_section_in_order(compare_report):
     path, html = compare_report
     page = Page(html)
@@ -87,6 +88,7 @@ def test_comparison_report_has_every_section_in_order(compare_report):
     assert (path.stat().st_mode & 0o044) == 0o044          # shareable, not the temp file's 0600
 
 
+@pytest.mark.slow
 def test_report_is_self_contained(compare_report):
     _, html = compare_report
     page = Page(html)
@@ -99,6 +101,7 @@ def test_report_is_self_contained(compare_report):
     assert page.svgs >= 7        # 4 histograms/scatter + SQNR bars + 2 comparison charts
 
 
+@pytest.mark.slow
 def test_comparison_rows_are_the_matched_ops(compare_report, resnet8):
     _, html = compare_report
     cmp = compare(*resnet8)
@@ -112,6 +115,7 @@ def test_comparison_rows_are_the_matched_ops(compare_report, resnet8):
            re.sub(r"<[^>]+>", "", html)
 
 
+@pytest.mark.slow
 def test_violation_rows_match_the_analysis(resnet8):
     _, xnn = resnet8
     page = Page(build_report_html(xnn))
@@ -134,6 +138,7 @@ def test_clean_vpu_run_reports_no_violations(run_cached):
     assert f"{a.sqnr_db:.1f} dB" in html
 
 
+@pytest.mark.slow
 def test_user_text_is_escaped(resnet8):
     vpu, xnn = resnet8
     evil = "<script>alert(1)</script>"
@@ -147,6 +152,7 @@ def test_user_text_is_escaped(resnet8):
     assert html.count("<script>") == 1               # only the report's own print/scroll helper
 
 
+@pytest.mark.slow
 def test_cli_report_with_comparison(tmp_path, capsys):
     out = tmp_path / "conv_relu.html"
     assert cli_main(["report", "conv_relu", "-o", str(out), "--compare", "quantizer=xnnpack"]) == 0

@@ -39,6 +39,7 @@ def test_vpu_global_average_pool_divides_by_a_shift(run, analysis, fx):
     assert pool.exact and pool.shifts == (6,)
 
 
+@pytest.mark.slow
 def test_xnnpack_sites_are_not_exact_and_report_nearest_shift_and_error(run, analysis, fx):
     qm, a = run("resnet8", "xnnpack"), analysis("resnet8", "xnnpack")
     conv = next(s for s in a.requant if s.node == "conv2d_1")

@@ -33,13 +33,14 @@ def test_registry_rejects_duplicate_ids():
         registry.register(Rule(RuleInfo("x", 3, "t2", "r2"), lambda g: []))
 
 
-@pytest.mark.parametrize("model", ["conv_relu", "resnet8", "mobilenet_v2"])
+@pytest.mark.parametrize("model", ["conv_relu", "resnet8", pytest.param("mobilenet_v2", marks=pytest.mark.slow)])
 def test_vpu_quantizer_graph_passes_all_seven(model, analysis):
     a = analysis(model, "vpu")
     assert [(r.rule.id, r.enabled, r.violations) for r in a.rules] == [(i, True, 0) for i in RULE_IDS]
     assert a.violations == ()
 
 
+@pytest.mark.slow
 def test_dynamic_per_channel_xnnpack_resnet8_fails_exactly_five(analysis):
     a = analysis("resnet8", "xnnpack", dynamic_batch=True)
     failing = {r.rule.id for r in a.rules if r.violations}
@@ -50,6 +51,7 @@ def test_dynamic_per_channel_xnnpack_resnet8_fails_exactly_five(analysis):
     assert shape.startswith("[s") and shape.endswith(", 3, 32, 32]")
 
 
+@pytest.mark.slow
 def test_xnnpack_add_reports_the_input_scales_read_from_the_graph(run, analysis, fx):
     qm, a = run("resnet8", "xnnpack"), analysis("resnet8", "xnnpack")
     add = fx.node(qm.converted, "add")
@@ -60,6 +62,7 @@ def test_xnnpack_add_reports_the_input_scales_read_from_the_graph(run, analysis,
     assert v.message.startswith(f"add inputs use scales {in_scales[0]:.4g} and {in_scales[1]:.4g}")
 
 
+@pytest.mark.slow
 def test_xnnpack_fp32_bias_is_reported_with_the_expected_scale(run, analysis, fx):
     qm, a = run("conv_relu", "xnnpack"), analysis("conv_relu", "xnnpack")
     conv = fx.node(qm.converted, "conv2d")

@@ -43,6 +43,7 @@ def test_vpu_float_scales_show_the_cost_of_rounding_up_to_pow2(analysis):
     assert loss.edges[0] == 0.0 and loss.edges[-1] == 1.0
 
 
+@pytest.mark.slow
 def test_xnnpack_has_no_pow2_rounding_cost(analysis):
     a = analysis("resnet8", "xnnpack")
     assert all(t.float_scales == () for t in a.tensors)

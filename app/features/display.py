@@ -54,6 +54,8 @@ class DisplayController(QObject):
                      for side, insp in (("a", pair.a), ("b", pair.b))}
             ui.panels.set_comparison(pair.comparison, names)
             ui.graph_stack.setCurrentWidget(ui.compare_view)
+            if not ui.view_bar.search.hasFocus():
+                ui.compare_view.views[state.focus_side].setFocus()
             ui.setWindowTitle(f"VPU Inspector — {pair.a.analysis.model}: "
                                      f"{pair.comparison.a_label} vs {pair.comparison.b_label}")
         elif state.result is not None:

@@ -21,7 +21,8 @@ _LABEL_STYLE = {"color": theme.MUTED, "font-size": "10pt"}
 
 def _style_plot(plot: pg.PlotItem, left: str, bottom: str | None = None) -> None:
     plot.showGrid(x=False, y=True, alpha=0.25)
-    plot.setLabel("left", left, **_LABEL_STYLE)
+    if left:
+        plot.setLabel("left", left, **_LABEL_STYLE)
     if bottom:
         plot.setLabel("bottom", bottom, **_LABEL_STYLE)
     plot.setMenuEnabled(False)
@@ -51,6 +52,13 @@ def _integer_ticks(plot: pg.PlotItem, lo: float, hi: float, axis: str = "bottom"
     span = max(hi - lo, 1.0)
     step = next((s for s in (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024) if span / s <= most), 4096)
     plot.getAxis(axis).setTickSpacing(major=step, minor=step)
+
+
+def _corner_label(plot: pg.PlotItem, text: str, color: str) -> None:
+    """A small title pinned to the plot's top-left corner (it stays put when the plot pans)."""
+    label = pg.LabelItem(text, color=color, size="9pt", bold=True)
+    label.setParentItem(plot.getViewBox())
+    label.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(6, 0))
 
 
 def _centers(hist) -> tuple[np.ndarray, np.ndarray]:
@@ -90,14 +98,15 @@ class ScaleHistogram(_HintPlot):
     Two plots rather than one: weights count per channel and would dwarf the activations.
     """
 
-    SERIES = (("log2_scale_activation", "activations", "activation"),
-              ("log2_scale_weight", "weight ch.", "weight"))
+    SERIES = (("log2_scale_activation", "activation tensors", "activation"),
+              ("log2_scale_weight", "weight channels", "weight"))
 
     def __init__(self) -> None:
         layout = pg.GraphicsLayoutWidget()
         self.series_plots = [layout.addPlot(row=i, col=0) for i in range(len(self.SERIES))]
-        for plot, (_key, name, _kind) in zip(self.series_plots, self.SERIES):
-            _style_plot(plot, name)
+        for plot, (_key, name, kind) in zip(self.series_plots, self.SERIES):
+            _style_plot(plot, "")
+            _corner_label(plot, name, theme.PLOT_COLORS[kind])     # an axis title would not fit a short plot
         self.series_plots[-1].setLabel("bottom", "log2(scale)  — integer = power of two", **_LABEL_STYLE)
         self.series_plots[0].setXLink(self.series_plots[-1])
         super().__init__(layout, "Run a model to see its scale histogram.")

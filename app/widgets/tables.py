@@ -199,7 +199,7 @@ class PartitionTable(_NodeTable):
 
     def _report(self, parent, part, analysis) -> None:
         xnn = part.source == "xnnpack"
-        unit, cpu = ("XNNPACK delegates", "Not delegated (CPU)") if xnn else ("VPU subgraphs", "CPU fallback nodes")
+        unit, cpu = ("XNNPACK delegates", "Not delegated (CPU)") if xnn else ("VPU subgraphs", "CPU fallback ops")
         detail = (f"{part.lowered_counts.get('delegated_nodes', 0)} lowered nodes delegated, "
                   f"{part.lowered_counts.get('non_delegated_nodes', 0)} not" if xnn
                   else f"profile {part.profile} · {len(part.vpu_ops)} VPU ops")
