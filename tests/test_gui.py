@@ -275,3 +275,28 @@ def test_open_dialog_warns_and_dropping_a_py_asks_first(qtbot, window, tmp_path,
     monkeypatch.setattr(dialogs, "confirm_python_model", lambda parent, path: True)
     drag_and_drop()
     assert started and window.controls.model_spec() == str(script.resolve())
+
+
+@pytest.mark.slow
+def test_gui_screenshot_writes_the_whole_window_at_the_asked_size_and_exits(tmp_path):
+    """`vpu-inspector gui MODEL --screenshot F.png --size WxH`, as a user (or CI) runs it."""
+    from PySide6.QtGui import QImage
+
+    env = {"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    shot = tmp_path / "w.png"
+    out = subprocess.run([sys.executable, "-m", "app", "gui", "conv_relu", "--calib-batches", "1",
+                          "--select", "conv2d", "--tab", "partition", "--size", "1024x700",
+                          "--screenshot", str(shot)], cwd=REPO, capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    image = QImage(str(shot))
+    assert (image.width(), image.height()) == (1024, 700)
+    assert len({image.pixel(x, y) for x in range(0, 1024, 9) for y in range(0, 700, 9)}) > 20
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".png") == ["w.png"]   # atomic
+
+    failed = subprocess.run([sys.executable, "-m", "app", "gui", str(tmp_path / "missing.py"),
+                             "--screenshot", str(tmp_path / "f.png")], cwd=REPO, capture_output=True,
+                            text=True, env=env, timeout=300)
+    assert failed.returncode == 2 and not (tmp_path / "f.png").exists()
+    assert failed.stderr.strip().splitlines()[-1].startswith("vpu-inspector: error: ")
+    assert "Traceback" not in failed.stderr

@@ -21,11 +21,14 @@ SHOTS = {
     # the real XNNPACK delegation of the VPU-quantized transformer vs its simulated VPU partition
     "xnnpack_overlay.png": ["transformer", "--xnnpack-delegation", "--select", "softmax", "--tab", "partition"],
 }
+# the same window on a laptop screen: `--size` is part of the shot
+SIZED = {"laptop_1280x720.png": (["resnet8", "--quantizer", "xnnpack", "--select", "add"], "1280x720")}
 
 
 def commands(out_dir: Path, size: str, only=()) -> list[list[str]]:
-    return [[sys.executable, "-m", "app", "gui", *args, "--size", size, "--screenshot", str(out_dir / name)]
-            for name, args in SHOTS.items() if not only or name in only]
+    shots = {**{name: (args, size) for name, args in SHOTS.items()}, **SIZED}
+    return [[sys.executable, "-m", "app", "gui", *args, "--size", shot_size, "--screenshot", str(out_dir / name)]
+            for name, (args, shot_size) in shots.items() if not only or name in only]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -55,10 +55,12 @@ def _integer_ticks(plot: pg.PlotItem, lo: float, hi: float, axis: str = "bottom"
 
 
 def _corner_label(plot: pg.PlotItem, text: str, color: str) -> None:
-    """A small title pinned to the plot's top-left corner (it stays put when the plot pans)."""
-    label = pg.LabelItem(text, color=color, size="9pt", bold=True)
+    """A small title pinned to the plot's top-left corner (it stays put when the plot pans), on a
+    light background so bars behind it do not hide it."""
+    label = pg.TextItem(text, color=color, fill=pg.mkBrush(255, 255, 255, 215), anchor=(0, 0))
+    label.setFont(theme.ui_font(9, bold=True))
     label.setParentItem(plot.getViewBox())
-    label.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(6, 0))
+    label.setPos(4, 2)
 
 
 def _centers(hist) -> tuple[np.ndarray, np.ndarray]:

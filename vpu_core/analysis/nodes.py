@@ -70,6 +70,9 @@ def module_paths(g: QGraph) -> dict[str, str]:
         if n not in found or (not found[n] and n.op not in ("placeholder", "output")):
             users = [found.get(u, "") for u in n.users]
             found[n] = next((m for m in users if m), "")
+    for n in g.nodes:                   # what feeds only the graph output: its producer's module
+        if not found[n] and n.op not in ("placeholder", "output"):
+            found[n] = next((found[i] for i in n.all_input_nodes if found.get(i)), "")
     return {n.name: found.get(n, "") for n in g.nodes}
 
 

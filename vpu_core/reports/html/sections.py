@@ -183,6 +183,11 @@ def rule_status(r: RuleResult) -> str:
 def rules_section(a: Analysis, tag: str = "") -> str:
     rows = [[esc(r.rule.constraint), esc(r.rule.title), code(r.rule.id), rule_status(r),
              esc(r.violations)] for r in a.rules]
+    if a.partition_rule is not None:     # constraint 1, enforced by the partition: its ops on the CPU
+        n, rule = len(a.partition.cpu_nodes), a.partition_rule
+        rows.insert(0, [esc(rule.constraint), esc(rule.title), code(rule.id),
+                        pill(f"{n} op{'s' if n != 1 else ''} on the CPU", "cpu") if n else pill("pass", "ok"),
+                        esc("—")])
     body = table(["#", "Constraint", "Rule id", "Status", "Violations"], rows, numeric={4})
     groups = violation_groups(a)
     if groups:
@@ -190,8 +195,9 @@ def rules_section(a: Analysis, tag: str = "") -> str:
     else:
         body += '<p class="muted">The quantized graph satisfies every enabled rule.</p>'
     return card("rules", "Hardware rules", body, tag=tag, lede=(
-        "Constraints 2–8 checked on the converted Q/DQ graph only. Each violation names the node "
-        "and the offending values; the op column shows which model op it belongs to."))
+        "Constraint 1 is the partition's (ops outside the VPU op list run on the CPU); constraints "
+        "2–8 are checked on the converted Q/DQ graph only. Each violation names the node and the "
+        "offending values; the op column shows which model op it belongs to."))
 
 
 def violation_groups(a: Analysis) -> str:
