@@ -38,6 +38,14 @@ def _item(parent, texts, node: str | None = None) -> QTreeWidgetItem:
     return item
 
 
+def _first_column(tree: QTreeWidget, width: int) -> None:
+    """The name column: `width`, but at most half of a narrow table (the detail stays readable);
+    kept so when the table is resized (see _NodeTable.resizeEvent)."""
+    tree.setProperty("nameWidth", width)
+    table = tree.parentWidget()      # its own size is current before the tree's is
+    tree.setColumnWidth(0, max(150, min(width, (table.width() - 30) // 2)))
+
+
 def label(analysis, node: str) -> str:
     """The table name of `node`: module path · op (the fx name when the analysis lacks it)."""
     info = analysis.nodes.get(node)
@@ -64,6 +72,12 @@ class _NodeTable(QWidget):
         node = item.data(0, NODE_ROLE)
         if node:
             self.node_activated.emit(str(node))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        width = self.tree.property("nameWidth")
+        if width:
+            _first_column(self.tree, int(width))
 
 
 class ViolationsTable(_NodeTable):
@@ -108,7 +122,7 @@ class ViolationsTable(_NodeTable):
             self._groups.append((group, result))
         for group, _ in self._groups:
             group.setExpanded(0 < group.childCount() <= 200)
-        self.tree.setColumnWidth(0, 260)
+        _first_column(self.tree, 260)
         self._apply_filter(self.filter.text())
 
     def _apply_filter(self, text: str) -> None:
@@ -195,7 +209,7 @@ class PartitionTable(_NodeTable):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.setColumnWidth(0, 260)
+        _first_column(self.tree, 260)
 
     def _report(self, parent, part, analysis) -> None:
         xnn = part.source == "xnnpack"
@@ -271,4 +285,4 @@ class RequantTable(_NodeTable):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         for col in (2, 3, 4):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.setColumnWidth(0, 220)
+        _first_column(self.tree, 220)
