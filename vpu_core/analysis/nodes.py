@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import torch
 from torch.fx import Node
@@ -9,7 +10,6 @@ from torch.fx import Node
 from vpu_core.analysis.qgraph import QGraph, QParams
 from vpu_core.analysis.results import NodeInfo, OpArgument, QuantParams
 from vpu_core.fx_utils import dtype_name, op_name, tensor_shape_text
-from vpu_core.qdq import is_quantize
 
 
 def plain_value(a):
@@ -47,33 +47,6 @@ def quant_params(qp: QParams) -> QuantParams:
     return QuantParams(scales=qp.scales, zero_points=qp.zero_points, dtype=qp.dtype_text,
                        quant_min=qp.quant_min, quant_max=qp.quant_max,
                        axis=int(qp.axis) if qp.per_channel and qp.axis is not None else None)
-
-
-def own_module(node: Node) -> str:
-    """The innermost nn_module_stack path of a node ("" without one)."""
-    stack = node.meta.get("nn_module_stack")
-    return list(stack.values())[-1][0] if stack else ""
-
-
-def module_paths(g: QGraph) -> dict[str, str]:
-    """Every node's module: its own; a quantize its producer's, a dequantize, a constant or a
-    node without one its consumer's (convert_pt2e gives Q/DQ nodes no nn_module_stack)."""
-    found: dict[Node, str] = {}
-    for n in g.nodes:                   # producers first: a quantize takes its input's module
-        if n.op in ("placeholder", "output"):
-            found[n] = ""
-        elif own_module(n):
-            found[n] = own_module(n)
-        elif is_quantize(n) and isinstance(n.args[0], Node) and n not in g.constants:
-            found[n] = found.get(n.args[0], "")
-    for n in reversed(g.nodes):         # consumers first: a dequantize takes its user's module
-        if n not in found or (not found[n] and n.op not in ("placeholder", "output")):
-            users = [found.get(u, "") for u in n.users]
-            found[n] = next((m for m in users if m), "")
-    for n in g.nodes:                   # what feeds only the graph output: its producer's module
-        if not found[n] and n.op not in ("placeholder", "output"):
-            found[n] = next((found[i] for i in n.all_input_nodes if found.get(i)), "")
-    return {n.name: found.get(n, "") for n in g.nodes}
 
 
 def source_text(node: Node) -> str:
@@ -129,7 +102,6 @@ def _user_frame(trace: str) -> str:
 
 def node_infos(g: QGraph, layer_sqnr: dict[str, float]) -> dict[str, NodeInfo]:
     out = {}
-    modules = module_paths(g)
     for n in g.nodes:
         meta = g.tensor_meta.get(n.name)
         val = n.meta.get("val")
@@ -145,9 +117,23 @@ def node_infos(g: QGraph, layer_sqnr: dict[str, float]) -> dict[str, NodeInfo]:
             kind=n.op, arguments=op_arguments(n), shape=shape, dtype=dtype,
             qparams=quant_params(g.qp[n]) if n in g.qp else None, source=source_text(n),
             sqnr_db=layer_sqnr.get(n.name), inputs=tuple(i.name for i in n.all_input_nodes),
-            outputs=tuple(u.name for u in n.users), module=modules.get(n.name, ""),
+            outputs=tuple(u.name for u in n.users),
             module_stack=module_stack(n) if n.op == "call_function" else ())
-    return out
+    return with_modules(out)
+
+
+def with_modules(infos: dict[str, NodeInfo]) -> dict[str, NodeInfo]:
+    """Every node's module path (NodeInfo.module, what tables and search name it by): the
+    innermost group of the module hierarchy (vpu_core.graph.hierarchy: a Q/DQ node belongs to the
+    op it quantizes for); what only feeds the graph output takes its producer's."""
+    from vpu_core.graph.hierarchy import node_stacks
+
+    stacks = node_stacks(infos)
+    module = {name: stacks[name][-1][0] if stacks.get(name) else "" for name in infos}
+    for name, info in infos.items():
+        if not module[name] and info.kind not in ("placeholder", "output"):
+            module[name] = next((module[i] for i in info.inputs if module.get(i)), "")
+    return {name: replace(info, module=module[name]) for name, info in infos.items()}
 
 
 def edges(g: QGraph) -> tuple[tuple[str, str], ...]:

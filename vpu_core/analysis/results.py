@@ -144,6 +144,9 @@ class NodeInfo:
     outputs: tuple[str, ...] = ()
     module_stack: tuple[tuple[str, str], ...] = ()  # (module id, short class) outermost first,
                                        # from nn_module_stack; a repeated call's id ends "@k"
+    module: str = ""                   # module path the node belongs to: its own nn_module_stack
+                                       # entry; a quantize its producer's, a dequantize or a
+                                       # parameter its consumer's ("" for graph inputs / output)
 
 
 @dataclass(frozen=True)
@@ -173,9 +176,6 @@ class ScaleGroup:
         for m in self.members:
             out.update(dict.fromkeys((m.tensor, *m.dequantizes, *((m.producer,) if m.producer else ()))))
         return tuple(out)
-    module: str = ""                   # module path the node belongs to: its own nn_module_stack
-                                       # entry; a quantize its producer's, a dequantize or a
-                                       # parameter its consumer's ("" for graph inputs / output)
 
 
 @dataclass(frozen=True)
