@@ -19,6 +19,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import copy  # noqa: E402
 import functools  # noqa: E402
+from html.parser import HTMLParser  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 from types import SimpleNamespace  # noqa: E402
@@ -172,6 +173,74 @@ def _assert_partition_is_sound(gm, report):
 @pytest.fixture(scope="session")
 def partition_is_sound():
     return _assert_partition_is_sound
+
+
+# -- reading outputs ------------------------------------------------------------------------------------
+
+class Page(HTMLParser):
+    """Section ids, URLs of src/href attributes, inline <svg> count, and table rows by class."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.ids, self.urls, self.svgs, self.scripts_src, self.links = [], [], 0, [], []
+        self.rows: dict[str, list[list[str]]] = {}
+        self.rules_of_rows: list[str] = []
+        self._rule, self._row_class, self._cell, self._row = None, None, None, None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section" and "id" in a:
+            self.ids.append(a["id"])
+        for key in ("src", "href"):
+            if key in a:
+                self.urls.append(a[key])
+        if tag == "svg":
+            self.svgs += 1
+        if tag == "script" and "src" in a:
+            self.scripts_src.append(a["src"])
+        if tag == "link":
+            self.links.append(a)
+        if tag == "details" and "data-rule" in a:
+            self._rule = a["data-rule"]
+        if tag == "tr" and a.get("class"):
+            self._row_class, self._row = a["class"].split()[0], []
+        if tag == "td" and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._cell is not None:
+            self._row.append(" ".join(" ".join(self._cell).split()))
+            self._cell = None
+        if tag == "tr" and self._row is not None:
+            self.rows.setdefault(self._row_class, []).append(self._row)
+            if self._row_class == "violation":
+                self.rules_of_rows.append(self._rule)
+            self._row = None
+        if tag == "details":
+            self._rule = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+@pytest.fixture(scope="session")
+def html_page():
+    """html_page(html): a parsed report page (section ids, URLs, inline SVGs, table rows)."""
+    return Page
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """run_cli(*argv) -> (exit code, stdout, stderr) of `vpu-inspector` in this process."""
+    from app.cli import main
+
+    def run(*argv):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+    return run
 
 
 # -- the real window --------------------------------------------------------------------------------

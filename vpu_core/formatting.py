@@ -143,6 +143,16 @@ def db_text(value: float | None) -> str:
     return f"{value:.1f} dB"
 
 
+def percent_text(fraction: float, digits: int = 3) -> str:
+    """A share of elements, "0 %" when none: "0.085 %"."""
+    return f"{100.0 * fraction:.{digits}f} %" if fraction else "0 %"
+
+
+def count_text(n: int, noun: str) -> str:
+    """"1 layer", "3 layers"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def shape_text(shape: str | Sequence[int]) -> str:
     """[16, 8, 16, 16] or "[16, 8, 16, 16]" → "16×8×16×16"; several equal outputs → "16×4×16×8 (×3)"."""
     if not isinstance(shape, str):

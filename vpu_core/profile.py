@@ -20,8 +20,13 @@ _SCHEMA = {
     "profile": {"name", "description"},
     "ops": {"vpu", "shared_scale", "fusable", "fused_activations"},
     "constraints": set(RULE_IDS),
-    "requant": {"min_shift", "max_shift"},
+    "requant": {"min_shift", "max_shift", "rounding", "accumulator_bits", "avg_pool_divisor",
+                "reciprocal_bits"},
 }
+# Integer simulation (vpu_core.intsim): how the VPU rounds a right shift, how wide its accumulator
+# is, and how it divides an average-pool window of K != 2^k values.
+ROUNDING_MODES = ("round_half_up", "round_half_even", "truncate")
+AVG_POOL_DIVISORS = ("reciprocal", "nearest_shift")
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,10 @@ class HardwareProfile:
     constraints: dict  # rule id -> bool
     min_shift: int
     max_shift: int
+    rounding: str = "round_half_up"        # one of ROUNDING_MODES
+    accumulator_bits: int = 32             # signed accumulator width; sums beyond it saturate
+    avg_pool_divisor: str = "reciprocal"   # one of AVG_POOL_DIVISORS
+    reciprocal_bits: int = 16              # "reciprocal": multiplier round(2^bits / K)
 
     def enabled(self, rule_id: str) -> bool:
         return bool(self.constraints.get(rule_id, True))
@@ -85,14 +94,33 @@ def load_profile(path: str | Path | None = None) -> HardwareProfile:
     if not (isinstance(min_shift, int) and isinstance(max_shift, int) and min_shift <= max_shift):
         raise ProfileError(f"Hardware profile {path}: requant.min_shift/max_shift must be integers, min ≤ max.")
     meta = data.get("profile", {})
+    int_sim = _int_sim_settings(path, requant)
     return HardwareProfile(
         name=str(meta.get("name", path.stem)), description=str(meta.get("description", "")),
         path=str(path), vpu_ops=vpu_ops,
         shared_scale_ops=_op_list(path, ops, "shared_scale"),
         fusable_ops=_op_list(path, ops, "fusable"),
         fused_activations=_op_list(path, ops, "fused_activations"),
-        constraints=constraints, min_shift=min_shift, max_shift=max_shift,
+        constraints=constraints, min_shift=min_shift, max_shift=max_shift, **int_sim,
     )
+
+
+def _int_sim_settings(path: Path, requant: dict) -> dict:
+    """requant.rounding / accumulator_bits / avg_pool_divisor / reciprocal_bits, validated."""
+    out = {"rounding": requant.get("rounding", "round_half_up"),
+           "accumulator_bits": requant.get("accumulator_bits", 32),
+           "avg_pool_divisor": requant.get("avg_pool_divisor", "reciprocal"),
+           "reciprocal_bits": requant.get("reciprocal_bits", 16)}
+    for key, allowed in (("rounding", ROUNDING_MODES), ("avg_pool_divisor", AVG_POOL_DIVISORS)):
+        if out[key] not in allowed:
+            raise ProfileError(f"Hardware profile {path}: requant.{key} must be one of "
+                               f"{', '.join(allowed)} (got {out[key]!r}).")
+    for key, lo, hi in (("accumulator_bits", 8, 64), ("reciprocal_bits", 1, 30)):
+        value = out[key]
+        if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            raise ProfileError(f"Hardware profile {path}: requant.{key} must be an integer "
+                               f"from {lo} to {hi} (got {value!r}).")
+    return out
 
 
 def _check_keys(path: Path, data: dict) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
 from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
@@ -35,16 +35,19 @@ if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's calle
 
 ProgressFn = Callable[[str, float], None]
 
-STAGES = ("load", "export", "prepare", "calibrate", "convert", "analyze", "delegate", "layout")
+STAGES = ("load", "export", "prepare", "calibrate", "convert", "analyze", "delegate", "int_sim",
+          "layout")
 STAGE_TITLES = {
     "load": "Loading model", "export": "Exporting (torch.export)", "prepare": "Preparing (PT2E)",
     "calibrate": "Calibrating", "convert": "Converting to Q/DQ", "analyze": "Checking VPU rules",
     "delegate": "Lowering with ExecuTorch XNNPACK", "layout": "Laying out graph",
+    "int_sim": "Simulating the VPU in integers",
 }
 # Share of a progress bar per stage (rough: a smooth bar, not a time estimate).
 _STAGE_SPAN = {
     "load": (0.0, 0.1), "export": (0.1, 0.35), "prepare": (0.35, 0.45), "calibrate": (0.45, 0.7),
     "convert": (0.7, 0.8), "analyze": (0.8, 0.9), "delegate": (0.9, 0.95), "layout": (0.95, 1.0),
+    "int_sim": (0.9, 0.95),
 }
 
 
@@ -125,16 +128,19 @@ class Session:
         self._programs: OrderedDict[RunConfig, object] = OrderedDict()   # RunConfig -> QuantizedModel
         self._analyses: dict[tuple[RunConfig, bool], Analysis] = {}
         self._graphs: OrderedDict[tuple, DisplayGraph] = OrderedDict()   # drawn views, newest last
+        self._int_sims: dict[RunConfig, object] = {}   # RunConfig -> IntSimReport
         self._lock = threading.Lock()
 
     def inspect(self, config: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-                xnnpack_delegation: bool | None = None, fresh: bool = False) -> Inspection:
+                xnnpack_delegation: bool | None = None, fresh: bool = False,
+                int_sim: bool = False) -> Inspection:
         """Quantize (or reuse), analyse and lay out `config`.
 
         The real XNNPACK delegation is computed when `xnnpack_delegation` is true, or when it is
         None and `view` colours by it. `fresh` forgets what was remembered for `config` first
-        (the user asked to run again: a model file may have changed).
+        (the user asked to run again: a model file may have changed). `int_sim` also runs the VPU
+        partitions in integers (Analysis.int_sim, vpu_core.intsim).
         """
         start = time.perf_counter()
         if fresh:
@@ -145,6 +151,8 @@ class Session:
             xnnpack_delegation = view is not None and view.partition_source == "xnnpack"
         report = _Reporter(progress, cancel)
         analysis = self.analysis(config, xnnpack_delegation, report, cancel)
+        if int_sim:
+            analysis = replace(analysis, int_sim=self.int_sim(config, report, cancel))
         graph = None
         if view is not None:
             report("layout", 0.0)
@@ -198,6 +206,7 @@ class Session:
     def forget(self, config: RunConfig) -> None:
         with self._lock:
             self._programs.pop(config, None)
+            self._int_sims.pop(config, None)
             for key in [k for k in self._analyses if k[0] == config]:
                 del self._analyses[key]
             for key in [k for k in self._graphs if k[0] == config]:
@@ -233,6 +242,18 @@ class Session:
         for old in oldest:
             self.forget(old)
         return qm
+
+    def int_sim(self, config: RunConfig, progress: ProgressFn | None = None,
+                cancel: threading.Event | None = None):
+        """IntSimReport of `config`: its VPU partitions run in integers on the held-aside batch."""
+        if config in self._int_sims:
+            return self._int_sims[config]
+        from vpu_core.intsim import simulate
+
+        report = simulate(self.quantized(config, progress, cancel), progress)
+        with self._lock:
+            self._int_sims[config] = report
+        return report
 
     def save_program(self, config: RunConfig, path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""
@@ -275,6 +296,7 @@ def default_session() -> Session:
 
 def inspect(config: RunConfig, view: ViewOptions | None = ViewOptions(),
             progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-            xnnpack_delegation: bool | None = None, fresh: bool = False) -> Inspection:
+            xnnpack_delegation: bool | None = None, fresh: bool = False,
+            int_sim: bool = False) -> Inspection:
     """`Session.inspect` on the process-wide session."""
-    return _DEFAULT.inspect(config, view, progress, cancel, xnnpack_delegation, fresh)
+    return _DEFAULT.inspect(config, view, progress, cancel, xnnpack_delegation, fresh, int_sim)

@@ -19,6 +19,7 @@ SHOTS = {
     # compare mode: A = VPU quantizer, B = XNNPACK; the Compare tab
     "compare.png": ["resnet8", "--compare", "xnnpack", "--select", "b:conv2d_1", "--tab", "compare"],
     # the real XNNPACK delegation of the VPU-quantized transformer vs its simulated VPU partition
+    "int_sim.png": ["mobilenet_v2", "--select", "conv2d_5"],
     "xnnpack_overlay.png": ["transformer", "--xnnpack-delegation", "--select", "softmax", "--tab", "partition"],
 }
 # the same window on a laptop screen: `--size` is part of the shot

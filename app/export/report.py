@@ -29,12 +29,13 @@ def check_output(output: str | Path) -> Path:
 
 
 def report_model(config, output: str | Path, compare_config=None,
-                 progress: ProgressFn | None = None) -> Path:
-    """Run the pipeline and analysis for `config` (and `compare_config`), then write the report."""
+                 progress: ProgressFn | None = None, int_sim: bool = False) -> Path:
+    """Run the pipeline and analysis for `config` (and `compare_config`), then write the report;
+    `int_sim` adds the integer simulation of `config`'s VPU partitions."""
     from vpu_core.session import inspect
 
     output = check_output(output)
-    analysis = inspect(config, view=None, progress=progress).analysis
+    analysis = inspect(config, view=None, progress=progress, int_sim=int_sim).analysis
     other = inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
     return export_report(output, analysis, compare_with=other)
 

@@ -74,7 +74,7 @@ class InspectJob(Job):
         from vpu_core.session import default_session, overall_fraction
 
         return default_session().inspect(
-            self.config, self.view, cancel=cancel, fresh=self.fresh,
+            self.config, self.view, cancel=cancel, fresh=self.fresh, int_sim=True,
             progress=lambda stage, f: self.progress.emit(stage, overall_fraction(stage, f)))
 
 

@@ -1,14 +1,15 @@
 """The dock contents: node panel, report tables and plots, updated together from one Analysis."""
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QTabWidget
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QSplitter, QTabWidget
 
 from app.widgets.compare_table import CompareTable
 from app.widgets.node_panel import NodePanel
 from app.widgets.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, ShiftHistogram
 from app.widgets.tables import PartitionTable, RequantTable, ViolationsTable
 from vpu_core.graph.placement import partition_report
+from app.widgets.int_sim_panel import IntSimPanel
 
 
 class Panels(QObject):
@@ -20,6 +21,15 @@ class Panels(QObject):
         super().__init__(parent)
         self.node_panel = NodePanel()
         self.node_panel.node_link_clicked.connect(self.node_activated)
+        # the node dock: the node's facts above, its integer simulation below
+        self.int_sim_panel = IntSimPanel()
+        self.node_area = QSplitter(Qt.Orientation.Vertical)
+        self.node_area.addWidget(self.node_panel)
+        self.node_area.addWidget(self.int_sim_panel)
+        self.node_area.setStretchFactor(0, 3)
+        self.node_area.setStretchFactor(1, 2)
+        for index in (0, 1):
+            self.node_area.setCollapsible(index, False)
         self.violations, self.partition, self.requant = ViolationsTable(), PartitionTable(), RequantTable()
         self.tables = QTabWidget()
         for widget, title in ((self.violations, "Violations"), (self.partition, "Partition"),
@@ -46,6 +56,7 @@ class Panels(QObject):
         for widget in (self.violations, self.requant, self.scale_hist, self.shift_hist, self.pow2_plot):
             widget.set_analysis(analysis)
         self.partition.set_analysis(analysis, source)
+        self.int_sim_panel.set_report(getattr(analysis, "int_sim", None))
         count = len(analysis.violations)
         self.tables.setTabText(0, f"Violations ({count})" if count else "Violations")
         part = partition_report(analysis, source)
@@ -64,10 +75,20 @@ class Panels(QObject):
     def show_summary(self, analysis, model, source: str = "simulated") -> None:
         self.node_panel.show_summary(analysis, model, source)
         self.channel_plot.set_node(analysis, model, None)
+        self._int_sim_of(analysis)
+        self.int_sim_panel.show_summary()
 
     def show_node(self, analysis, model, node: str, prefix: str = "", source: str = "simulated") -> None:
         self.node_panel.show_node(analysis, model, node, prefix, source)
         self.channel_plot.set_node(analysis, model, node)
+        self._int_sim_of(analysis)
+        self.int_sim_panel.show_node(node)
+
+    def _int_sim_of(self, analysis) -> None:
+        """Compare mode shows nodes of either side: follow the analysis the node belongs to."""
+        report = getattr(analysis, "int_sim", None)
+        if self.int_sim_panel.report is not report:
+            self.int_sim_panel.set_report(report)
 
     def show_running(self, model: str, quantizer: str) -> None:
         self.node_panel.show_running(model, quantizer)

@@ -105,7 +105,7 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         self.panels = Panels(self)
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-        self.node_dock = self._dock("Node", "nodeDock", self.panels.node_panel,
+        self.node_dock = self._dock("Node", "nodeDock", self.panels.node_area,
                                     Qt.DockWidgetArea.RightDockWidgetArea, NODE_DOCK_MIN)
         self.tables_dock = self._dock("Report", "tablesDock", self.panels.tables, bottom, TABLES_MIN)
         self.plots_dock = self._dock("Plots", "plotsDock", self.panels.plots, bottom, PLOTS_MIN)

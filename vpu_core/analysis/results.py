@@ -209,3 +209,4 @@ class Analysis:
     scale_groups: tuple[ScaleGroup, ...] = ()            # tensors forced to share one scale
     partition_rule: RuleInfo | None = None               # constraint 1 (the op list), which the
                                                          # partition enforces: shown with the rules
+    int_sim: object | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for

@@ -10,7 +10,7 @@ TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")
 
 
 def analysis_to_json(a: Analysis) -> dict:
-    return {
+    out = {
         "schema": SCHEMA_VERSION,
         "model": a.model,
         "quantizer": a.quantizer,
@@ -42,6 +42,11 @@ def analysis_to_json(a: Analysis) -> dict:
                                         "scales": list(m.scales), "zero_points": list(m.zero_points)}
                                        for m in g.members]} for g in a.scale_groups],
     }
+    if a.int_sim is not None:                                       # check --int-sim
+        from vpu_core.reports.int_sim import int_sim_to_json
+
+        out["int_sim"] = int_sim_to_json(a.int_sim)
+    return out
 
 
 def groups_to_json(a: Analysis) -> list[dict]:

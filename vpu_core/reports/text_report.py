@@ -21,6 +21,10 @@ def analysis_to_text(a: Analysis) -> str:
     lines += ["", *_shift_lines(a), ""]
     sqnr = "n/a (no float reference)" if a.sqnr_db is None else f"{a.sqnr_db:.1f} dB"
     lines.append(f"SQNR (float vs quantized, held-aside batch): {sqnr}")
+    if a.int_sim is not None:
+        from vpu_core.reports.int_sim import int_sim_lines
+
+        lines += int_sim_lines(a.int_sim)
     t = a.timings_s
     lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
                                           for k in ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")))

@@ -8,7 +8,8 @@ SVG), images (data: URIs) — is inside the one file: no network, no external fo
     write_report_html("resnet8.html", analysis, graph_image=png_bytes)   # atomic
 
 Sections (stable ids, the tests look for them): #summary, #graph, #rules, #partition,
-#histograms, #sqnr and, with a second analysis, #comparison.
+#histograms, #sqnr, with integer simulation (Analysis.int_sim) #int_sim, and with a second
+analysis #comparison.
 """
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
 
 SECTION_IDS = ("summary", "graph", "rules", "partition", "histograms", "sqnr", "comparison")
 _NAV = {"summary": "Summary", "graph": "Graph", "rules": "Rules", "partition": "Partition",
-        "histograms": "Scales & shifts", "sqnr": "SQNR", "comparison": "Comparison"}
+        "histograms": "Scales & shifts", "sqnr": "SQNR", "comparison": "Comparison",
+        "int_sim": "Integer simulation"}
 
 __all__ = ["build_report_html", "write_report_html", "GraphImage", "SECTION_IDS"]
 
@@ -50,10 +52,16 @@ def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str 
                 graph_section(analysis, graph_image, compare_with, compare_graph_image),
                 rules_section(analysis, tag), partition_section(analysis, tag),
                 histograms_section(analysis, tag), sqnr_section(analysis, tag)]
+    if analysis.int_sim is not None:
+        from vpu_core.reports.html.int_sim import int_sim_section
+
+        sections.append(int_sim_section(analysis, tag))
     if compare_with is not None:
         cmp = comparison or compare(analysis, compare_with)
         sections.append(comparison_section(analysis, compare_with, cmp))
     ids = [s for s in SECTION_IDS if s != "comparison" or compare_with is not None]
+    if analysis.int_sim is not None:
+        ids.insert(ids.index("sqnr") + 1, "int_sim")
     when = (generated_at or _dt.datetime.now()).strftime("%Y-%m-%d %H:%M")
     title = _title(analysis, compare_with)
     return "".join([

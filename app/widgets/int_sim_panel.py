@@ -1,0 +1,176 @@
+"""Integer simulation of the selected layer: what the VPU computes vs the Q/DQ graph.
+
+Self-contained widget: fed with the core's IntSimReport (vpu_core.intsim.results, frozen numbers)
+through `set_report`, then told which node is selected (`show_node`) or that none is
+(`show_summary`). It displays the layer's numbers and the histogram of its differences that the
+core computed (integer − Q/DQ, in LSBs; identical elements are counted in the text, not drawn, as
+they are almost all of them). Nothing is computed here.
+
+Wiring (four lines, wherever the window lives): the node dock holds `Panels.node_area`, a vertical
+splitter of the node panel and this widget; `Panels.set_analysis` / `show_node` / `show_summary`
+pass `analysis.int_sim` and the selected node on; the run worker asks the session for
+`inspect(..., int_sim=True)`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QVBoxLayout, QWidget
+
+from app import theme
+from vpu_core.formatting import db_text, percent_text
+
+_LABEL_STYLE = {"color": theme.MUTED, "font-size": "9pt"}
+COLORS = {"local": theme.PLOT_COLORS["shift"], "drift": theme.PLOT_COLORS["float"]}
+
+
+def layer_facts(layer) -> list[tuple[str, str]]:
+    """(label, value) rows for one IntSimLayer."""
+    sat = f"{layer.saturated}" if not layer.saturated else f'<b style="color:{theme.DANGER}">{layer.saturated}</b>'
+    rows = [("vs Q/DQ", f"max |Δ| {layer.max_abs_lsb} LSB · {percent_text(layer.mismatch_frac)} "
+                        f"of {layer.elements:,} differ"),
+            ("drift", f"max {layer.drift_max_lsb} LSB · {percent_text(layer.drift_mismatch_frac)} "
+                      "(integer pipeline running free)"),
+            ("saturated", f"{sat} in the accumulator · {layer.clipped} clipped to int8 (as Q/DQ)")]
+    if layer.window:
+        rule = "not 2^k: the profile's divisor rule" if "non_pow2_window" in layer.flags else "2^k: one more shift"
+        rows.append(("window", f"{layer.window} values, {rule}"))
+    if "float" in layer.flags:
+        rows.append(("kernel", "none in integers: ran in float as the graph says"))
+    return rows
+
+
+def report_facts(report) -> list[tuple[str, str]]:
+    """(label, value) rows for the whole model's simulation."""
+    return [("hardware", f"{report.rounding}, {report.accumulator_bits}-bit accumulator"),
+            ("SQNR int vs float", f"{db_text(report.sqnr_db)} (Q/DQ graph {db_text(report.qdq_sqnr_db)})"),
+            ("vs Q/DQ", f"max |Δ| {report.max_abs_lsb} LSB over {len(report.layers)} VPU layers"),
+            ("saturated", f"{report.saturated} accumulator sums")]
+
+
+def _table(rows) -> str:
+    cells = "".join(f'<tr><td style="color:{theme.MUTED}; padding:1px 12px 1px 0">{k}</td><td>{v}</td></tr>'
+                    for k, v in rows)
+    return f'<table cellspacing="0" cellpadding="0">{cells}</table>'
+
+
+class IntSimPanel(QWidget):
+    """Numbers and difference histogram of the selected VPU layer under integer simulation."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.report = None
+        self.layer = None                   # the IntSimLayer shown, or None
+        self.title = QLabel()
+        self.title.setStyleSheet(f"color: {theme.MUTED}; font-size: 9pt; font-weight: 600;")
+        self.facts = QLabel()
+        self.facts.setTextFormat(Qt.TextFormat.RichText)
+        self.facts.setWordWrap(True)
+        self.plot = pg.PlotWidget()
+        self._style(self.plot.getPlotItem())
+        self.plot.setMinimumHeight(110)
+        self.caption = QLabel()             # the legend, outside the plot: bars stay uncovered
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.note = QLabel()
+        self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet(f"color: {theme.MUTED}; padding: 12px;")
+        chart = QWidget()
+        chart_layout = QVBoxLayout(chart)
+        chart_layout.setContentsMargins(0, 4, 0, 0)
+        chart_layout.setSpacing(2)
+        chart_layout.addWidget(self.caption)
+        chart_layout.addWidget(self.plot, 1)
+        self._stack = QStackedLayout()
+        self._stack.addWidget(self.note)
+        self._stack.addWidget(chart)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 8, 14, 8)
+        layout.addWidget(self.title)
+        layout.addWidget(self.facts)
+        layout.addLayout(self._stack, 1)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        self.setMinimumHeight(250)          # numbers and a readable chart, even at 1280×720
+        self.set_report(None)
+
+    @staticmethod
+    def _style(item: pg.PlotItem) -> None:
+        item.showGrid(x=False, y=True, alpha=0.25)
+        item.setLabel("bottom", "integer − Q/DQ (LSB)", **_LABEL_STYLE)
+        item.setLabel("left", "elements", **_LABEL_STYLE)
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        item.setMouseEnabled(x=False, y=False)
+        item.getAxis("bottom").setTickSpacing(major=1, minor=1)
+        for name in ("bottom", "left"):
+            item.getAxis(name).setTickFont(theme.ui_font(8))
+            item.getAxis(name).setTextPen(pg.mkPen(theme.MUTED))
+
+    # -- what the window calls --------------------------------------------------------------------------
+    def set_report(self, report) -> None:
+        """The IntSimReport of the current analysis (None: integer simulation was not run)."""
+        self.report = report
+        self.show_summary()
+
+    def show_summary(self) -> None:
+        self.layer = None
+        self.title.setText("INTEGER SIMULATION")
+        r = self.report
+        if r is None:
+            self.facts.setText("")
+            self._note("Integer simulation was not run for this result.")
+        elif r.refused:
+            self.facts.setText(f'<span style="color:{theme.DANGER}">Refused.</span> {r.refused}')
+            self._note("No integer result to compare.")
+        else:
+            self.facts.setText(_table(report_facts(r)))
+            self._note("Select a VPU layer (conv, linear, add, pool …) to see how its integer "
+                       "output differs from the Q/DQ graph.")
+
+    def show_node(self, node: str) -> None:
+        r = self.report
+        if r is None or r.refused:
+            self.show_summary()
+            return
+        self.layer = r.layer_of(node)
+        if self.layer is None:
+            self.show_summary()
+            self.title.setText(f"INTEGER SIMULATION · {node}")
+            self._note(f"{node} is not a layer the VPU requantizes (only VPU ops with a quantized "
+                       "output are compared).")
+            return
+        la = self.layer
+        self.title.setText(f"INTEGER SIMULATION · {la.node} ({la.op.split('.')[0]})")
+        self.facts.setText(_table(layer_facts(la)))
+        self._draw(la)
+
+    # -- drawing ----------------------------------------------------------------------------------------
+    def _note(self, text: str) -> None:
+        self.note.setText(text)
+        self._stack.setCurrentWidget(self.note)
+
+    def _draw(self, la) -> None:
+        item = self.plot.getPlotItem()
+        item.clear()
+        local = {d: c for d, c in la.diff_hist if d}
+        drift = {d: c for d, c in la.drift_hist if d}
+        if not local and not drift:
+            self._note(f"All {la.elements:,} elements equal the Q/DQ graph, also when the "
+                       "integer pipeline runs free.")
+            return
+        keys = sorted(set(local) | set(drift) | {0})
+        xs = np.asarray(keys, float)
+        legend = []
+        for offset, (name, counts) in zip((-0.2, 0.2), (("this layer", local), ("drift", drift))):
+            heights = np.asarray([counts.get(k, 0) for k in keys], float)
+            color = COLORS["local" if name == "this layer" else "drift"]
+            item.addItem(pg.BarGraphItem(x=xs + offset, height=heights, width=0.38,
+                                         brush=pg.mkBrush(color), pen=pg.mkPen("w", width=0.5)))
+            legend.append(f'<span style="color:{color}">■</span> {name}: {sum(counts.values()):,} differ')
+        self.caption.setText("&nbsp;&nbsp;&nbsp;".join(legend)
+                             + f' <span style="color:{theme.MUTED}">(identical elements not drawn)</span>')
+        item.setXRange(keys[0] - 0.7, keys[-1] + 0.7, padding=0)
+        top = max([*local.values(), *drift.values()])
+        item.setYRange(0, top * 1.25, padding=0)
+        self._stack.setCurrentIndex(1)

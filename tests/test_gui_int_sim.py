@@ -1,0 +1,48 @@
+"""The integer-simulation widget of the node panel, fed with a real resnet8 simulation (qtbot)."""
+from __future__ import annotations
+
+import pytest
+
+from app.widgets.int_sim_panel import IntSimPanel
+
+
+@pytest.fixture(scope="module")
+def report(run):
+    from vpu_core.intsim import simulate
+
+    return simulate(run("resnet8"))
+
+
+def test_panel_shows_the_selected_layer_and_its_difference_histogram(qtbot, report):
+    panel = IntSimPanel()
+    qtbot.addWidget(panel)
+    panel.resize(430, 360)
+    panel.show()
+    panel.set_report(report)
+    assert "SQNR int vs float" in panel.facts.text() and panel.note.isVisible()
+    layer = next(la for la in report.layers if la.max_abs_lsb)      # a conv with .5-LSB ties
+    panel.show_node(layer.nodes[-1])                                 # its quantize node selects it too
+    assert panel.layer is layer and layer.node in panel.title.text()
+    assert f"max |Δ| {layer.max_abs_lsb} LSB" in panel.facts.text() and "in the accumulator" in panel.facts.text()
+    qtbot.waitUntil(panel.plot.isVisible)
+    bars = [i for i in panel.plot.getPlotItem().items if i.__class__.__name__ == "BarGraphItem"]
+    assert len(bars) == 2                                            # this layer and drift
+    heights = {int(x + 0.2): h for x, h in zip(bars[0].opts["x"], bars[0].opts["height"])}
+    assert heights[1] == dict(layer.diff_hist)[1]                    # the core's counts, drawn as they are
+
+
+def test_panel_explains_nodes_that_are_not_layers_and_refusals(qtbot, report):
+    from dataclasses import replace
+
+    panel = IntSimPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_report(report)
+    panel.show_node("x")
+    assert panel.layer is None and "not a layer the VPU requantizes" in panel.note.text()
+    panel.set_report(replace(report, layers=(), refused="Integer simulation needs every scale …",
+                             refused_rule="pow2_scale"))
+    panel.show_node("conv2d")
+    assert "Refused" in panel.facts.text() and panel.note.isVisible()
+    panel.set_report(None)
+    assert "not run" in panel.note.text()
