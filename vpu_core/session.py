@@ -151,8 +151,12 @@ class Session:
             xnnpack_delegation = view is not None and view.partition_source == "xnnpack"
         report = _Reporter(progress, cancel)
         analysis = self.analysis(config, xnnpack_delegation, report, cancel)
-        if int_sim:
+        if int_sim and analysis.int_sim is None:
             analysis = replace(analysis, int_sim=self.int_sim(config, report, cancel))
+            with self._lock:   # remembered with it: later asks (compare, redraw) get the same result
+                for key in [k for k, v in self._analyses.items() if k[0] == config]:
+                    if self._analyses[key].delegation is analysis.delegation:
+                        self._analyses[key] = analysis
         graph = None
         if view is not None:
             report("layout", 0.0)
