@@ -129,6 +129,7 @@ class Session:
         self._analyses: dict[tuple[RunConfig, bool], Analysis] = {}
         self._graphs: OrderedDict[tuple, DisplayGraph] = OrderedDict()   # drawn views, newest last
         self._int_sims: dict[RunConfig, object] = {}   # RunConfig -> IntSimReport
+        self._simulated: dict[tuple, tuple[Analysis, Analysis]] = {}  # analysis -> it with int_sim
         self._lock = threading.Lock()
 
     def inspect(self, config: RunConfig, view: ViewOptions | None = ViewOptions(),
@@ -151,12 +152,8 @@ class Session:
             xnnpack_delegation = view is not None and view.partition_source == "xnnpack"
         report = _Reporter(progress, cancel)
         analysis = self.analysis(config, xnnpack_delegation, report, cancel)
-        if int_sim and analysis.int_sim is None:
-            analysis = replace(analysis, int_sim=self.int_sim(config, report, cancel))
-            with self._lock:   # remembered with it: later asks (compare, redraw) get the same result
-                for key in [k for k, v in self._analyses.items() if k[0] == config]:
-                    if self._analyses[key].delegation is analysis.delegation:
-                        self._analyses[key] = analysis
+        if int_sim:
+            analysis = self._with_int_sim(config, analysis, report, cancel)
         graph = None
         if view is not None:
             report("layout", 0.0)
@@ -172,7 +169,7 @@ class Session:
 
     def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-                xnnpack_delegation: bool | None = None) -> InspectionPair:
+                xnnpack_delegation: bool | None = None, int_sim: bool = False) -> InspectionPair:
         """Inspect both configurations (A, then B) and match them. Unlike `inspect`, `progress`
         receives (stage, fraction of the whole comparison): A fills the first half of the bar, B
         the second. A failure says which side failed ("B · VPU · dynamic batch: …")."""
@@ -187,7 +184,8 @@ class Session:
             scaled = None if progress is None else (
                 lambda stage, f, lo=span[0]: progress(stage, lo + 0.5 * overall_fraction(stage, f)))
             try:
-                sides.append(self.inspect(config, view, scaled, cancel, xnnpack_delegation))
+                sides.append(self.inspect(config, view, scaled, cancel, xnnpack_delegation,
+                                          int_sim=int_sim))
             except Cancelled:
                 raise
             except InspectorError as exc:
@@ -211,6 +209,8 @@ class Session:
         with self._lock:
             self._programs.pop(config, None)
             self._int_sims.pop(config, None)
+            for key in [k for k in self._simulated if k[0] == config]:
+                del self._simulated[key]
             for key in [k for k in self._analyses if k[0] == config]:
                 del self._analyses[key]
             for key in [k for k in self._graphs if k[0] == config]:
@@ -229,6 +229,19 @@ class Session:
         with self._lock:
             self._analyses[(config, xnnpack_delegation)] = analysis
         return analysis
+
+    def _with_int_sim(self, config: RunConfig, analysis: Analysis, progress, cancel) -> Analysis:
+        """`analysis` with its integer simulation attached, remembered: asking again (the single
+        view, then compare side A) gives the same result object."""
+        key = (config, id(analysis))
+        with self._lock:
+            known = self._simulated.get(key)
+        if known is not None and known[0] is analysis:
+            return known[1]
+        simulated = replace(analysis, int_sim=self.int_sim(config, progress, cancel))
+        with self._lock:
+            self._simulated[key] = (analysis, simulated)
+        return simulated
 
     def quantized(self, config: RunConfig, progress: ProgressFn | None = None,
                   cancel: threading.Event | None = None):

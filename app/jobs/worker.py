@@ -89,7 +89,7 @@ class CompareJob(Job):
         from vpu_core.session import default_session
 
         return default_session().compare(self.config, self.config_b, self.view, cancel=cancel,
-                                         progress=self.progress.emit)
+                                         progress=self.progress.emit, int_sim=True)
 
 
 class CatalogueLoader(QObject):
