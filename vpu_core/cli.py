@@ -43,6 +43,14 @@ def _positive(text: str) -> int:
     return value
 
 
+def _size(text: str) -> tuple[int, int]:
+    """"1280x720" → (1280, 720)."""
+    width, sep, height = text.lower().replace("×", "x").partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or min(int(width), int(height)) < 200:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT (each at least 200), e.g. 1280x720, got {text!r}")
+    return int(width), int(height)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vpu-inspector", description=(
         "Quantize a PyTorch model with PT2E and inspect its Q/DQ graph against a VPU's rules."))
@@ -58,6 +66,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run the VPU partitions in integer arithmetic (JSON \"int_sim\")")
     gui = sub.add_parser("gui", help="open the inspector window on MODEL")
     add_run_options(gui, model_required=False)
+    gui.add_argument("--screenshot", metavar="F.png",
+                     help="open, run, save a screenshot of the whole window once the result is shown, exit")
+    gui.add_argument("--size", metavar="WxH", type=_size, help="window size, e.g. 1280x720")
+    gui.add_argument("--compare", metavar="SPEC", help="open in compare mode, side B as for report --compare")
+    gui.add_argument("--xnnpack-delegation", action="store_true",
+                     help="colour by what ExecuTorch's XnnpackPartitioner delegates")
+    gui.add_argument("--select", metavar="NODE", help="select NODE (b:NODE for compare side B) once shown")
+    gui.add_argument("--tab", action="append", default=[], metavar="TAB",
+                     choices=("violations", "partition", "requant", "compare", "scales", "shifts",
+                              "selected", "pow2"), help="show this dock tab (repeatable)")
     render = sub.add_parser("render", help="headless image of the graph view (.png or .svg)")
     add_run_options(render)
     render.add_argument("-o", "--output", required=True, metavar="F")

@@ -12,6 +12,9 @@ calibration batches; a cancelled run raises `Cancelled`.
 A `Session` remembers the quantized programs it produced, keyed by their RunConfig, so asking again
 for a configuration it has seen (to add the XNNPACK delegation, to save the program, to draw another
 view) does not quantize again. `inspect()` uses one process-wide session.
+
+    session.redraw(inspection, ViewOptions(fold_params=False))   # another view, never a new run
+    pair = session.compare(config_a, config_b, view)              # two inspections + vpu_core.compare
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
 
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
     from vpu_core.analysis.results import Analysis
+    from vpu_core.compare import Comparison
     from vpu_core.graph.model import GraphModel
     from vpu_core.graph.grouped import GroupedGraph
     from vpu_core.layout import Layout
@@ -73,6 +77,20 @@ class Inspection:
     view: ViewOptions | None
     seconds: float
 
+    @property
+    def has_delegation(self) -> bool:
+        return self.analysis.delegation is not None
+
+
+@dataclass(frozen=True)
+class InspectionPair:
+    """Compare mode: two configurations of one model and the core's comparison of them."""
+
+    a: Inspection
+    b: Inspection
+    comparison: Comparison
+    seconds: float
+
 
 def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> DisplayGraph:
     """Build and lay out the display graph of an analysis (pure Python, milliseconds)."""
@@ -109,7 +127,9 @@ class Session:
         self.keep = keep
         self._programs: OrderedDict[RunConfig, object] = OrderedDict()   # RunConfig -> QuantizedModel
         self._analyses: dict[tuple[RunConfig, bool], Analysis] = {}
+        self._graphs: OrderedDict[tuple, DisplayGraph] = OrderedDict()   # drawn views, newest last
         self._int_sims: dict[RunConfig, object] = {}   # RunConfig -> IntSimReport
+        self._simulated: dict[tuple, tuple[Analysis, Analysis]] = {}  # analysis -> it with int_sim
         self._lock = threading.Lock()
 
     def inspect(self, config: RunConfig, view: ViewOptions | None = ViewOptions(),
@@ -133,20 +153,68 @@ class Session:
         report = _Reporter(progress, cancel)
         analysis = self.analysis(config, xnnpack_delegation, report, cancel)
         if int_sim:
-            analysis = replace(analysis, int_sim=self.int_sim(config, report, cancel))
+            analysis = self._with_int_sim(config, analysis, report, cancel)
         graph = None
         if view is not None:
             report("layout", 0.0)
-            graph = display_graph(analysis, view)
+            graph = self._graph(config, analysis, view)
             report("layout", 1.0)
         return Inspection(config, analysis, graph, view, time.perf_counter() - start)
+
+    def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
+        """The same result drawn for another view (fold, colouring): milliseconds, never a run.
+        Raises ValueError when `view` colours by an XNNPACK delegation the analysis lacks."""
+        graph = self._graph(inspection.config, inspection.analysis, view)
+        return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds)
+
+    def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
+                progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+                xnnpack_delegation: bool | None = None, int_sim: bool = False) -> InspectionPair:
+        """Inspect both configurations (A, then B) and match them. Unlike `inspect`, `progress`
+        receives (stage, fraction of the whole comparison): A fills the first half of the bar, B
+        the second. A failure says which side failed ("B · VPU · dynamic batch: …")."""
+        from vpu_core.compare import compare, config_labels
+        from vpu_core.errors import Cancelled, InspectorError
+
+        start = time.perf_counter()
+        labels = config_labels(a, b)
+        sides = []
+        for i, (side, config, label) in enumerate((("A", a, labels[0]), ("B", b, labels[1]))):
+            span = (0.5 * i, 0.5 * (i + 1))
+            scaled = None if progress is None else (
+                lambda stage, f, lo=span[0]: progress(stage, lo + 0.5 * overall_fraction(stage, f)))
+            try:
+                sides.append(self.inspect(config, view, scaled, cancel, xnnpack_delegation,
+                                          int_sim=int_sim))
+            except Cancelled:
+                raise
+            except InspectorError as exc:
+                raise _named(exc, f"{side} · {label}: {exc.message}") from exc
+        comparison = compare(sides[0].analysis, sides[1].analysis, *labels)
+        return InspectionPair(sides[0], sides[1], comparison, time.perf_counter() - start)
+
+    def _graph(self, config: RunConfig, analysis: Analysis, view: ViewOptions) -> DisplayGraph:
+        key = (config, analysis.delegation is not None, view)
+        with self._lock:
+            graph = self._graphs.get(key)
+        if graph is None:
+            graph = display_graph(analysis, view)
+            with self._lock:
+                self._graphs[key] = graph
+                while len(self._graphs) > 4 * self.keep:
+                    self._graphs.popitem(last=False)
+        return graph
 
     def forget(self, config: RunConfig) -> None:
         with self._lock:
             self._programs.pop(config, None)
             self._int_sims.pop(config, None)
+            for key in [k for k in self._simulated if k[0] == config]:
+                del self._simulated[key]
             for key in [k for k in self._analyses if k[0] == config]:
                 del self._analyses[key]
+            for key in [k for k in self._graphs if k[0] == config]:
+                del self._graphs[key]
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
                  progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> Analysis:
@@ -161,6 +229,19 @@ class Session:
         with self._lock:
             self._analyses[(config, xnnpack_delegation)] = analysis
         return analysis
+
+    def _with_int_sim(self, config: RunConfig, analysis: Analysis, progress, cancel) -> Analysis:
+        """`analysis` with its integer simulation attached, remembered: asking again (the single
+        view, then compare side A) gives the same result object."""
+        key = (config, id(analysis))
+        with self._lock:
+            known = self._simulated.get(key)
+        if known is not None and known[0] is analysis:
+            return known[1]
+        simulated = replace(analysis, int_sim=self.int_sim(config, progress, cancel))
+        with self._lock:
+            self._simulated[key] = (analysis, simulated)
+        return simulated
 
     def quantized(self, config: RunConfig, progress: ProgressFn | None = None,
                   cancel: threading.Event | None = None):
@@ -198,6 +279,16 @@ class Session:
         from vpu_core.pipeline.program_file import save_program
 
         save_program(self.quantized(config), Path(path))
+
+
+def _named(exc, message: str):
+    """The same kind of error with another message (a subclass with its own signature: the base)."""
+    from vpu_core.errors import InspectorError
+
+    try:
+        return type(exc)(message, exc.detail)
+    except TypeError:
+        return InspectorError(message, exc.detail)
 
 
 def _split_delegate(progress: ProgressFn | None) -> ProgressFn | None:

@@ -29,10 +29,19 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
-from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, Subgraph
+from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleInfo, Subgraph
 from vpu_core.fx_utils import dtype_name, node_dtypes, non_float_tensor, op_name
 from vpu_core.profile import HardwareProfile, op_matches
 from vpu_core.qdq import is_qdq, is_quantize
+
+
+# Constraint 1 is enforced by partitioning, not by a check of the Q/DQ graph: it is not one of the
+# seven rules of check_vpu (nor of JSON "rules"), but it is shown to users beside them.
+OP_LIST_RULE = RuleInfo(
+    id="vpu_op_list", constraint=1,
+    title="Only ops in the VPU op list run on the VPU",
+    reason="The VPU has kernels only for the ops of its op list (the hardware profile); any other "
+           "op falls back to the CPU, and every edge between the two moves its tensor across.")
 
 
 class _NodeSet(OperatorSupportBase):
