@@ -13,14 +13,20 @@ from vpu_core import cli as core_cli
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
-    from app.main_window import run_gui
+    from app.window.launch import GuiOptions, run_gui
+    from vpu_core.compare import config_variant
 
-    return run_gui(core_cli.config_from_args(args))
+    config = core_cli.config_from_args(args)
+    options = GuiOptions(screenshot=args.screenshot, size=args.size,
+                         compare=config_variant(config, args.compare) if args.compare else None,
+                         xnnpack_delegation=args.xnnpack_delegation, select=args.select,
+                         tabs=tuple(args.tab))
+    return run_gui(config, options)
 
 
 def cmd_render(args: argparse.Namespace) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.render import render_model
+    from app.export.render import render_model
 
     render_model(core_cli.config_from_args(args), args.output, fold_params=not args.unfold,
                  hide_qdq=args.hide_qdq, collapse=args.collapse)
@@ -30,7 +36,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.report import check_output, report_model
+    from app.export.report import check_output, report_model
     from vpu_core.compare import config_variant
 
     output = check_output(args.output)
@@ -47,7 +53,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from app.graph_view.bench import measure_scene
-    from app.startup_bench import measure_window_startup
+    from app.devtools.startup_bench import measure_window_startup
     from vpu_core import bench as benchmark
 
     sizes = benchmark.SIZES[:2] if args.quick else benchmark.SIZES

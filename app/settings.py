@@ -12,7 +12,7 @@ from PySide6.QtCore import QSettings
 
 ENV_VAR = "VPU_INSPECTOR_SETTINGS"
 MAX_RECENT = 8
-_RUN_KEYS = ("quantizer", "per_tensor", "dynamic_batch", "calib_batches", "profile")
+_RUN_KEYS = ("quantizer", "per_tensor", "dynamic_batch", "calib_batches", "batch_size", "profile")
 
 
 def open_settings() -> QSettings:
@@ -67,6 +67,8 @@ class Store:
                 value = _as_bool(value)
             elif key == "calib_batches":
                 value = int(value)
+            elif key == "batch_size":                  # "" = the model's own batch (None)
+                value = int(value) if str(value).strip() else None
             elif key == "profile":
                 value = str(value) or None
             out[key] = value

@@ -1,6 +1,6 @@
 """The benchmark's plumbing (not its timings: targets live in `vpu-inspector bench`, not in tests)."""
 from app.graph_view.bench import measure_scene
-from app.startup_bench import measure_window_startup
+from app.devtools.startup_bench import measure_window_startup
 from vpu_core import bench as benchmark
 
 

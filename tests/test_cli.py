@@ -49,6 +49,7 @@ def test_vpu_conv_relu_json_has_only_pow2_and_zero_points(capsys):
     assert isinstance(data["sqnr_db"], float) and data["sqnr_db"] > 10
 
 
+@pytest.mark.slow
 def test_xnnpack_conv_relu_json_breaks_vpu_rules(capsys):
     code, data = check_json(capsys, "conv_relu", "--quantizer", "xnnpack")
     assert code == 1
@@ -122,6 +123,7 @@ def test_model_with_nothing_to_quantize(capsys, tmp_path):
     assert code == 2 and "Nothing to quantize" in err
 
 
+@pytest.mark.slow
 def test_real_entry_point_prints_no_traceback(tmp_path):
     """The installed console script path: a subprocess, exit code 2, one line on stderr."""
     proc = subprocess.run([sys.executable, "-m", "app.cli", "check", str(tmp_path / "missing.pt2")],

@@ -32,6 +32,7 @@ def _ops(analysis, packet):
             if is_compute_op(info) and info.op.split(".", 1)[0] == packet]
 
 
+@pytest.mark.slow
 def test_every_conv_linear_add_is_paired_by_module_path(vpu, xnn, cmp):
     assert cmp.a_label == "VPU" and cmp.b_label == "XNNPACK"
     assert cmp.only_a == () and cmp.only_b == ()
@@ -67,6 +68,7 @@ def _renamed(analysis):
         edges=tuple((r(s), r(d)) for s, d in analysis.edges))
 
 
+@pytest.mark.slow
 def test_matching_never_uses_node_names(vpu, xnn, cmp):
     # A name-based matcher would now pair VPU's conv2d with XNNPACK's first relu.
     new, renamed = _renamed(xnn)
@@ -78,6 +80,7 @@ def test_matching_never_uses_node_names(vpu, xnn, cmp):
     assert shifted.pairs[0].a.node == "conv2d" and shifted.pairs[0].b.node == "relu"
 
 
+@pytest.mark.slow
 def test_pow2_violations_only_on_the_xnnpack_side(cmp, xnn):
     assert not any(p.a.rules for p in cmp.pairs)         # the VPU quantizer breaks nothing
     pow2 = [p for p in cmp.pairs if "pow2_scale" in p.b.rules]
@@ -88,6 +91,7 @@ def test_pow2_violations_only_on_the_xnnpack_side(cmp, xnn):
     assert cmp.rule_counts_b["pow2_scale"] == sum(1 for v in xnn.violations if v.rule == "pow2_scale") > 0
 
 
+@pytest.mark.slow
 def test_qparams_of_matched_convs_differ_as_the_quantizers_do(cmp):
     convs = [p for p in cmp.pairs if p.op == "conv2d.default"]
     for p in convs:
@@ -102,18 +106,21 @@ def test_qparams_of_matched_convs_differ_as_the_quantizers_do(cmp):
     assert biased and all(p.b.bias is None and "bias_int32" in p.b.rules for p in biased)
 
 
+@pytest.mark.slow
 def test_partition_is_the_same_for_resnet8(cmp):
     # Every resnet8 op is in the VPU op list, whatever the quantizer: nothing moves.
     assert cmp.partition_changes == ()
     assert all(p.a.placement == p.b.placement == "vpu" for p in cmp.pairs)
 
 
+@pytest.mark.slow
 def test_an_analysis_compared_with_itself_has_no_differences(vpu):
     same = compare(vpu, vpu)
     assert same.differing == () and same.only_a == () and same.only_b == ()
     assert len(same.pairs) == sum(1 for info in vpu.nodes.values() if is_compute_op(info))
 
 
+@pytest.mark.slow
 def test_violation_owners_charge_qdq_and_weights_to_their_op(xnn):
     owners = violation_owners(xnn)
     for t in xnn.tensors:

@@ -1,14 +1,14 @@
 """Real ExecuTorch XNNPACK delegation mapped back to the original node names (slow: real lowering)."""
 import pytest
 
-from analysis_fixtures import run
-from test_partition import assert_partition_is_sound
 from vpu_core.analysis import analyze
 from vpu_core.analysis.delegation import lower_xnnpack, xnnpack_delegation
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
-def resnet8_lowered():
+def resnet8_lowered(run):
     qm = run("resnet8", "xnnpack")
     lowered = lower_xnnpack(qm)  # lowered once, shared by ExecuTorch's accounting and ours
     return qm, lowered, xnnpack_delegation(qm, lowered=lowered)
@@ -36,13 +36,13 @@ def test_report_agrees_with_executorch_delegation_info(resnet8_lowered):
     assert report.cpu_nodes == ()
 
 
-def test_delegation_report_has_the_partition_shape(resnet8_lowered):
+def test_delegation_report_has_the_partition_shape(resnet8_lowered, partition_is_sound):
     qm, _lowered, report = resnet8_lowered
-    assert_partition_is_sound(qm.converted, report)
+    partition_is_sound(qm.converted, report)
     assert report.boundaries[0].src == "x" and report.boundaries[0].direction == "cpu->vpu"
 
 
-def test_analyze_reports_delegation_only_when_asked():
+def test_analyze_reports_delegation_only_when_asked(run):
     qm = run("conv_relu", "xnnpack")
     assert analyze(qm).delegation is None
     a = analyze(qm, xnnpack_delegation=True)

@@ -9,17 +9,19 @@ from __future__ import annotations
 import pytest
 
 from vpu_core.analysis.results import (Analysis, Boundary, CpuNode, NodeInfo, PartitionReport,
-                                       Subgraph, Violation)
-from vpu_core.graph.build import build_graph_model, display_id, shape_text
+                                       QuantParams, Subgraph, Violation)
+from vpu_core.formatting import shape_text
+from vpu_core.graph.build import build_graph_model, display_id
 
 QT = "quantized_decomposed.quantize_per_tensor.default"
 DQT = "quantized_decomposed.dequantize_per_tensor.default"
 DQC = "quantized_decomposed.dequantize_per_channel.default"
 
 
-def _info(name, op, kind="call_function", inputs=(), shape="", dtype="", args=(), target=""):
-    return NodeInfo(name=name, op=op, target=target or op, kind=kind, args=tuple(args), shape=shape,
-                    dtype=dtype, inputs=tuple(inputs))
+def _info(name, op, kind="call_function", inputs=(), shape="", dtype="", scale=None, target=""):
+    qp = QuantParams((scale,), (0,), "int8", -128, 127) if scale is not None else None
+    return NodeInfo(name=name, op=op, target=target or op, kind=kind, arguments=(), shape=shape,
+                    dtype=dtype, inputs=tuple(inputs), qparams=qp)
 
 
 def _conv_relu_analysis(violations=(), cpu_relu=False) -> Analysis:
@@ -32,14 +34,14 @@ def _conv_relu_analysis(violations=(), cpu_relu=False) -> Analysis:
               inputs=("quantize_per_channel_default", "_scale_0", "_zero_point_0")),
         _info("conv_bias", "get_attr", "get_attr", shape="[8]", dtype="float32", target="conv.bias"),
         _info("x", "placeholder", "placeholder", shape="[16, 3, 16, 16]", dtype="float32"),
-        _info("quantize_per_tensor_default", QT, inputs=("x",), args=("x", "0.0625", "0", "-128", "127", "torch.int8")),
+        _info("quantize_per_tensor_default", QT, inputs=("x",), scale=0.0625),
         _info("dequantize_per_tensor_default", DQT, inputs=("quantize_per_tensor_default",)),
         _info("_guards_fn", "_guards_fn", "call_module", inputs=("x",)),
         _info("conv2d", "conv2d.default", inputs=("dequantize_per_tensor_default", "dequantize_per_channel_default",
                                                    "conv_bias"), shape="[16, 8, 16, 16]", dtype="float32"),
         _info("relu", "relu.default", inputs=("conv2d",), shape="[16, 8, 16, 16]", dtype="float32"),
         _info("quantize_per_tensor_default_1", QT, inputs=("relu",),
-              args=("relu", "0.03125", "0", "-128", "127", "torch.int8")),
+              scale=0.03125),
         _info("dequantize_per_tensor_default_1", DQT, inputs=("quantize_per_tensor_default_1",)),
         _info("output", "output", "output", inputs=("dequantize_per_tensor_default_1",)),
     ]
@@ -150,7 +152,7 @@ def analyzed(run_cached):
     return get
 
 
-@pytest.mark.parametrize("quantizer", ["vpu", "xnnpack"])
+@pytest.mark.parametrize("quantizer", ["vpu", pytest.param("xnnpack", marks=pytest.mark.slow)])
 def test_resnet8_graph_agrees_with_the_analysis(analyzed, quantizer):
     a = analyzed("resnet8", quantizer)
     folded, unfolded = build_graph_model(a), build_graph_model(a, fold_params=False)

@@ -9,7 +9,6 @@ import textwrap
 
 import pytest
 
-from analysis_fixtures import analysis
 from vpu_core.graph.build import build_graph_model, display_id
 from vpu_core.graph.fold_qdq import edge_text, scale_label
 from vpu_core.graph.grouped import GroupedGraph, grouped_graph
@@ -47,7 +46,7 @@ def test_build_tree_nests_and_keeps_nodes_without_a_module_at_the_top():
     assert tree.at_depth_below(2) == {"enc", "head"}
 
 
-def test_resnet8_qdq_nodes_belong_to_the_op_they_quantize_for():
+def test_resnet8_qdq_nodes_belong_to_the_op_they_quantize_for(analysis):
     a = analysis("resnet8")
     tree = module_tree(a)
     owner, nodes = tree.owner, a.nodes
@@ -127,7 +126,7 @@ def test_a_module_called_twice_gives_one_group_per_call(tmp_path):
 
 # -- collapsed groups --------------------------------------------------------------------------------
 
-def test_collapsed_group_stats_and_boundary_edges_on_the_transformer():
+def test_collapsed_group_stats_and_boundary_edges_on_the_transformer(analysis):
     a = analysis("transformer")
     model = build_graph_model(a)
     grouped = grouped_graph(a, model)
@@ -157,8 +156,8 @@ def test_collapsed_group_stats_and_boundary_edges_on_the_transformer():
     assert check_layout(layout, [n.id for n in shown.nodes]) == []
 
 
-@pytest.mark.parametrize("quantizer", ["vpu", "xnnpack"])
-def test_expanding_and_collapsing_in_place_matches_a_fresh_layout(quantizer):
+@pytest.mark.parametrize("quantizer", ["vpu", pytest.param("xnnpack", marks=pytest.mark.slow)])
+def test_expanding_and_collapsing_in_place_matches_a_fresh_layout(quantizer, analysis):
     a = analysis("resnet8", quantizer)
     model = build_graph_model(a)
     grouped = grouped_graph(a, model)
@@ -192,7 +191,8 @@ def test_compound_layout_invariants_on_synthetic_graphs():
 
 # -- folded Q/DQ ----------------------------------------------------------------------------------------
 
-def test_folded_qdq_edges_carry_dtype_scale_and_violations():
+@pytest.mark.slow
+def test_folded_qdq_edges_carry_dtype_scale_and_violations(analysis):
     for quantizer in ("vpu", "xnnpack"):
         a = analysis("resnet8", quantizer)
         full, folded = build_graph_model(a), build_graph_model(a, hide_qdq=True)
@@ -220,7 +220,7 @@ def test_folded_qdq_edges_carry_dtype_scale_and_violations():
             assert display_id(folded, name) in {n.id for n in folded.nodes}
 
 
-def test_folded_boundary_edges_keep_direction_and_bytes():
+def test_folded_boundary_edges_keep_direction_and_bytes(analysis):
     a = analysis("transformer")
     folded = build_graph_model(a, hide_qdq=True)
     marked = [e for e in folded.edges if e.boundary]
@@ -230,7 +230,8 @@ def test_folded_boundary_edges_keep_direction_and_bytes():
 
 # -- shared-scale groups --------------------------------------------------------------------------------
 
-def test_shared_scale_groups_vpu_share_xnnpack_differ():
+@pytest.mark.slow
+def test_shared_scale_groups_vpu_share_xnnpack_differ(analysis):
     vpu, xnn = analysis("resnet8", "vpu"), analysis("resnet8", "xnnpack")
     assert len(vpu.scale_groups) == len(xnn.scale_groups) == 3
     for g in vpu.scale_groups:
@@ -251,7 +252,7 @@ def test_shared_scale_groups_vpu_share_xnnpack_differ():
 # -- JSON ----------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("model", ["resnet8", "transformer"])
-def test_json_groups_are_consistent_with_the_graph(model):
+def test_json_groups_are_consistent_with_the_graph(model, analysis):
     data = analysis_to_json(analysis(model))
     groups = data["groups"]
     names = {n["name"] for n in data["graph"]["nodes"]}

@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QImage
 
-from app.compare_table import pair_row
-from app.overlay import DelegationLegend
-from app.worker import CompareResult
-from test_gui import run_and_wait, window  # noqa: F401  (the window fixture)
+from app.widgets.compare_table import pair_row
+from app.widgets.delegation_legend import DelegationLegend
 from vpu_core.compare import compare
+from vpu_core.config import RunConfig
 from vpu_core.graph.build import build_graph_model, display_id
+from vpu_core.session import InspectionPair
+
+
+def plain(text: str) -> str:
+    return text.replace("\u200b", "")
 
 
 def _click_node(qtbot, view, node: str) -> None:
@@ -32,12 +37,13 @@ def _offset(view, node: str) -> QPointF:
     return QPointF(center) - view.graph_scene().items[node].box.center()
 
 
-def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_path):
-    single = run_and_wait(qtbot, window, {"model": "resnet8", "quantizer": "vpu"})
-    result = run_and_wait(qtbot, window, action=lambda: qtbot.mouseClick(window.view_bar.compare,
-                                                                         Qt.MouseButton.LeftButton))
-    assert isinstance(result, CompareResult) and window.showing_compare()
-    assert result.a is single                                   # A was on screen: only B ran
+@pytest.mark.slow
+def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_path, run_and_wait):
+    single = run_and_wait(window, {"model": "resnet8", "quantizer": "vpu"})
+    result = run_and_wait(window, action=lambda: qtbot.mouseClick(window.view_bar.compare,
+                                                                  Qt.MouseButton.LeftButton))
+    assert isinstance(result, InspectionPair) and window.state.showing_compare
+    assert result.a.analysis is single.analysis                 # A was on screen: the session kept it
     a, b = result.a.analysis, result.b.analysis
     assert (a.quantizer, b.quantizer) == ("vpu", "xnnpack") and a.model == b.model == "resnet8"
     cmp = result.comparison
@@ -66,7 +72,7 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
     pair = next(p for p in cmp.pairs if p.key.startswith("stages.1.skip"))
     _click_node(qtbot, views["b"], pair.b.node)
     assert views["b"].selected() == pair.b.node and views["a"].selected() == pair.a.node
-    panel = window.panels.node_panel.toPlainText()
+    panel = plain(window.panels.node_panel.toPlainText())
     assert "B · XNNPACK" in panel and "⇄" in panel and pair.b.node in panel
     assert window.tables_dock.windowTitle() == "Report — B: XNNPACK"       # the docks follow B
     quant = next(n for n in b.nodes[pair.b.node].outputs if "quantize" in b.nodes[n].op)
@@ -93,9 +99,9 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
     qtbot.keyClick(views["b"], Qt.Key.Key_V)
     message = window.statusBar().currentMessage()
     assert message.startswith(f"Violation 1 of {len(b.violations)} (XNNPACK): ")
-    first_v = window._walk[0][2]
+    first_v = window.presenter._walk[0][2]
     assert views["b"].selected() == display_id(views["b"].graph_scene().model, first_v.node)
-    assert first_v.message in message and first_v.message in window.panels.node_panel.toPlainText()
+    assert first_v.message in message and first_v.message in plain(window.panels.node_panel.toPlainText())
     qtbot.keyClick(views["b"], Qt.Key.Key_V, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClick(views["b"], Qt.Key.Key_V, Qt.KeyboardModifier.ShiftModifier)
     assert window.statusBar().currentMessage().startswith(f"Violation {len(b.violations) - 1} of ")
@@ -103,27 +109,28 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
     assert window.statusBar().currentMessage().startswith(f"Violation {len(b.violations)} of ")
 
     # exports in compare mode: both panes as on screen, both whole graphs, the report's comparison
-    shot = window.export_image(tmp_path / "compare_view.png", "view")
+    shot = window.exports.export_image(tmp_path / "compare_view.png", "view")
     image = QImage(str(shot))
     assert (image.width(), image.height()) == (window.compare_view.width(), window.compare_view.height())
-    svg = window.export_image(tmp_path / "both_graphs.svg", "graph").read_text(encoding="utf-8")
+    svg = window.exports.export_image(tmp_path / "both_graphs.svg", "graph").read_text(encoding="utf-8")
     assert "A · VPU" in svg and "B · XNNPACK" in svg and svg.count("conv2d") >= 18
-    report = window.export_report_to(tmp_path / "compare.html").read_text(encoding="utf-8")
+    report = window.exports.export_report_to(tmp_path / "compare.html").read_text(encoding="utf-8")
     assert 'id="comparison"' in report and report.count("data:image/png;base64,") >= 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["both_graphs.svg", "compare.html", "compare_view.png"]
 
     # leaving compare mode shows A at once, without another run
-    window.set_compare_mode(False)
-    assert not window.is_running() and window.graph_stack.currentWidget() is window.graph_view
+    window.compare.set_mode(False)
+    assert not window.runs.is_running() and window.graph_stack.currentWidget() is window.graph_view
     assert window.graph_view.grouped().flat == build_graph_model(a)
     assert not window.panels.tables.isTabVisible(window.panels.compare_index)
 
 
-def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window):
-    before = run_and_wait(qtbot, window, {"model": "resnet8", "quantizer": "vpu"})
+@pytest.mark.slow
+def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run_and_wait):
+    before = run_and_wait(window, {"model": "resnet8", "quantizer": "vpu"})
     assert before.analysis.delegation is None                   # not lowered until asked
-    simulated = window.graph_model
-    after = run_and_wait(qtbot, window, action=lambda: qtbot.mouseClick(
+    simulated = window.state.graph().model
+    after = run_and_wait(window, action=lambda: qtbot.mouseClick(
         window.view_bar.colour.button(1), Qt.MouseButton.LeftButton))
     # only lowered: PTQ was not re-run (the same quantized program, so the same stage timings)
     assert after.analysis.timings_s["convert"] == before.analysis.timings_s["convert"]
@@ -136,19 +143,27 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window):
     assert not_delegated and all(after.analysis.nodes[n].op == "conv2d.default" for n in not_delegated)
     assert {n.id for n in overlay.nodes if n.category == "cpu"} == not_delegated
     assert not any(n.category == "cpu" for n in simulated.nodes)
-    legend = window.delegation_legend(window.graph_view)
+    legend = window.overlay.delegation_legend(window.graph_view)
     assert isinstance(legend, DelegationLegend) and legend.isVisible()
     assert any(text.startswith("XNNPACK delegate") for _, text, _ in legend.rows)
+    part = delegation
     assert "XNNPACK delegates" in window.summary.text() and f"{len(not_delegated)} not delegated" in window.summary.text()
+    # the overlay's numbers agree everywhere: status bar, node panel summary and the tables
+    assert f"{len(part.boundaries)} boundaries" in window.summary.text()
+    assert window.state.selection is None                        # the node panel shows the summary
+    summary = " ".join(plain(window.panels.node_panel.toPlainText()).split())
+    assert f"Ops not delegated {len(not_delegated)}" in summary
+    assert f"Boundary transfers {len(part.boundaries)} edges" in summary
     assert window.panels.partition.top_titles()[0].startswith("Real XNNPACK delegation")
+    assert window.panels.tables.tabText(1) == f"Partition ({len(not_delegated)} not delegated)"
     conv = sorted(not_delegated)[0]
-    window.select_node(conv)
-    text = window.panels.node_panel.toPlainText()
+    window.navigation.select_in("a", conv)
+    text = plain(window.panels.node_panel.toPlainText())
     assert "not delegated (CPU)" in text and "not delegated by XnnpackPartitioner" in text
 
     # back to the simulated VPU partition: no job, the analysis keeps its delegation
     qtbot.mouseClick(window.view_bar.colour.button(0), Qt.MouseButton.LeftButton)
-    assert not window.is_running() and not legend.isVisible()
+    assert not window.runs.is_running() and not legend.isVisible()
     assert window.graph_view.grouped().flat == build_graph_model(after.analysis)
     assert window.panels.partition.top_titles()[0].startswith("Simulated VPU partition")
 
@@ -160,7 +175,7 @@ def test_presentation_options_reach_every_canvas_the_docks_and_persist(qtbot, wi
 
     qtbot.mouseClick(window.view_bar.large_font, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(window.view_bar.high_contrast, Qt.MouseButton.LeftButton)
-    for view in window.all_views():                        # the single canvas and both compare sides
+    for view in window.overlay.all_views():                # the single canvas and both compare sides
         assert view.theme().large_font and view.theme().high_contrast
     sheet = QApplication.instance().styleSheet()
     assert f"font-size: {theme.LARGE_PT}pt" in sheet and theme.HC_MUTED in sheet
@@ -194,14 +209,16 @@ def get_model():
 """
 
 
-def test_ops_without_counterpart_are_marked_and_listed(qtbot, window, tmp_path):
-    from app.compare_view import MarkItem
+@pytest.mark.slow
+def test_ops_without_counterpart_are_marked_and_listed(qtbot, window, tmp_path, run_and_wait):
+    from app.widgets.compare_view import MarkItem
 
     path = tmp_path / "viewy.py"
     path.write_text(VIEWY, encoding="utf-8")
-    window.set_options({"model": str(path), "quantizer": "xnnpack"})
-    window.compare_bar.set_overrides({"quantizer": "xnnpack", "dynamic_batch": True})
-    result = run_and_wait(qtbot, window, action=lambda: window.set_compare_mode(True))
+    a = RunConfig(model=str(path), quantizer="xnnpack")
+    window.controls.set_config(a)
+    window.compare_bar.set_config(RunConfig(model=str(path), quantizer="xnnpack", dynamic_batch=True))
+    result = run_and_wait(window, action=lambda: window.compare.set_mode(True))
     cmp = result.comparison
     assert (cmp.a_label, cmp.b_label) == ("XNNPACK · static batch", "XNNPACK · dynamic batch")
     assert cmp.only_a == () and len(cmp.only_b) == 1
@@ -220,21 +237,21 @@ def test_ops_without_counterpart_are_marked_and_listed(qtbot, window, tmp_path):
     assert last[:4] == ["sym_size", "only in XNNPACK · dynamic batch", "", extra]
     assert "1 unmatched" in window.summary.text()
 
-    window.select_in("a", "conv2d")
-    window.select_in("b", extra)                      # no partner: the other side clears
+    window.navigation.select_in("a", "conv2d")
+    window.navigation.select_in("b", extra)           # no partner: the other side clears
     assert view.selected() == extra and window.compare_view.views["a"].selected() is None
-    assert "no counterpart in XNNPACK · static batch" in window.panels.node_panel.toPlainText()
+    assert "no counterpart in XNNPACK · static batch" in plain(window.panels.node_panel.toPlainText())
 
 
-def test_an_op_placed_differently_is_marked_on_both_sides(qtbot, window, tmp_path):
+def test_an_op_placed_differently_is_marked_on_both_sides(qtbot, window, tmp_path, run_and_wait):
     from resources import DEFAULT_PROFILE
 
     profile = tmp_path / "no_relu.toml"         # the same VPU without a relu kernel
     text = DEFAULT_PROFILE.read_text(encoding="utf-8")
     profile.write_text(text.replace('"conv2d", "linear", "relu",', '"conv2d", "linear",'), encoding="utf-8")
-    window.set_options({"model": "conv_relu", "quantizer": "vpu"})
-    window.compare_bar.set_overrides({"quantizer": "vpu", "profile": str(profile)})
-    result = run_and_wait(qtbot, window, action=lambda: window.set_compare_mode(True))
+    window.controls.set_config(RunConfig(model="conv_relu", quantizer="vpu", calib_batches=1))
+    window.compare_bar.set_config(RunConfig(quantizer="vpu", profile=str(profile)))
+    result = run_and_wait(window, action=lambda: window.compare.set_mode(True))
     cmp = result.comparison
     assert (cmp.a_label, cmp.b_label) == ("VPU · default profile", "VPU · no_relu")
     moved = cmp.partition_changes

@@ -6,10 +6,10 @@ end in the error dialog with nothing written.
 """
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QImage
 
 from app import dialogs
-from test_gui import error_box, run_and_wait, window  # noqa: F401  (the window fixture)
 from vpu_core.reports.html import SECTION_IDS
 
 
@@ -17,9 +17,10 @@ def _colours(image: QImage, step: int = 7) -> set[int]:
     return {image.pixel(x, y) for x in range(0, image.width(), step) for y in range(0, image.height(), step)}
 
 
-def test_export_images_and_report_from_the_menus(qtbot, window, tmp_path, monkeypatch):
-    result = run_and_wait(qtbot, window, {"model": "conv_relu", "quantizer": "xnnpack"})
-    model = window.graph_model
+@pytest.mark.slow
+def test_export_images_and_report_from_the_menus(qtbot, window, tmp_path, monkeypatch, run_and_wait, error_box):
+    result = run_and_wait(window, {"model": "conv_relu", "quantizer": "xnnpack", "calib_batches": 1})
+    model = window.state.graph().model
     ops = [n.label for n in model.nodes if n.category in ("vpu", "cpu")]
 
     dialog = dialogs.export_image_file_dialog(window, str(tmp_path / "x.png"))   # the real dialog
@@ -35,7 +36,7 @@ def test_export_images_and_report_from_the_menus(qtbot, window, tmp_path, monkey
     for _ in range(4):
         action.trigger()
     graph_png = QImage(str(tmp_path / "graph.png"))
-    layout = window.graph.layout
+    layout = window.state.graph().layout
     assert graph_png.width() >= layout.width and graph_png.height() >= layout.height   # whole graph + legend
     assert len(_colours(graph_png)) > 8                                                 # a drawing, not a blank
     graph_svg = (tmp_path / "graph.svg").read_text(encoding="utf-8")
@@ -60,12 +61,12 @@ def test_export_images_and_report_from_the_menus(qtbot, window, tmp_path, monkey
     assert str(tmp_path) in window.statusBar().currentMessage()
 
     # a target the exporter cannot take: a dialog, nothing written, the window unchanged
-    assert window.export_image(tmp_path / "graph.jpg") is None
-    box = error_box(qtbot)
+    assert window.exports.export_image(tmp_path / "graph.jpg") is None
+    box = error_box()
     assert "graph.jpg" in box.text() and ".png or .svg" in box.text()
     box.close()
-    assert window.export_report_to(tmp_path / "missing" / "r.html") is None
-    box = error_box(qtbot)
+    assert window.exports.export_report_to(tmp_path / "missing" / "r.html") is None
+    box = error_box()
     assert "does not exist" in box.text()
     box.close()
-    assert len(list(tmp_path.iterdir())) == 5 and window.result is result
+    assert len(list(tmp_path.iterdir())) == 5 and window.state.result is result

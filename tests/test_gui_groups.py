@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 
-from analysis_fixtures import analysis
 from app.graph_view import GraphView
 from app.graph_view.info_html import group_html, shared_scale_html
 from app.graph_view.nodes import SHARED
@@ -27,7 +26,7 @@ def _view(qtbot, w=1000, h=700) -> GraphView:
 
 
 @pytest.fixture
-def resnet(qtbot):
+def resnet(qtbot, analysis):
     dg = display_graph(analysis("resnet8"), ViewOptions())
     v = _view(qtbot)
     v.set_graph(dg.model, dg.layout, dg.grouped, depth=1)
@@ -152,7 +151,8 @@ def test_metric_overlay_colours_ops_and_group_bars(resnet):
     assert not v.graph_scene().cache.overrides and v._legend.gradient is None
 
 
-def test_shared_scale_group_is_outlined_and_listed(qtbot):
+@pytest.mark.slow
+def test_shared_scale_group_is_outlined_and_listed(qtbot, analysis):
     a = analysis("resnet8", "xnnpack")
     dg = display_graph(a, ViewOptions())
     v = _view(qtbot)

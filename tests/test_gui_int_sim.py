@@ -4,11 +4,10 @@ from __future__ import annotations
 import pytest
 
 from app.widgets.int_sim_panel import IntSimPanel
-from tests.analysis_fixtures import run
 
 
 @pytest.fixture(scope="module")
-def report():
+def report(run):
     from vpu_core.intsim import simulate
 
     return simulate(run("resnet8"))

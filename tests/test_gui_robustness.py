@@ -12,7 +12,7 @@ import pytest
 import torch
 from PySide6.QtCore import QTimer
 
-from test_gui import RUN_TIMEOUT_MS, error_box, run_and_wait, window  # noqa: F401  (fixture)
+RUN_TIMEOUT_MS = 180_000
 
 NO_EXPORT = """
 import torch
@@ -34,11 +34,11 @@ def get_model():
 """
 
 
-def _fails_with_dialog(qtbot, win, start) -> str:
+def _fails_with_dialog(qtbot, win, start, error_box) -> str:
     """Start a run that must fail; return the dialog's one line after checking it is the error's."""
-    with qtbot.waitSignal(win.jobs.failed, timeout=RUN_TIMEOUT_MS) as blocker:
+    with qtbot.waitSignal(win.runs.failed, timeout=RUN_TIMEOUT_MS) as blocker:
         start()
-    box = error_box(qtbot)
+    box = error_box()
     error = blocker.args[0]
     assert box.text() == error.message and "\n" not in box.text()
     assert box.detailedText() == (error.detail or "")
@@ -46,8 +46,9 @@ def _fails_with_dialog(qtbot, win, start) -> str:
     return box.text()
 
 
-def test_bad_inputs_end_in_a_dialog_and_the_window_stays_usable(qtbot, window, tmp_path):
-    good = run_and_wait(qtbot, window, {"model": "conv_relu", "quantizer": "vpu"})
+@pytest.mark.slow
+def test_bad_inputs_end_in_a_dialog_and_the_window_stays_usable(qtbot, window, tmp_path, run_and_wait, error_box):
+    good = run_and_wait(window, {"model": "conv_relu", "quantizer": "vpu"})
     shown = window.graph_view.graph_scene()
 
     pt2 = tmp_path / "program.pt2"
@@ -64,30 +65,30 @@ def test_bad_inputs_end_in_a_dialog_and_the_window_stays_usable(qtbot, window, t
     samples[5, 1, 2, 3] = float("nan")
     torch.save(samples, nan_data)
 
-    line = _fails_with_dialog(qtbot, window, lambda: window.open_model_path(str(truncated), trusted=True))
+    files = window.files
+    line = _fails_with_dialog(qtbot, window, lambda: files.open_model_path(str(truncated), trusted=True), error_box)
     assert "truncated.pt2" in line
-    line = _fails_with_dialog(qtbot, window, lambda: window.open_model_path(str(syntax), trusted=True))
+    line = _fails_with_dialog(qtbot, window, lambda: files.open_model_path(str(syntax), trusted=True), error_box)
     assert "syntax_error.py" in line and "syntax error on line 2" in line
-    line = _fails_with_dialog(qtbot, window, lambda: window.open_model_path(str(branchy), trusted=True))
+    line = _fails_with_dialog(qtbot, window, lambda: files.open_model_path(str(branchy), trusted=True), error_box)
     assert "torch.export could not trace" in line and "branchy.py:12" in line
-    assert window.result is good and window.graph_view.graph_scene() is shown   # the graph stayed
+    assert window.state.result is good and window.graph_view.graph_scene() is shown   # the graph stayed
+    assert window.controls.model_spec() == "conv_relu"          # …and the model box names it
 
-    window.controls.set_model_spec("conv_relu")
-    line = _fails_with_dialog(qtbot, window, lambda: window.open_calibration_path(str(nan_data)))
+    line = _fails_with_dialog(qtbot, window, lambda: files.open_calibration_path(str(nan_data)), error_box)
     assert "nan_samples.pt" in line and "NaN" in line
-    assert window.run_options()["calib_data"] == str(nan_data)
-    assert window.result is good and "Run failed" in window.summary.text()
+    assert window.controls.config() == good.config              # the toolbar shows what is on screen
+    assert window.state.result is good and "Run failed" in window.summary.text()
 
-    # still usable: back to synthetic data, another configuration runs and is shown
-    window.controls.set_calib_data(None)
-    after = run_and_wait(qtbot, window, {"model": "conv_relu", "quantizer": "xnnpack"})
-    assert window.result is after and after.analysis.quantizer == "xnnpack"
+    # still usable: another configuration runs and is shown
+    after = run_and_wait(window, {"model": "conv_relu", "quantizer": "xnnpack", "calib_batches": 1})
+    assert window.state.result is after and after.analysis.quantizer == "xnnpack"
     assert window.graph_view.graph_scene() is not shown and "Run failed" not in window.summary.text()
 
 
 @pytest.mark.qt_no_exception_capture
-def test_uncaught_exceptions_in_any_thread_open_the_error_dialog(qtbot, window):
-    from app import excepthook
+def test_uncaught_exceptions_in_any_thread_open_the_error_dialog(qtbot, window, error_box):
+    from app.window import excepthook
 
     saved = sys.excepthook, threading.excepthook
     router = excepthook.install()
@@ -95,7 +96,7 @@ def test_uncaught_exceptions_in_any_thread_open_the_error_dialog(qtbot, window):
         worker = threading.Thread(target=lambda: 1 / 0, name="helper")
         worker.start()
         worker.join()
-        box = error_box(qtbot)
+        box = error_box()
         assert box.text() == "Unexpected error in thread 'helper': ZeroDivisionError: division by zero"
         assert "Traceback" in box.detailedText() and box.windowTitle() == "Internal error"
         box.close()
@@ -103,7 +104,7 @@ def test_uncaught_exceptions_in_any_thread_open_the_error_dialog(qtbot, window):
         def broken_slot():
             raise KeyError("no such node")
         QTimer.singleShot(0, broken_slot)          # escapes a Qt slot: PySide hands it to sys.excepthook
-        box = error_box(qtbot)
+        box = error_box()
         assert box.text() == "Unexpected error: KeyError: 'no such node'"
         box.close()
         assert [e.message for e in router.shown][-2:] == [
@@ -114,13 +115,16 @@ def test_uncaught_exceptions_in_any_thread_open_the_error_dialog(qtbot, window):
         sys.excepthook, threading.excepthook = saved
 
 
-def test_a_failing_compare_side_is_named_and_the_graph_stays(qtbot, window):
-    good = run_and_wait(qtbot, window, {"model": "conv_relu", "quantizer": "vpu"})
-    window.compare_bar.set_overrides({"quantizer": "vpu", "dynamic_batch": True})
-    line = _fails_with_dialog(qtbot, window, lambda: window.set_compare_mode(True))
+@pytest.mark.slow
+def test_a_failing_compare_side_is_named_and_the_graph_stays(qtbot, window, run_and_wait, error_box):
+    from vpu_core.config import RunConfig
+
+    good = run_and_wait(window, {"model": "conv_relu", "quantizer": "vpu"})
+    window.compare_bar.set_config(RunConfig(quantizer="vpu", dynamic_batch=True))
+    line = _fails_with_dialog(qtbot, window, lambda: window.compare.set_mode(True), error_box)
     assert line.startswith("B · VPU · dynamic batch: ") and "dynamic" in line.lower()
-    assert window.compare_result is None and window.result is good
+    assert window.state.comparison is None and window.state.result is good
     assert window.graph_stack.currentWidget() is window.graph_view      # A's graph is still shown
-    # fix B from the compare bar: the comparison runs (A reused) and is shown
-    result = run_and_wait(qtbot, window, action=lambda: window.compare_bar.batch.setCurrentIndex(0))
-    assert result.a is good and window.showing_compare()
+    # fix B from the compare bar: the comparison runs (A from the session's memory) and is shown
+    result = run_and_wait(window, action=lambda: window.compare_bar.batch.setCurrentIndex(0))
+    assert result.a.analysis is good.analysis and window.state.showing_compare

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import json
 
-from tests.test_cli import run_cli
 
 LAYER_KEYS = {"node", "max_abs_lsb", "mismatch_frac", "saturated"}
 
 
-def test_check_int_sim_json(capsys):
-    code, out, err = run_cli(capsys, "check", "conv_relu", "--int-sim", "--format", "json",
+def test_check_int_sim_json(run_cli):
+    code, out, err = run_cli("check", "conv_relu", "--int-sim", "--format", "json",
                              "--calib-batches", "2")
     assert code == 0, err
     sim = json.loads(out)["int_sim"]
@@ -18,26 +17,26 @@ def test_check_int_sim_json(capsys):
     assert LAYER_KEYS <= set(layer) and layer["node"] == "conv2d"
     assert layer["max_abs_lsb"] <= 1 and 0.0 <= layer["mismatch_frac"] < 0.01 and layer["saturated"] == 0
     assert layer["nodes"][0] == "conv2d" and layer["nodes"][-1].startswith("quantize_per_tensor")
-    assert sum(c for _, c in layer["diff_hist"]) == layer["elements"] == 16 * 8 * 16 * 16
+    assert sum(c for _, c in layer["diff_hist"]) == layer["elements"] == 1 * 8 * 16 * 16  # own batch 1
     assert (sim["rounding"], sim["accumulator_bits"], sim["refused"]) == ("round_half_up", 32, None)
 
 
-def test_check_without_int_sim_has_no_int_sim_key(capsys):
-    code, out, _ = run_cli(capsys, "check", "conv_relu", "--format", "json", "--calib-batches", "2")
+def test_check_without_int_sim_has_no_int_sim_key(run_cli):
+    code, out, _ = run_cli("check", "conv_relu", "--format", "json", "--calib-batches", "2")
     assert "int_sim" not in json.loads(out)
 
 
-def test_check_int_sim_text_summary_line(capsys):
-    code, out, _ = run_cli(capsys, "check", "conv_relu", "--int-sim", "--calib-batches", "2")
+def test_check_int_sim_text_summary_line(run_cli):
+    code, out, _ = run_cli("check", "conv_relu", "--int-sim", "--calib-batches", "2")
     line = next(x for x in out.splitlines() if x.startswith("Integer simulation"))
     assert "round_half_up, 32-bit accumulator" in line and "1 VPU layer," in line
     assert "SQNR int vs float" in line and "0 accumulator saturations" in line
 
 
-def test_xnnpack_int_sim_is_refused_as_data_with_a_note(capsys):
+def test_xnnpack_int_sim_is_refused_as_data_with_a_note(run_cli):
     # the check itself succeeds: exit code 1 for the violations (pow2_scale among them), the
     # refusal as data in the JSON, one note on stderr naming the rule
-    code, out, err = run_cli(capsys, "check", "conv_relu", "--quantizer", "xnnpack", "--int-sim",
+    code, out, err = run_cli("check", "conv_relu", "--quantizer", "xnnpack", "--int-sim",
                              "--format", "json", "--calib-batches", "2")
     assert code == 1
     data = json.loads(out)

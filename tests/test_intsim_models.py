@@ -6,7 +6,6 @@ from dataclasses import replace
 
 import pytest
 
-from tests.analysis_fixtures import profile_with, run
 from vpu_core.intsim import simulate
 from vpu_core.intsim.compare import simulate_graph
 from vpu_core.zoo import ZOO
@@ -14,14 +13,18 @@ from vpu_core.zoo import ZOO
 SLOW = {"ds_cnn", "mobilenet_v1_025", "mobilenet_v2", "inception_lite", "transformer", "deep_autoencoder"}
 
 
-@functools.lru_cache(maxsize=None)
-def sim(model: str, quantizer: str = "vpu", rule_off: str | None = None, **settings):
-    qm = run(model, quantizer, rule_off=rule_off)
-    return simulate_graph(qm.converted, replace(qm.profile, **settings), qm.heldout, qm.float_graph)
+@pytest.fixture(scope="module")
+def sim(run):
+    """sim(model, quantizer="vpu", rule_off=None, **profile settings): the simulation (cached)."""
+    @functools.lru_cache(maxsize=None)
+    def simulate_model(model: str, quantizer: str = "vpu", rule_off: str | None = None, **settings):
+        qm = run(model, quantizer, rule_off=rule_off)
+        return simulate_graph(qm.converted, replace(qm.profile, **settings), qm.heldout, qm.float_graph)
+    return simulate_model
 
 
 @pytest.mark.parametrize("model", [pytest.param(m, marks=pytest.mark.slow) if m in SLOW else m for m in ZOO])
-def test_every_vpu_layer_within_one_lsb_of_the_qdq_graph(model):
+def test_every_vpu_layer_within_one_lsb_of_the_qdq_graph(model, sim):
     report = sim(model)
     assert report.refused is None and report.layers
     assert report.max_abs_lsb <= 1, [(la.node, la.max_abs_lsb) for la in report.layers if la.max_abs_lsb > 1]
@@ -34,7 +37,7 @@ def test_every_vpu_layer_within_one_lsb_of_the_qdq_graph(model):
         assert not lows or "non_pow2_window" in layer.flags, layer
 
 
-def test_round_half_even_is_bit_exact_with_the_qdq_graph():
+def test_round_half_even_is_bit_exact_with_the_qdq_graph(sim):
     # with power-of-two scales every float in the Q/DQ graph is an exact integer multiple (sums
     # below 2^24), and torch.round rounds half to even: the same numbers as the integer pipeline
     report = sim("resnet8", rounding="round_half_even")
@@ -43,7 +46,7 @@ def test_round_half_even_is_bit_exact_with_the_qdq_graph():
     assert report.sqnr_db == pytest.approx(report.qdq_sqnr_db)
 
 
-def test_rounding_modes_move_the_result_the_predicted_way():
+def test_rounding_modes_move_the_result_the_predicted_way(sim):
     up, trunc = sim("resnet8", rounding="round_half_up"), sim("resnet8", rounding="truncate")
     weighted = [i for i, la in enumerate(up.layers) if la.op.startswith(("conv2d", "linear"))]
     diffs_up = {d for i in weighted for d, _ in up.layers[i].diff_hist}
@@ -54,14 +57,14 @@ def test_rounding_modes_move_the_result_the_predicted_way():
     assert sum(trunc.layers[i].mismatch_frac for i in weighted) > 20 * sum(up.layers[i].mismatch_frac for i in weighted)
 
 
-def test_narrow_accumulator_saturates_and_shows_it():
+def test_narrow_accumulator_saturates_and_shows_it(sim):
     report = sim("resnet8", accumulator_bits=16)
     assert report.saturated > 0 and report.max_abs_lsb > 1
     worst = max(report.layers, key=lambda la: la.saturated)
     assert worst.op == "conv2d.default" and worst.max_abs_lsb > 1
 
 
-def test_zero_points_of_a_relaxed_profile_go_through_the_cross_terms():
+def test_zero_points_of_a_relaxed_profile_go_through_the_cross_terms(sim, run):
     # constraint 2 off: activations per-tensor affine with non-zero zero points (still 2^k scales):
     # z_x = -1 at the conv input (folded into the bias), z_out = -128 after the relu
     qm = run("conv_relu", rule_off="act_per_tensor_symmetric")
@@ -73,19 +76,19 @@ def test_zero_points_of_a_relaxed_profile_go_through_the_cross_terms():
     assert report.max_abs_lsb == 0                 # and still exactly the Q/DQ graph
 
 
-def test_xnnpack_graph_is_refused_naming_the_first_rule():
+def test_xnnpack_graph_is_refused_naming_the_first_rule(sim):
     report = sim("conv_relu", "xnnpack")
     assert report.refused_rule == "pow2_scale" and not report.layers
     assert report.refused.startswith("Integer simulation needs every scale to be a power of two")
     assert "pow2_scale" in report.refused and report.refused.count(". ") == 0   # one sentence
 
 
-def test_float_bias_is_refused_by_bias_int32():
+def test_float_bias_is_refused_by_bias_int32(sim):
     report = sim("conv_relu", rule_off="bias_int32")
     assert report.refused_rule == "bias_int32" and "float" in report.refused
 
 
-def test_cpu_fallback_runs_in_float_between_dequantize_and_quantize():
+def test_cpu_fallback_runs_in_float_between_dequantize_and_quantize(run):
     report = simulate(run("transformer"))
     assert report.refused is None and not report.float_ops
     ops = {la.op for la in report.layers}
@@ -93,13 +96,13 @@ def test_cpu_fallback_runs_in_float_between_dequantize_and_quantize():
     assert report.max_abs_lsb <= 1 and report.sqnr_db > 20
 
 
-def test_profile_rejects_unknown_rounding_and_widths():
+def test_profile_rejects_unknown_rounding_and_widths(profiles):
     from vpu_core.errors import ProfileError
     from vpu_core.profile import load_profile
 
     with pytest.raises(ProfileError, match="requant.rounding must be one of"):
-        load_profile(profile_with(rounding='"round_half_down"'))
+        load_profile(profiles.with_rule_off(rounding='"round_half_down"'))
     with pytest.raises(ProfileError, match="requant.accumulator_bits must be an integer from 8 to 64"):
-        load_profile(profile_with(accumulator_bits=4))
-    p = load_profile(profile_with(rounding='"truncate"', accumulator_bits=24))
+        load_profile(profiles.with_rule_off(accumulator_bits=4))
+    p = load_profile(profiles.with_rule_off(rounding='"truncate"', accumulator_bits=24))
     assert (p.rounding, p.accumulator_bits, p.avg_pool_divisor) == ("truncate", 24, "reciprocal")

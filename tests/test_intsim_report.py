@@ -3,19 +3,22 @@ from __future__ import annotations
 
 import dataclasses
 
-from tests.analysis_fixtures import analysis, run
-from tests.test_report_html import Page
+import pytest
+
 from vpu_core.intsim import simulate
 from vpu_core.reports.html import SECTION_IDS, build_report_html
 
 
-def _with_sim(model: str, quantizer: str = "vpu"):
-    return dataclasses.replace(analysis(model, quantizer), int_sim=simulate(run(model, quantizer)))
+@pytest.fixture(scope="module")
+def with_sim(run, analysis):
+    """with_sim(model, quantizer="vpu"): the analysis with its integer simulation attached."""
+    return lambda model, quantizer="vpu": dataclasses.replace(
+        analysis(model, quantizer), int_sim=simulate(run(model, quantizer)))
 
 
-def test_int_sim_section_follows_sqnr_with_one_row_per_layer():
-    a = _with_sim("inception_lite")
-    page = Page(build_report_html(a))
+def test_int_sim_section_follows_sqnr_with_one_row_per_layer(with_sim, html_page):
+    a = with_sim("inception_lite")
+    page = html_page(build_report_html(a))
     ids = [i for i in SECTION_IDS if i != "comparison"]
     assert page.ids == ids[:ids.index("sqnr") + 1] + ["int_sim"] + ids[ids.index("sqnr") + 1:]
     assert "#int_sim" in page.urls                                    # in the table of contents
@@ -27,12 +30,12 @@ def test_int_sim_section_follows_sqnr_with_one_row_per_layer():
     assert "32-bit accumulator" in section and "<svg" in section
 
 
-def test_refused_simulation_is_one_sentence_in_the_report():
-    a = _with_sim("conv_relu", "xnnpack")
+def test_refused_simulation_is_one_sentence_in_the_report(with_sim):
+    a = with_sim("conv_relu", "xnnpack")
     html = build_report_html(a)
     section = html[html.index('id="int_sim"'):]
     assert "refused" in section and "pow2_scale" in section
 
 
-def test_report_without_int_sim_keeps_its_sections():
-    assert Page(build_report_html(analysis("conv_relu"))).ids == [i for i in SECTION_IDS if i != "comparison"]
+def test_report_without_int_sim_keeps_its_sections(analysis, html_page):
+    assert html_page(build_report_html(analysis("conv_relu"))).ids == [i for i in SECTION_IDS if i != "comparison"]

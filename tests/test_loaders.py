@@ -18,6 +18,7 @@ class NotATensor:
     """A pickled object of an arbitrary class: weights_only loading must refuse it."""
 
 
+@pytest.mark.slow
 def test_every_zoo_entry_builds_and_runs():
     for name, entry in ZOO.items():
         loaded = load_model(name, batch_size=2)

@@ -3,48 +3,10 @@ import pytest
 import torch
 from torch.fx import Interpreter
 
-from analysis_fixtures import analysis, run, write_profile
 from resources import DEFAULT_PROFILE
 from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.profile import load_profile
-
-
-def _unit(assignment, name):
-    side = assignment[name]
-    return ("cpu", name) if side == "cpu" else ("vpu", side)
-
-
-def assert_partition_is_sound(gm, report):
-    names = [n.name for n in gm.graph.nodes]
-    # Every graph node exactly once, and the subgraph lists agree with the assignment.
-    assert sorted(report.assignment) == sorted(names)
-    listed = [n for s in report.subgraphs for n in s.nodes]
-    assert len(listed) == len(set(listed))
-    assert {n for n, side in report.assignment.items() if side != "cpu"} == set(listed)
-    for s in report.subgraphs:
-        assert all(report.assignment[n] == s.id for n in s.nodes)
-    # No cycle between units (each subgraph one unit, each CPU node its own unit).
-    edges = {}
-    for n in gm.graph.nodes:
-        for i in n.all_input_nodes:
-            a, b = _unit(report.assignment, i.name), _unit(report.assignment, n.name)
-            if a != b:
-                edges.setdefault(a, set()).add(b)
-    state = {}
-
-    def visit(u):
-        state[u] = "open"
-        for v in edges.get(u, ()):
-            assert state.get(v) != "open", f"cycle through {u} and {v}"
-            if v not in state:
-                visit(v)
-        state[u] = "done"
-
-    for u in list(edges):
-        if u not in state:
-            visit(u)
-    assert report.transfer_bytes == sum(b.bytes for b in report.boundaries)
 
 
 def _real_outputs(gm, batch):
@@ -62,11 +24,11 @@ def _real_outputs(gm, batch):
 
 
 @pytest.mark.parametrize("model", ["resnet8", "transformer", "inception_lite", "ds_cnn"])
-def test_partition_assigns_every_node_once_without_cycles(model):
-    assert_partition_is_sound(run(model).converted, analysis(model).partition)
+def test_partition_assigns_every_node_once_without_cycles(model, run, analysis, partition_is_sound):
+    partition_is_sound(run(model).converted, analysis(model).partition)
 
 
-def test_boundary_bytes_are_the_real_transferred_tensor_sizes():
+def test_boundary_bytes_are_the_real_transferred_tensor_sizes(run, analysis):
     qm, report = run("transformer"), analysis("transformer").partition
     values = _real_outputs(qm.converted, qm.example_inputs)
     assert report.boundaries
@@ -81,7 +43,7 @@ def test_boundary_bytes_are_the_real_transferred_tensor_sizes():
     assert any(b.direction == "vpu->cpu" and b.dtype == "int8" for b in report.boundaries)
 
 
-def test_transformer_cpu_fallbacks_carry_the_op_and_reason():
+def test_transformer_cpu_fallbacks_carry_the_op_and_reason(analysis):
     report = analysis("transformer").partition
     by_op = {c.op: c for c in report.cpu_nodes}
     assert by_op["softmax.int"].reason == "softmax.int is not in the VPU op list (profile vpu-default)"
@@ -92,7 +54,7 @@ def test_transformer_cpu_fallbacks_carry_the_op_and_reason():
     assert {"linear", "linear_1", "add", "reshape"} <= on_vpu
 
 
-def test_resnet8_is_one_vpu_subgraph_with_host_io_boundaries():
+def test_resnet8_is_one_vpu_subgraph_with_host_io_boundaries(run, analysis):
     qm, report = run("resnet8"), analysis("resnet8").partition
     assert len(report.subgraphs) == 1 and report.cpu_nodes == ()
     x = qm.example_inputs[0]
@@ -104,19 +66,20 @@ def test_resnet8_is_one_vpu_subgraph_with_host_io_boundaries():
     assert all(report.assignment[w] == 0 for w in weights)  # constants belong to their consumer
 
 
-def test_profile_without_add_sends_adds_to_cpu_and_stays_acyclic():
+def test_profile_without_add_sends_adds_to_cpu_and_stays_acyclic(run, profiles, partition_is_sound):
     text = DEFAULT_PROFILE.read_text(encoding="utf-8").replace('"add.Tensor", "cat",', '"cat",')
     text = text.replace('shared_scale = ["add.Tensor", ', 'shared_scale = [').replace(
         'fusable = ["conv2d", "linear", "add.Tensor"]', 'fusable = ["conv2d", "linear"]')
-    profile = load_profile(write_profile("no_add", text))
+    profile = load_profile(profiles.write("no_add", text))
     qm = run("resnet8")
     report = partition(QGraph(qm.converted, profile))
-    assert_partition_is_sound(qm.converted, report)
+    partition_is_sound(qm.converted, report)
     adds = [c for c in report.cpu_nodes if c.op == "add.Tensor"]
     assert len(adds) == 3 and adds[0].reason == "add.Tensor is not in the VPU op list (profile vpu-default)"
     assert len(report.subgraphs) > 1
 
 
+@pytest.mark.slow
 def test_shape_scalars_of_a_dynamic_batch_are_not_boundaries(run_cached):
     """sym_size of a dynamic batch feeds reshapes on the VPU: host metadata, not a transfer."""
     from vpu_core.analysis import analyze

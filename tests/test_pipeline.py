@@ -42,6 +42,7 @@ def test_vpu_bias_is_int32_with_derived_scale(run_cached):
     torch.testing.assert_close(b_scale, w_scale * act_dq.args[1], rtol=0, atol=0)
 
 
+@pytest.mark.slow
 def test_xnnpack_conv_relu_is_not_vpu_friendly(run_cached):
     qm = run_cached(model="conv_relu", quantizer="xnnpack")
     qparams = _act_qparams(qm.converted)
@@ -55,6 +56,7 @@ def test_vpu_refuses_dynamic_batch_naming_the_constraint():
     assert "static" in info.value.message and "'x'" in info.value.message
 
 
+@pytest.mark.slow
 def test_xnnpack_accepts_dynamic_batch(run_cached):
     qm = run_cached(model="conv_relu", quantizer="xnnpack", dynamic_batch=True)
     x = next(n for n in qm.converted.graph.nodes if n.op == "placeholder")

@@ -2,6 +2,7 @@
 import math
 
 import networkx as nx
+import pytest
 import torch
 from hypothesis import assume, given, settings, strategies as st
 from torch.fx import Graph, GraphModule
@@ -54,6 +55,7 @@ def _condensed(gm, assignment):
 
 @settings(max_examples=150, deadline=None)
 @given(random_dag())
+@pytest.mark.slow
 def test_partition_invariants(gm):
     report = partition(QGraph(gm, PROFILE))
     names = [n.name for n in gm.graph.nodes]

@@ -2,7 +2,6 @@
 import dataclasses
 import re
 from collections import Counter
-from html.parser import HTMLParser
 
 import pytest
 
@@ -15,54 +14,6 @@ from vpu_core.reports.html.svg_charts import bin_edges, count_bins, nice_ticks
 SINGLE_IDS = tuple(i for i in SECTION_IDS if i != "comparison")
 
 
-class Page(HTMLParser):
-    """Section ids, URLs of src/href attributes, inline <svg> count, and table rows by class."""
-
-    def __init__(self, html: str):
-        super().__init__()
-        self.ids, self.urls, self.svgs, self.scripts_src, self.links = [], [], 0, [], []
-        self.rows: dict[str, list[list[str]]] = {}
-        self.rules_of_rows: list[str] = []
-        self._rule, self._row_class, self._cell, self._row = None, None, None, None
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "section" and "id" in a:
-            self.ids.append(a["id"])
-        for key in ("src", "href"):
-            if key in a:
-                self.urls.append(a[key])
-        if tag == "svg":
-            self.svgs += 1
-        if tag == "script" and "src" in a:
-            self.scripts_src.append(a["src"])
-        if tag == "link":
-            self.links.append(a)
-        if tag == "details" and "data-rule" in a:
-            self._rule = a["data-rule"]
-        if tag == "tr" and a.get("class"):
-            self._row_class, self._row = a["class"].split()[0], []
-        if tag == "td" and self._row is not None:
-            self._cell = []
-
-    def handle_endtag(self, tag):
-        if tag == "td" and self._cell is not None:
-            self._row.append(" ".join(" ".join(self._cell).split()))
-            self._cell = None
-        if tag == "tr" and self._row is not None:
-            self.rows.setdefault(self._row_class, []).append(self._row)
-            if self._row_class == "violation":
-                self.rules_of_rows.append(self._rule)
-            self._row = None
-        if tag == "details":
-            self._rule = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell.append(data)
-
-
 @pytest.fixture(scope="module")
 def resnet8(run_cached):
     return (analyze(run_cached(model="resnet8", quantizer="vpu")),
@@ -72,24 +23,26 @@ def resnet8(run_cached):
 @pytest.fixture(scope="module")
 def compare_report(resnet8, tmp_path_factory):
     """The full path the GUI's Export report takes: real graph images, atomic write."""
-    from app.report import export_report
+    from app.export.report import export_report
 
     vpu, xnn = resnet8
     path = export_report(tmp_path_factory.mktemp("report") / "resnet8.html", vpu, compare_with=xnn)
     return path, path.read_text(encoding="utf-8")
 
 
-def test_comparison_report_has_every_section_in_order(compare_report):
+@pytest.mark.slow
+def test_comparison_report_has_every_section_in_order(compare_report, html_page):
     path, html = compare_report
-    page = Page(html)
+    page = html_page(html)
     assert page.ids == list(SECTION_IDS)
     assert html.startswith("<!DOCTYPE html>") and "<title>resnet8" in html
     assert (path.stat().st_mode & 0o044) == 0o044          # shareable, not the temp file's 0600
 
 
-def test_report_is_self_contained(compare_report):
+@pytest.mark.slow
+def test_report_is_self_contained(compare_report, html_page):
     _, html = compare_report
-    page = Page(html)
+    page = html_page(html)
     images = [u for u in page.urls if u.startswith("data:")]
     # per side: the model collapsed to its blocks, and the flat graph (resnet8's is readable)
     assert len(images) == 4 and all(u.startswith("data:image/png;base64,") for u in images)
@@ -99,10 +52,11 @@ def test_report_is_self_contained(compare_report):
     assert page.svgs >= 7        # 4 histograms/scatter + SQNR bars + 2 comparison charts
 
 
-def test_comparison_rows_are_the_matched_ops(compare_report, resnet8):
+@pytest.mark.slow
+def test_comparison_rows_are_the_matched_ops(compare_report, resnet8, html_page):
     _, html = compare_report
     cmp = compare(*resnet8)
-    page = Page(html)
+    page = html_page(html)
     rows = page.rows["pair"]
     assert len(rows) == len(cmp.pairs) == 22
     first = rows[0]
@@ -112,9 +66,10 @@ def test_comparison_rows_are_the_matched_ops(compare_report, resnet8):
            re.sub(r"<[^>]+>", "", html)
 
 
-def test_violation_rows_match_the_analysis(resnet8):
+@pytest.mark.slow
+def test_violation_rows_match_the_analysis(resnet8, html_page):
     _, xnn = resnet8
-    page = Page(build_report_html(xnn))
+    page = html_page(build_report_html(xnn))
     assert page.ids == list(SINGLE_IDS)
     rows = page.rows["violation"]
     assert len(rows) == len(xnn.violations) == 53
@@ -124,16 +79,17 @@ def test_violation_rows_match_the_analysis(resnet8):
     assert "data:" not in "".join(page.urls)          # no image given: none embedded
 
 
-def test_clean_vpu_run_reports_no_violations(run_cached):
+def test_clean_vpu_run_reports_no_violations(run_cached, html_page):
     a = analyze(run_cached(model="conv_relu", quantizer="vpu"))
     html = build_report_html(a, "<svg xmlns='x'><rect/></svg>")
-    page = Page(html)
+    page = html_page(html)
     assert "violation" not in page.rows
     assert "satisfies every enabled rule" in html
     assert any(u.startswith("data:image/svg+xml;base64,") for u in page.urls)
     assert f"{a.sqnr_db:.1f} dB" in html
 
 
+@pytest.mark.slow
 def test_user_text_is_escaped(resnet8):
     vpu, xnn = resnet8
     evil = "<script>alert(1)</script>"
@@ -147,10 +103,11 @@ def test_user_text_is_escaped(resnet8):
     assert html.count("<script>") == 1               # only the report's own print/scroll helper
 
 
-def test_cli_report_with_comparison(tmp_path, capsys):
+@pytest.mark.slow
+def test_cli_report_with_comparison(tmp_path, capsys, html_page):
     out = tmp_path / "conv_relu.html"
     assert cli_main(["report", "conv_relu", "-o", str(out), "--compare", "quantizer=xnnpack"]) == 0
-    page = Page(out.read_text(encoding="utf-8"))
+    page = html_page(out.read_text(encoding="utf-8"))
     assert page.ids == list(SECTION_IDS)
     assert f"wrote {out}" in capsys.readouterr().out
 

@@ -4,7 +4,6 @@ import math
 import pytest
 import torch
 
-from analysis_fixtures import analysis, attr, edited_copy, fired, node, run
 from vpu_core.analysis import RULES
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import RuleInfo
@@ -34,14 +33,15 @@ def test_registry_rejects_duplicate_ids():
         registry.register(Rule(RuleInfo("x", 3, "t2", "r2"), lambda g: []))
 
 
-@pytest.mark.parametrize("model", ["conv_relu", "resnet8", "mobilenet_v2"])
-def test_vpu_quantizer_graph_passes_all_seven(model):
+@pytest.mark.parametrize("model", ["conv_relu", "resnet8", pytest.param("mobilenet_v2", marks=pytest.mark.slow)])
+def test_vpu_quantizer_graph_passes_all_seven(model, analysis):
     a = analysis(model, "vpu")
     assert [(r.rule.id, r.enabled, r.violations) for r in a.rules] == [(i, True, 0) for i in RULE_IDS]
     assert a.violations == ()
 
 
-def test_dynamic_per_channel_xnnpack_resnet8_fails_exactly_five():
+@pytest.mark.slow
+def test_dynamic_per_channel_xnnpack_resnet8_fails_exactly_five(analysis):
     a = analysis("resnet8", "xnnpack", dynamic_batch=True)
     failing = {r.rule.id for r in a.rules if r.violations}
     assert failing == {"act_per_tensor_symmetric", "pow2_scale", "bias_int32", "shared_scale", "static_shape"}
@@ -51,9 +51,10 @@ def test_dynamic_per_channel_xnnpack_resnet8_fails_exactly_five():
     assert shape.startswith("[s") and shape.endswith(", 3, 32, 32]")
 
 
-def test_xnnpack_add_reports_the_input_scales_read_from_the_graph():
+@pytest.mark.slow
+def test_xnnpack_add_reports_the_input_scales_read_from_the_graph(run, analysis, fx):
     qm, a = run("resnet8", "xnnpack"), analysis("resnet8", "xnnpack")
-    add = node(qm.converted, "add")
+    add = fx.node(qm.converted, "add")
     in_scales = tuple(float(dq.args[1]) for dq in add.args)  # the DQ nodes feeding add
     v = next(v for v in a.violations if v.rule == "shared_scale" and v.node == "add")
     assert dict(v.values)["input_scales"] == in_scales
@@ -61,11 +62,12 @@ def test_xnnpack_add_reports_the_input_scales_read_from_the_graph():
     assert v.message.startswith(f"add inputs use scales {in_scales[0]:.4g} and {in_scales[1]:.4g}")
 
 
-def test_xnnpack_fp32_bias_is_reported_with_the_expected_scale():
+@pytest.mark.slow
+def test_xnnpack_fp32_bias_is_reported_with_the_expected_scale(run, analysis, fx):
     qm, a = run("conv_relu", "xnnpack"), analysis("conv_relu", "xnnpack")
-    conv = node(qm.converted, "conv2d")
+    conv = fx.node(qm.converted, "conv2d")
     s_in = float(conv.args[0].args[1])
-    s_w = attr(qm.converted, conv.args[1].args[1])
+    s_w = fx.attr(qm.converted, conv.args[1].args[1])
     v = next(v for v in a.violations if v.rule == "bias_int32")
     assert v.node == "conv2d" and v.message.startswith("bias is fp32, expected int32 with scale")
     expected = dict(v.values)["expected_scale"]
@@ -73,22 +75,22 @@ def test_xnnpack_fp32_bias_is_reported_with_the_expected_scale():
 
 
 @pytest.mark.parametrize("rule_id", RULE_IDS)
-def test_profile_with_one_constraint_off_breaks_exactly_that_rule(rule_id):
+def test_profile_with_one_constraint_off_breaks_exactly_that_rule(rule_id, run, fx):
     qm = run("resnet8", "vpu", dynamic_batch=rule_id == "static_shape", rule_off=rule_id)
     _results, violations = _check(qm.converted)  # checked against the full default profile
-    assert set(fired(violations)) == {rule_id}
+    assert set(fx.fired(violations)) == {rule_id}
     # Checked against its own profile, the rule is reported switched off and never fires.
     results, own = _check(qm.converted, qm.profile)
     assert own == ()
     assert [r.rule.id for r in results if not r.enabled] == [rule_id]
 
 
-def test_relaxed_bias_rule_names_the_conv_and_expected_pow2_scale():
+def test_relaxed_bias_rule_names_the_conv_and_expected_pow2_scale(run, fx):
     qm = run("conv_relu", "vpu", rule_off="bias_int32")
     _r, violations = _check(qm.converted)
-    conv = node(qm.converted, "conv2d")
+    conv = fx.node(qm.converted, "conv2d")
     s_in = float(conv.args[0].args[1])
-    s_w = attr(qm.converted, conv.args[1].args[1])
+    s_w = fx.attr(qm.converted, conv.args[1].args[1])
     expected = {s_in * float(s) for s in s_w}
     (v,) = violations
     assert v.node == "conv2d"
@@ -100,30 +102,30 @@ def test_relaxed_bias_rule_names_the_conv_and_expected_pow2_scale():
         assert v.message == f"bias is fp32, expected int32 with scale s_in·s_w per channel (2^{lo} … 2^{hi})"
 
 
-def test_relaxed_fused_relu_reports_the_qdq_pair_between_conv_and_relu():
+def test_relaxed_fused_relu_reports_the_qdq_pair_between_conv_and_relu(run, fx):
     qm = run("conv_relu", "vpu", rule_off="fused_relu")
     _r, violations = _check(qm.converted)
     (v,) = violations
-    conv = node(qm.converted, "conv2d")
+    conv = fx.node(qm.converted, "conv2d")
     q = next(iter(conv.users))
     assert v.rule == "fused_relu" and v.node == "conv2d"
     dq = next(iter(q.users))
     assert dict(v.values) == {"quantize": q.name, "dequantize": dq.name, "activation": "relu"}
 
 
-def _set_qparam(gm, q_name: str, index: int, value):
+def _set_qparam(gm, q_name: str, index: int, value, fx):
     """Edit one qparam of a quantize node and of every dequantize reading it."""
-    q = node(gm, q_name)
+    q = fx.node(gm, q_name)
     q.update_arg(index, value)
     for dq in list(q.users):
         dq.update_arg(index, value)
     gm.recompile()
 
 
-def test_edited_output_scale_breaks_only_pow2_on_that_quantize():
-    gm = edited_copy(run("conv_relu", "vpu").converted)
-    q_out = next(iter(node(gm, "relu").users)).name
-    _set_qparam(gm, q_out, 1, 0.02728)
+def test_edited_output_scale_breaks_only_pow2_on_that_quantize(run, fx):
+    gm = fx.edited_copy(run("conv_relu", "vpu").converted)
+    q_out = next(iter(fx.node(gm, "relu").users)).name
+    _set_qparam(gm, q_out, 1, 0.02728, fx)
     _r, violations = _check(gm)
     (v,) = violations
     assert (v.rule, v.node) == ("pow2_scale", q_out)
@@ -131,20 +133,20 @@ def test_edited_output_scale_breaks_only_pow2_on_that_quantize():
     assert dict(v.values)["scale"] == 0.02728
 
 
-def test_edited_zero_point_breaks_only_activation_symmetry():
-    gm = edited_copy(run("conv_relu", "vpu").converted)
-    q_out = next(iter(node(gm, "relu").users)).name
-    _set_qparam(gm, q_out, 2, -128)
+def test_edited_zero_point_breaks_only_activation_symmetry(run, fx):
+    gm = fx.edited_copy(run("conv_relu", "vpu").converted)
+    q_out = next(iter(fx.node(gm, "relu").users)).name
+    _set_qparam(gm, q_out, 2, -128, fx)
     _r, violations = _check(gm)
     (v,) = violations
     assert (v.rule, v.node) == ("act_per_tensor_symmetric", q_out)
     assert "zero point -128" in v.message and dict(v.values)["zero_point"] == -128
 
 
-def test_edited_bias_scale_breaks_only_bias_rule_on_the_channel():
-    gm = edited_copy(run("conv_relu", "vpu").converted)
-    conv = node(gm, "conv2d")
-    bias_scale = attr(gm, conv.args[2].args[1])
+def test_edited_bias_scale_breaks_only_bias_rule_on_the_channel(run, fx):
+    gm = fx.edited_copy(run("conv_relu", "vpu").converted)
+    conv = fx.node(gm, "conv2d")
+    bias_scale = fx.attr(gm, conv.args[2].args[1])
     expected = float(bias_scale[3])
     bias_scale[3] = expected * 2
     _r, violations = _check(gm)
@@ -153,11 +155,11 @@ def test_edited_bias_scale_breaks_only_bias_rule_on_the_channel():
     assert dict(v.values)["channel"] == 3 and dict(v.values)["expected_scale"] == pytest.approx(expected)
 
 
-def test_per_tensor_weight_dequantize_breaks_only_weight_rule():
-    gm = edited_copy(run("conv_relu", "vpu").converted)
-    conv = node(gm, "conv2d")
+def test_per_tensor_weight_dequantize_breaks_only_weight_rule(run, fx):
+    gm = fx.edited_copy(run("conv_relu", "vpu").converted)
+    conv = fx.node(gm, "conv2d")
     w_dq = conv.args[1]
-    scale = float(attr(gm, w_dq.args[1]).max())
+    scale = float(fx.attr(gm, w_dq.args[1]).max())
     with gm.graph.inserting_before(conv):
         # Dequantize the same int8 weight per-tensor with the largest channel scale.
         per_tensor = gm.graph.call_function(_qd.dequantize_per_tensor.default,
@@ -165,8 +167,8 @@ def test_per_tensor_weight_dequantize_breaks_only_weight_rule():
     conv.replace_input_with(w_dq, per_tensor)
     # Keep the bias consistent with s_in·s_w so only constraint 3 is broken.
     s_in = float(conv.args[0].args[1])
-    attr(gm, conv.args[2].args[1]).fill_(s_in * scale)
+    fx.attr(gm, conv.args[2].args[1]).fill_(s_in * scale)
     gm.recompile()
     _r, violations = _check(gm)
-    assert fired(violations) == {"weight_per_channel_symmetric": 1}
+    assert fx.fired(violations) == {"weight_per_channel_symmetric": 1}
     assert violations[0].node == "conv2d" and "per-tensor" in violations[0].message

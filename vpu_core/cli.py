@@ -29,7 +29,8 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
     p.add_argument("--per-tensor", action="store_true", help="XNNPACK weights per-tensor")
     p.add_argument("--dynamic-batch", action="store_true", help="export the batch dim as dynamic")
     p.add_argument("--calib-batches", type=_positive, default=4, metavar="N")
-    p.add_argument("--batch-size", type=_positive, default=16, metavar="B")
+    p.add_argument("--batch-size", type=_positive, default=None, metavar="B",
+                   help="change the batch (default: the batch of the model's own example inputs)")
     p.add_argument("--seed", type=int, default=0, metavar="S")
     p.add_argument("--calib-data", metavar="FILE", help="calibration samples (.pt or .npz)")
     p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
@@ -44,6 +45,14 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _size(text: str) -> tuple[int, int]:
+    """"1280x720" → (1280, 720)."""
+    width, sep, height = text.lower().replace("×", "x").partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or min(int(width), int(height)) < 200:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT (each at least 200), e.g. 1280x720, got {text!r}")
+    return int(width), int(height)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +70,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run the VPU partitions in integer arithmetic (JSON \"int_sim\")")
     gui = sub.add_parser("gui", help="open the inspector window on MODEL")
     add_run_options(gui, model_required=False)
+    gui.add_argument("--screenshot", metavar="F.png",
+                     help="open, run, save a screenshot of the whole window once the result is shown, exit")
+    gui.add_argument("--size", metavar="WxH", type=_size, help="window size, e.g. 1280x720")
+    gui.add_argument("--compare", metavar="SPEC", help="open in compare mode, side B as for report --compare")
+    gui.add_argument("--xnnpack-delegation", action="store_true",
+                     help="colour by what ExecuTorch's XnnpackPartitioner delegates")
+    gui.add_argument("--select", metavar="NODE", help="select NODE (b:NODE for compare side B) once shown")
+    gui.add_argument("--tab", action="append", default=[], metavar="TAB",
+                     choices=("violations", "partition", "requant", "compare", "scales", "shifts",
+                              "selected", "pow2"), help="show this dock tab (repeatable)")
     render = sub.add_parser("render", help="headless image of the graph view (.png or .svg)")
     add_run_options(render)
     render.add_argument("-o", "--output", required=True, metavar="F")

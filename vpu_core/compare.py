@@ -24,7 +24,7 @@ from vpu_core.errors import InspectorError
 
 if TYPE_CHECKING:  # the analysis package imports torch; this module only reads its dataclasses
     from vpu_core.analysis.results import Analysis, NodeInfo, TensorQParams, Violation
-    from vpu_core.pipeline import RunConfig
+    from vpu_core.config import RunConfig
 
 _QDQ_PREFIX = "quantized_decomposed."
 
@@ -289,3 +289,25 @@ def _spec_value(key: str, value: str, type_text: str):
             raise CompareSpecError(f"--compare {key}={value}: must be at least 1.")
         return number
     return value or None                   # paths: empty means "none"
+
+
+def config_labels(a: RunConfig, b: RunConfig) -> tuple[str, str]:
+    """Short names for two configurations that tell them apart ("VPU", "XNNPACK · dynamic batch")."""
+    return _config_label(a, b), _config_label(b, a)
+
+
+def _config_label(config: RunConfig, other: RunConfig) -> str:
+    from pathlib import Path
+
+    parts = [config.quantizer.upper()]
+    if config.quantizer == "xnnpack" and (config.per_tensor or other.per_tensor):
+        parts.append("per-tensor" if config.per_tensor else "per-channel")   # VPU: always per-channel
+    if config.dynamic_batch != other.dynamic_batch:
+        parts.append("dynamic batch" if config.dynamic_batch else "static batch")
+    if config.batch_size != other.batch_size:
+        parts.append(f"batch {config.batch_size}" if config.batch_size else "model's batch")
+    if config.profile != other.profile:
+        parts.append(Path(config.profile).stem if config.profile else "default profile")
+    if config.calib_data != other.calib_data:
+        parts.append(Path(config.calib_data).name if config.calib_data else "synthetic data")
+    return " · ".join(parts)

@@ -14,6 +14,9 @@ launches, keyed by the content of everything it depends on. Asking again for a c
 seen before, or for one that differs only in what a later stage reads (a profile change under
 XNNPACK, the XNNPACK overlay), reuses what is still valid and runs only what is missing.
 `inspect()` uses one process-wide session.
+
+    session.redraw(inspection, ViewOptions(fold_params=False))   # another view, never a new run
+    pair = session.compare(config_a, config_b, view)              # two inspections + vpu_core.compare
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ from vpu_core.progress import call_cancellable
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
     from vpu_core.analysis.results import Analysis
     from vpu_core.cache.disk import DiskCache
+    from vpu_core.compare import Comparison
     from vpu_core.graph.grouped import GroupedGraph
     from vpu_core.graph.model import GraphModel
     from vpu_core.layout import Layout
@@ -80,6 +84,20 @@ class Inspection:
     view: ViewOptions | None
     seconds: float
 
+    @property
+    def has_delegation(self) -> bool:
+        return self.analysis.delegation is not None
+
+
+@dataclass(frozen=True)
+class InspectionPair:
+    """Compare mode: two configurations of one model and the core's comparison of them."""
+
+    a: Inspection
+    b: Inspection
+    comparison: Comparison
+    seconds: float
+
 
 def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> DisplayGraph:
     """Build and lay out the display graph of an analysis (pure Python, milliseconds)."""
@@ -121,6 +139,7 @@ class Session:
         self.disk_cache = disk_cache
         self.cache_dir = cache_dir
         self._disk: DiskCache | None = None
+        self._simulated: dict[tuple, tuple[Analysis, Analysis]] = {}  # analysis -> it with int_sim
         self._lock = threading.Lock()
 
     # -- public --------------------------------------------------------------------------------
@@ -145,11 +164,44 @@ class Session:
         keys = self.keys(config, fresh)
         analysis = self.analysis(config, xnnpack_delegation, report, cancel, keys=keys)
         if int_sim:
-            analysis = dataclasses.replace(analysis, int_sim=self.int_sim(config, report, cancel, keys))
+            analysis = self._with_int_sim(config, analysis, report, cancel, keys)
         graph = None
         if view is not None:
             graph = self._display_graph(keys, analysis, view, report)
         return Inspection(config, analysis, graph, view, time.perf_counter() - start)
+
+    def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
+        """The same result drawn for another view (fold, colouring): milliseconds, never a run.
+        Raises ValueError when `view` colours by an XNNPACK delegation the analysis lacks."""
+        graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view,
+                                    _Reporter(None, None))
+        return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds)
+
+    def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
+                progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+                xnnpack_delegation: bool | None = None, int_sim: bool = False) -> InspectionPair:
+        """Inspect both configurations (A, then B) and match them. Unlike `inspect`, `progress`
+        receives (stage, fraction of the whole comparison): A fills the first half of the bar, B
+        the second. A failure says which side failed ("B · VPU · dynamic batch: …")."""
+        from vpu_core.compare import compare, config_labels
+        from vpu_core.errors import Cancelled, InspectorError
+
+        start = time.perf_counter()
+        labels = config_labels(a, b)
+        sides = []
+        for i, (side, config, label) in enumerate((("A", a, labels[0]), ("B", b, labels[1]))):
+            span = (0.5 * i, 0.5 * (i + 1))
+            scaled = None if progress is None else (
+                lambda stage, f, lo=span[0]: progress(stage, lo + 0.5 * overall_fraction(stage, f)))
+            try:
+                sides.append(self.inspect(config, view, scaled, cancel, xnnpack_delegation,
+                                          int_sim=int_sim))
+            except Cancelled:
+                raise
+            except InspectorError as exc:
+                raise _named(exc, f"{side} · {label}: {exc.message}") from exc
+        comparison = compare(sides[0].analysis, sides[1].analysis, *labels)
+        return InspectionPair(sides[0], sides[1], comparison, time.perf_counter() - start)
 
     def keys(self, config: RunConfig, fresh: bool = False) -> StageKeys | None:
         """The content keys of `config`'s stages (None: an input is unreadable, nothing is cached)."""
@@ -181,6 +233,9 @@ class Session:
                            ("analysis", keys.analysis), ("analysis", keys.analysis_delegated),
                            ("int_sim", keys.analysis)):
             self.memory.drop(stage, key)
+        with self._lock:
+            for key in [k for k in self._simulated if k[0] == config]:
+                del self._simulated[key]
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
                  progress: ProgressFn | None = None, cancel: threading.Event | None = None,
@@ -203,6 +258,22 @@ class Session:
             analysis = call_cancellable(analyze, qm, xnnpack_delegation, split, cancel=cancel)
         store.put(analysis)
         return analysis
+
+    def _with_int_sim(self, config: RunConfig, analysis: Analysis, progress, cancel,
+                      keys: StageKeys | None = None) -> Analysis:
+        """`analysis` with its integer simulation attached, remembered: asking again (the single
+        view, then compare side A) gives the same result object."""
+        key = (config, id(analysis))
+        with self._lock:
+            known = self._simulated.get(key)
+        if known is not None and known[0] is analysis:
+            return known[1]
+        simulated = dataclasses.replace(analysis, int_sim=self.int_sim(config, progress, cancel, keys))
+        with self._lock:
+            self._simulated[key] = (analysis, simulated)
+            while len(self._simulated) > 4 * self.keep:   # oldest first (insertion order)
+                del self._simulated[next(iter(self._simulated))]
+        return simulated
 
     def quantized(self, config: RunConfig, progress: ProgressFn | None = None,
                   cancel: threading.Event | None = None, keys: StageKeys | None = None):
@@ -285,6 +356,16 @@ def _add_delegation(base: Analysis, qm, progress: ProgressFn | None) -> Analysis
     if progress is not None:
         progress("delegate", 1.0)
     return dataclasses.replace(base, delegation=delegation, timings_s=timings)
+
+
+def _named(exc, message: str):
+    """The same kind of error with another message (a subclass with its own signature: the base)."""
+    from vpu_core.errors import InspectorError
+
+    try:
+        return type(exc)(message, exc.detail)
+    except TypeError:
+        return InspectorError(message, exc.detail)
 
 
 def _split_delegate(progress: ProgressFn | None) -> ProgressFn | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from vpu_core.graph.fold_qdq import scale_label
+from vpu_core.formatting import scale_text as scale_label
 from vpu_core.graph.groups import group_path, scale_group_of
 
 MUTED, DANGER, OK, WARN = "#5b636d", "#d92d20", "#2f9e44", "#b85c00"

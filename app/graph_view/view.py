@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from vpu_core.graph.model import GraphModel
+from vpu_core.graph.search import find_nodes
 from vpu_core.layout import Layout
 
 from vpu_core.graph.groups import GROUP_PREFIX
@@ -300,13 +301,12 @@ class GraphView(GroupingMixin, QGraphicsView):
         return True
 
     def search(self, text: str) -> list[str]:
-        """Ids whose name or label contains `text` (case-insensitive), in model order; they
-        get a yellow outline. next_match()/prev_match() walk through them."""
+        """Ids whose name, label or module path contains `text` (case-insensitive; the core's
+        vpu_core.graph.search), in model order; they get a yellow outline.
+        next_match()/prev_match() walk through them."""
         s = self._gscene
-        t = text.strip().lower()
-        nodes = self._grouped.flat.nodes if self._grouped is not None else (s.model.nodes if s else ())
-        self._matches = [] if s is None or not t else [
-            n.id for n in nodes if t in n.id.lower() or t in n.label.lower()]
+        model = self._grouped.flat if self._grouped is not None else (s.model if s else None)
+        self._matches = [] if model is None else find_nodes(model, text)
         self._match_i = -1
         if s is not None:
             self._show_matches()

@@ -19,17 +19,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QVBoxLayout, QWidget
 
 from app import theme
+from vpu_core.formatting import db_text, percent_text
 
 _LABEL_STYLE = {"color": theme.MUTED, "font-size": "9pt"}
 COLORS = {"local": theme.PLOT_COLORS["shift"], "drift": theme.PLOT_COLORS["float"]}
-
-
-def db_text(value) -> str:
-    return "n/a" if value is None else f"{value:.1f} dB"
-
-
-def percent_text(fraction: float) -> str:
-    return f"{100.0 * fraction:.3f} %" if fraction else "0 %"
 
 
 def layer_facts(layer) -> list[tuple[str, str]]:

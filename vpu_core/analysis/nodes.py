@@ -2,47 +2,51 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import torch
 from torch.fx import Node
 
-from vpu_core.analysis.qgraph import QGraph, QParams, is_pow2, log2_int
-from vpu_core.analysis.results import NodeInfo
+from vpu_core.analysis.qgraph import QGraph, QParams
+from vpu_core.analysis.results import NodeInfo, OpArgument, QuantParams
 from vpu_core.fx_utils import dtype_name, op_name, tensor_shape_text
 
 
-def arg_text(a) -> str:
+def plain_value(a):
+    """An fx argument as a plain value: a node by its name, a dtype by its name, lists as tuples."""
     if isinstance(a, Node):
         return a.name
-    if isinstance(a, float):
-        return f"{a:.6g}"
     if isinstance(a, torch.dtype):
         return dtype_name(a)
     if isinstance(a, (list, tuple)):
-        return "[" + ", ".join(arg_text(x) for x in a) + "]"
+        return tuple(plain_value(x) for x in a)
+    if isinstance(a, (int, float, bool, str)) or a is None:
+        return a
     return str(a)
 
 
-def scale_detail(s: float) -> str:
-    """"0.03125 = 2^-5" for a power of two, "0.0272842" otherwise."""
-    return f"{s:.6g} = 2^{log2_int(s)}" if is_pow2(s) else f"{s:.6g}"
+def _refs(a) -> tuple[str, ...]:
+    if isinstance(a, Node):
+        return (a.name,)
+    if isinstance(a, (list, tuple)):
+        return tuple(r for x in a for r in _refs(x))
+    return ()
 
 
-def qparams_text(qp: QParams) -> tuple[tuple[str, str], ...]:
-    rows = []
-    if qp.per_channel:
-        lo, hi = (min(qp.scales), max(qp.scales)) if qp.scales else (0.0, 0.0)
-        span = scale_detail(lo) if lo == hi else f"{scale_detail(lo)} … {scale_detail(hi)}"
-        zps = set(qp.zero_points)
-        rows += [("scales", f"{len(qp.scales)} channels: {span}"),
-                 ("zero_points", f"all {zps.pop()}" if len(zps) == 1 else
-                  ", ".join(str(z) for z in qp.zero_points[:8]) + (" …" if len(qp.zero_points) > 8 else "")),
-                 ("axis", str(qp.axis))]
-    else:
-        rows += [("scale", scale_detail(qp.scales[0]) if qp.scales else "computed at run time"),
-                 ("zero_point", str(qp.zero_points[0]) if qp.zero_points else "?")]
-    rows += [("dtype", qp.dtype_text), ("range", f"[{qp.quant_min}, {qp.quant_max}]")]
-    return tuple(rows)
+def op_arguments(n: Node) -> tuple[OpArgument, ...]:
+    """The node's arguments named by its op schema (OpOverload), else arg0, arg1, … and the kwargs."""
+    schema = getattr(n.target, "_schema", None) if n.op == "call_function" else None
+    names = [a.name for a in schema.arguments] if schema is not None else []
+    out = [OpArgument(names[i] if i < len(names) else f"arg{i}", plain_value(a), _refs(a))
+           for i, a in enumerate(n.args)]
+    out += [OpArgument(k, plain_value(v), _refs(v)) for k, v in n.kwargs.items()]
+    return tuple(out)
+
+
+def quant_params(qp: QParams) -> QuantParams:
+    return QuantParams(scales=qp.scales, zero_points=qp.zero_points, dtype=qp.dtype_text,
+                       quant_min=qp.quant_min, quant_max=qp.quant_max,
+                       axis=int(qp.axis) if qp.per_channel and qp.axis is not None else None)
 
 
 def source_text(node: Node) -> str:
@@ -108,15 +112,28 @@ def node_infos(g: QGraph, layer_sqnr: dict[str, float]) -> dict[str, NodeInfo]:
             shape = tensor_shape_text(val)
             first = val[0] if isinstance(val, (list, tuple)) and val else val
             dtype = dtype_name(first.dtype) if isinstance(first, torch.Tensor) else ""
-        args = tuple(arg_text(a) for a in n.args) + tuple(f"{k}={arg_text(v)}" for k, v in n.kwargs.items())
         out[n.name] = NodeInfo(
             name=n.name, op=op_name(n) if n.op == "call_function" else n.op, target=str(n.target),
-            kind=n.op, args=args, shape=shape, dtype=dtype,
-            qparams=qparams_text(g.qp[n]) if n in g.qp else (), source=source_text(n),
+            kind=n.op, arguments=op_arguments(n), shape=shape, dtype=dtype,
+            qparams=quant_params(g.qp[n]) if n in g.qp else None, source=source_text(n),
             sqnr_db=layer_sqnr.get(n.name), inputs=tuple(i.name for i in n.all_input_nodes),
             outputs=tuple(u.name for u in n.users),
             module_stack=module_stack(n) if n.op == "call_function" else ())
-    return out
+    return with_modules(out)
+
+
+def with_modules(infos: dict[str, NodeInfo]) -> dict[str, NodeInfo]:
+    """Every node's module path (NodeInfo.module, what tables and search name it by): the
+    innermost group of the module hierarchy (vpu_core.graph.hierarchy: a Q/DQ node belongs to the
+    op it quantizes for); what only feeds the graph output takes its producer's."""
+    from vpu_core.graph.hierarchy import node_stacks
+
+    stacks = node_stacks(infos)
+    module = {name: stacks[name][-1][0] if stacks.get(name) else "" for name in infos}
+    for name, info in infos.items():
+        if not module[name] and info.kind not in ("placeholder", "output"):
+            module[name] = next((module[i] for i in info.inputs if module.get(i)), "")
+    return {name: replace(info, module=module[name]) for name, info in infos.items()}
 
 
 def edges(g: QGraph) -> tuple[tuple[str, str], ...]:

@@ -10,7 +10,6 @@ are read from the GraphModule.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -23,7 +22,6 @@ from vpu_core.qdq import PER_CHANNEL_OPS, is_dequantize, is_qdq, is_quantize
 
 # ATen ops whose args are (input, weight, bias, …): ATen semantics, not a hardware claim.
 WEIGHTED_OPS = ("conv1d", "conv2d", "conv3d", "linear")
-_POW2_TOL = 1e-6
 
 
 @dataclass(frozen=True)
@@ -55,23 +53,6 @@ class QTensor:
     qp: QParams
     kind: str          # "activation" | "weight" | "bias"
     related: str       # producer op (activations) or consuming op (weights / bias)
-
-
-def is_pow2(scale: float) -> bool:
-    """scale == 2^k for an integer k (to float32 rounding)."""
-    if not scale > 0 or not math.isfinite(scale):
-        return False
-    mantissa = math.frexp(scale)[0]  # scale = mantissa·2^e, mantissa in [0.5, 1)
-    return mantissa - 0.5 <= 0.5 * _POW2_TOL or 1.0 - mantissa <= _POW2_TOL
-
-
-def log2_int(scale: float) -> int:
-    return round(math.log2(scale))
-
-
-def scale_text(scale: float) -> str:
-    """"2^-5" for a power of two, else four significant digits ("0.02728")."""
-    return f"2^{log2_int(scale)}" if is_pow2(scale) else f"{scale:.4g}"
 
 
 def is_guard(node: Node) -> bool:

@@ -16,7 +16,8 @@ import math
 
 from torch.fx import Node
 
-from vpu_core.analysis.qgraph import QGraph, QParams, is_pow2
+from vpu_core.analysis.qgraph import QGraph, QParams
+from vpu_core.formatting import is_pow2
 from vpu_core.analysis.results import RequantSite
 from vpu_core.analysis.rules.shared_scale import shared_scale_ops
 from vpu_core.fx_utils import op_name

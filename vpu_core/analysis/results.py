@@ -103,21 +103,50 @@ class Histogram:
 
 
 @dataclass(frozen=True)
+class QuantParams:
+    """The parameters of one quantize / dequantize node, as numbers (vpu_core.formatting shows them)."""
+
+    scales: tuple[float, ...]          # () when the scale is computed at run time (unreadable)
+    zero_points: tuple[int, ...]
+    dtype: str                         # "int8", "int32", …
+    quant_min: int
+    quant_max: int
+    axis: int | None = None            # the channel axis of a per-channel Q/DQ; None = per-tensor
+
+    @property
+    def per_channel(self) -> bool:
+        return self.axis is not None
+
+
+@dataclass(frozen=True)
+class OpArgument:
+    """One argument of an op, named by the op's schema ("stride", "padding"; "arg2" without one)."""
+
+    name: str
+    value: object                      # plain: int, float, bool, str, None, or a tuple of them;
+                                       # a tensor argument is the name of the node that produces it
+    refs: tuple[str, ...] = ()         # the graph nodes this argument reads (links in the GUI)
+
+
+@dataclass(frozen=True)
 class NodeInfo:
     name: str
     op: str                            # "conv2d.default", "quantize_per_tensor.default", "placeholder"…
     target: str                        # full target text
     kind: str                          # fx opcode: call_function / placeholder / get_attr / output
-    args: tuple[str, ...]              # printable arguments
+    arguments: tuple[OpArgument, ...]  # named by the op schema, in call order
     shape: str                         # "[16, 3, 32, 32]" or ""
     dtype: str
-    qparams: tuple[tuple[str, str], ...] = ()   # printable (key, value), e.g. ("scale", "0.03125 = 2^-5")
+    qparams: QuantParams | None = None  # quantize / dequantize nodes only
     source: str = ""                   # nn_module_stack path / stack trace line
     sqnr_db: float | None = None
     inputs: tuple[str, ...] = ()
     outputs: tuple[str, ...] = ()
     module_stack: tuple[tuple[str, str], ...] = ()  # (module id, short class) outermost first,
                                        # from nn_module_stack; a repeated call's id ends "@k"
+    module: str = ""                   # module path the node belongs to: its own nn_module_stack
+                                       # entry; a quantize its producer's, a dequantize or a
+                                       # parameter its consumer's ("" for graph inputs / output)
 
 
 @dataclass(frozen=True)
@@ -178,4 +207,7 @@ class Analysis:
     delegation: PartitionReport | None = None            # real XNNPACK delegation, when asked for
     inputs: tuple[InputInfo, ...] = ()                   # the graph's user inputs, in call order
     scale_groups: tuple[ScaleGroup, ...] = ()            # tensors forced to share one scale
+    partition_rule: RuleInfo | None = None               # constraint 1 (the op list), which the
+                                                         # partition enforces: shown with the rules
     int_sim: object | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for
+    sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)

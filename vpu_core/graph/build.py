@@ -19,9 +19,10 @@ Pure Python on the analysis' plain values: no torch, no Qt.
 """
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
+from vpu_core.config import PARTITION_SOURCES
+from vpu_core.formatting import op_label, quant_params_short, shape_text
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
@@ -30,10 +31,6 @@ if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
 _HIDDEN_OPS = ("_guards_fn",)      # torch.export's guard call: no data flows through it
 _QDQ_PREFIX = "quantized_decomposed."
 _DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64"}
-_QUANT_DTYPES = ("int8", "uint8", "int16", "int32", "int4", "uint4")
-
-
-PARTITION_SOURCES = ("simulated", "xnnpack")
 
 
 def build_graph_model(analysis: Analysis, fold_params: bool = True,
@@ -75,6 +72,7 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str) -> Grap
             violations=counts.get(name, 0),
             is_param=name in constant and not fold_params,
             folded=tuple(folded.get(name, ())),
+            module=info.module,
         ))
     shown = {n.id for n in nodes}
     graph_edges = _graph_edges(edges, shown, home, part.boundaries)
@@ -232,34 +230,18 @@ def _label(info: NodeInfo) -> str:
         return "output"
     if info.kind == "get_attr":
         return info.target.rsplit(".", 1)[-1] if info.target else info.name
-    op = info.op[len(_QDQ_PREFIX):] if info.op.startswith(_QDQ_PREFIX) else info.op
-    base = op.split(".", 1)[0]
-    if base.startswith(("quantize_per", "dequantize_per")):
-        return base.split("_per", 1)[0]
-    return base
+    return op_label(info.op)
 
 
 def _detail(info: NodeInfo, category: str, users, infos: dict) -> str:
     if info.kind == "output":
         return ""
-    if _is_qdq(info):
-        return _qdq_detail(info)
+    if info.qparams is not None:
+        return quant_params_short(info.qparams)
     dtype = _DTYPE_SHORT.get(info.dtype, info.dtype)
     if category in ("vpu", "cpu"):
         dtype = _output_dtype(info, category, users, infos)
     return " ".join(part for part in (shape_text(info.shape), dtype) if part)
-
-
-def shape_text(shape: str) -> str:
-    """"[16, 8, 16, 16]" → "16×8×16×16"; several equal outputs → "16×4×16×8 (×3)"."""
-    shape = (shape or "").strip()
-    if not shape:
-        return ""
-    parts = [p.strip(" []") for p in shape.split("],")]
-    dims = ["×".join(d.strip() for d in p.split(",") if d.strip()) for p in parts]
-    if len(dims) > 1:
-        return f"{dims[0]} (×{len(dims)})" if len(set(dims)) == 1 else f"{dims[0]} …"
-    return dims[0] or "scalar"
 
 
 def _output_dtype(info: NodeInfo, category: str, users, infos: dict) -> str:
@@ -270,42 +252,6 @@ def _output_dtype(info: NodeInfo, category: str, users, infos: dict) -> str:
     """
     for user in users:
         u = infos.get(user)
-        if u is not None and _is_qdq(u) and _label(u) == "quantize":
-            dtype = _qdq_dtype(u)
-            if dtype:
-                return dtype
+        if u is not None and u.qparams is not None and _label(u) == "quantize":
+            return u.qparams.dtype
     return "" if category == "vpu" else _DTYPE_SHORT.get(info.dtype, info.dtype)
-
-
-def _qdq_dtype(info: NodeInfo) -> str:
-    values = dict(info.qparams)
-    dtype = str(values.get("dtype", "")).replace("torch.", "")
-    if dtype:
-        return dtype
-    for arg in reversed(info.args):
-        name = str(arg).replace("torch.", "")
-        if name in _QUANT_DTYPES:
-            return name
-    return info.dtype if info.dtype in _QUANT_DTYPES else ""
-
-
-def _qdq_detail(info: NodeInfo) -> str:
-    if "per_channel" in info.op:
-        scale = "per-channel"
-    else:
-        values = dict(info.qparams)
-        scale = _scale_text(str(values.get("scale", info.args[1] if len(info.args) > 1 else "")))
-    return " ".join(p for p in (scale, _qdq_dtype(info)) if p)
-
-
-def _scale_text(text: str) -> str:
-    """"0.03125" / "0.03125 = 2^-5" → "2^-5"; other numbers to 4 significant digits."""
-    if "2^" in text:
-        return text[text.index("2^"):].split()[0]
-    try:
-        value = float(text)
-    except ValueError:
-        return ""
-    if value > 0 and math.isfinite(value) and math.log2(value) == int(math.log2(value)):
-        return f"2^{int(math.log2(value))}"
-    return f"{value:.4g}"

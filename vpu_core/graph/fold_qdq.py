@@ -12,10 +12,10 @@ Pure Python on the GraphModel and the analysis' plain values.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from vpu_core.formatting import scale_text
 from vpu_core.graph.model import GraphEdge, GraphModel
 
 if TYPE_CHECKING:
@@ -49,13 +49,7 @@ def fold_qdq(model: GraphModel, analysis: Analysis | None = None) -> GraphModel:
     return replace(model, nodes=nodes, edges=tuple(edges.values()), meta=meta, metrics=metrics)
 
 
-def scale_label(scale: float) -> str:
-    """"2^-5" where the scale is a power of two, else 4 significant digits."""
-    if scale > 0 and math.isfinite(scale):
-        k = round(math.log2(scale))
-        if abs(scale - 2.0 ** k) <= 1e-6 * scale:
-            return f"2^{k}"
-    return f"{scale:.4g}"
+scale_label = scale_text   # "2^-5" where the scale is a power of two (vpu_core.formatting)
 
 
 def edge_text(edge: GraphEdge) -> str:

@@ -46,6 +46,7 @@ class GraphNode:
     is_param: bool = False       # parameter/constant (and its Q/DQ chain): placed beside its consumer
     folded: tuple[str, ...] = () # ids of parameter nodes folded into this one
     group: GroupStats | None = None  # category "group": the collapsed module group it stands for
+    module: str = ""             # module path the node belongs to ("stages.0.path_a.0"), for search
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from torch.fx import Node
 
-from vpu_core.analysis.qgraph import QGraph, is_pow2
+from vpu_core.analysis.qgraph import QGraph
+from vpu_core.formatting import is_pow2
 from vpu_core.analysis.rules import RULES
 from vpu_core.qdq import is_dequantize, is_qdq
 

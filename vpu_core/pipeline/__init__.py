@@ -23,9 +23,9 @@ from torch.fx import GraphModule
 
 from vpu_core.config import RunConfig
 from vpu_core.pipeline.calibration import load_calibration_file, synthetic_batches
-from vpu_core.errors import Cancelled, InspectorError, QuantizationError, short_reason
+from vpu_core.errors import Cancelled, ExportError, InspectorError, QuantizationError, short_reason
 from vpu_core.pipeline.observing import Observers, StaleQParams
-from vpu_core.pipeline.tracing import export_program, program_module, with_batch
+from vpu_core.pipeline.tracing import export_program, own_batch, program_module, with_batch
 from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import HardwareProfile, load_profile
 from vpu_core.progress import call_cancellable
@@ -88,20 +88,23 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
         name, float_gm, example = cached
     else:
         loaded = st.run("load", load_model, config.model, config.batch_size, config.seed)
-        if loaded.program is not None and is_qdq_graph(loaded.program.graph):
-            return _already_quantized(config, profile, loaded, st)
         name = loaded.name
         if loaded.program is not None:
-            # A saved float program keeps the batch it was exported with: calibrate at that batch.
-            example = loaded.example_inputs
-            float_gm = st.run("export", loaded.program.module)
+            # A saved program keeps the batch it was exported with (or a dynamic one).
+            example = program_example(loaded, config.batch_size)
+            if is_qdq_graph(loaded.program.graph):
+                return _already_quantized(config, profile, loaded, example, st)
+            float_gm = st.run("export", program_module, loaded.program)
         else:
-            example = with_batch(loaded.example_inputs, config.batch_size)
+            own = own_batch(loaded.example_inputs)
+            batch = config.batch_size or own
+            example = with_batch(loaded.example_inputs, batch)
             program = st.run("export", export_program, loaded.module, example, config.dynamic_batch,
-                             config.model)
+                             config.model, (own, batch))
             float_gm = program_module(program)
             store.put_export(name, program, float_gm, example)
-    batches, heldout = store.calibration() or store.put_calibration(*_calibration_data(config, example))
+    batches, heldout = store.calibration() or store.put_calibration(
+        *_calibration_data(config, example, input_names(float_gm)))
     converted, scales = _quantize(config, profile, float_gm, batches, st, store)
     if not is_qdq_graph(converted.graph):
         raise QuantizationError(
@@ -155,24 +158,50 @@ class _NoStore:
 NO_STORE = _NoStore()
 
 
-def _already_quantized(config, profile, loaded, st: _Stages) -> QuantizedModel:
-    converted = st.run("export", loaded.program.module)
+def program_example(loaded, batch_size: int | None) -> tuple:
+    """Example inputs of a saved program, re-batched only if asked and its batch is dynamic."""
     example = loaded.example_inputs
+    own = own_batch(example)
+    if batch_size is None or batch_size == own:
+        return example
+    if not _dynamic_batch(loaded.program):
+        raise ExportError(
+            f"Cannot change the batch of the saved program '{loaded.name}' from {own} to {batch_size}: "
+            "its shapes were fixed when it was exported; re-export the model at that batch or with a "
+            "dynamic batch, or keep its own batch.")
+    return with_batch(example, batch_size)
+
+
+def _dynamic_batch(program) -> bool:
+    for node in program.graph.nodes:
+        val = node.meta.get("val")
+        if node.op == "placeholder" and isinstance(val, torch.Tensor) and val.dim() \
+                and isinstance(val.shape[0], torch.SymInt):
+            return True
+    return False
+
+
+def input_names(gm: GraphModule) -> list[str]:
+    """The graph's user inputs in call order (placeholders of torch.export's .module())."""
+    return [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+
+
+def _already_quantized(config, profile, loaded, example, st: _Stages) -> QuantizedModel:
+    converted = st.run("export", program_module, loaded.program)
     for stage in ("prepare", "calibrate", "convert"):
         st.timings[stage] = 0.0
     return QuantizedModel(config, profile, loaded.name, converted, None, example, [example], example,
                           timings=st.timings, already_quantized=True)
 
 
-def _calibration_data(config: RunConfig, example: tuple) -> tuple[list[tuple], tuple]:
-    batch_size = example[0].shape[0]
+def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tuple[list[tuple], tuple]:
     if config.calib_data:
-        batches = load_calibration_file(config.calib_data, example, batch_size)
+        batches = load_calibration_file(config.calib_data, example, names=names)
         heldout = batches[-1]
         batches = batches[:-1] or batches
         return batches[: max(config.calib_batches, 1)], heldout
-    batches = synthetic_batches(example, max(config.calib_batches, 1), batch_size, config.seed)
-    heldout = synthetic_batches(example, 1, batch_size, config.seed + 7919)[0]
+    batches = synthetic_batches(example, max(config.calib_batches, 1), config.seed)
+    heldout = synthetic_batches(example, 1, config.seed + 7919)[0]
     return batches, heldout
 
 

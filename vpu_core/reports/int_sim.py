@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from vpu_core.formatting import count_text, db_text, percent_text
+
 if TYPE_CHECKING:
     from vpu_core.intsim.results import IntSimLayer, IntSimReport
 
@@ -51,12 +53,12 @@ def int_sim_lines(r: IntSimReport) -> list[str]:
     differing = sum(1 for la in layers if la.max_abs_lsb)
     elements = sum(la.elements for la in layers)
     mismatched = sum(la.mismatch_frac * la.elements for la in layers)
-    share = f"{100.0 * mismatched / elements:.3f} %" if elements and mismatched else "0 %"
+    share = percent_text(mismatched / elements if elements else 0.0)
     lines = [f"Integer simulation ({r.rounding}, {r.accumulator_bits}-bit accumulator): "
-             f"{_count(len(layers), 'VPU layer')}, max {r.max_abs_lsb} LSB from the Q/DQ graph "
-             f"({_count(differing, 'layer')} differing, {share} of elements), "
-             f"{_count(r.saturated, 'accumulator saturation')}; SQNR int vs float {_db(r.sqnr_db)} (Q/DQ {_db(r.qdq_sqnr_db)}), "
-             f"int vs Q/DQ {'identical' if r.outputs_identical else _db(r.sqnr_vs_qdq_db)}"]
+             f"{count_text(len(layers), 'VPU layer')}, max {r.max_abs_lsb} LSB from the Q/DQ graph "
+             f"({count_text(differing, 'layer')} differing, {share} of elements), "
+             f"{count_text(r.saturated, 'accumulator saturation')}; SQNR int vs float {db_text(r.sqnr_db)} (Q/DQ {db_text(r.qdq_sqnr_db)}), "
+             f"int vs Q/DQ {'identical' if r.outputs_identical else db_text(r.sqnr_vs_qdq_db)}"]
     for la in layers:
         if "non_pow2_window" in la.flags:
             lines.append(f"  {la.node}: average over {la.window} values (not 2^k) divided by "
@@ -66,12 +68,6 @@ def int_sim_lines(r: IntSimReport) -> list[str]:
     return lines
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _db(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1f} dB"
 
 
 def _num(value: float | None) -> float | None:

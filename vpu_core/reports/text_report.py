@@ -8,14 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from vpu_core.analysis.results import Analysis, PartitionReport
-
-
-def human_bytes(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
+from vpu_core.formatting import human_bytes
 
 
 def analysis_to_text(a: Analysis) -> str:
@@ -26,7 +19,8 @@ def analysis_to_text(a: Analysis) -> str:
     if a.delegation is not None:
         lines += ["", *partition_lines(a.delegation, title="Real XNNPACK delegation (ExecuTorch)")]
     lines += ["", *_shift_lines(a), ""]
-    sqnr = "n/a (no float reference)" if a.sqnr_db is None else f"{a.sqnr_db:.1f} dB"
+    sqnr = f"not meaningful ({a.sqnr_reason or 'no float reference'})" if a.sqnr_db is None \
+        else f"{a.sqnr_db:.1f} dB"
     lines.append(f"SQNR (float vs quantized, held-aside batch): {sqnr}")
     if a.int_sim is not None:
         from vpu_core.reports.int_sim import int_sim_lines
@@ -54,6 +48,10 @@ def _violation_lines(a: Analysis) -> list[str]:
 
 def _rule_table(a: Analysis) -> list[str]:
     lines = ["Rules:"]
+    if a.partition_rule is not None:     # constraint 1: enforced by the partition, counted in CPU ops
+        rule, n = a.partition_rule, len(a.partition.cpu_nodes)
+        lines.append(f"  [{'cpu ' if n else 'ok  '}] {rule.constraint} {rule.id:<30} {n:>4}  "
+                     f"{rule.title} ({n} op{'s' if n != 1 else ''} on the CPU)")
     for r in a.rules:
         mark = "off " if not r.enabled else ("FAIL" if r.violations else "ok  ")
         lines.append(f"  [{mark}] {r.rule.constraint} {r.rule.id:<30} {r.violations:>4}  {r.rule.title}")

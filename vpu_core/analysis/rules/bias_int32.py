@@ -4,7 +4,8 @@ from __future__ import annotations
 import torch
 from torch.fx import Node
 
-from vpu_core.analysis.qgraph import QGraph, scale_text
+from vpu_core.analysis.qgraph import QGraph
+from vpu_core.formatting import scale_text
 from vpu_core.qdq import is_dequantize
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule

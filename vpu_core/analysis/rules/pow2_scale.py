@@ -1,7 +1,8 @@
 """Constraint 4: every scale is a power of two (requantization becomes a right shift)."""
 from __future__ import annotations
 
-from vpu_core.analysis.qgraph import QGraph, QTensor, is_pow2
+from vpu_core.analysis.qgraph import QGraph, QTensor
+from vpu_core.formatting import is_pow2
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
 

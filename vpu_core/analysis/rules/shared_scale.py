@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from torch.fx import Node
 
-from vpu_core.analysis.qgraph import QGraph, QParams, scale_text
+from vpu_core.analysis.qgraph import QGraph, QParams
+from vpu_core.formatting import scale_text
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
 from vpu_core.fx_utils import op_name

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import torch
 
-from vpu_core.analysis.qgraph import QGraph, scale_text
+from vpu_core.analysis.qgraph import QGraph
+from vpu_core.formatting import scale_text
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
 

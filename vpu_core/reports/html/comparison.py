@@ -4,9 +4,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from vpu_core.formatting import db_text, human_bytes, tensor_text
 from vpu_core.reports.html import style
-from vpu_core.reports.html.html_kit import (card, code, db_text, details, esc, human_bytes, pill,
-                                           placement_pill, qparams_text, table)
+from vpu_core.reports.html.html_kit import card, code, details, esc, pill, placement_pill, table
 from vpu_core.reports.html.numbers import LOG2_BIN, figure, log2_scales
 from vpu_core.reports.html.sections import (rule_status, rules_broken, violation_groups,
                                            vpu_op_share)
@@ -180,7 +180,7 @@ def _side_cell(s: OpSide) -> str:
     for label, t in (("out", s.output), ("w", s.weight), ("b", s.bias)):
         if t is not None:
             lines.append(f'<div class="small"><span class="muted">{label}</span> '
-                         f'{esc(qparams_text(t))}</div>')
+                         f'{esc(tensor_text(t))}</div>')
     if s.rules:
         lines.append('<div class="chips" style="margin-top:3px">'
                      + "".join(pill(r, "fail") for r in s.rules) + "</div>")

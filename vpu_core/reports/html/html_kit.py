@@ -5,13 +5,7 @@ can hold pills and code; plain strings passed to `text_cells` are escaped for th
 """
 from __future__ import annotations
 
-import math
 from html import escape
-from typing import TYPE_CHECKING
-from vpu_core.reports.text_report import human_bytes  # noqa: F401  (re-exported for the sections)
-
-if TYPE_CHECKING:  # vpu_core.analysis pulls in torch; only its plain dataclasses are read here
-    from vpu_core.analysis.results import TensorQParams
 
 
 def esc(value) -> str:
@@ -78,43 +72,3 @@ def details(summary_html: str, body_html: str, open_: bool = False, data: dict |
 def facts(pairs: list[tuple[str, str]]) -> str:
     """A definition list; keys plain text, values safe HTML."""
     return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in pairs) + "</dl>"
-
-
-# -- numbers ----------------------------------------------------------------------------------------
-
-def db_text(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    if not math.isfinite(value):
-        return "∞ dB" if value > 0 else "−∞ dB"
-    return f"{value:.1f} dB"
-
-
-def scale_text(scale: float) -> str:
-    """"2^-5" for a power of two, else four significant digits."""
-    if scale > 0 and math.isfinite(scale):
-        k = round(math.log2(scale))
-        if abs(scale / 2.0 ** k - 1.0) <= 1e-6:
-            return f"2^{k}"
-    return f"{scale:.4g}"
-
-
-def qparams_text(t: TensorQParams | None) -> str:
-    """One line per tensor: "int8 · 2^-5 · zp 0" or "int8 · per-channel ×16 · 2^-11…2^-8 · zp 0"."""
-    if t is None:
-        return "—"
-    scales = sorted(set(t.scales))
-    if not scales:
-        scale = "dynamic scale"
-    elif len(scales) == 1:
-        scale = scale_text(scales[0])
-    else:
-        scale = f"{scale_text(scales[0])}…{scale_text(scales[-1])}"
-    parts = [t.dtype or "?"]
-    if len(t.scales) > 1:
-        parts.append(f"per-channel ×{len(t.scales)}")
-    parts.append(scale)
-    zps = sorted(set(t.zero_points))
-    if zps:
-        parts.append(f"zp {zps[0]}" if len(zps) == 1 else f"zp {zps[0]}…{zps[-1]}")
-    return " · ".join(parts)

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from vpu_core.formatting import db_text, percent_text
 from vpu_core.reports.html import style
-from vpu_core.reports.html.html_kit import card, code, db_text, esc, kpi, pill, table
+from vpu_core.reports.html.html_kit import card, code, esc, kpi, pill, table
 from vpu_core.reports.html.numbers import figure
 from vpu_core.reports.html.svg_charts import Series, histogram
 
@@ -33,7 +34,7 @@ def int_sim_section(a: Analysis, tag: str = "") -> str:
         kpi("SQNR integer vs float", esc(db_text(r.sqnr_db)), f"Q/DQ graph: {esc(db_text(r.qdq_sqnr_db))}"),
         kpi("Max difference", f"{r.max_abs_lsb} LSB", "any layer vs the Q/DQ graph",
             "good" if r.max_abs_lsb <= 1 else "bad"),
-        kpi("Elements that differ", f"{100.0 * differing / elements:.3f}%" if elements else "—",
+        kpi("Elements that differ", percent_text(differing / elements) if elements else "—",
             f"of {elements:,} layer outputs"),
         kpi("Accumulator saturations", str(r.saturated), f"{r.accumulator_bits}-bit accumulator",
             "bad" if r.saturated else "good"),
@@ -61,7 +62,7 @@ def _row(la: IntSimLayer) -> list[str]:
     if "float" in la.flags:
         note.append(pill("ran in float", "cpu"))
     lsb = f'<b style="color:{style.DANGER}">{la.max_abs_lsb}</b>' if la.max_abs_lsb > 1 else str(la.max_abs_lsb)
-    return [code(la.node), esc(la.op), lsb, f"{100.0 * la.mismatch_frac:.3f}%", str(la.drift_max_lsb),
+    return [code(la.node), esc(la.op), lsb, percent_text(la.mismatch_frac), str(la.drift_max_lsb),
             str(la.saturated), str(la.clipped), " ".join(note)]
 
 

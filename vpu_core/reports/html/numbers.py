@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from vpu_core.formatting import db_text, scale_text
 from vpu_core.reports.html import style
-from vpu_core.reports.html.html_kit import card, db_text, esc
+from vpu_core.reports.html.html_kit import card, esc
 from vpu_core.reports.html.svg_charts import (Bar, RefLine, Series, bin_edges, count_bins, hbars,
                                              histogram, scatter)
 
@@ -76,7 +77,7 @@ def pow2_cost_figure(a: Analysis) -> str:
                       "its requantization needs a fixed-point multiplier, which the VPU lacks — see the "
                       "<code>pow2_scale</code> rule.</p>")
     points = [(math.log2(f), math.log2(p)) for f, p, _ in pairs]
-    tips = [f"{node}: float {f:.4g} → 2^{round(math.log2(p))} (×{p / f:.2f})" for f, p, node in pairs]
+    tips = [f"{node}: float {f:.4g} → {scale_text(p)} (×{p / f:.2f})" for f, p, node in pairs]
     worst = max(p / f for f, p, _ in pairs)
     mean = sum(p / f for f, p, _ in pairs) / len(pairs)
     svg = scatter(points, x_label="log2(float scale)", y_label="log2(pow2 scale)", color=style.ACTIVATION,
@@ -91,7 +92,9 @@ def sqnr_section(a: Analysis, tag: str = "") -> str:
     big = f'<div class="sqnr-big">{esc(db_text(a.sqnr_db))}</div>'
     lede = ("Signal-to-quantization-noise ratio of the quantized model against the float model on a "
             "held-aside batch; higher is better (every 6 dB ≈ one bit).")
-    body = big + '<p class="muted">End to end, at the model output.</p>'
+    where = "End to end, at the model output." if a.sqnr_db is not None or not a.sqnr_reason \
+        else f"Not meaningful: {a.sqnr_reason}."
+    body = big + f'<p class="muted">{esc(where)}</p>'
     bars = layer_bars(a)
     if bars:
         marker = None

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vpu_core.compare import default_label, node_role, violation_owners
+from vpu_core.formatting import db_text, human_bytes, value_text
 from vpu_core.reports.html import style
-from vpu_core.reports.html.html_kit import (card, code, db_text, details, esc, facts, human_bytes, kpi,
-                                           pill, table)
+from vpu_core.reports.html.html_kit import card, code, details, esc, facts, kpi, pill, table
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, PartitionReport, RuleResult
@@ -183,6 +183,11 @@ def rule_status(r: RuleResult) -> str:
 def rules_section(a: Analysis, tag: str = "") -> str:
     rows = [[esc(r.rule.constraint), esc(r.rule.title), code(r.rule.id), rule_status(r),
              esc(r.violations)] for r in a.rules]
+    if a.partition_rule is not None:     # constraint 1, enforced by the partition: its ops on the CPU
+        n, rule = len(a.partition.cpu_nodes), a.partition_rule
+        rows.insert(0, [esc(rule.constraint), esc(rule.title), code(rule.id),
+                        pill(f"{n} op{'s' if n != 1 else ''} on the CPU", "cpu") if n else pill("pass", "ok"),
+                        esc("—")])
     body = table(["#", "Constraint", "Rule id", "Status", "Violations"], rows, numeric={4})
     groups = violation_groups(a)
     if groups:
@@ -190,8 +195,9 @@ def rules_section(a: Analysis, tag: str = "") -> str:
     else:
         body += '<p class="muted">The quantized graph satisfies every enabled rule.</p>'
     return card("rules", "Hardware rules", body, tag=tag, lede=(
-        "Constraints 2–8 checked on the converted Q/DQ graph only. Each violation names the node "
-        "and the offending values; the op column shows which model op it belongs to."))
+        "Constraint 1 is the partition's (ops outside the VPU op list run on the CPU); constraints "
+        "2–8 are checked on the converted Q/DQ graph only. Each violation names the node and the "
+        "offending values; the op column shows which model op it belongs to."))
 
 
 def violation_groups(a: Analysis) -> str:
@@ -208,7 +214,7 @@ def _rule_group(a: Analysis, r: RuleResult, owners: dict[str, str]) -> str:
         source = a.nodes[op].source if op in a.nodes else ""
         where = f'<div class="muted small">{esc(source)}</div>' if source else ""
         op_cell = where if op == v.node else code(op) + where   # no need to repeat the node
-        values = ", ".join(f"{k} = {_value_text(x)}" for k, x in v.values)
+        values = ", ".join(f"{k} = {value_text(x, limit=6)}" for k, x in v.values)
         rows.append([code(v.node), op_cell, esc(v.message), f'<span class="small">{esc(values)}</span>'])
     body = (f'<div class="reason"><b>Why the hardware wants it:</b> {esc(r.rule.reason)}</div>'
             + table(["Node", "Op · module", "Violation", "Offending values"], rows,
@@ -216,15 +222,6 @@ def _rule_group(a: Analysis, r: RuleResult, owners: dict[str, str]) -> str:
     summary = (f'{pill(f"#{r.rule.constraint}", "rule")} {esc(r.rule.title)} '
                f'<span class="muted">— {len(hits)} violation{"s" if len(hits) != 1 else ""}</span>')
     return details(summary, body, open_=len(hits) <= OPEN_LIMIT, data={"rule": r.rule.id})
-
-
-def _value_text(x) -> str:
-    if isinstance(x, float):
-        return f"{x:.6g}"
-    if isinstance(x, (list, tuple)):
-        shown = ", ".join(_value_text(v) for v in x[:6])
-        return f"[{shown}{', …' if len(x) > 6 else ''}]"
-    return str(x)
 
 
 # -- partition -------------------------------------------------------------------------------------

@@ -1,0 +1,83 @@
+"""At most one job at a time: a new request cancels the running one and starts when it has stopped.
+
+A job is an InspectJob (one configuration) or a CompareJob (the two configurations of compare
+mode). Only the newest request's outcome is reported; a superseded job's result is dropped, so
+the window never flashes an old model after the user has already picked another.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from app.jobs.worker import Job
+
+JobFactory = Callable[[], Job]
+
+
+class JobRunner(QObject):
+    started = Signal(object)           # the RunConfig (of side A) of the job that begins
+    progress = Signal(str, float)      # stage, overall fraction
+    succeeded = Signal(object)         # Inspection or InspectionPair
+    failed = Signal(object)            # InspectorError
+    cancelled = Signal()
+    running_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._job: Job | None = None
+        self._pending: JobFactory | None = None
+
+    def is_running(self) -> bool:
+        return self._job is not None
+
+    def request(self, make_job: JobFactory) -> None:
+        """Start the job `make_job()` builds, once the running job (if any) has stopped."""
+        if self._job is not None:
+            self._pending = make_job
+            self._job.cancel()
+            return
+        self._launch(make_job)
+
+    def cancel(self) -> None:
+        self._pending = None
+        if self._job is not None:
+            self._job.cancel()
+
+    def shutdown(self, timeout: float = 5.0) -> None:
+        """Stop for good (window closing): cancel and wait for the thread to end."""
+        job = self._job
+        self.cancel()
+        if job is not None:
+            job.wait(timeout)
+
+    def _launch(self, make_job: JobFactory) -> None:
+        job = make_job()
+        job.progress.connect(self._on_progress)
+        job.finished.connect(lambda result, j=job: self._on_end(j, "succeeded", result))
+        job.failed.connect(lambda error, j=job: self._on_end(j, "failed", error))
+        job.cancelled.connect(lambda j=job: self._on_end(j, "cancelled", None))
+        self._job = job
+        self.running_changed.emit(True)
+        self.started.emit(job.config)
+        job.start()
+
+    def _on_progress(self, stage: str, fraction: float) -> None:
+        if self.sender() is self._job:
+            self.progress.emit(stage, fraction)
+
+    def _on_end(self, job: Job, outcome: str, payload) -> None:
+        if job is not self._job:
+            return
+        self._job = None
+        pending, self._pending = self._pending, None
+        if pending is not None:           # a newer request superseded this run
+            self._launch(pending)
+            return
+        self.running_changed.emit(False)
+        if outcome == "succeeded":
+            self.succeeded.emit(payload)
+        elif outcome == "failed":
+            self.failed.emit(payload)
+        else:
+            self.cancelled.emit()

@@ -1,0 +1,111 @@
+"""One job in a Python thread, reporting back through Qt signals.
+
+A job asks the core session for one inspection (`session.inspect`) or for the two of compare
+mode (`session.compare`); the session does everything else (pipeline, analysis, display graph,
+remembering what it already computed). The signals are emitted from the thread and, because
+the receiver lives in the GUI thread, Qt queues them onto the event loop: the window keeps
+answering while a job runs.
+"""
+from __future__ import annotations
+
+import threading
+import traceback
+
+from PySide6.QtCore import QObject, Signal
+
+from vpu_core.config import RunConfig, ViewOptions
+from vpu_core.errors import Cancelled, InspectorError
+
+
+class Job(QObject):
+    """Create, connect, `start()`; `cancel()` at any time. `config` is side A's RunConfig."""
+
+    progress = Signal(str, float)      # stage name, overall fraction 0..1
+    finished = Signal(object)          # Inspection (InspectionPair for a CompareJob)
+    failed = Signal(object)            # InspectorError (message + detail)
+    cancelled = Signal()
+
+    def __init__(self, config: RunConfig, view: ViewOptions) -> None:
+        super().__init__()
+        self.config, self.view = config, view
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="vpu-inspector-run", daemon=True)
+        self._thread.start()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def is_running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return not self.is_running()
+
+    def _run(self) -> None:
+        try:
+            result = self.work(self._cancel)
+        except Cancelled:
+            self.cancelled.emit()
+        except InspectorError as exc:
+            self.failed.emit(exc)
+        except Exception as exc:  # a bug: still a dialog, never a dead window
+            self.failed.emit(InspectorError(f"Unexpected error: {type(exc).__name__}: {exc}",
+                                            traceback.format_exc()))
+        else:
+            self.finished.emit(result)
+
+    def work(self, cancel: threading.Event):
+        raise NotImplementedError
+
+
+class InspectJob(Job):
+    """One configuration; `fresh` forgets what the session remembers for it first (Run again)."""
+
+    def __init__(self, config: RunConfig, view: ViewOptions, fresh: bool = False) -> None:
+        super().__init__(config, view)
+        self.fresh = fresh
+
+    def work(self, cancel: threading.Event):
+        from vpu_core.session import default_session, overall_fraction
+
+        return default_session().inspect(
+            self.config, self.view, cancel=cancel, fresh=self.fresh, int_sim=True,
+            progress=lambda stage, f: self.progress.emit(stage, overall_fraction(stage, f)))
+
+
+class CompareJob(Job):
+    """Compare mode: side A (`config`) and side B, then vpu_core.compare, in the session."""
+
+    def __init__(self, config: RunConfig, config_b: RunConfig, view: ViewOptions) -> None:
+        super().__init__(config, view)
+        self.config_b = config_b
+
+    def work(self, cancel: threading.Event):
+        from vpu_core.session import default_session
+
+        return default_session().compare(self.config, self.config_b, self.view, cancel=cancel,
+                                         progress=self.progress.emit, int_sim=True)
+
+
+class CatalogueLoader(QObject):
+    """Reads the model zoo (which imports torch) in the background, so the window opens fast."""
+
+    loaded = Signal(list)              # [(name, description)]
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="vpu-inspector-zoo", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            from vpu_core.zoo import ZOO
+        except Exception:  # the run itself will report a broken install
+            return
+        try:
+            self.loaded.emit([(e.name, e.description) for e in ZOO.values()])
+        except RuntimeError:  # the window closed while the zoo was loading: nobody to tell
+            pass

@@ -1,0 +1,196 @@
+"""The diff table of compare mode: per matched op, both sides' qparams, broken rules, placement.
+
+One row per `OpPair` of vpu_core.compare (graph order of side A), then one row per op that has
+no counterpart ("only in A" / "only in B"). Cells that differ between the two sides are tinted;
+clicking a row selects the op on both graphs. The text of each cell comes from plain functions
+below, so tests can compare a row with the pair it shows.
+"""
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QSizePolicy,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from app import theme
+from vpu_core.formatting import op_label, scales_text
+
+PAIR_ROLE = Qt.ItemDataRole.UserRole + 3     # (side, node) to select when the row is clicked
+DIFF_BG = "#fff4d6"
+MOVED_BG = "#ffe1cc"
+UNMATCHED_FG = "#7e22ce"
+RULE_SHORT = {   # the table is narrow: the full titles and messages are in the tooltips
+    "act_per_tensor_symmetric": "act sym", "weight_per_channel_symmetric": "w per-ch",
+    "pow2_scale": "pow2", "bias_int32": "bias int32", "shared_scale": "shared",
+    "fused_relu": "fused", "static_shape": "static",
+}
+COLUMNS = ("Op", "Module", "{a} qparams", "{b} qparams", "{a} breaks", "{b} breaks", "VPU partition")
+
+
+def _zp(points) -> str:
+    values = sorted(set(points))
+    if values == [0]:
+        return ""
+    return f" zp {values[0]}" if len(values) == 1 else f" zp {values[0]}…{values[-1]}"
+
+
+def qparams_text(side) -> str:
+    """"out 2^-4 · w 16 ch 2^-9…2^-6 · b int32" for one OpSide."""
+    parts = []
+    if side.output is not None:
+        parts.append(f"out {scales_text(side.output.scales)}{_zp(side.output.zero_points)}")
+    if side.weight is not None:
+        parts.append(f"w {scales_text(side.weight.scales)}{_zp(side.weight.zero_points)}")
+    if side.bias is not None:
+        parts.append(f"b {side.bias.dtype}")
+    return " · ".join(parts) or "—"
+
+
+def rules_text(side) -> str:
+    return ", ".join(RULE_SHORT.get(r, r) for r in side.rules) if side.rules else "✓"
+
+
+def placement_text(side) -> str:
+    return "CPU" if side.placement == "cpu" else "VPU"
+
+
+def partition_text(pair) -> str:
+    a, b = placement_text(pair.a), placement_text(pair.b)
+    return a if not pair.partition_differs else f"{a} → {b}"
+
+
+def module_text(key: str) -> str:
+    """"stages.0.path_a.0 (Conv2d) · resnet8.py:51" → "stages.0.path_a.0 (Conv2d)"."""
+    return key.split(" · ", 1)[0] if key else "—"
+
+
+def pair_html(cmp, side: str, node: str, op: str) -> str:
+    """The top of the node panel in compare mode: what this node is matched with."""
+    labels = {"a": cmp.a_label, "b": cmp.b_label}
+    other = "b" if side == "a" else "a"
+    pair = cmp.pair_for(op, side)
+    box = ('<table width="100%" cellpadding="6" cellspacing="0" style="background:#f3f0ff; '
+           'margin-bottom:8px"><tr><td>{}</td></tr></table>')
+    here = f"<b>{side.upper()} · {html.escape(labels[side])}</b>"
+    if pair is None:
+        text = (f'{here} — <b style="color:{UNMATCHED_FG}">no counterpart in {html.escape(labels[other])}</b>'
+                if op in (cmp.only_a if side == "a" else cmp.only_b) else
+                f"{here} — not a compute op; nothing to match")
+        return box.format(text)
+    mine, theirs = (pair.a, pair.b) if side == "a" else (pair.b, pair.a)
+    rows = [f"{here} {html.escape(mine.node)} ⇄ {html.escape(labels[other])} "
+            f"{html.escape(theirs.node)}  <span style='color:{theme.MUTED}'>({html.escape(pair.op)})</span>",
+            f"qparams: {html.escape(qparams_text(mine))} &nbsp;vs&nbsp; {html.escape(qparams_text(theirs))}",
+            f"breaks: {html.escape(rules_text(mine))} &nbsp;vs&nbsp; {html.escape(rules_text(theirs))}",
+            f"VPU partition: {html.escape(partition_text(pair))}"]
+    return box.format("<br>".join(rows))
+
+
+def pair_row(pair) -> list[str]:
+    return [op_label(pair.op), module_text(pair.key), qparams_text(pair.a), qparams_text(pair.b),
+            rules_text(pair.a), rules_text(pair.b), partition_text(pair)]
+
+
+class CompareTable(QWidget):
+    """`node_activated(side, node)`: a row was clicked (the op on side A, or B if only there)."""
+
+    node_activated = Signal(str, str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.summary = QLabel("")
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.only_diff = QCheckBox("Only differences")
+        self.only_diff.toggled.connect(self._apply_filter)
+        self.tree = QTreeWidget()
+        self.tree.setRootIsDecorated(False)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.itemClicked.connect(self._on_item)
+        self.tree.itemActivated.connect(self._on_item)
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.only_diff)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(top)
+        layout.addWidget(self.tree)
+        self.comparison = None
+        self._differs: list[bool] = []
+
+    def set_comparison(self, cmp, names: dict | None = None) -> None:
+        """Fill from a vpu_core.compare.Comparison; `names` maps side -> {node: op text} for
+        the unmatched rows (the analyses' NodeInfo.op)."""
+        self.comparison = cmp
+        self.tree.clear()
+        self._differs = []
+        self.tree.setHeaderLabels([c.format(a=cmp.a_label, b=cmp.b_label) for c in COLUMNS])
+        for pair in cmp.pairs:
+            self._pair_item(pair)
+        for side, nodes in (("a", cmp.only_a), ("b", cmp.only_b)):
+            for node in nodes:
+                self._unmatched_item(side, node, (names or {}).get(side, {}).get(node, ""))
+        self._summary()
+        self._columns()
+        self._apply_filter()
+
+    def _pair_item(self, pair) -> None:
+        item = QTreeWidgetItem(self.tree, pair_row(pair))
+        item.setData(0, PAIR_ROLE, ("a", pair.a.node))
+        item.setToolTip(0, f"{self.comparison.a_label}: {pair.a.node}   ·   {self.comparison.b_label}: {pair.b.node}")
+        item.setToolTip(1, pair.key)
+        if pair.qparams_differ:
+            for col in (2, 3):
+                item.setBackground(col, QBrush(QColor(DIFF_BG)))
+        for col, side in ((4, pair.a), (5, pair.b)):
+            item.setForeground(col, QBrush(QColor(theme.DANGER if side.rules else theme.OK)))
+            item.setToolTip(col, "\n".join(v.message for v in side.violations) or "no violations")
+        if pair.partition_differs:
+            item.setBackground(6, QBrush(QColor(MOVED_BG)))
+        self._differs.append(pair.differs)
+
+    def _unmatched_item(self, side: str, node: str, op: str) -> None:
+        label = self.comparison.a_label if side == "a" else self.comparison.b_label
+        texts = [op_label(op) if op else node, f"only in {label}", "", "", "", "", ""]
+        texts[2 if side == "a" else 3] = node
+        item = QTreeWidgetItem(self.tree, texts)
+        item.setData(0, PAIR_ROLE, (side, node))
+        for col in range(len(texts)):
+            item.setForeground(col, QBrush(QColor(UNMATCHED_FG)))
+        self._differs.append(True)
+
+    def _summary(self) -> None:
+        cmp = self.comparison
+        unmatched = len(cmp.only_a) + len(cmp.only_b)
+        moved = len(cmp.partition_changes)
+        self.summary.setText(
+            f"<b>{len(cmp.pairs)}</b> matched ops · <b>{len(cmp.differing)}</b> differ · "
+            f'<b style="color:{theme.WARN if moved else theme.TEXT}">{moved}</b> placed differently · '
+            f'<b style="color:{UNMATCHED_FG if unmatched else theme.TEXT}">{unmatched}</b> unmatched'
+            f'&nbsp;&nbsp;<span style="color:{theme.MUTED}">(matched by source module and op)</span>')
+
+    def _columns(self) -> None:
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        for col, width in ((0, 80), (1, 165), (2, 225), (3, 225), (4, 170), (5, 170)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+            self.tree.setColumnWidth(col, width)
+        header.setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+
+    def _apply_filter(self, *_args) -> None:
+        only = self.only_diff.isChecked()
+        for i, differs in enumerate(self._differs):
+            self.tree.topLevelItem(i).setHidden(only and not differs)
+
+    def _on_item(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        target = item.data(0, PAIR_ROLE)
+        if target:
+            self.node_activated.emit(*target)
+
+    def rows(self) -> list[list[str]]:
+        """Every row's texts (for tests and the status bar)."""
+        return [[self.tree.topLevelItem(i).text(c) for c in range(self.tree.columnCount())]
+                for i in range(self.tree.topLevelItemCount())]

@@ -1,0 +1,290 @@
+"""Compare mode's canvas: the two graphs side by side, panned, zoomed and selected together.
+
+Nodes are paired only through vpu_core.compare (source module + op, never generated names):
+`Comparison.pairs` gives the matched ops; a Q/DQ node or a weight follows the op it belongs to
+(`violation_owners`), so clicking a quantize on one side selects the op it feeds on the other.
+
+Synchronised pan: the two layouts differ (another quantizer adds or removes Q/DQ nodes), so
+the other view is not simply scrolled by the same amount. The matched ops are anchors: the
+centre of the leading view is located between the anchor rows above and below it, and the
+other view is centred at the same relative place between those anchors' partners. Zoom is
+copied as is. Unmatched compute ops are outlined (dashed) on their side.
+"""
+from __future__ import annotations
+
+import html
+from bisect import bisect_right
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtWidgets import (QGraphicsItem, QLabel, QSizePolicy, QSplitter,
+                               QStyleOptionGraphicsItem, QVBoxLayout, QWidget)
+
+from app import theme
+from app.graph_view import GraphView
+from vpu_core.graph.placement import partition_report
+
+SIDES = ("a", "b")
+UNMATCHED = "#7e22ce"          # purple: no category, selection or search colour uses it
+MOVED = "#c2410c"              # partition differs between the two sides
+Z_MARKS = 2.0
+
+
+def other(side: str) -> str:
+    return "b" if side == "a" else "a"
+
+
+class SyncedGraphView(GraphView):
+    """A GraphView that announces every change of its viewport (scroll or zoom)."""
+
+    viewport_changed = Signal()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        self.viewport_changed.emit()
+
+    def setTransform(self, matrix, combine: bool = False) -> None:   # GraphView zooms through this
+        super().setTransform(matrix, combine)
+        self.viewport_changed.emit()
+
+    def box_center(self, node: str) -> QPointF | None:
+        scene = self.graph_scene()
+        item = scene.items.get(node) if scene is not None else None
+        return item.box.center() if item is not None else None
+
+
+class MarkItem(QGraphicsItem):
+    """Outlines (with a short tag) around a set of node boxes: unmatched or moved ops."""
+
+    def __init__(self, rects: list[QRectF], color: str, tag: str) -> None:
+        super().__init__()
+        self.rects = [r.adjusted(-6, -6, 6, 6) for r in rects]
+        self.pen = QPen(QColor(color), 2.2, Qt.PenStyle.DashLine)
+        self.color = QColor(color)
+        self.tag = tag
+        self.font = QFont()
+        self.font.setPixelSize(10)
+        self.font.setBold(True)
+        bounds = QRectF()
+        for r in self.rects:
+            bounds = bounds.united(r.adjusted(-2, -16, 2, 2))
+        self._bounds = bounds
+        self.setZValue(Z_MARKS)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        pen = QPen(self.pen)
+        pen.setCosmetic(lod < 0.5)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for r in self.rects:
+            painter.drawRoundedRect(r, 7.0, 7.0)
+        if lod >= 0.5 and self.tag:
+            painter.setFont(self.font)
+            painter.setPen(self.color)
+            for r in self.rects:
+                painter.drawText(QRectF(r.left(), r.top() - 15, r.width() + 60, 14),
+                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, self.tag)
+
+
+class _Anchors:
+    """The matched ops of one side, by layout row, with their partners' centres."""
+
+    def __init__(self, view: SyncedGraphView, partners: dict[str, str], other_view: SyncedGraphView):
+        rows: dict[float, list[tuple[float, QPointF]]] = {}
+        for node, partner in partners.items():
+            here, there = view.box_center(node), other_view.box_center(partner)
+            if here is not None and there is not None:
+                rows.setdefault(round(here.y(), 1), []).append((here.x(), there, here))
+        self.ys = sorted(rows)
+        self.rows = [rows[y] for y in self.ys]
+
+    def _nearest(self, row: int, x: float):
+        return min(self.rows[row], key=lambda entry: abs(entry[0] - x))
+
+    def map(self, point: QPointF) -> QPointF | None:
+        """Where `point` of this side lies, relative to the anchors, on the other side."""
+        if not self.ys:
+            return None
+        i = bisect_right(self.ys, point.y())
+        above, below = max(i - 1, 0), min(i, len(self.ys) - 1)
+        _, p1, h1 = self._nearest(above, point.x())
+        _, p2, h2 = self._nearest(below, point.x())
+        span = h2.y() - h1.y()
+        t = (point.y() - h1.y()) / span if span > 1e-6 else 0.0
+        t = min(max(t, 0.0), 1.0) if above != below else 0.0
+        here = h1 + (h2 - h1) * t
+        there = p1 + (p2 - p1) * t
+        return there + (point - here)
+
+
+class CompareView(QWidget):
+    """Two SyncedGraphViews with a header each; `node_selected(side, node)` on any selection."""
+
+    node_selected = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.views = {s: SyncedGraphView() for s in SIDES}
+        self.headers = {s: QLabel() for s in SIDES}
+        self.result = None
+        self.partners: dict[str, dict[str, str]] = {"a": {}, "b": {}}
+        self.owners: dict[str, dict[str, str]] = {"a": {}, "b": {}}
+        self.unmatched: dict[str, tuple[str, ...]] = {"a": (), "b": ()}
+        self.moved: dict[str, list[str]] = {"a": [], "b": []}
+        self._anchors: dict[str, _Anchors | None] = {"a": None, "b": None}
+        self.marks: dict[str, list[MarkItem]] = {"a": [], "b": []}   # outlines drawn per side
+        self._syncing = False
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        for side in SIDES:
+            pane = QWidget()
+            box = QVBoxLayout(pane)
+            box.setContentsMargins(0, 0, 0, 0)
+            box.setSpacing(0)
+            header = self.headers[side]
+            header.setTextFormat(Qt.TextFormat.RichText)
+            header.setObjectName("compareHeader")
+            # long headers must not widen the window: they are cut at the pane's edge instead
+            header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            header.setStyleSheet(f"background: {theme.PANEL}; border-bottom: 1px solid {theme.BORDER}; "
+                                 f"padding: 6px 10px;")
+            box.addWidget(header)
+            box.addWidget(self.views[side], 1)
+            self.splitter.addWidget(pane)
+            view = self.views[side]
+            view.viewport_changed.connect(lambda s=side: self._sync_viewport(s))
+            view.node_selected.connect(lambda node, s=side: self._on_selected(s, node))
+        self.splitter.setHandleWidth(6)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+
+    # -- content ------------------------------------------------------------------------------
+    def set_result(self, result, graph_a, graph_b) -> None:
+        """Show an InspectionPair with the DisplayGraphs (model + layout) of its two sides."""
+        from vpu_core.compare import violation_owners
+
+        self.result = result
+        cmp = result.comparison
+        self.partners = {"a": {p.a.node: p.b.node for p in cmp.pairs},
+                         "b": {p.b.node: p.a.node for p in cmp.pairs}}
+        self.owners = {"a": violation_owners(result.a.analysis), "b": violation_owners(result.b.analysis)}
+        self.unmatched = {"a": cmp.only_a, "b": cmp.only_b}
+        self.moved = {"a": [p.a.node for p in cmp.partition_changes],
+                      "b": [p.b.node for p in cmp.partition_changes]}
+        self._syncing = True
+        try:
+            for side, graph in (("a", graph_a), ("b", graph_b)):
+                self.views[side].set_graph(graph.model, graph.layout)
+            self._add_marks()
+            self._anchors = {s: _Anchors(self.views[s], self.partners[s], self.views[other(s)])
+                             for s in SIDES}
+            self._set_headers()
+            self.views["a"].fit()
+        finally:
+            self._syncing = False
+        self._sync_viewport("a")
+
+    def _add_marks(self) -> None:
+        self.marks = {"a": [], "b": []}
+        for side in SIDES:
+            scene = self.views[side].graph_scene()
+            other_label = self.label(other(side))
+            for ids, color, tag in ((self.unmatched[side], UNMATCHED, f"no match in {other_label}"),
+                                    (self.moved[side], MOVED, "placed differently")):
+                rects = scene.rects_of(ids)
+                if rects:
+                    mark = MarkItem(rects, color, tag)
+                    scene.addItem(mark)
+                    self.marks[side].append(mark)
+
+    def label(self, side: str) -> str:
+        cmp = self.result.comparison if self.result is not None else None
+        if cmp is None:
+            return side.upper()
+        return cmp.a_label if side == "a" else cmp.b_label
+
+    def _set_headers(self) -> None:
+        for side in SIDES:
+            run = self.result.a if side == "a" else self.result.b
+            a = run.analysis
+            part = partition_report(a, run.view.partition_source if run.view else "simulated")
+            unit = "XNNPACK delegate" if part.source == "xnnpack" else "VPU subgraph"
+            n_sub, n_cpu, n_v = len(part.subgraphs), len(part.cpu_nodes), len(a.violations)
+            bits = [f"{n_sub} {unit}{'s' if n_sub != 1 else ''}",
+                    f"{n_cpu} {'not delegated' if part.source == 'xnnpack' else 'CPU'}",
+                    f'<b style="color:{theme.DANGER if n_v else theme.OK}">{n_v} violations</b>']
+            if a.sqnr_db is not None:
+                bits.append(f"SQNR {a.sqnr_db:.1f} dB")
+            missing = len(self.unmatched[side])
+            if missing:
+                bits.append(f'<span style="color:{UNMATCHED}">{missing} unmatched</span>')
+            self.headers[side].setText(
+                f'<span style="color:{theme.MUTED}">{side.upper()}</span>&nbsp; '
+                f'<b style="font-size:large">{html.escape(self.label(side))}</b>&nbsp;&nbsp;'
+                + " · ".join(bits))
+
+    # -- selection -----------------------------------------------------------------------------
+    def op_of(self, side: str, node: str) -> str:
+        """The compute op `node` belongs to (itself for an op; a Q/DQ or weight's op otherwise)."""
+        return node if node in self.partners[side] or node in self.unmatched[side] \
+            else self.owners[side].get(node, node)
+
+    def partner(self, side: str, node: str) -> str | None:
+        """The node of the other side matched with `node` (through its op), if any."""
+        return self.partners[side].get(self.op_of(side, node))
+
+    def select(self, side: str, node: str | None, center: bool = True) -> bool:
+        """Select `node` on `side` (centred when asked); the other side selects its partner."""
+        view = self.views[side]
+        if node is None:
+            return view.select_node(None)
+        if center:
+            ok = view.center_on(node)
+        else:
+            ok = view.select_node(node)
+        return ok
+
+    def _on_selected(self, side: str, node: str) -> None:
+        twin = self.views[other(side)]
+        if not self._syncing:
+            self._syncing = True
+            try:
+                partner = self.partner(side, node) if node else None
+                twin.select_node(partner)
+                if partner:
+                    center = twin.box_center(partner)
+                    if center is not None and not twin.visible_scene_rect().contains(center):
+                        twin.centerOn(center)
+            finally:
+                self._syncing = False
+            self.node_selected.emit(side, node)
+
+    # -- synchronised viewport -----------------------------------------------------------------
+    def _sync_viewport(self, side: str) -> None:
+        if self._syncing or self.result is None:
+            return
+        lead, follow = self.views[side], self.views[other(side)]
+        if lead.graph_scene() is None or follow.graph_scene() is None:
+            return
+        self._syncing = True
+        try:
+            follow.setTransform(lead.transform())
+            center = lead.mapToScene(lead.viewport().rect().center())
+            anchors = self._anchors.get(side)
+            target = anchors.map(QPointF(center)) if anchors is not None else None
+            if target is None:    # nothing matched: keep the same relative place
+                r, o = lead.sceneRect(), follow.sceneRect()
+                fx = (center.x() - r.left()) / max(r.width(), 1.0)
+                fy = (center.y() - r.top()) / max(r.height(), 1.0)
+                target = QPointF(o.left() + fx * o.width(), o.top() + fy * o.height())
+            follow.centerOn(target)
+        finally:
+            self._syncing = False
+
+    def views_list(self) -> list[SyncedGraphView]:
+        return [self.views[s] for s in SIDES]

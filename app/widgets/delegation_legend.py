@@ -1,0 +1,89 @@
+"""The legend of the real XNNPACK overlay.
+
+With the graph coloured by what ExecuTorch's XnnpackPartitioner delegated, green means "inside an
+XNNPACK delegate" and orange "left to portable CPU kernels", so the canvas' own legend (which says
+VPU) is replaced by `DelegationLegend`, painted in the same style.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSizeF, Qt
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QWidget
+
+from app.graph_view.legend import paint_rows, rows_size
+from app.graph_view.style import Theme, legend_entries
+
+_RELABEL = {"VPU": "XNNPACK delegate", "CPU fallback": "not delegated (portable CPU kernel)",
+            "VPU ↔ CPU boundary": "delegate ↔ CPU boundary"}
+
+
+def delegation_entries(theme: Theme, subgraphs: int) -> list[tuple[str, str, QColor | None]]:
+    """The canvas legend's rows, worded for the XNNPACK delegation."""
+    rows = []
+    for kind, text, color in legend_entries(theme, subgraphs):
+        if text.startswith("VPU subgraph"):
+            text = text.replace("VPU subgraph", "XNNPACK delegate")
+        elif text.startswith("…"):
+            text = text.replace("VPU subgraphs", "delegates")
+        rows.append((kind, _RELABEL.get(text, text), color))
+    return rows
+
+
+TITLE = "XNNPACK delegation"
+
+
+def entries_size(theme: Theme, rows) -> QSizeF:
+    return rows_size(theme, rows, TITLE)
+
+
+def paint_entries(painter: QPainter, top_left: QPointF, theme: Theme, rows) -> QRectF:
+    """A legend box like the canvas' own (same swatches, same painter), with a title line."""
+    return paint_rows(painter, top_left, theme, rows, TITLE)
+
+
+class DelegationLegend(QWidget):
+    """Floats over a GraphView's top-right corner while the overlay is on (the view's own
+    legend is hidden then); follows the view's size through an event filter."""
+
+    def __init__(self, view) -> None:
+        super().__init__(view)
+        self.view = view
+        self.rows: list = []
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground, True)
+        self.hide()
+        self._filter = _ResizeFilter(self)
+        view.installEventFilter(self._filter)
+
+    def refresh(self, on: bool) -> None:
+        scene = self.view.graph_scene()
+        if not on or scene is None:
+            self.hide()
+            return
+        self.rows = delegation_entries(self.view.theme(), scene.subgraphs)
+        size = entries_size(self.view.theme(), self.rows)
+        self.resize(int(size.width()) + 2, int(size.height()) + 2)
+        self.place()
+        self.show()
+        self.raise_()
+        self.update()
+
+    def place(self) -> None:
+        vp = self.view.viewport().geometry()
+        self.move(vp.right() - self.width() - 10, vp.top() + 10)
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        paint_entries(painter, QPointF(0.5, 0.5), self.view.theme(), self.rows)
+        painter.end()
+
+
+class _ResizeFilter(QObject):
+    def __init__(self, legend: DelegationLegend) -> None:
+        super().__init__(legend)
+        self.legend = legend
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Resize and self.legend.isVisible():
+            self.legend.place()
+        return False

@@ -1,0 +1,312 @@
+"""The node panel's content as HTML: the model summary, or everything known about one node.
+
+Plain functions of (Analysis, GraphModel, node id, partition source), testable without a window.
+Every number is formatted by vpu_core.formatting and every placement decided by
+vpu_core.graph.placement, so the panel says what the status bar and the tables say. Node names
+are links ("node:<name>"): clicking one selects that node.
+"""
+from __future__ import annotations
+
+import html
+
+from app import theme
+from vpu_core.formatting import (argument_text, compact_ints, human_bytes, node_label,
+                                 quant_params_rows, scale_detail, scales_detail, shape_text,
+                                 value_text, zero_points_text)
+from vpu_core.graph.placement import partition_report, placement
+
+_CAT_TEXT = {"vpu": "VPU", "cpu": "CPU fallback", "qdq": "Q/DQ", "param": "parameter", "io": "graph I/O"}
+
+
+def esc(value) -> str:
+    return html.escape(str(value))
+
+
+def node_link(name: str) -> str:
+    """A link that selects the node; long generated names may wrap after an underscore."""
+    text = esc(name).replace("_", "_\u200b")
+    return f'<a href="node:{esc(name)}" style="color:{theme.ACCENT}; text-decoration:none">{text}</a>'
+
+
+def section(title: str, body: str) -> str:
+    return (f'<p style="margin:16px 0 4px 0; color:{theme.MUTED}; font-size:9pt; font-weight:600">'
+            f'{esc(title.upper())}</p>{body}')
+
+
+def rows(pairs) -> str:
+    cells = "".join(f'<tr><td style="color:{theme.MUTED}; padding:2px 12px 2px 0" valign="top">{esc(k)}</td>'
+                    f'<td style="padding:2px 0">{v}</td></tr>' for k, v in pairs if v not in (None, ""))
+    return f'<table cellspacing="0" cellpadding="0">{cells}</table>'
+
+
+def badge(text: str, color: str) -> str:
+    return (f'<span style="background:{color}; color:{theme.text_on(color)}; font-weight:600">'
+            f'&nbsp;{esc(text)}&nbsp;</span>')
+
+
+def count_text(count: int, color: str) -> str:
+    return f'<b style="color:{color}">{count}</b>' if count else f'<span style="color:{theme.OK}">0</span>'
+
+
+def _breakable(text: str) -> str:
+    """Long dotted names may wrap after a dot rather than mid-word."""
+    return esc(text).replace(".", ".\u200b")
+
+
+# -- summary (nothing selected) -----------------------------------------------------------------
+
+def summary_html(analysis, model=None, source: str = "simulated") -> str:
+    """The model at a glance; partition numbers are those of `source` (the colouring shown)."""
+    part = partition_report(analysis, source)
+    xnn = part.source == "xnnpack"
+    head = (f'<h2 style="margin:0">{esc(analysis.model)}</h2>'
+            f'<p style="color:{theme.MUTED}; margin-top:2px">{esc(analysis.quantizer.upper())} quantizer · '
+            f'{"dynamic" if analysis.dynamic_batch else "static"} batch · profile {esc(analysis.partition.profile)}</p>')
+    facts = [("Graph nodes", f"{len(analysis.nodes)}" + (f" ({len(model.nodes)} shown)" if model else "")),
+             ("Inputs", inputs_html(analysis.inputs)),
+             ("XNNPACK delegates" if xnn else "VPU subgraphs", str(len(part.subgraphs))),
+             ("Ops not delegated" if xnn else "CPU fallback ops", count_text(len(part.cpu_nodes), theme.WARN)),
+             ("Boundary transfers", f"{len(part.boundaries)} edges, {human_bytes(part.transfer_bytes)}"),
+             ("Rule violations", count_text(len(analysis.violations), theme.DANGER)),
+             ("SQNR (model output)", f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—")]
+    other = analysis.partition if xnn else analysis.delegation
+    if other is not None:
+        facts.append(("VPU partition" if xnn else "XNNPACK (real)", _other_partition(other)))
+    rules_table = f'<table cellspacing="0" cellpadding="3" width="100%">{rules_rows(analysis)}</table>'
+    hint = (f'<p style="color:{theme.MUTED}; margin-top:14px">Click a node in the graph, or a row in '
+            'the Violations / Partition tables, to see its operation, arguments, quantization '
+            'parameters, partition decision, rule violations and shift counts here.<br>'
+            '<b>F</b> fits the graph · <b>Ctrl+F</b> searches (names, ops, module paths) · '
+            'drop a .py or .pt2 file to open it.</p>')
+    return head + rows(facts) + section("VPU rules", rules_table) + hint
+
+
+def inputs_html(inputs) -> str:
+    """"x 16×3×32×32 float32" per input; a dynamic dim is marked."""
+    out = []
+    for i in inputs:
+        dims = [f"{d}*" if k in i.dynamic_dims else str(d) for k, d in enumerate(i.shape)]
+        out.append(f"{esc(i.name)} <span style='font-family:monospace'>{esc('×'.join(dims) or 'scalar')}</span>"
+                   f" <span style='color:{theme.MUTED}'>{esc(i.dtype)}</span>")
+    note = f"<br><span style='color:{theme.MUTED}'>* dynamic</span>" if any(i.dynamic_dims for i in inputs) else ""
+    return "<br>".join(out) + note
+
+
+def _other_partition(part) -> str:
+    n = len(part.subgraphs)
+    unit = "delegate" if part.source == "xnnpack" else "subgraph"
+    what = "ops not delegated" if part.source == "xnnpack" else "CPU fallback ops"
+    return f"{n} {unit}{'s' if n != 1 else ''}, {count_text(len(part.cpu_nodes), theme.WARN)} {what}"
+
+
+def rules_rows(analysis) -> str:
+    """Constraint 1 (the op list, enforced by the partition) first, then the seven checked rules."""
+    out = []
+    if analysis.partition_rule is not None:
+        n = len(analysis.partition.cpu_nodes)
+        status = (f'<b style="color:{theme.WARN}">{n} on CPU</b>' if n
+                  else f'<span style="color:{theme.OK}">✓</span>')
+        out.append(_rule_row(analysis.partition_rule, status))
+    for result in analysis.rules:
+        if not result.enabled:
+            status = f'<span style="color:{theme.MUTED}">off</span>'
+        elif result.violations:
+            status = f'<b style="color:{theme.DANGER}">{result.violations} ✗</b>'
+        else:
+            status = f'<span style="color:{theme.OK}">✓</span>'
+        out.append(_rule_row(result.rule, status))
+    return "".join(out)
+
+
+def _rule_row(rule, status: str) -> str:
+    return (f'<tr><td width="22" style="color:{theme.MUTED}">{rule.constraint}</td>'
+            f'<td>{esc(rule.title)}</td><td align="right">{status}</td></tr>')
+
+
+def running_html(model: str, quantizer: str) -> str:
+    return (f'<h2 style="margin:0">{esc(model)}</h2><p style="color:{theme.MUTED}">'
+            f'Quantizing with the {esc(quantizer.upper())} quantizer and checking the VPU rules…</p>'
+            f'<p style="color:{theme.MUTED}">The graph appears as soon as the run finishes. '
+            'Select a node to see its details here.</p>')
+
+
+def waiting_html(text: str) -> str:
+    return f'<h2 style="margin:0">VPU Inspector</h2><p style="color:{theme.MUTED}">{esc(text)}</p>'
+
+
+# -- one node ---------------------------------------------------------------------------------------
+
+def node_html(analysis, model, node_id: str, source: str = "simulated") -> str:
+    """One node; a module group ("group:<path>") shows the group's numbers instead."""
+    from app.graph_view.info_html import group_html, shared_scale_html
+
+    info = analysis.nodes.get(node_id)
+    gnode = _graph_node(model, node_id)
+    if info is None:
+        return group_html(model, node_id) or f"<p>No information for node {esc(node_id)}.</p>"
+    members = (node_id, *(gnode.folded if gnode else ()))
+    parts = [_header(info, gnode, source), _operation(info), _arguments(info),
+             _quantization(analysis, info, members), _partition(analysis, node_id, source),
+             _violations(analysis, members), _requant(analysis, node_id),
+             shared_scale_html(analysis, node_id, model), _accuracy(analysis, info),
+             _folded(analysis, gnode), _source(info)]
+    return "".join(p for p in parts if p)
+
+
+def _graph_node(model, node_id):
+    if model is None:
+        return None
+    try:
+        return model.node(node_id)
+    except KeyError:
+        return None
+
+
+def _header(info, gnode, source: str) -> str:
+    category = gnode.category if gnode else ""
+    color = theme.CATEGORY_COLORS.get(category, theme.MUTED)
+    text = _CAT_TEXT.get(category, category)
+    if gnode is not None and gnode.subgraph is not None and category in ("vpu", "qdq", "param"):
+        text += f" · subgraph {gnode.subgraph}"
+    if source == "xnnpack" and category in ("vpu", "cpu"):     # coloured by the real delegation
+        text = f"XNNPACK delegate {gnode.subgraph}" if category == "vpu" else "not delegated (CPU)"
+    label = gnode.label if gnode else info.op
+    warn = ""
+    if gnode is not None and gnode.violations:
+        warn = " " + badge(f"{gnode.violations} violation{'s' if gnode.violations > 1 else ''}", theme.DANGER)
+    where = f"{_breakable(info.module)} · " if info.module else ""
+    return (f'<h2 style="margin:0">{esc(label)}</h2>'
+            f'<p style="margin:2px 0 0 0; color:{theme.MUTED}">{where}node {esc(info.name)}</p>'
+            f'<p style="margin:6px 0 0 0">{badge(text, color) if text else ""}{warn}</p>')
+
+
+def _operation(info) -> str:
+    named = {r for arg in info.arguments for r in arg.refs}
+    inputs = [n for n in info.inputs if n not in named]    # the arguments list the others by name
+    return section("Operation", rows([
+        ("op", _breakable(info.op)), ("target", _breakable(info.target) if info.target != info.op else ""),
+        ("module", _breakable(info.module)), ("kind", esc(info.kind)),
+        ("shape", esc(shape_text(info.shape))), ("dtype", esc(info.dtype)),
+        ("inputs", ", ".join(node_link(n) for n in inputs)),
+        ("outputs", ", ".join(node_link(n) for n in info.outputs)),
+    ]))
+
+
+def _arguments(info) -> str:
+    """The op's arguments by their schema names: stride, padding, … (tensors as links)."""
+    pairs = []
+    for arg in info.arguments:
+        if arg.refs and isinstance(arg.value, str):
+            value = node_link(arg.value)
+        elif arg.refs:
+            value = "[" + ", ".join(node_link(r) for r in arg.refs) + "]"
+        else:
+            value = f'<span style="font-family:monospace">{esc(argument_text(arg))}</span>'
+        pairs.append((arg.name, value))
+    return section("Arguments", rows(pairs)) if pairs else ""
+
+
+def _quantization(analysis, info, members) -> str:
+    pairs = [(k, esc(v)) for k, v in quant_params_rows(info.qparams)] if info.qparams else []
+    for t in analysis.tensors:
+        if t.node == info.name and info.qparams:      # its own qparams are listed above already
+            if t.float_scales and t.float_scales != t.scales:
+                pairs.append(("float scale (observer)", esc(scales_detail(t.float_scales))))
+            continue
+        if t.node in members or t.consumer == info.name:
+            # an activation listed against an op is that op's output
+            kind = "output" if t.kind == "activation" and t.node not in members else t.kind
+            pairs.append((f"{kind} scale", esc(scales_detail(t.scales))))
+            if t.float_scales and t.float_scales != t.scales:
+                pairs.append((f"{kind} float scale", esc(scales_detail(t.float_scales))))
+            pairs.append((f"{kind} zero point", esc(zero_points_text(t.zero_points))))
+            pairs.append((f"{kind} dtype", esc(t.dtype)))
+    return section("Quantization", rows(pairs)) if pairs else ""
+
+
+def placement_html(analysis, node_id: str, source: str) -> str:
+    where = placement(analysis, node_id, source)
+    xnn = source == "xnnpack"
+    if where.side == "vpu":
+        unit = "XNNPACK delegate" if xnn else "subgraph"
+        return f'<b style="color:{theme.OK}">{"delegated" if xnn else "VPU"}</b>, {unit} {where.subgraph}'
+    if where.side == "cpu":
+        word = "not delegated" if xnn else "CPU"
+        return f'<b style="color:{theme.WARN}">{word}</b> — {esc(where.reason)}'
+    return esc(where.reason)
+
+
+def _partition(analysis, node_id: str, source: str) -> str:
+    part = partition_report(analysis, source)
+    label = "XNNPACK" if part.source == "xnnpack" else "VPU partition"
+    pairs = [(label, placement_html(analysis, node_id, source))]
+    for b in part.boundaries:
+        if node_id in (b.src, b.dst):
+            other = b.dst if b.src == node_id else b.src
+            pairs.append(("boundary", f"{esc(b.direction)} with {node_link(other)}: {b.bytes:,} bytes"))
+    if analysis.delegation is not None:        # the other partition, for comparison
+        other_source = "simulated" if part.source == "xnnpack" else "xnnpack"
+        pairs.append(("VPU partition" if other_source == "simulated" else "XNNPACK",
+                      placement_html(analysis, node_id, other_source)))
+    return section("Partition", rows(pairs))
+
+
+def _violations(analysis, members) -> str:
+    found = [v for v in analysis.violations if v.node in members]
+    if not found:
+        return section("VPU rules", f'<p style="color:{theme.OK}; margin:0">No violations on this node.</p>')
+    rules = {r.rule.id: r.rule for r in analysis.rules}
+    blocks = []
+    for v in found:
+        rule = rules.get(v.rule)
+        title = f"{rule.constraint}. {rule.title}" if rule else v.rule
+        values = "<br>".join(f"{esc(k)} = {esc(value_text(val))}" for k, val in v.values)
+        where = f" (on {node_link(v.node)})" if v.node != members[0] else ""
+        blocks.append(
+            f'<p style="margin:6px 0 2px 0"><b style="color:{theme.DANGER}">✗ {esc(title)}</b>{where}</p>'
+            f'<p style="margin:0 0 2px 12px">{esc(v.message)}</p>'
+            + (f'<p style="margin:0 0 2px 12px; font-family:monospace">{values}</p>' if values else "")
+            + (f'<p style="margin:0 0 4px 12px; color:{theme.MUTED}">Why: {esc(rule.reason)}</p>' if rule else ""))
+    return section(f"Violations ({len(found)})", "".join(blocks))
+
+
+def _requant(analysis, node_id: str) -> str:
+    site = next((r for r in analysis.requant if r.node == node_id), None)
+    if site is None:
+        return ""
+    if site.shifts is not None:
+        shifts = f"n = {esc(compact_ints(site.shifts))}"
+    else:
+        shifts = (f'<span style="color:{theme.DANGER}">no exact shift</span> — nearest n = '
+                  f'{esc(compact_ints(site.nearest_shifts))}, max error {site.max_rel_error:.2%}')
+    pairs = [("right shifts", shifts),
+             ("range", f'<span style="color:{theme.DANGER}">outside the profile range</span>'
+              if site.out_of_range else "within the profile range"),
+             ("s_in", esc(scale_detail(site.s_in)) if site.s_in else ""),
+             ("s_w", esc(scales_detail(site.s_w)) if site.s_w else ""),
+             ("s_out", esc(scale_detail(site.s_out)) if site.s_out else "")]
+    return section("Requantization (M = s_in·s_w / s_out = 2^-n)", rows(pairs))
+
+
+def _accuracy(analysis, info) -> str:
+    sqnr = analysis.layer_sqnr.get(info.name, info.sqnr_db)
+    if sqnr is None:
+        return ""
+    return section("Accuracy", rows([("SQNR vs float", f"{sqnr:.1f} dB")]))
+
+
+def _folded(analysis, gnode) -> str:
+    if gnode is None or not gnode.folded:
+        return ""
+    items = []
+    for name in gnode.folded:
+        info = analysis.nodes.get(name)
+        text = f"{esc(info.op) if info else ''} {esc(shape_text(info.shape)) if info and info.shape else ''}"
+        items.append(f"{node_link(name)} <span style='color:{theme.MUTED}'>{text}</span>")
+    return section(f"Folded parameters ({len(items)})", "<br>".join(items))
+
+
+def _source(info) -> str:
+    if not info.source:
+        return ""
+    return section("Source", f'<p style="margin:0; font-family:monospace">{esc(info.source)}</p>')

@@ -1,0 +1,51 @@
+"""The node panel: everything the analysis knows about the selected node, or a model summary.
+
+The HTML comes from app.widgets.node_html (plain functions, testable without a window); node
+names in it are links that select that node.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtWidgets import QTextBrowser
+
+from app.widgets.node_html import node_html, running_html, summary_html, waiting_html
+
+MIN_WIDTH = 300          # narrower, the tables of the panel wrap one word per line
+
+
+class NodePanel(QTextBrowser):
+    """Read-only rich text; `node_link_clicked` fires for links to other nodes."""
+
+    node_link_clicked = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setMinimumWidth(MIN_WIDTH)
+        self.anchorClicked.connect(self._on_anchor)
+        self.document().setDocumentMargin(14)
+        self.current_node: str | None = None
+        self.show_waiting("Starting…")
+
+    def show_waiting(self, text: str) -> None:
+        self.current_node = None
+        self.setHtml(waiting_html(text))
+
+    def show_summary(self, analysis, model=None, source: str = "simulated") -> None:
+        self.current_node = None
+        self.setHtml(summary_html(analysis, model, source))
+
+    def show_running(self, model: str, quantizer: str) -> None:
+        if self.current_node is None:
+            self.setHtml(running_html(model, quantizer))
+
+    def show_node(self, analysis, model, node_id: str, prefix: str = "", source: str = "simulated") -> None:
+        """`prefix`: HTML shown above the node (compare mode: how it matches the other side)."""
+        self.current_node = node_id
+        self.setHtml(prefix + node_html(analysis, model, node_id, source))
+
+    def _on_anchor(self, url: QUrl) -> None:
+        text = url.toString()
+        if text.startswith("node:"):
+            self.node_link_clicked.emit(text[len("node:"):])

@@ -1,0 +1,100 @@
+"""The dock contents: node panel, report tables and plots, updated together from one Analysis."""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QSplitter, QTabWidget
+
+from app.widgets.compare_table import CompareTable
+from app.widgets.node_panel import NodePanel
+from app.widgets.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, ShiftHistogram
+from app.widgets.tables import PartitionTable, RequantTable, ViolationsTable
+from vpu_core.graph.placement import partition_report
+from app.widgets.int_sim_panel import IntSimPanel
+
+
+class Panels(QObject):
+    """Owns the widgets of the three docks; `node_activated` = a table row or node link clicked."""
+
+    node_activated = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.node_panel = NodePanel()
+        self.node_panel.node_link_clicked.connect(self.node_activated)
+        # the node dock: the node's facts above, its integer simulation below
+        self.int_sim_panel = IntSimPanel()
+        self.node_area = QSplitter(Qt.Orientation.Vertical)
+        self.node_area.addWidget(self.node_panel)
+        self.node_area.addWidget(self.int_sim_panel)
+        self.node_area.setStretchFactor(0, 3)
+        self.node_area.setStretchFactor(1, 2)
+        for index in (0, 1):
+            self.node_area.setCollapsible(index, False)
+        self.violations, self.partition, self.requant = ViolationsTable(), PartitionTable(), RequantTable()
+        self.tables = QTabWidget()
+        for widget, title in ((self.violations, "Violations"), (self.partition, "Partition"),
+                              (self.requant, "Requant shifts")):
+            self.tables.addTab(widget, title)
+            widget.node_activated.connect(self.node_activated)
+        self.compare = CompareTable()                       # compare mode only
+        self.compare_index = self.tables.addTab(self.compare, "Compare")
+        self.tables.setTabVisible(self.compare_index, False)
+        self.scale_hist, self.shift_hist = ScaleHistogram(), ShiftHistogram()
+        self.channel_plot, self.pow2_plot = ChannelPlot(), Pow2Comparison()
+        self.plots = QTabWidget()
+        for widget, title in ((self.scale_hist, "Scales"), (self.shift_hist, "Shifts"),
+                              (self.channel_plot, "Node"), (self.pow2_plot, "Float vs 2^k")):
+            self.plots.addTab(widget, title)
+        for index, tip in enumerate(("log2 of every scale: activations and weight channels",
+                                     "Requantization right shifts n (M = 2^-n) over the model",
+                                     "Per-channel weight scales and shifts of the selected node",
+                                     "Observer's float scale vs the power-of-two scale used")):
+            self.plots.setTabToolTip(index, tip)
+
+    def set_analysis(self, analysis, source: str = "simulated") -> None:
+        """Fill the tables and plots; `source` is the partition the graph is coloured by."""
+        for widget in (self.violations, self.requant, self.scale_hist, self.shift_hist, self.pow2_plot):
+            widget.set_analysis(analysis)
+        self.partition.set_analysis(analysis, source)
+        self.int_sim_panel.set_report(getattr(analysis, "int_sim", None))
+        count = len(analysis.violations)
+        self.tables.setTabText(0, f"Violations ({count})" if count else "Violations")
+        part = partition_report(analysis, source)
+        unit = "not delegated" if part.source == "xnnpack" else "CPU"
+        self.tables.setTabText(1, f"Partition ({len(part.cpu_nodes)} {unit})")
+
+    def set_comparison(self, comparison, names: dict | None) -> None:
+        """Show (comparison) or hide (None) the Compare tab."""
+        if comparison is not None:
+            self.compare.set_comparison(comparison, names)
+            unmatched = len(comparison.only_a) + len(comparison.only_b)
+            self.tables.setTabText(self.compare_index, f"Compare ({len(comparison.differing)} differ"
+                                   + (f", {unmatched} unmatched)" if unmatched else ")"))
+        self.tables.setTabVisible(self.compare_index, comparison is not None)
+
+    def show_summary(self, analysis, model, source: str = "simulated") -> None:
+        self.node_panel.show_summary(analysis, model, source)
+        self.channel_plot.set_node(analysis, model, None)
+        self._int_sim_of(analysis)
+        self.int_sim_panel.show_summary()
+
+    def show_node(self, analysis, model, node: str, prefix: str = "", source: str = "simulated") -> None:
+        self.node_panel.show_node(analysis, model, node, prefix, source)
+        self.channel_plot.set_node(analysis, model, node)
+        self._int_sim_of(analysis)
+        self.int_sim_panel.show_node(node)
+
+    def _int_sim_of(self, analysis) -> None:
+        """Compare mode shows nodes of either side: follow the analysis the node belongs to."""
+        report = getattr(analysis, "int_sim", None)
+        if self.int_sim_panel.report is not report:
+            self.int_sim_panel.set_report(report)
+
+    def show_running(self, model: str, quantizer: str) -> None:
+        self.node_panel.show_running(model, quantizer)
+
+    def clear(self, text: str) -> None:
+        """No result (yet): empty tables and plots, `text` in the node panel."""
+        for tree in (self.violations.tree, self.partition.tree, self.requant.tree):
+            tree.clear()
+        self.node_panel.show_waiting(text)

@@ -1,0 +1,67 @@
+"""The status bar's summary line: the shown result in numbers, or what went wrong.
+
+A QLabel that never widens the window (its text is cut at the edge, the full line is the
+tooltip). Its numbers come from the same PartitionReport as the node panel's summary
+(vpu_core.graph.placement.partition_report), so the two always agree.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSizePolicy
+
+from app import theme
+from vpu_core.formatting import human_bytes
+from vpu_core.graph.placement import partition_report
+
+SEP = "&nbsp;&nbsp;·&nbsp;&nbsp;"
+
+
+def violations_chip(n: int) -> str:
+    return f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
+
+
+def single_html(analysis, model, source: str = "simulated") -> str:
+    part = partition_report(analysis, source)
+    xnn = part.source == "xnnpack"
+    subs = len(part.subgraphs)
+    unit = "XNNPACK delegate" if xnn else "VPU subgraph"
+    sqnr = f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—"
+    chips = [f"<b>{html.escape(analysis.model)}</b> · {analysis.quantizer.upper()}",
+             f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)",
+             f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {unit}' + ("s" if subs != 1 else ""),
+             f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} '
+             + ("not delegated" if xnn else "CPU fallback ops"),
+             violations_chip(len(analysis.violations)),
+             f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})", f"SQNR {sqnr}"]
+    return SEP.join(chips)
+
+
+def compare_html(pair) -> str:
+    cmp, a, b = pair.comparison, pair.a.analysis, pair.b.analysis
+    chips = [f"<b>{html.escape(a.model)}</b> · compare",
+             f"<b>A {html.escape(cmp.a_label)}</b> {violations_chip(len(a.violations))}",
+             f"<b>B {html.escape(cmp.b_label)}</b> {violations_chip(len(b.violations))}",
+             f"{len(cmp.pairs)} matched ops, {len(cmp.differing)} differ",
+             f"{len(cmp.partition_changes)} placed differently",
+             f"{len(cmp.only_a) + len(cmp.only_b)} unmatched"]
+    return SEP.join(chips)
+
+
+def failure_html(message: str, showing: str = "") -> str:
+    suffix = f"&nbsp;&nbsp;— showing {html.escape(showing)}" if showing else ""
+    return f'<span style="color:{theme.DANGER}">Run failed: {html.escape(message)}</span>{suffix}'
+
+
+class StatusSummary(QLabel):
+    def __init__(self) -> None:
+        super().__init__("Starting…")
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def setText(self, text: str) -> None:     # noqa: N802  (Qt's name)
+        super().setText(text)
+        plain = html.unescape(re.sub(r"<[^>]+>", "", text.replace("&nbsp;", " ")))
+        self.setToolTip(plain)

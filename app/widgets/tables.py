@@ -1,0 +1,288 @@
+"""Dock tables: violations grouped by rule, the partition report, the requantization sites.
+
+Rows name nodes as the user knows them, by module path and op ("stages.0.path_a.0 · conv2d",
+vpu_core.formatting.node_label), never by the generated fx name alone (that is in the tooltip).
+Every such row carries the node in `NODE_ROLE`; clicking it emits `node_activated(name)` and the
+window centres the graph on it. Constraint 1 (the op list) is listed with the rules: its
+"violations" are the ops that fall back to the CPU.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from app import theme
+from vpu_core.formatting import compact_ints, node_label
+
+NODE_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def _tree(headers: list[str]) -> QTreeWidget:
+    tree = QTreeWidget()
+    tree.setHeaderLabels(headers)
+    tree.setAlternatingRowColors(True)
+    tree.setRootIsDecorated(True)
+    tree.setUniformRowHeights(True)
+    tree.header().setStretchLastSection(True)
+    tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    return tree
+
+
+def _item(parent, texts, node: str | None = None) -> QTreeWidgetItem:
+    item = QTreeWidgetItem(parent, [str(t) for t in texts])
+    if node:
+        item.setData(0, NODE_ROLE, node)
+        item.setToolTip(0, f"{node} — click to show it in the graph")
+    return item
+
+
+def _first_column(tree: QTreeWidget, width: int) -> None:
+    """The name column: `width`, but at most half of a narrow table (the detail stays readable);
+    kept so when the table is resized (see _NodeTable.resizeEvent)."""
+    tree.setProperty("nameWidth", width)
+    table = tree.parentWidget()      # its own size is current before the tree's is
+    tree.setColumnWidth(0, max(150, min(width, (table.width() - 30) // 2)))
+
+
+def label(analysis, node: str) -> str:
+    """The table name of `node`: module path · op (the fx name when the analysis lacks it)."""
+    info = analysis.nodes.get(node)
+    return node_label(info) if info is not None else node
+
+
+def _bold(item: QTreeWidgetItem, color: str | None = None) -> None:
+    font = QFont(item.font(0))
+    font.setBold(True)
+    for col in range(item.columnCount()):
+        item.setFont(col, font)
+    if color:
+        item.setForeground(0, QBrush(QColor(color)))
+
+
+class _NodeTable(QWidget):
+    node_activated = Signal(str)
+
+    def _connect(self, tree: QTreeWidget) -> None:
+        tree.itemClicked.connect(self._on_item)
+        tree.itemActivated.connect(self._on_item)
+
+    def _on_item(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        node = item.data(0, NODE_ROLE)
+        if node:
+            self.node_activated.emit(str(node))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        width = self.tree.property("nameWidth")
+        if width:
+            _first_column(self.tree, int(width))
+
+
+class ViolationsTable(_NodeTable):
+    """Violations grouped by rule with counts; the filter matches node, message or rule."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter violations by node, rule or message…")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self._apply_filter)
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("muted")
+        self.tree = _tree(["Rule / node", "Message"])
+        self._connect(self.tree)
+        top = QHBoxLayout()
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.count_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(top)
+        layout.addWidget(self.tree)
+        self._groups: list[tuple[QTreeWidgetItem, object]] = []
+
+    def set_analysis(self, analysis) -> None:
+        self.tree.clear()
+        self._groups = []
+        by_rule: dict[str, list] = {}
+        for v in analysis.violations:
+            by_rule.setdefault(v.rule, []).append(v)
+        if analysis.partition_rule is not None:      # constraint 1: the ops on the CPU
+            group = _item(self.tree, ["", ""])
+            for c in analysis.partition.cpu_nodes:
+                row = _item(group, [label(analysis, c.node), c.reason], node=c.node)
+                row.setToolTip(1, c.reason)
+            self._groups.append((group, analysis.partition_rule))
+        for result in analysis.rules:
+            group = _item(self.tree, ["", ""])
+            for v in by_rule.get(result.rule.id, ()):
+                row = _item(group, [label(analysis, v.node), v.message], node=v.node)
+                row.setToolTip(1, v.message)
+            self._groups.append((group, result))
+        for group, _ in self._groups:
+            group.setExpanded(0 < group.childCount() <= 200)
+        _first_column(self.tree, 260)
+        self._apply_filter(self.filter.text())
+
+    def _apply_filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        total = shown_total = 0
+        for group, result in self._groups:
+            rule = getattr(result, "rule", result)
+            rule_match = needle in rule.id.lower() or needle in rule.title.lower()
+            shown = 0
+            for i in range(group.childCount()):
+                child = group.child(i)
+                texts = (child.text(0), child.text(1), str(child.data(0, NODE_ROLE) or ""))
+                hit = not needle or rule_match or any(needle in t.lower() for t in texts)
+                child.setHidden(not hit)
+                shown += hit
+            total += group.childCount()
+            shown_total += shown
+            self._label_group(group, result, shown)
+            group.setHidden(bool(needle) and shown == 0 and not rule_match)
+        self.count_label.setText(f"{shown_total} of {total} shown" if needle else f"{total} violations")
+
+    @staticmethod
+    def _label_group(group: QTreeWidgetItem, result, shown: int) -> None:
+        rule = getattr(result, "rule", result)        # a RuleResult, or constraint 1's RuleInfo
+        count = group.childCount()
+        more = f" ({shown} shown)" if shown != count else ""
+        if rule is result:
+            status = f"{count} op{'s' if count != 1 else ''} on the CPU{more}" if count else "✓ every op on the VPU"
+            color = theme.WARN if count else theme.OK
+        elif not result.enabled:
+            status, color = "switched off in the profile", theme.MUTED
+        elif count:
+            status, color = f"{count} violation{'s' if count != 1 else ''}{more}", theme.DANGER
+        else:
+            status, color = "✓ no violations", theme.OK
+        group.setText(0, f"{rule.constraint}. {rule.title}")
+        group.setText(1, status)
+        group.setToolTip(0, f"{rule.id}: {rule.reason}")
+        _bold(group)
+        group.setForeground(1, QBrush(QColor(color)))
+
+    def group_counts(self) -> dict[str, int]:
+        """rule id -> number of rows (violations; for constraint 1 the CPU ops)."""
+        return {getattr(result, "rule", result).id: group.childCount() for group, result in self._groups}
+
+
+class PartitionTable(_NodeTable):
+    """Totals, VPU subgraphs, CPU fallback nodes with reasons, boundary edges with bytes; and,
+    when the analysis has it, the same for the real XNNPACK delegation (ExecuTorch)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tree = _tree(["Item", "Detail", "Bytes"])
+        self._connect(self.tree)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.tree)
+
+    def set_analysis(self, analysis, source: str = "simulated") -> None:
+        """`source` = the partition the graph is coloured by: its report comes first."""
+        self.tree.clear()
+        reports = [("simulated", analysis.partition)]
+        if analysis.delegation is not None:
+            reports.append(("xnnpack", analysis.delegation))
+            reports.sort(key=lambda r: r[0] != source)
+        for kind, part in reports:
+            parent = self.tree
+            if len(reports) > 1:
+                title = ("Real XNNPACK delegation — ExecuTorch XnnpackPartitioner" if kind == "xnnpack"
+                         else f"Simulated VPU partition — profile {part.profile}")
+                parent = _item(self.tree, [title, "", ""])
+                parent.setFirstColumnSpanned(True)
+                _bold(parent, theme.ACCENT)
+            self._report(parent, part, analysis)
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            _bold(top)
+            top.setExpanded(top.childCount() <= 300)
+            for j in range(top.childCount() if len(reports) > 1 else 0):   # a report's groups
+                child = top.child(j)
+                _bold(child)
+                child.setExpanded(child.childCount() <= 300)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        _first_column(self.tree, 260)
+
+    def _report(self, parent, part, analysis) -> None:
+        xnn = part.source == "xnnpack"
+        unit, cpu = ("XNNPACK delegates", "Not delegated (CPU)") if xnn else ("VPU subgraphs", "CPU fallback ops")
+        detail = (f"{part.lowered_counts.get('delegated_nodes', 0)} lowered nodes delegated, "
+                  f"{part.lowered_counts.get('non_delegated_nodes', 0)} not" if xnn
+                  else f"profile {part.profile} · {len(part.vpu_ops)} VPU ops")
+        totals = _item(parent, ["Totals", detail, ""])
+        _item(totals, [unit, str(len(part.subgraphs)), ""])
+        _item(totals, [cpu, str(len(part.cpu_nodes)), ""])
+        _item(totals, ["Boundary edges", str(len(part.boundaries)), f"{part.transfer_bytes:,}"])
+        self._cpu_nodes(parent, part, cpu, analysis)     # what fell back (and why) first: the question asked
+        self._boundaries(parent, part, analysis)
+        self._subgraphs(parent, part, analysis.nodes, "delegate" if xnn else "subgraph", unit)
+
+    def _subgraphs(self, parent, part, infos: dict, word: str, unit: str) -> None:
+        group = _item(parent, [f"{unit} ({len(part.subgraphs)})", "", ""])
+        for sub in part.subgraphs:
+            ops = [n for n in sub.nodes if n in infos and infos[n].kind == "call_function"
+                   and infos[n].qparams is None]            # the ops, not their Q/DQ and weights
+            names = " → ".join(infos[n].op.split(".", 1)[0] for n in ops[:6]) + (" …" if len(ops) > 6 else "")
+            detail = f"{len(ops)} op{'s' if len(ops) != 1 else ''} ({len(sub.nodes)} nodes): {names}"
+            row = _item(group, [f"{word} {sub.id}", detail, ""], node=(ops or sub.nodes or [None])[0])
+            row.setToolTip(1, ", ".join(ops))
+        group.setForeground(0, QBrush(QColor(theme.OK)))
+
+    def _cpu_nodes(self, parent, part, title: str, analysis) -> None:
+        group = _item(parent, [f"{title} ({len(part.cpu_nodes)})", "", ""])
+        for c in part.cpu_nodes:
+            row = _item(group, [label(analysis, c.node), c.reason, ""], node=c.node)
+            row.setToolTip(1, c.reason)
+        group.setForeground(0, QBrush(QColor(theme.WARN)))
+
+    def _boundaries(self, parent, part, analysis) -> None:
+        group = _item(parent, [f"Boundaries ({len(part.boundaries)})", "", f"{part.transfer_bytes:,}"])
+        for b in part.boundaries:
+            shape = "×".join(str(d) for d in b.shape)
+            detail = f"{b.direction}" + (f" · {shape} {b.dtype}" if shape else "")
+            row = _item(group, [f"{label(analysis, b.src)} → {label(analysis, b.dst)}", detail, f"{b.bytes:,}"],
+                        node=b.dst)
+            row.setToolTip(0, f"{b.src} → {b.dst} — click to show {b.dst} in the graph")
+
+    def top_titles(self) -> list[str]:
+        return [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())]
+
+
+class RequantTable(_NodeTable):
+    """One row per requantization site: shifts per channel, exactness, range."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tree = _tree(["Node", "Right shifts n", "Exact", "Max error", "Range"])
+        self.tree.setRootIsDecorated(False)
+        self._connect(self.tree)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.tree)
+
+    def set_analysis(self, analysis) -> None:
+        self.tree.clear()
+        for site in analysis.requant:
+            shifts = site.shifts if site.shifts is not None else site.nearest_shifts
+            text = compact_ints(shifts) if shifts else "—"
+            row = _item(self.tree, [label(analysis, site.node), text if site.exact else f"≈ {text}",
+                                    "yes" if site.exact else "no", f"{site.max_rel_error:.2%}",
+                                    "out of range" if site.out_of_range else "ok"], node=site.node)
+            if not site.exact:
+                row.setForeground(2, QBrush(QColor(theme.DANGER)))
+            if site.out_of_range:
+                row.setForeground(4, QBrush(QColor(theme.DANGER)))
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for col in (2, 3, 4):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        _first_column(self.tree, 220)

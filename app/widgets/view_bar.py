@@ -1,0 +1,171 @@
+"""The view toolbar: fold, hide Q/DQ, metric colouring, fit, search, compare mode, partition
+colouring, the violation walk and the presentation options.
+
+A QToolBar, so a narrow window moves its last items into the overflow menu (») instead of
+clipping them or widening the window. The colour legend is drawn by the graph view itself.
+Escape in the search field clears the search.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QToolBar
+
+from app import theme
+from app.widgets.quantizer_buttons import segmented
+
+SOURCES = ("simulated", "xnnpack")
+METRIC_CHOICES = (("", "Partition"), ("sqnr", "Layer SQNR"), ("pow2_loss", "Pow2 loss"),
+                  ("shift", "Shift"), ("boundary_bytes", "Bytes"))
+
+
+class _EscapeClears(QObject):
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape and obj.text():
+            obj.clear()
+            return True
+        return False
+
+
+class ViewBar(QToolBar):
+    fold_toggled = Signal(bool)
+    fit_clicked = Signal()
+    search_changed = Signal(str)
+    next_clicked = Signal()
+    prev_clicked = Signal()
+    large_font_toggled = Signal(bool)
+    high_contrast_toggled = Signal(bool)
+    compare_toggled = Signal(bool)
+    partition_source_changed = Signal(str)      # "simulated" | "xnnpack"
+    violation_step = Signal(int)                # +1 next, -1 previous
+    hide_qdq_toggled = Signal(bool)
+    metric_changed = Signal(str)                # metric key, "" = colour by partition
+
+    def __init__(self) -> None:
+        super().__init__("View")
+        self.setObjectName("viewToolbar")
+        self.setMovable(False)
+        self.fold = QCheckBox("Fold parameters")
+        self.fold.setChecked(True)
+        self.fold.setToolTip("Fold weights, biases and their Q/DQ chains into the op that uses them")
+        self.hide_qdq = QCheckBox("Hide Q/DQ")
+        self.hide_qdq.setToolTip("Fold quantize → dequantize pairs into the edge they sit on; the "
+                                 "edge shows the tensor's dtype and scale")
+        self.metric_combo = QComboBox()
+        for key, text in METRIC_CHOICES:
+            self.metric_combo.addItem(text, key)
+        self.metric_combo.setToolTip("Colour ops by the partition, or by a number the analysis has (layer "
+                                     "SQNR, pow2 rounding loss, requant shift, boundary bytes) on a "
+                                     "gradient with a legend")
+        self.fit = QPushButton("Fit")
+        self.fit.setToolTip("Fit the graph's width at a legible zoom (F); Shift+F fits all")
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search name, op or module…  (Ctrl+F)")
+        self.search.setToolTip("Find nodes by fx name, op or module path; Enter: next match, Escape: clear")
+        self.search.setClearButtonEnabled(True)
+        self.search.setMinimumWidth(200)
+        self.search.setMaximumWidth(320)
+        self._escape = _EscapeClears(self.search)
+        self.search.installEventFilter(self._escape)
+        self.prev, self.next = QPushButton("◀"), QPushButton("▶")
+        for button, tip in ((self.prev, "Previous match (Shift+Enter, Shift+F3)"),
+                            (self.next, "Next match (Enter, F3)")):
+            button.setToolTip(tip)
+            button.setFixedWidth(34)
+        self.matches = QLabel("")
+        self.matches.setObjectName("muted")
+        self.matches.setMinimumWidth(64)
+        self.compare = QPushButton("⇆ Compare")
+        self.compare.setCheckable(True)
+        self.compare.setToolTip("Compare mode: this configuration (A) side by side with another (B) — Ctrl+K")
+        simulated, xnnpack = QPushButton("VPU"), QPushButton("XNNPACK")
+        simulated.setToolTip("Colour by the simulated VPU partition (the profile's op list)")
+        xnnpack.setToolTip("Colour by what ExecuTorch's XnnpackPartitioner really delegates "
+                           "(lowers the graph once: takes a few seconds) — Ctrl+D")
+        self.colour = QButtonGroup(self)
+        for i, button in enumerate((simulated, xnnpack)):
+            button.setCheckable(True)
+            self.colour.addButton(button, i)
+        simulated.setChecked(True)
+        colour_box, _ = segmented(simulated, xnnpack)
+        self.prev_violation, self.next_violation = QPushButton("◀"), QPushButton("▶")
+        self.prev_violation.setToolTip("Previous violation (Shift+V, PgUp)")
+        self.next_violation.setToolTip("Next violation (V, PgDown)")
+        for button in (self.prev_violation, self.next_violation):
+            button.setFixedWidth(34)
+        self.violation_label = QLabel("")
+        self.violation_label.setMinimumWidth(90)
+        self.violation_label.setToolTip("Walk through the rule violations: V / Shift+V, or PgDown / PgUp")
+        self.large_font = QPushButton("Aa")
+        self.large_font.setToolTip("Large labels: bigger text on the graph and in the panels, for projectors")
+        self.high_contrast = QPushButton("HC")
+        self.high_contrast.setToolTip("High contrast: black outlines and edges, darker text")
+        for button in (self.large_font, self.high_contrast):
+            button.setCheckable(True)
+            button.setStyleSheet("padding: 5px 9px;")
+        colour_label = QLabel("Colour by")
+        colour_label.setObjectName("muted")
+        for w in (self.fold, self.hide_qdq, self.fit, self.search, self.prev, self.next, self.matches):
+            self.addWidget(w)
+        self.addSeparator()
+        for w in (self.prev_violation, self.violation_label, self.next_violation):
+            self.addWidget(w)
+        self.addSeparator()
+        for w in (self.compare, colour_label, colour_box, self.metric_combo):
+            self.addWidget(w)
+        self.addSeparator()
+        for w in (self.large_font, self.high_contrast):
+            self.addWidget(w)
+        self._connect()
+        self.set_violation_position(None, None)
+
+    def _connect(self) -> None:
+        self.fold.toggled.connect(self.fold_toggled)
+        self.hide_qdq.toggled.connect(self.hide_qdq_toggled)
+        self.metric_combo.currentIndexChanged.connect(lambda i: self.metric_changed.emit(self.metric_combo.itemData(i)))
+        self.fit.clicked.connect(self.fit_clicked)
+        self.search.textChanged.connect(self.search_changed)
+        self.search.returnPressed.connect(self.next_clicked)
+        self.next.clicked.connect(self.next_clicked)
+        self.prev.clicked.connect(self.prev_clicked)
+        self.large_font.toggled.connect(self.large_font_toggled)
+        self.high_contrast.toggled.connect(self.high_contrast_toggled)
+        self.compare.toggled.connect(self.compare_toggled)
+        self.colour.idClicked.connect(lambda i: self.partition_source_changed.emit(SOURCES[i]))
+        self.prev_violation.clicked.connect(lambda: self.violation_step.emit(-1))
+        self.next_violation.clicked.connect(lambda: self.violation_step.emit(1))
+
+    def set_match_count(self, index: int | None, count: int, text: str) -> None:
+        if not text:
+            self.matches.setText("")
+        elif count == 0:
+            self.matches.setText(f'<span style="color:{theme.DANGER}">no match</span>')
+        else:
+            self.matches.setText(f"{index + 1 if index is not None else 1} of {count}")
+
+    def set_partition_source(self, source: str) -> None:
+        """Show `source` as chosen without announcing it (the window changed it)."""
+        self.colour.button(SOURCES.index(source)).setChecked(True)
+
+    def set_violation_position(self, index: int | None, count: int | None) -> None:
+        """`count` None: no result yet, so no verdict either."""
+        if count is None:
+            text = ""
+        elif count == 0:
+            text = '<span style="color:%s">no violations</span>' % theme.OK
+        elif index is None:
+            text = f'<b style="color:{theme.DANGER}">{count}</b> violations'
+        else:
+            text = f'<b style="color:{theme.DANGER}">{index + 1}</b> of {count}'
+        self.violation_label.setText(text)
+        for button in (self.prev_violation, self.next_violation):
+            button.setEnabled(bool(count))
+
+    def set_compare(self, on: bool) -> None:
+        self.compare.blockSignals(True)
+        self.compare.setChecked(on)
+        self.compare.blockSignals(False)
+
+    def set_fold(self, on: bool) -> None:
+        self.fold.blockSignals(True)
+        self.fold.setChecked(on)
+        self.fold.blockSignals(False)

@@ -1,0 +1,145 @@
+"""`vpu-inspector gui`: open the window on a configuration; with `--screenshot`, save the window
+once the result is on screen and exit.
+
+    vpu-inspector gui resnet8 --quantizer xnnpack --screenshot w.png --size 1280x720
+
+The screenshot is the real window at that size, drawn as on screen (QWidget.grab), taken once
+the display has shown the result (and the optional `--select` / `--tab`), never after a fixed
+delay. A screenshot run uses a throw-away settings file, so the user's window layout neither
+changes the picture nor is changed by it. Exit code 0 when the picture is written; 2 with one
+line on stderr when the run (or the file) fails.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TABS = {"violations": ("tables", 0), "partition": ("tables", 1), "requant": ("tables", 2),
+        "compare": ("tables", 3), "scales": ("plots", 0), "shifts": ("plots", 1),
+        "selected": ("plots", 2), "pow2": ("plots", 3)}
+
+
+@dataclass(frozen=True)
+class GuiOptions:
+    screenshot: str | None = None          # .png to write, then exit
+    size: tuple[int, int] | None = None    # window size (width, height)
+    compare: object = None                 # RunConfig of side B: open in compare mode
+    xnnpack_delegation: bool = False       # colour by the real XNNPACK delegation
+    select: str | None = None              # "node" or "b:node" to select once shown
+    tabs: tuple[str, ...] = field(default=())
+
+
+def run_gui(config=None, options: GuiOptions = GuiOptions()) -> int:
+    """Open the window on `config` (a RunConfig; None = resnet8 / VPU) and run it."""
+    if options.screenshot:
+        from app.export.image_export import check_screenshot_path
+
+        check_screenshot_path(options.screenshot)      # fail before the seconds of PTQ
+        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        settings = Path(tempfile.mkdtemp(prefix="vpu-inspector-shot-")) / "settings.ini"
+        os.environ["VPU_INSPECTOR_SETTINGS"] = str(settings)
+    from PySide6.QtWidgets import QApplication
+
+    from app import theme
+    from app.window import excepthook
+    from app.window.main_window import MainWindow
+    from vpu_core.config import RunConfig
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("VPU Inspector")
+    app.setOrganizationName("vpu-inspector")
+    theme.apply_theme(app)
+    if not options.screenshot:
+        excepthook.install()         # any uncaught exception, any thread: the error dialog
+    window = MainWindow()
+    if options.size:
+        window.resize_for(*options.size)
+    window.show()
+    outcome = Screenshot(window, options) if options.screenshot else None
+    start(window, config or RunConfig(), options)
+    code = app.exec()
+    return outcome.code if outcome is not None else code
+
+
+def start(window, config, options: GuiOptions) -> None:
+    """The first run: a single configuration, or compare mode, optionally with the overlay."""
+    if options.xnnpack_delegation:
+        window.state.set_partition_source("xnnpack")      # nothing shown yet: the run lowers too
+    if options.compare is not None:
+        window.controls.set_config(config)
+        window.compare_bar.set_config(options.compare)
+        window.compare.set_mode(True)
+    else:
+        window.runs.start(config)
+
+
+class Screenshot:
+    """Waits for the result on screen, applies --select / --tab, saves the window, quits."""
+
+    def __init__(self, window, options: GuiOptions) -> None:
+        self.window, self.options, self.code = window, options, 2
+        window.display.shown.connect(self._on_shown)
+        window.runs.failed.connect(self._on_failed)
+        window.runs.jobs.cancelled.connect(lambda: self._quit(2, "vpu-inspector: error: the run was cancelled"))
+
+    def _ready(self) -> bool:
+        state = self.window.state
+        if state.run.running:
+            return False
+        return state.showing_compare if self.options.compare is not None else state.result is not None
+
+    def _on_shown(self) -> None:
+        if not self._ready():
+            return
+        from PySide6.QtCore import QTimer
+
+        self.window.display.shown.disconnect(self._on_shown)
+        self._select_and_tabs()
+        QTimer.singleShot(0, self._save)         # after the events the selection queued
+
+    def _select_and_tabs(self) -> None:
+        window, options = self.window, self.options
+        if options.select:
+            side, _, node = options.select.rpartition(":")
+            if not window.navigation.select_in(side or "a", node):
+                matches = window.navigation.search(node)         # not an fx name: search text
+                if not matches:
+                    print(f"vpu-inspector: warning: nothing to select for '{options.select}'", file=sys.stderr)
+        panels = window.panels
+        for name in options.tabs:
+            widget, index = TABS[name]
+            getattr(panels, widget).setCurrentIndex(index)
+
+    def _save(self) -> None:
+        from vpu_core.files import atomic_write
+
+        path = Path(self.options.screenshot)
+        image = self.window.grab()
+        try:
+            atomic_write(path, lambda tmp: _save_image(image, tmp))
+        except OSError as exc:
+            self._quit(2, f"vpu-inspector: error: cannot write {path}: {exc.strerror or exc}")
+            return
+        print(f"wrote {path} ({image.width()}×{image.height()})")
+        self._quit(0)
+
+    def _on_failed(self, error) -> None:
+        self._quit(2, f"vpu-inspector: error: {error.message}")
+
+    def _quit(self, code: int, message: str = "") -> None:
+        from PySide6.QtWidgets import QApplication
+
+        if message:
+            print(message, file=sys.stderr)
+        self.code = code
+        self.window.close()
+        QApplication.instance().exit(code)
+
+
+def _save_image(image, tmp: Path) -> None:
+    if not image.save(str(tmp), "PNG"):
+        raise OSError(f"could not write {tmp}")

@@ -1,0 +1,195 @@
+"""The main window: the layout of the widgets, and the features composed over one AppState.
+
+    toolbars   run options (app.widgets.run_controls) · view options (app.widgets.view_bar)
+    centre     compare bar (compare mode) over the canvas, or the compare view, or a placeholder
+    docks      node panel (right, full height) · report tables and plots (bottom)
+    status     summary of the result, stage and progress of the run
+
+The window itself holds no behaviour: each feature is a controller in app.features that reads
+and changes `self.state` (like napari's QtViewer composing widgets over its ViewerModel). Nothing
+here imports torch: the window appears at once; the first run loads it in the worker thread.
+
+Laptop screens: every toolbar overflows into a » menu instead of widening the window, the docks
+have minimum widths that keep their content readable, the first size fits the screen, and the
+window never resizes itself afterwards (no widget's size hint grows with its text).
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QProgressBar, QStackedWidget,
+                               QVBoxLayout, QWidget)
+
+from app import theme
+from app.features.compare import CompareController
+from app.features.display import DisplayController
+from app.features.export import ExportController
+from app.features.files import FilesController
+from app.features.navigation import NavigationController
+from app.features.overlay import OverlayController
+from app.features.presenter import PresenterController
+from app.features.runs import RunController
+from app.features.view_options import ViewOptionsController
+from app.jobs.worker import CatalogueLoader
+from app.settings import Store
+from app.state import AppState
+from app.widgets.compare_bar import CompareBar
+from app.widgets.compare_view import CompareView
+from app.widgets.panels import Panels
+from app.widgets.run_controls import RunControls
+from app.widgets.view_bar import ViewBar
+from app.window.menus import build_menus
+from vpu_core.config import RunConfig
+
+DEFAULT_SIZE = (1600, 1000)
+NODE_DOCK_MIN, TABLES_MIN, PLOTS_MIN = 300, 300, 240
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store: Store | None = None) -> None:
+        super().__init__()
+        self.store = store or Store()
+        self.state = AppState(self)
+        self.setWindowTitle("VPU Inspector")
+        self._build_toolbars()
+        self._build_central()
+        self._build_docks()
+        self._build_status()
+        self._compose()
+        build_menus(self)
+        self._restore()
+        self._catalogue = CatalogueLoader()
+        self._catalogue.loaded.connect(lambda entries: self.controls.set_catalogue(entries, self.store.recent_files()))
+        self._catalogue.start()
+
+    # -- layout ----------------------------------------------------------------------------------
+    def _build_toolbars(self) -> None:
+        self.controls = RunControls(self)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.controls.toolbar())
+        self.addToolBarBreak()
+        self.view_bar = ViewBar()
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.view_bar)
+
+    def _build_central(self) -> None:
+        from app.graph_view import GraphView
+
+        self.graph_view = GraphView()
+        self.compare_view = CompareView()
+        self.compare_bar = CompareBar()
+        self.compare_bar.hide()
+        self.placeholder = QLabel("Loading…")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setStyleSheet(f"color: {theme.MUTED}; font-size: 15pt; background: white;")
+        self.graph_stack = QStackedWidget()
+        for widget in (self.placeholder, self.graph_view, self.compare_view):
+            self.graph_stack.addWidget(widget)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.compare_bar)
+        layout.addWidget(self.graph_stack, 1)
+        self.setCentralWidget(central)
+
+    def _dock(self, title: str, name: str, widget: QWidget, area, minimum: int) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setMinimumWidth(minimum)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable |
+                         QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        self.panels = Panels(self)
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        self.node_dock = self._dock("Node", "nodeDock", self.panels.node_area,
+                                    Qt.DockWidgetArea.RightDockWidgetArea, NODE_DOCK_MIN)
+        self.tables_dock = self._dock("Report", "tablesDock", self.panels.tables, bottom, TABLES_MIN)
+        self.plots_dock = self._dock("Plots", "plotsDock", self.panels.plots, bottom, PLOTS_MIN)
+        self.splitDockWidget(self.tables_dock, self.plots_dock, Qt.Orientation.Horizontal)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+
+    def _build_status(self) -> None:
+        from app.widgets.status import StatusSummary
+
+        self.summary = StatusSummary()
+        self.stage = QLabel("")
+        self.stage.setObjectName("muted")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setFixedWidth(160)
+        self.progress.hide()
+        status = self.statusBar()
+        status.addWidget(self.summary, 1)
+        status.addPermanentWidget(self.stage)
+        status.addPermanentWidget(self.progress)
+
+    def _compose(self) -> None:
+        """The features, each with exactly the widgets and peers it works with."""
+        state, status = self.state, self.statusBar()
+        self.runs = RunController(state, self.controls, self.compare_bar, self)
+        self.display = DisplayController(state, self)
+        self.navigation = NavigationController(state, self.graph_view, self.compare_view, self.view_bar,
+                                               self.panels, self.display)
+        self.overlay = OverlayController(state, self.view_bar, self.graph_view, self.compare_view, self.display)
+        self.compare = CompareController(state, self.view_bar, self.compare_bar, self.plots_dock, self.runs)
+        self.presenter = PresenterController(state, self.view_bar, self.navigation, self.overlay,
+                                             self.compare_view, status, self.store, self.display)
+        self.files = FilesController(state, self, self.controls, self.compare_bar, self.runs, self.store)
+        self.exports = ExportController(state, self, self.graph_view, self.compare_view, status, self.store)
+        self.view_options = ViewOptionsController(state, self.view_bar, self.overlay, self.store)
+
+    # -- sizes and settings ------------------------------------------------------------------------
+    def _restore(self) -> None:
+        geometry, state = self.store.window_state()
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(*first_size())
+        if state is None or not self.restoreState(state):
+            self._size_docks()
+        fold = self.store.fold_params()
+        self.view_bar.set_fold(fold)
+        self.state.set_fold(fold)
+        for name, button in (("large_font", self.view_bar.large_font), ("high_contrast", self.view_bar.high_contrast)):
+            button.setChecked(self.store.view_option(name))
+        self.controls.set_config(RunConfig(**self.store.run_options()))
+        profiles = self.store.recent_profiles()
+        self.controls.set_profiles(profiles, self.controls.config().profile)
+        self.compare_bar.set_profiles(profiles)
+
+    def _size_docks(self) -> None:
+        """Shares of the window: the node panel a quarter of the width, the docks a third of the height."""
+        width, height = self.width(), self.height()
+        self.resizeDocks([self.node_dock], [max(NODE_DOCK_MIN, min(440, width // 4))], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.tables_dock], [max(200, height // 3)], Qt.Orientation.Vertical)
+        rest = width - max(NODE_DOCK_MIN, min(440, width // 4))
+        self.resizeDocks([self.tables_dock, self.plots_dock], [rest * 11 // 20, rest * 9 // 20],
+                         Qt.Orientation.Horizontal)
+
+    def resize_for(self, width: int, height: int) -> None:
+        """Resize (e.g. `--size`) and share the docks out for that size."""
+        self.resize(width, height)
+        self._size_docks()
+
+    def closeEvent(self, event) -> None:
+        self.plots_dock.setVisible(True)            # hidden by compare mode only
+        self.store.save_window_state(self.saveGeometry(), self.saveState())
+        config = self.controls.config()
+        self.store.save_run_options({k: getattr(config, k) for k in
+                                     ("quantizer", "per_tensor", "dynamic_batch", "calib_batches",
+                                      "batch_size", "profile")})
+        self.store.sync()
+        self.runs.jobs.shutdown()
+        super().closeEvent(event)
+
+
+def first_size() -> tuple[int, int]:
+    """DEFAULT_SIZE, or 90 % of a smaller screen (never larger than the screen)."""
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return DEFAULT_SIZE
+    avail = screen.availableGeometry()
+    return min(DEFAULT_SIZE[0], int(avail.width() * 0.95)), min(DEFAULT_SIZE[1], int(avail.height() * 0.92))

@@ -1,0 +1,62 @@
+"""The menu bar and the window-wide keyboard shortcuts: each entry calls a feature controller."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+
+
+def _action(window, menu, text: str, slot, shortcut: str | None = None, tip: str = "") -> QAction:
+    act = QAction(text, window)
+    if shortcut:
+        act.setShortcut(QKeySequence(shortcut))
+    if tip:
+        act.setStatusTip(tip)
+    act.triggered.connect(slot)
+    menu.addAction(act)
+    return act
+
+
+def build_menus(w) -> None:
+    files, exports, runs, nav = w.files, w.exports, w.runs, w.navigation
+    bar = w.menuBar()
+    file_menu = bar.addMenu("&File")
+    _action(w, file_menu, "Open model…", files.open_model_dialog, "Ctrl+O")
+    _action(w, file_menu, "Open hardware profile…", files.open_profile_dialog)
+    _action(w, file_menu, "Calibration data…", files.open_calibration_dialog,
+            tip="Calibrate on samples from a .pt / .npz file instead of random batches")
+    file_menu.addSeparator()
+    _action(w, file_menu, "Export report…", exports.export_report_dialog, "Ctrl+E",
+            "One self-contained HTML file (with the comparison in compare mode)")
+    _action(w, file_menu, "Export image…", exports.export_image_dialog, "Ctrl+Shift+E",
+            "The current view or the whole graph, PNG or SVG")
+    file_menu.addSeparator()
+    _action(w, file_menu, "Quit", w.close, "Ctrl+Q")
+
+    run_menu = bar.addMenu("&Run")
+    _action(w, run_menu, "Run", lambda: runs.start(), "Ctrl+R")
+    _action(w, run_menu, "Cancel", runs.cancel, "Ctrl+.")
+
+    view_menu = bar.addMenu("&View")
+    _action(w, view_menu, "Fit graph", nav.fit, "F")
+    _action(w, view_menu, "Find…", nav.focus_search, "Ctrl+F")
+    _action(w, view_menu, "Next match", lambda: nav.step_match(1), "F3")
+    _action(w, view_menu, "Previous match", lambda: nav.step_match(-1), "Shift+F3")
+    view_menu.addSeparator()
+    _action(w, view_menu, "Next violation", lambda: w.presenter.step(1), "V")
+    _action(w, view_menu, "Previous violation", lambda: w.presenter.step(-1), "Shift+V")
+    view_menu.addSeparator()
+    _action(w, view_menu, "Compare mode on / off", w.compare.toggle, "Ctrl+K")
+    _action(w, view_menu, "Colour by XNNPACK delegation / VPU partition", w.overlay.toggle, "Ctrl+D")
+    _action(w, view_menu, "Large labels", w.view_bar.large_font.click, "Ctrl+=")
+    _action(w, view_menu, "High contrast", w.view_bar.high_contrast.click)
+    view_menu.addSeparator()
+    for dock in (w.node_dock, w.tables_dock, w.plots_dock):
+        view_menu.addAction(dock.toggleViewAction())
+
+    back = QShortcut(QKeySequence("Shift+Return"), w.view_bar.search, lambda: nav.step_match(-1))
+    back.setContext(Qt.ShortcutContext.WidgetShortcut)
+    # Presentation clickers send PgDown / PgUp: on the graph they walk the violations (in the
+    # tables they keep scrolling, hence the narrower context).
+    for key, step in (("PgDown", 1), ("PgUp", -1)):
+        shortcut = QShortcut(QKeySequence(key), w.graph_stack, lambda s=step: w.presenter.step(s))
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)

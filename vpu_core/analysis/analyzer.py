@@ -1,0 +1,83 @@
+"""`analyze(qm)`: every field of an Analysis from a QuantizedModel (see the package docstring)."""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from vpu_core.analysis.nodes import edges, node_infos
+from vpu_core.analysis.partition import OP_LIST_RULE, partition
+from vpu_core.analysis.qgraph import QGraph
+from vpu_core.analysis.requant import requant_sites
+from vpu_core.analysis.results import Analysis, InputInfo
+from vpu_core.analysis.rules import check_vpu
+from vpu_core.analysis.rules.static_shape import symbols_of
+from vpu_core.analysis.scale_groups import scale_groups
+from vpu_core.analysis.sqnr import Sqnr, measure
+from vpu_core.analysis.stats import histograms, tensor_qparams
+
+ProgressFn = Callable[[str, float], None]
+
+
+def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = None) -> Analysis:
+    """Fill every field of Analysis from a QuantizedModel (vpu_core.pipeline)."""
+    report = progress or (lambda stage, fraction: None)
+    start = time.perf_counter()
+    report("analyze", 0.0)
+    g = QGraph(qm.converted, qm.profile)
+    rules, violations = check_vpu(g)
+    part = partition(g)
+    requant = requant_sites(g)
+    shared = scale_groups(g)
+    tensors = tensor_qparams(g, qm.observer_scales if qm.config.quantizer == "vpu" else [])
+    report("analyze", 0.4)
+    # SQNR runs both graphs forward: a measurement, not graph analysis, so it is timed on its
+    # own ("sqnr") and "analyze" is check + partition + shifts + statistics, as the benchmark
+    # targets define it.
+    sqnr_start = time.perf_counter()
+    layers, e2e = {}, Sqnr(None, "no float reference: the program was loaded already quantized")
+    if qm.float_graph is not None:
+        layers, e2e = measure(qm.float_graph, qm.converted, qm.heldout)
+    sqnr_s = time.perf_counter() - sqnr_start
+    nodes, graph_edges, hists = node_infos(g, layers), edges(g), histograms(tensors, requant)
+    timings = dict(qm.timings)
+    timings["analyze"] = time.perf_counter() - start - sqnr_s
+    timings["sqnr"] = sqnr_s
+    report("analyze", 0.8)
+    delegation = None
+    if xnnpack_delegation:  # slow (seconds): only when asked, timed on its own
+        from vpu_core.analysis.delegation import xnnpack_delegation as lower
+
+        t0 = time.perf_counter()
+        delegation = lower(qm, g)
+        timings["xnnpack_delegation"] = time.perf_counter() - t0
+    report("analyze", 1.0)
+    return Analysis(
+        model=qm.name, quantizer=qm.config.quantizer,
+        dynamic_batch=bool(qm.config.dynamic_batch or _has_symbols(g)),
+        rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
+        sqnr_db=e2e.db, sqnr_reason=e2e.reason, layer_sqnr=layers, nodes=nodes, edges=graph_edges,
+        histograms=hists, timings_s=timings, delegation=delegation, inputs=graph_inputs(g),
+        scale_groups=shared, partition_rule=OP_LIST_RULE)
+
+
+def graph_inputs(g: QGraph) -> tuple[InputInfo, ...]:
+    """Name, shape and dtype of every tensor placeholder (the model's inputs as the run used them)."""
+    import torch
+
+    from vpu_core.fx_utils import dtype_name
+
+    out = []
+    for n in g.nodes:
+        val = n.meta.get("val")
+        if n.op != "placeholder" or not isinstance(val, torch.Tensor):
+            continue
+        dims = tuple(i for i, d in enumerate(val.shape) if isinstance(d, torch.SymInt))
+        shape = tuple(int(d.node.hint) if isinstance(d, torch.SymInt) and d.node.hint is not None
+                      else int(d) if not isinstance(d, torch.SymInt) else 1 for d in val.shape)
+        out.append(InputInfo(n.name, shape, dtype_name(val.dtype), dims))
+    return tuple(out)
+
+
+def _has_symbols(g: QGraph) -> bool:
+    return any(symbols_of(n.meta.get("val")) for n in g.nodes if n.op == "placeholder")
+

@@ -1,0 +1,48 @@
+"""Where one node runs, and why, under the partition a graph is coloured by.
+
+The status bar, the node panel's summary and its per-node decision all read the same
+PartitionReport (`partition_report(analysis, source)`), so their numbers agree whichever
+partition (simulated VPU or real XNNPACK delegation) is shown.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from vpu_core.graph.build import partition_report
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+
+__all__ = ["Placement", "partition_report", "placement"]
+
+
+@dataclass(frozen=True)
+class Placement:
+    side: str                  # "vpu" (a subgraph / delegate) | "cpu" | "host" | "consumer"
+    subgraph: int | None = None
+    reason: str = ""           # why it is there (empty for a node inside a subgraph)
+
+
+def placement(analysis: Analysis, node: str, source: str = "simulated") -> Placement:
+    part = partition_report(analysis, source)
+    info = analysis.nodes.get(node)
+    cpu = next((c for c in part.cpu_nodes if c.node == node), None)
+    if cpu is not None:
+        return Placement("cpu", reason=cpu.reason)
+    assigned = part.assignment.get(node)
+    if isinstance(assigned, int) and not isinstance(assigned, bool):
+        return Placement("vpu", assigned)
+    if info is None:
+        return Placement("host", reason="not partitioned")
+    if info.kind == "placeholder":
+        return Placement("host", reason="graph input: produced by the host")
+    if info.kind == "output":
+        return Placement("host", reason="graph output: read by the host")
+    if info.kind == "get_attr":
+        return Placement("consumer", reason="a parameter: loaded with the op that reads it")
+    if info.qparams is not None:
+        unit = "an XNNPACK delegate" if part.source == "xnnpack" else "a VPU subgraph"
+        return Placement("cpu", reason=f"a quantize / dequantize outside {unit}: it runs where its "
+                                       "neighbours run (not an op: no kernel needed)")
+    return Placement("cpu", reason="not an op of the model (no kernel needed)")
