@@ -72,6 +72,9 @@ def test_zoo_model_quantizer_switch_violation_jump_and_search(qtbot, window, run
     assert sum(n.violations for n in shown.nodes) == sum(n.violations for n in xnn_model.nodes) == len(b.violations)
     assert {n.id for n in xnn_model.nodes if n.violations} != vpu_flagged
     assert f"{len(b.violations)} violations" in window.summary.text()
+    cpu_ops = len(b.partition.cpu_nodes)       # the table lists rule 1's CPU ops, but apart
+    assert window.panels.violations.count_label.text() == (
+        f"{len(b.violations)} violations" + (f" · {cpu_ops} on the CPU" if cpu_ops else ""))
 
     # click a violation row: labelled by module path and op; the view selects and centres it
     tree = window.panels.violations.tree
@@ -302,3 +305,15 @@ def test_gui_screenshot_writes_the_whole_window_at_the_asked_size_and_exits(tmp_
     assert failed.returncode == 2 and not (tmp_path / "f.png").exists()
     assert failed.stderr.strip().splitlines()[-1].startswith("vpu-inspector: error: ")
     assert "Traceback" not in failed.stderr
+
+
+def test_reference_observers_is_a_run_setting_that_persists(qtbot, window):
+    menu_texts = [a.text() for m in window.menuBar().actions() for a in m.menu().actions()]
+    assert window.controls.reference_observers.text() in menu_texts
+    assert window.controls.config().reference_observers is False
+    with qtbot.waitSignal(window.controls.options_changed):     # a re-run, like any option change
+        window.controls.reference_observers.setChecked(True)
+    window.runs.cancel()
+    assert window.controls.config().reference_observers is True
+    window.close()
+    assert Store().run_options()["reference_observers"] is True

@@ -22,6 +22,7 @@ from app import theme
 from vpu_core.formatting import db_text, percent_text
 
 _LABEL_STYLE = {"color": theme.MUTED, "font-size": "9pt"}
+CHART_MIN_HEIGHT = 250      # numbers and a readable chart, even at 1280×720
 COLORS = {"local": theme.PLOT_COLORS["shift"], "drift": theme.PLOT_COLORS["float"]}
 
 
@@ -91,7 +92,7 @@ class IntSimPanel(QWidget):
         layout.addWidget(self.facts)
         layout.addLayout(self._stack, 1)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
-        self.setMinimumHeight(250)          # numbers and a readable chart, even at 1280×720
+        self.setMinimumHeight(CHART_MIN_HEIGHT)
         self.set_report(None)
 
     @staticmethod
@@ -149,6 +150,21 @@ class IntSimPanel(QWidget):
     def _note(self, text: str) -> None:
         self.note.setText(text)
         self._stack.setCurrentWidget(self.note)
+        self._fit_to_text()
+
+    def _fit_to_text(self) -> None:
+        """Without a chart the panel is as tall as its text: the node panel above gets the rest."""
+        width = max(self.width() - 28, 240)
+        margins = self.layout().contentsMargins()
+        height = (margins.top() + margins.bottom() + 2 * self.layout().spacing()
+                  + self.title.sizeHint().height() + self.facts.heightForWidth(width)
+                  + self.note.heightForWidth(width))
+        self.setMinimumHeight(0)
+        self.setMaximumHeight(max(height, 60))
+
+    def _fit_to_chart(self) -> None:
+        self.setMaximumHeight(16777215)     # QWIDGETSIZE_MAX
+        self.setMinimumHeight(CHART_MIN_HEIGHT)
 
     def _draw(self, la) -> None:
         item = self.plot.getPlotItem()
@@ -174,3 +190,4 @@ class IntSimPanel(QWidget):
         top = max([*local.values(), *drift.values()])
         item.setYRange(0, top * 1.25, padding=0)
         self._stack.setCurrentIndex(1)
+        self._fit_to_chart()
