@@ -43,7 +43,7 @@ def test_zoo_model_quantizer_switch_violation_jump_and_search(qtbot, window, run
     vpu = run_and_wait(window, {"model": "resnet8", "quantizer": "vpu"})
     a = vpu.analysis
     assert a.model == "resnet8" and a.quantizer == "vpu"
-    view_model = window.graph_view.grouped().flat       # drawn with its module groups (some closed)
+    view_model = window.graph_view.groups.grouped.flat       # drawn with its module groups (some closed)
     assert view_model == build_graph_model(a, fold_params=True)         # the view paints the core's graph
     counts = {r.rule.id: r.violations for r in a.rules}
     counts["vpu_op_list"] = len(a.partition.cpu_nodes)                  # rule 1 is listed with them
@@ -66,7 +66,7 @@ def test_zoo_model_quantizer_switch_violation_jump_and_search(qtbot, window, run
     assert len(ticks) >= 0.25 * elapsed / 0.05, f"{len(ticks)} ticks in {elapsed:.1f} s"
     b = xnn.analysis
     assert b.quantizer == "xnnpack" and len(b.violations) > len(a.violations)
-    xnn_model = window.graph_view.grouped().flat
+    xnn_model = window.graph_view.groups.grouped.flat
     assert xnn_model == build_graph_model(b, fold_params=True)
     shown = window.graph_view.graph_scene().model          # closed groups count what they hide
     assert sum(n.violations for n in shown.nodes) == sum(n.violations for n in xnn_model.nodes) == len(b.violations)
@@ -168,7 +168,7 @@ def test_open_pt2_and_py_then_bad_file_keeps_previous_graph_and_toolbar(qtbot, w
     assert box.text() == blocker.args[0].message and "broken.pt2" in box.text()
     box.close()
     # consistent: the graph, the model box and the status bar all name what is on screen
-    assert window.state.result is py and window.graph_view.grouped().flat == window.state.graph().model
+    assert window.state.result is py and window.graph_view.groups.grouped.flat == window.state.graph().model
     assert window.controls.model_spec() == str(py_path.resolve())
     assert "Run failed" in window.summary.text() and "tiny_model" in window.summary.text()
 
@@ -214,7 +214,7 @@ def test_fold_toggle_and_settings_persist(qtbot, window, tmp_path, run_and_wait)
     assert conv.folded and not any(n.is_param for n in folded.nodes)
     window.view_bar.fold.setChecked(False)              # drawn at once from the result on screen
     assert not window.runs.is_running()
-    unfolded = window.graph_view.grouped().flat
+    unfolded = window.graph_view.groups.grouped.flat
     assert unfolded == build_graph_model(result.analysis, fold_params=False)
     assert {n.id for n in unfolded.nodes if n.is_param} == set(conv.folded)
     window.navigation.select_in("a", conv.folded[0])    # a weight: shown as itself when unfolded
