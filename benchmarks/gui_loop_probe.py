@@ -3,8 +3,8 @@
     python benchmarks/gui_loop_probe.py            # runs itself twice: empty cache, then warm cache
 
 Reported (seconds): first graph after launch (process start → the default model's graph painted),
-switching to XNNPACK, switching back to a configuration seen this session, and the fold toggle
-(a new drawing of the same result). "Painted" = the job's result applied and `window.grab()` done.
+switching to XNNPACK, switching back to a configuration seen this session, the fold toggle (a new
+drawing of the same result), the real XNNPACK overlay on / off, and compare mode on / off. "Painted" = the job's result applied and `window.grab()` done.
 """
 from __future__ import annotations
 
@@ -21,39 +21,50 @@ T0 = float(os.environ["PROBE_T0"])
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 from app import theme
-from app.main_window import DEFAULT_OPTIONS, MainWindow
+from app.window.main_window import MainWindow
+from vpu_core.config import RunConfig
 
 app = QApplication(sys.argv[:1])
 theme.apply_theme(app)
 window = MainWindow()
+window.resize_for(1280, 720)
 window.show()
+runs = window.runs
+
 
 def wait_for_job(start_fn):
+    # A change that needs no job (a redraw of the result on screen) is timed as it is drawn.
     loop = QEventLoop()
-    window.jobs.succeeded.connect(loop.quit)
-    window.jobs.failed.connect(lambda e: (print("FAILED", e.message, file=sys.stderr), loop.quit()))
+    runs.succeeded.connect(loop.quit)
+    runs.failed.connect(lambda e: (print("FAILED", e.message, file=sys.stderr), loop.quit()))
     QTimer.singleShot(1_200_000, loop.quit)
     start = time.perf_counter()
     start_fn()
-    if window.jobs.is_running():
+    if runs.is_running():
         loop.exec()
-    window.jobs.succeeded.disconnect(loop.quit)
+    runs.succeeded.disconnect(loop.quit)
     app.processEvents()
     window.grab()
     return time.perf_counter() - start
 
-vpu = dict(DEFAULT_OPTIONS, quantizer="vpu")
-xnn = dict(DEFAULT_OPTIONS, quantizer="xnnpack")
+vpu = RunConfig(model="resnet8", quantizer="vpu")
+xnn = RunConfig(model="resnet8", quantizer="xnnpack")
 out = {}
-wait_for_job(lambda: window.start_run(vpu))
+wait_for_job(lambda: runs.start(vpu))
 out["first_graph_after_launch_s"] = time.time() - T0
-out["switch_to_xnnpack_s"] = wait_for_job(lambda: window.start_run(xnn))
-out["back_to_seen_config_s"] = wait_for_job(lambda: window.start_run(vpu))
+# A toolbar click re-runs after a short pause (RERUN_DELAY_MS, for clicking through options);
+# request() starts it at once, so the pause is not counted.
+out["switch_to_xnnpack_s"] = wait_for_job(lambda: (window.controls.xnn_button.click(), runs.request()))
+out["back_to_seen_config_s"] = wait_for_job(lambda: (window.controls.vpu_button.click(), runs.request()))
 fold = window.view_bar.fold
 out["fold_toggle_s"] = wait_for_job(lambda: fold.setChecked(not fold.isChecked()))
 out["fold_toggle_back_s"] = wait_for_job(lambda: fold.setChecked(not fold.isChecked()))
+out["overlay_on_s"] = wait_for_job(window.overlay.toggle)
+out["overlay_off_s"] = wait_for_job(window.overlay.toggle)
+out["compare_on_s"] = wait_for_job(lambda: window.compare.set_mode(True))
+out["compare_off_s"] = wait_for_job(lambda: window.compare.set_mode(False))
 print("PROBE", json.dumps(out), flush=True)
-window.jobs.shutdown()
+window.runs.jobs.shutdown()
 """
 
 
