@@ -88,3 +88,29 @@ def test_shape_scalars_of_a_dynamic_batch_are_not_boundaries(run_cached):
     assert a.partition.boundaries
     assert all(b.bytes > 0 and not b.src.startswith("sym_size") for b in a.partition.boundaries)
     assert a.partition.transfer_bytes == sum(b.bytes for b in a.partition.boundaries)
+
+
+def test_two_subgraphs_that_would_wait_on_each_other_through_the_cpu_are_split(partition_is_sound):
+    # Found by hypothesis: the capability partitioner keeps each subgraph convex on its own, but
+    # {relu, relu_1, add_1} feeds {relu_2, add} (relu → add), which feeds the CPU sigmoid, which
+    # feeds add_1 back: neither subgraph could run first.
+    from torch.fx import Graph, GraphModule
+    from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+
+    aten, graph = torch.ops.aten, Graph()
+    x = graph.placeholder("x")
+    relu = graph.call_function(aten.relu.default, (x,))
+    relu_1 = graph.call_function(aten.relu.default, (relu,))
+    relu_2 = graph.call_function(aten.relu.default, (x,))
+    add = graph.call_function(aten.add.Tensor, (relu, relu_2))
+    sigmoid = graph.call_function(aten.sigmoid.default, (relu_2,))
+    add_1 = graph.call_function(aten.add.Tensor, (relu_1, sigmoid))
+    graph.output((add, add_1))
+    gm = GraphModule(torch.nn.Module(), graph)
+    FakeTensorProp(gm).propagate(torch.zeros(2, 4))
+    report = partition(QGraph(gm, load_profile()))
+    partition_is_sound(gm, report)                     # no cycle between units any more
+    assert report.assignment["sigmoid_default"] == "cpu"
+    # the second subgraph is split where the cycle entered it: add waits for relu, relu_2 does not
+    assert [list(s.nodes) for s in report.subgraphs] == [
+        ["relu_default", "relu_default_1", "add_tensor_1"], ["relu_default_2"], ["add_tensor"]]

@@ -28,6 +28,7 @@ from torch.fx import GraphModule, Node
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
+from vpu_core.analysis.acyclic import split_cycles
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleInfo, Subgraph
 from vpu_core.fx_utils import dtype_name, node_dtypes, non_float_tensor, op_name
@@ -170,7 +171,7 @@ def partition(g: QGraph) -> PartitionReport:
     # skip_horizontal_fusion: only merge along data edges, so every subgraph stays connected.
     partitioner = _Partitioner(gm, _NodeSet(candidates), allows_single_node_partition=True,
                                skip_horizontal_fusion=True)
-    assignment = _assignment(g, partitioner.propose_partitions())
+    assignment = split_cycles(g.nodes, _assignment(g, partitioner.propose_partitions()), g.constants)
     n_sub = len({v for v in assignment.values() if v != "cpu"})
     members: list[list[str]] = [[] for _ in range(n_sub)]
     for node in gm.graph.nodes:

@@ -1,0 +1,105 @@
+"""Make a partition schedulable: no two VPU subgraphs may wait on each other.
+
+torch.fx's CapabilityBasedPartitioner keeps every subgraph free of cycles through the nodes
+outside it, but two subgraphs can still depend on each other jointly: A feeds B, B feeds a CPU op,
+that CPU op feeds A (A → B → cpu → A). Each runs as one unit on the VPU, so neither could start
+first. `split_cycles` finds such a cycle between units (a subgraph, or one CPU node) and splits a
+subgraph on it: the nodes that depend on where the cycle enters it go to a new subgraph, the rest
+stay. One subgraph on every such cycle exits through a node that does not depend on its entry
+(otherwise the node graph itself would have a cycle), so each split removes that cycle; every
+part is then split into its connected pieces, so a subgraph stays connected. Constants follow
+their first consumer, as in the partition.
+"""
+from __future__ import annotations
+
+import networkx as nx
+from torch.fx import Node
+
+
+def split_cycles(nodes: list[Node], assignment: dict, constants) -> dict:
+    """`assignment` (node name → subgraph id or "cpu") with subgraphs split until the graph of
+    units is acyclic; unchanged (the same dict) when it already is."""
+    changed = False
+    while True:
+        cycle = _unit_cycle(nodes, assignment)
+        if cycle is None:
+            return _renumbered(nodes, assignment, constants) if changed else assignment
+        assignment = _split_on(cycle, nodes, assignment, constants)
+        changed = True
+
+
+def _unit(assignment: dict, name: str):
+    side = assignment[name]
+    return ("cpu", name) if side == "cpu" else side
+
+
+def _unit_cycle(nodes: list[Node], assignment: dict):
+    """A cycle of the condensed graph as [(unit, unit, [(src, dst) node pairs])], or None."""
+    graph = nx.DiGraph()
+    for node in nodes:
+        for src in node.all_input_nodes:
+            a, b = _unit(assignment, src.name), _unit(assignment, node.name)
+            if a != b:
+                if not graph.has_edge(a, b):
+                    graph.add_edge(a, b, pairs=[])
+                graph[a][b]["pairs"].append((src, node))
+    try:
+        cycle = nx.find_cycle(graph)
+    except nx.NetworkXNoCycle:
+        return None
+    return [(a, b, graph[a][b]["pairs"]) for a, b in cycle]
+
+
+def _split_on(cycle, nodes: list[Node], assignment: dict, constants) -> dict:
+    for i, (_, unit, entering) in enumerate(cycle):
+        if isinstance(unit, tuple):          # a CPU node: one node, never split
+            continue
+        members = {n for n in nodes if assignment[n.name] == unit and n not in constants}
+        late = _descendants_within({dst for _, dst in entering}, members)
+        leaving = {src for src, _ in cycle[(i + 1) % len(cycle)][2]}
+        if leaving - late:
+            return _assign_parts(assignment, [late, members - late], nodes)
+    raise AssertionError("a cycle of units without a node cycle always has a subgraph to split")
+
+
+def _descendants_within(starts: set[Node], members: set[Node]) -> set[Node]:
+    seen, stack = set(), [n for n in starts if n in members]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(u for u in node.users if u in members)
+    return seen
+
+
+def _assign_parts(assignment: dict, parts: list[set[Node]], nodes: list[Node]) -> dict:
+    """Each part's connected pieces become subgraphs with new, unused ids."""
+    out = dict(assignment)
+    next_id = 1 + max((v for v in out.values() if v != "cpu"), default=-1)
+    for part in parts:
+        pieces = nx.Graph()
+        pieces.add_nodes_from(part)
+        pieces.add_edges_from((src, n) for n in part for src in n.all_input_nodes if src in part)
+        for piece in nx.connected_components(pieces):
+            for node in piece:
+                out[node.name] = next_id
+            next_id += 1
+    return out
+
+
+def _renumbered(nodes: list[Node], assignment: dict, constants) -> dict:
+    """Subgraph ids 0, 1, … in graph order; constants with their first consumer."""
+    ids: dict = {}
+    out = {}
+    for node in nodes:
+        side = assignment[node.name]
+        if side != "cpu" and node not in constants:
+            out[node.name] = ids.setdefault(side, len(ids))
+    order = {n: i for i, n in enumerate(nodes)}
+    for node in nodes:
+        if node.name in out:
+            continue
+        users = sorted(node.users, key=order.__getitem__)
+        in_subgraph = node in constants and users and assignment[node.name] != "cpu"
+        out[node.name] = out.get(users[0].name, "cpu") if in_subgraph else "cpu"
+    return out
