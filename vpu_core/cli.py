@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also lower with ExecuTorch's XnnpackPartitioner and report what it took")
     check.add_argument("--int-sim", action="store_true",
                        help="also run the VPU partitions in integer arithmetic (JSON \"int_sim\")")
+    check.add_argument("--ablate", action="store_true",
+                       help="also quantize once per constraint 2-8 relaxed and report what each costs")
     gui = sub.add_parser("gui", help="open the inspector window on MODEL")
     add_run_options(gui, model_required=False)
     gui.add_argument("--screenshot", metavar="F.png",
@@ -127,10 +129,21 @@ def cmd_check(args: argparse.Namespace) -> int:
                                int_sim=args.int_sim).analysis
     if args.save_program:
         session.save_program(config, Path(args.save_program))
+    ablation = session.ablate(config) if getattr(args, "ablate", False) else None
     if args.format == "json":
-        print(json.dumps(analysis_to_json(analysis), indent=1))
+        out = analysis_to_json(analysis)
+        if ablation is not None:
+            from vpu_core.reports.json_report import ablation_to_json
+
+            out["ablation"], out["ablation_seconds"] = ablation_to_json(ablation), round(ablation.seconds, 2)
+        print(json.dumps(out, indent=1))
     else:
-        print(analysis_to_text(analysis))
+        text = analysis_to_text(analysis)
+        if ablation is not None:
+            from vpu_core.reports.whatif_text import ablation_lines
+
+            text += "\n\n" + "\n".join(ablation_lines(ablation))
+        print(text)
     if analysis.int_sim is not None and analysis.int_sim.refused:
         # Not an error: the check itself succeeded (the refusal is data in the report, and the
         # rule it names is broken in the graph, so the exit code already says "violations").

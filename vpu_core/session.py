@@ -130,6 +130,7 @@ class Session:
         self._graphs: OrderedDict[tuple, DisplayGraph] = OrderedDict()   # drawn views, newest last
         self._int_sims: dict[RunConfig, object] = {}   # RunConfig -> IntSimReport
         self._simulated: dict[tuple, tuple[Analysis, Analysis]] = {}  # analysis -> it with int_sim
+        self._ablations: dict[RunConfig, object] = {}    # RunConfig -> whatif AblationReport
         self._lock = threading.Lock()
 
     def inspect(self, config: RunConfig, view: ViewOptions | None = ViewOptions(),
@@ -140,8 +141,9 @@ class Session:
 
         The real XNNPACK delegation is computed when `xnnpack_delegation` is true, or when it is
         None and `view` colours by it. `fresh` forgets what was remembered for `config` first
-        (the user asked to run again: a model file may have changed). `int_sim` also runs the VPU
-        partitions in integers (Analysis.int_sim, vpu_core.intsim).
+        (the user asked to run again: a model file may have changed), and quantizes even when a
+        run under another profile could be re-read (`quantized(reprofile=...)`). `int_sim` also runs
+        the VPU partitions in integers (Analysis.int_sim, vpu_core.intsim).
         """
         start = time.perf_counter()
         if fresh:
@@ -151,7 +153,7 @@ class Session:
         if xnnpack_delegation is None:
             xnnpack_delegation = view is not None and view.partition_source == "xnnpack"
         report = _Reporter(progress, cancel)
-        analysis = self.analysis(config, xnnpack_delegation, report, cancel)
+        analysis = self.analysis(config, xnnpack_delegation, report, cancel, reprofile=not fresh)
         if int_sim:
             analysis = self._with_int_sim(config, analysis, report, cancel)
         graph = None
@@ -215,13 +217,15 @@ class Session:
                 del self._analyses[key]
             for key in [k for k in self._graphs if k[0] == config]:
                 del self._graphs[key]
+            self._ablations.pop(config, None)
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
-                 progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> Analysis:
+                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+                 reprofile: bool = True) -> Analysis:
         for key in ((config, xnnpack_delegation), (config, True)):
             if key in self._analyses:
                 return self._analyses[key]
-        qm = self.quantized(config, progress, cancel)
+        qm = self.quantized(config, progress, cancel, reprofile)
         from vpu_core.analysis import analyze
 
         progress = _split_delegate(progress) if xnnpack_delegation else progress
@@ -244,15 +248,21 @@ class Session:
         return simulated
 
     def quantized(self, config: RunConfig, progress: ProgressFn | None = None,
-                  cancel: threading.Event | None = None):
-        """The QuantizedModel of `config` (core-internal: torch objects), run or remembered."""
+                  cancel: threading.Event | None = None, reprofile: bool = True):
+        """The QuantizedModel of `config` (core-internal: torch objects), run or remembered.
+
+        `reprofile`: a remembered run that differs only by a profile change that cannot alter the
+        quantized graph is re-read under the new profile instead of quantizing again.
+        """
         with self._lock:
             if config in self._programs:
                 self._programs.move_to_end(config)
                 return self._programs[config]
-        from vpu_core.pipeline import run_pipeline
+        qm = self._reprofiled(config) if reprofile else None
+        if qm is None:
+            from vpu_core.pipeline import run_pipeline
 
-        qm = run_pipeline(config, progress=progress, cancel=cancel)
+            qm = run_pipeline(config, progress=progress, cancel=cancel)
         with self._lock:
             self._programs[config] = qm
             oldest = list(self._programs)[:-self.keep] if len(self._programs) > self.keep else []
@@ -271,6 +281,34 @@ class Session:
         with self._lock:
             self._int_sims[config] = report
         return report
+
+    def _reprofiled(self, config: RunConfig):
+        """A remembered program that differs from `config` only by a profile change that cannot
+        alter its quantization, re-read under config's profile (no export, no calibration)."""
+        from vpu_core.whatif.reprofile import same_run_but_profile, with_profile
+
+        with self._lock:
+            siblings = [qm for c, qm in reversed(self._programs.items()) if same_run_but_profile(c, config)]
+        for qm in siblings:
+            reused = with_profile(qm, config)
+            if reused is not None:
+                return reused
+        return None
+
+    def ablate(self, config: RunConfig, progress: ProgressFn | None = None,
+               cancel: threading.Event | None = None):
+        """Constraint ablation of `config` (vpu_core.whatif.ablation): quantizes once per constraint
+        2–8 relaxed, reusing this session's export and calibration data of `config`."""
+        if config in self._ablations:
+            return self._ablations[config]
+        from vpu_core.whatif.ablation import run_ablation
+
+        report = _Reporter(progress, cancel)
+        baseline = self.analysis(config, False, report, cancel)
+        result = run_ablation(self.quantized(config, report, cancel), baseline, report, cancel)
+        with self._lock:
+            self._ablations[config] = result
+        return result
 
     def save_program(self, config: RunConfig, path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""

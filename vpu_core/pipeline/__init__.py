@@ -153,6 +153,21 @@ def _convert(prepared: GraphModule) -> GraphModule:
         raise QuantizationError(f"convert_pt2e failed: {short_reason(exc)}", traceback.format_exc()) from None
 
 
+def requantize(qm: QuantizedModel, profile: HardwareProfile, progress: ProgressFn | None = None,
+               cancel: threading.Event | None = None) -> GraphModule:
+    """prepare → calibrate → convert the float graph of `qm` again, under `profile`.
+
+    No export and no new data: the same exported float graph and the same calibration batches as
+    `qm`'s run, so what-if runs (vpu_core.whatif) differ from it only by the profile.
+    """
+    if qm.float_graph is None:
+        raise QuantizationError(f"'{qm.name}' has no float graph to quantize again.")
+    st = _Stages(progress, cancel)
+    prepared = st.run("prepare", _prepare, qm.config, profile, copy.deepcopy(qm.float_graph))
+    st.run("calibrate", _calibrate, prepared, qm.calib_batches, st)
+    return st.run("convert", _convert, prepared)
+
+
 def observer_scales(prepared: GraphModule) -> list[dict]:
     """Float scale vs power-of-two scale of every pow2 observer, keyed by what it observes.
 
