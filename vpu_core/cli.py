@@ -125,6 +125,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     from vpu_core.session import default_session
 
     session, config = default_session(), config_from_args(args)
+    if getattr(args, "ablate", False):
+        from vpu_core.whatif.ablation import check_quantizer
+
+        check_quantizer(config)        # refuse before quantizing anything
     analysis = session.inspect(config, view=None, xnnpack_delegation=args.xnnpack_delegation,
                                int_sim=args.int_sim).analysis
     if args.save_program:

@@ -301,8 +301,9 @@ class Session:
         2–8 relaxed, reusing this session's export and calibration data of `config`."""
         if config in self._ablations:
             return self._ablations[config]
-        from vpu_core.whatif.ablation import run_ablation
+        from vpu_core.whatif.ablation import check_quantizer, run_ablation
 
+        check_quantizer(config)
         report = _Reporter(progress, cancel)
         baseline = self.analysis(config, False, report, cancel)
         result = run_ablation(self.quantized(config, report, cancel), baseline, report, cancel)

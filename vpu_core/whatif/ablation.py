@@ -26,6 +26,7 @@ from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import Analysis
 from vpu_core.analysis.rules import RULES, check_vpu
 from vpu_core.analysis.sqnr import measure_sqnr
+from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled, InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
 from vpu_core.profile import RULE_IDS
@@ -41,14 +42,19 @@ _SUB_SPAN = {"prepare": (0.0, 0.1), "calibrate": (0.1, 0.6), "convert": (0.6, 0.
              "measure": (0.75, 1.0)}
 
 
+def check_quantizer(config: RunConfig) -> None:
+    """Before any work: only the VPU quantizer reads the constraint switches."""
+    if config.quantizer != "vpu":
+        raise InspectorError("Ablation relaxes the VPU quantizer's constraints; the XNNPACK quantizer "
+                             "ignores them (use --quantizer vpu).")
+
+
 def check_ablatable(qm: QuantizedModel) -> None:
     """One clear sentence when this run cannot be ablated."""
+    check_quantizer(qm.config)
     if qm.already_quantized or qm.float_graph is None:
         raise InspectorError(f"Cannot ablate '{qm.name}': it is an already quantized Q/DQ program, "
                              "so there is no float graph to quantize again.")
-    if qm.config.quantizer != "vpu":
-        raise InspectorError("Ablation relaxes the VPU quantizer's constraints; the XNNPACK quantizer "
-                             "ignores them (use --quantizer vpu).")
 
 
 def run_ablation(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | None = None,
@@ -59,7 +65,7 @@ def run_ablation(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | 
     entries = []
     for i, rule_id in enumerate(RULE_IDS):
         span = (i / len(RULE_IDS), (i + 1) / len(RULE_IDS))
-        entries.append(_entry(qm, baseline, rule_id, _scaled(progress, cancel, span), cancel))
+        entries.append(relax_one(qm, baseline, rule_id, _scaled(progress, cancel, span), cancel))
     _report(progress, cancel, 1.0)
     part = baseline.partition
     return AblationReport(
@@ -86,8 +92,10 @@ def _scaled(progress, cancel, span: tuple[float, float]) -> ProgressFn:
     return report
 
 
-def _entry(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: ProgressFn,
-           cancel: threading.Event | None) -> AblationEntry:
+def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: ProgressFn | None = None,
+              cancel: threading.Event | None = None) -> AblationEntry:
+    """The ablation entry of one constraint (`baseline` is the analysis of `qm`)."""
+    report = report or (lambda stage, fraction: None)
     start = time.perf_counter()
     info = RULES.get(rule_id).info
     report("prepare", 0.0)
