@@ -159,3 +159,19 @@ def test_relaxing_pow2_never_costs_accuracy_on_the_zoo(model):
     _, pow2 = measure_sqnr(qm.float_graph, qm.converted, batch)
     _, free = measure_sqnr(qm.float_graph, converted, batch)
     assert free >= pow2, f"{model}: float scales {free:.2f} dB < pow2 scales {pow2:.2f} dB"
+
+
+def test_html_report_ranks_what_each_constraint_costs(tmp_path, capsys):
+    from vpu_core.reports.html import SECTION_IDS
+
+    out = tmp_path / "conv_relu.html"
+    assert main(["report", "conv_relu", "-o", str(out), "--ablate", "--batch-size", "4",
+                 "--calib-batches", "2"]) == 0
+    html = out.read_text(encoding="utf-8")
+    ids = [i for i in SECTION_IDS if f'<section class="card" id="{i}"' in html]
+    assert ids == [i for i in SECTION_IDS if i != "comparison"]
+    ablation = html.split('id="ablation"')[1]
+    assert "pow2 scales cost" in ablation and 'aria-label="Ranked values in dB' in ablation
+    assert ablation.count("<rect") >= 7            # one bar per constraint
+    whatif = html.split('id="whatif"')[1].split("</section>")[0]
+    assert "No op falls back to the CPU" in whatif and "pays" in whatif
