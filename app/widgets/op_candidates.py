@@ -1,0 +1,124 @@
+"""Which kernel should the next chip add first, and does each VPU subgraph pay for its transfers?
+
+Two tables from the analysis (vpu_core.whatif, computed with every run): the op-list candidates,
+ranked, and the partition economics with the subgraphs whose transfers outweigh their work
+highlighted. A row jumps to its node: a candidate to its first CPU node, a subgraph to its first op.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from app import theme
+from vpu_core.reports.whatif_text import economics_sentence, human_bytes, human_macs
+
+NODE_ROLE = Qt.ItemDataRole.UserRole + 1
+CANDIDATE_HEADERS = ("Op added to the VPU list", "Nodes moved", "Subgraphs merged", "New islands",
+                     "Bytes saved", "CPU nodes left")
+ECONOMICS_HEADERS = ("Subgraph", "Ops", "Work", "In", "Out", "Bytes / MAC", "Verdict")
+
+
+def _table(headers) -> QTableWidget:
+    table = QTableWidget(0, len(headers))
+    table.setHorizontalHeaderLabels(list(headers))
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setVisible(False)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+def _cell(text, node: str | None = None, numeric: bool = False) -> QTableWidgetItem:
+    item = QTableWidgetItem(str(text))
+    if numeric:
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    if node:
+        item.setData(NODE_ROLE, node)
+        item.setToolTip(f"Click to show {node} in the graph")
+    return item
+
+
+def _wrapped(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label
+
+
+def signed_bytes(n: int) -> str:
+    return ("−" + human_bytes(-n)) if n < 0 else human_bytes(n)
+
+
+class OpCandidatesPanel(QWidget):
+    node_activated = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.candidates = _table(CANDIDATE_HEADERS)
+        self.economics = _table(ECONOMICS_HEADERS)
+        self.economics_note = QLabel()
+        self.economics_note.setWordWrap(True)
+        for table in (self.candidates, self.economics):
+            table.cellClicked.connect(lambda row, _col, t=table: self._jump(t, row))
+        layout = QVBoxLayout(self)
+        layout.addWidget(_wrapped("<b>Which kernel should the next chip add first?</b> Each CPU-fallback op "
+                                  "type added alone to the VPU op list (re-partition only), ranked."))
+        layout.addWidget(self.candidates, 3)
+        layout.addWidget(_wrapped("<b>Does each VPU subgraph pay for its transfers?</b>"))
+        layout.addWidget(self.economics_note)
+        layout.addWidget(self.economics, 2)
+
+    def set_analysis(self, analysis) -> None:
+        self._fill_candidates(analysis)
+        self._fill_economics(analysis)
+
+    def _fill_candidates(self, a) -> None:
+        first_cpu = {}
+        for c in a.partition.cpu_nodes:
+            first_cpu.setdefault(c.op, c.node)
+        self.candidates.setRowCount(len(a.op_candidates))
+        for row, c in enumerate(a.op_candidates):
+            cells = [_cell(c.op, first_cpu.get(c.op)), _cell(c.nodes_moved, numeric=True),
+                     _cell(c.subgraphs_merged, numeric=True), _cell(c.new_subgraphs, numeric=True),
+                     _cell(signed_bytes(c.bytes_saved), numeric=True), _cell(c.cpu_nodes_left, numeric=True)]
+            for col, item in enumerate(cells):
+                self.candidates.setItem(row, col, item)
+        if not a.op_candidates:
+            self.candidates.setRowCount(1)
+            self.candidates.setItem(0, 0, _cell("No op falls back to the CPU for lack of a kernel."))
+
+    def _fill_economics(self, a) -> None:
+        e = a.economics
+        subgraphs = e.subgraphs if e is not None else ()
+        ops = {s.id: next((n for n in s.nodes if a.nodes.get(n) is not None
+                           and a.nodes[n].kind == "call_function"), s.nodes[0] if s.nodes else None)
+               for s in a.partition.subgraphs}
+        self.economics.setRowCount(len(subgraphs))
+        bad = QBrush(QColor("#fdecea"))
+        for row, s in enumerate(subgraphs):
+            ratio = "—" if s.bytes_per_mac is None else f"{s.bytes_per_mac:.3g}"
+            cells = [_cell(f"sg {s.subgraph}", ops.get(s.subgraph)), _cell(s.ops, numeric=True),
+                     _cell(human_macs(s.macs), numeric=True), _cell(human_bytes(s.bytes_in), numeric=True),
+                     _cell(human_bytes(s.bytes_out), numeric=True), _cell(ratio, numeric=True),
+                     _cell("pays" if s.pays else "transfer outweighs work")]
+            for col, item in enumerate(cells):
+                if not s.pays:
+                    item.setBackground(bad)
+                self.economics.setItem(row, col, item)
+        if e is None:
+            self.economics_note.setText("")
+            return
+        flagged = [economics_sentence(s, e.break_even_bytes_per_mac) for s in e.flagged]
+        head = (f"Break-even (hardware profile): {e.break_even_bytes_per_mac:g} bytes per MAC kept on the VPU. ")
+        self.economics_note.setText(
+            head + (f"<span style='color:{theme.DANGER}'>" + "<br>".join(flagged) + "</span>" if flagged
+                    else "Every subgraph keeps enough work on the VPU to pay for its transfers."))
+
+    def _jump(self, table: QTableWidget, row: int) -> None:
+        item = table.item(row, 0)
+        node = item.data(NODE_ROLE) if item is not None else None
+        if node:
+            self.node_activated.emit(str(node))
