@@ -56,6 +56,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from app.devtools.startup_bench import measure_window_startup
     from vpu_core import bench as benchmark
 
+    if getattr(args, "ablate", False):
+        rows = benchmark.bench_ablation()
+        print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
+        return core_cli.EXIT_OK
     sizes = benchmark.SIZES[:2] if args.quick else benchmark.SIZES
     graphs = benchmark.bench_graphs(sizes, repeats=1 if args.quick else 3, scene_measure=_scene_columns(measure_scene))
     startup = measure_window_startup()

@@ -175,3 +175,14 @@ def test_html_report_ranks_what_each_constraint_costs(tmp_path, capsys):
     assert ablation.count("<rect") >= 7            # one bar per constraint
     whatif = html.split('id="whatif"')[1].split("</section>")[0]
     assert "No op falls back to the CPU" in whatif and "pays" in whatif
+
+
+def test_one_recorded_float_pass_gives_the_same_sqnr_as_streaming():
+    from vpu_core.analysis.sqnr import record_float_values
+
+    qm = run("resnet8")
+    reference = record_float_values(qm.float_graph, qm.heldout)
+    streamed = measure_sqnr(qm.float_graph, qm.converted, qm.heldout)
+    assert measure_sqnr(qm.float_graph, qm.converted, qm.heldout, reference) == streamed
+    assert measure_sqnr(qm.float_graph, qm.converted, qm.heldout, reference) == streamed   # reusable
+    assert record_float_values(qm.float_graph, qm.heldout, limit_bytes=1000) is None

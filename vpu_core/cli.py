@@ -98,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmark: layout, rendering and every zoo model")
     bench.add_argument("--json", action="store_true", help="machine-readable output")
     bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
+    bench.add_argument("--ablate", action="store_true",
+                       help="only time `check resnet8 --ablate` (target: 60 s)")
     sub.add_parser("models", help="list the built-in model zoo")
     return parser
 

@@ -25,7 +25,7 @@ from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import Analysis
 from vpu_core.analysis.rules import RULES, check_vpu
-from vpu_core.analysis.sqnr import measure_sqnr
+from vpu_core.analysis.sqnr import measure_sqnr, record_float_values
 from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled, InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
@@ -63,9 +63,10 @@ def run_ablation(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | 
     check_ablatable(qm)
     start = time.perf_counter()
     entries = []
+    reference = record_float_values(qm.float_graph, qm.heldout)     # one float pass for all seven
     for i, rule_id in enumerate(RULE_IDS):
         span = (i / len(RULE_IDS), (i + 1) / len(RULE_IDS))
-        entries.append(relax_one(qm, baseline, rule_id, _scaled(progress, cancel, span), cancel))
+        entries.append(relax_one(qm, baseline, rule_id, _scaled(progress, cancel, span), cancel, reference))
     _report(progress, cancel, 1.0)
     part = baseline.partition
     return AblationReport(
@@ -93,8 +94,9 @@ def _scaled(progress, cancel, span: tuple[float, float]) -> ProgressFn:
 
 
 def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: ProgressFn | None = None,
-              cancel: threading.Event | None = None) -> AblationEntry:
-    """The ablation entry of one constraint (`baseline` is the analysis of `qm`)."""
+              cancel: threading.Event | None = None, reference: dict | None = None) -> AblationEntry:
+    """The ablation entry of one constraint (`baseline` is the analysis of `qm`; `reference` the
+    recorded float pass on qm.heldout, sqnr.record_float_values, when several entries share it)."""
     report = report or (lambda stage, fraction: None)
     start = time.perf_counter()
     info = RULES.get(rule_id).info
@@ -108,7 +110,7 @@ def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: Prog
     g = QGraph(converted, qm.profile)             # judged by the baseline profile's rules
     _, violations = check_vpu(g)
     part = partition(g)
-    layers, e2e = measure_sqnr(qm.float_graph, converted, qm.heldout)
+    layers, e2e = measure_sqnr(qm.float_graph, converted, qm.heldout, reference)
     report("measure", 1.0)
     by_rule = Counter(v.rule for v in violations)
     delta, why = _delta(e2e, baseline.sqnr_db)
