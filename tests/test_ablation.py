@@ -186,3 +186,26 @@ def test_one_recorded_float_pass_gives_the_same_sqnr_as_streaming():
     assert measure_sqnr(qm.float_graph, qm.converted, qm.heldout, reference) == streamed
     assert measure_sqnr(qm.float_graph, qm.converted, qm.heldout, reference) == streamed   # reusable
     assert record_float_values(qm.float_graph, qm.heldout, limit_bytes=1000) is None
+
+
+def test_relevance_reads_the_graph_after_batch_norm_folding():
+    from vpu_core.whatif.ablation import relax_one
+    from vpu_core.whatif.relevance import annotated_view, cannot_matter
+
+    qm = run("deep_autoencoder")                   # linear → batch_norm → relu, folded by prepare
+    assert "nothing to fuse" in cannot_matter("fused_relu", qm.float_graph, qm.profile)
+    assert cannot_matter("fused_relu", annotated_view(qm.float_graph), qm.profile) == ""
+    entry = relax_one(qm, analyze(qm), "fused_relu")
+    assert entry.measured and dict(entry.violations_by_rule)["fused_relu"] > 0
+
+
+@pytest.mark.parametrize("model, rule_id", [("conv_relu", "shared_scale"), ("transformer", "fused_relu"),
+                                            ("deep_autoencoder", "shared_scale")])
+def test_a_constraint_said_not_to_matter_really_changes_nothing(model, rule_id):
+    from vpu_core.whatif.relevance import annotated_view, cannot_matter
+
+    qm = run(model)
+    assert cannot_matter(rule_id, annotated_view(qm.float_graph), qm.profile)
+    relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, rule_id: False})
+    again = requantize(qm, relaxed)
+    assert measure_sqnr(qm.float_graph, again, qm.heldout) == measure_sqnr(qm.float_graph, qm.converted, qm.heldout)

@@ -25,12 +25,12 @@ from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import Analysis
 from vpu_core.analysis.rules import RULES, check_vpu
-from vpu_core.analysis.sqnr import measure_sqnr, record_float_values
+from vpu_core.analysis.sqnr import _CAP_DB as SQNR_CAP_DB, measure_sqnr, record_float_values
 from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled, InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
 from vpu_core.profile import RULE_IDS
-from vpu_core.whatif.relevance import cannot_matter
+from vpu_core.whatif.relevance import annotated_view, cannot_matter
 from vpu_core.whatif.results import AblationEntry, AblationReport, LayerGain
 
 ProgressFn = Callable[[str, float], None]
@@ -64,9 +64,11 @@ def run_ablation(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | 
     start = time.perf_counter()
     entries = []
     reference = record_float_values(qm.float_graph, qm.heldout)     # one float pass for all seven
+    view = annotated_view(qm.float_graph)
     for i, rule_id in enumerate(RULE_IDS):
         span = (i / len(RULE_IDS), (i + 1) / len(RULE_IDS))
-        entries.append(relax_one(qm, baseline, rule_id, _scaled(progress, cancel, span), cancel, reference))
+        entries.append(relax_one(qm, baseline, rule_id, _scaled(progress, cancel, span), cancel,
+                                 reference, view))
     _report(progress, cancel, 1.0)
     part = baseline.partition
     return AblationReport(
@@ -94,14 +96,16 @@ def _scaled(progress, cancel, span: tuple[float, float]) -> ProgressFn:
 
 
 def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: ProgressFn | None = None,
-              cancel: threading.Event | None = None, reference: dict | None = None) -> AblationEntry:
-    """The ablation entry of one constraint (`baseline` is the analysis of `qm`; `reference` the
-    recorded float pass on qm.heldout, sqnr.record_float_values, when several entries share it)."""
+              cancel: threading.Event | None = None, reference: dict | None = None,
+              view=None) -> AblationEntry:
+    """The ablation entry of one constraint (`baseline` is the analysis of `qm`). Shared by the
+    entries of one ablation: `reference`, the recorded float pass on qm.heldout
+    (sqnr.record_float_values), and `view`, relevance.annotated_view(qm.float_graph)."""
     report = report or (lambda stage, fraction: None)
     start = time.perf_counter()
     info = RULES.get(rule_id).info
     report("prepare", 0.0)
-    reason = cannot_matter(rule_id, qm.float_graph, qm.profile)
+    reason = cannot_matter(rule_id, view if view is not None else annotated_view(qm.float_graph), qm.profile)
     if reason:
         return _unchanged(baseline, rule_id, info.constraint, info.title, reason)
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, rule_id: False})
@@ -138,6 +142,9 @@ def _finite(x) -> bool:
 
 
 def _delta(relaxed: float | None, base: float | None) -> tuple[float, str]:
+    if base is not None and abs(base) >= SQNR_CAP_DB:
+        return 0.0, (f"the baseline SQNR is at its {SQNR_CAP_DB:.0f} dB cap (the quantized output equals "
+                     "the float one, e.g. a constant output): nothing to compare")
     if _finite(relaxed) and _finite(base):
         return relaxed - base, ""
     return 0.0, "no end-to-end SQNR to compare (the float output is constant or near zero)"

@@ -1,9 +1,11 @@
-"""Can relaxing a constraint change anything for this model? Answered from the float graph.
+"""Can relaxing a constraint change anything for this model? Answered from the graph the quantizer sees.
 
 A constraint that cannot matter is not quantized again in the ablation: its entry gets delta 0
 and the reason returned here. Each check mirrors what MyVPUQuantizer does when the switch is on
 (vpu_core.quantizers.vpu): if no node would be annotated differently, the relaxed run would
-produce the same Q/DQ graph.
+produce the same Q/DQ graph. The checks read `annotated_view(float_graph)`: the exported graph
+after the batch-norm folding prepare_pt2e does before annotating (a conv followed by a batch
+norm gains a bias and feeds the relu directly).
 """
 from __future__ import annotations
 
@@ -15,6 +17,18 @@ from vpu_core.analysis.rules.static_shape import symbols_of
 from vpu_core.fx_utils import op_name
 from vpu_core.profile import HardwareProfile, op_matches
 from vpu_core.quantizers.vpu import WEIGHTED_OPS
+
+
+def annotated_view(float_graph: GraphModule) -> GraphModule:
+    """A copy of the float graph as MyVPUQuantizer.annotate sees it inside prepare_pt2e."""
+    import copy
+
+    from torchao.quantization.pt2e.utils import _fuse_conv_bn_, _fuse_linear_bn_
+
+    gm = copy.deepcopy(float_graph)
+    _fuse_conv_bn_(gm)
+    _fuse_linear_bn_(gm)
+    return gm
 
 
 def _vpu_ops(gm: GraphModule, p: HardwareProfile) -> list[Node]:
@@ -63,9 +77,10 @@ _CHECKS: dict[str, Callable[[GraphModule, HardwareProfile], str]] = {
 }
 
 
-def cannot_matter(rule_id: str, float_graph: GraphModule, profile: HardwareProfile) -> str:
-    """Why relaxing `rule_id` cannot change this model's quantization ("" when it can)."""
+def cannot_matter(rule_id: str, view: GraphModule, profile: HardwareProfile) -> str:
+    """Why relaxing `rule_id` cannot change this model's quantization ("" when it can);
+    `view` is annotated_view(float graph)."""
     if not profile.enabled(rule_id):
         return f"already off in profile {profile.name}"
     check = _CHECKS.get(rule_id)
-    return check(float_graph, profile) if check else ""
+    return check(view, profile) if check else ""
