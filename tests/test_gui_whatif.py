@@ -41,7 +41,8 @@ def _check_op(editor: ProfileEditor, name: str) -> None:
 def test_editor_round_trip_edit_save_load_with_profile(qtbot, tmp_path, chain, capsys):
     editor = ProfileEditor(tmp_path / "applied")
     qtbot.addWidget(editor)
-    editor.set_analysis(chain)
+    assert not editor.is_modified() and not editor.save_button.isEnabled()   # nothing run yet
+    editor.set_analysis(chain)                                  # the shipped profile, in use
     names = [editor.op_list.item(i).data(OP_ROLE) for i in range(editor.op_list.count())]
     assert "sigmoid.default" in names and "softmax.int" in names     # this model's CPU ops are offered
     editor.op_search.setText("soft")

@@ -63,19 +63,24 @@ class ProfileEditor(QWidget):
     def __init__(self, profile_dir: str | Path | None = None) -> None:
         super().__init__()
         self.profile_dir = Path(profile_dir) if profile_dir else _default_dir()
-        self.shipped = load_profile()
-        self.in_use = self.shipped
+        # Loading a profile validates op names against torch: not before the first run, so the
+        # window still opens without importing torch.
+        self.shipped: HardwareProfile | None = None
+        self.in_use: HardwareProfile | None = None
         self.analysis = None
         self._loading = False
         self._build()
-        self.set_profile(self.shipped)
+        self._form.setEnabled(False)
+        self.in_use_label.setText("Run a model to edit the hardware profile it uses.")
+        for button in (self.apply_button, self.revert_button, self.save_button):
+            button.setEnabled(False)
 
     # -- layout ------------------------------------------------------------------------------------
     def _build(self) -> None:
         self.in_use_label = QLabel()
         self.in_use_label.setWordWrap(True)
         self.in_use_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        form = QWidget()
+        self._form = form = QWidget()
         column = QVBoxLayout(form)
         column.addWidget(self._constraints_box())
         column.addWidget(self._ops_box(), 1)
@@ -178,12 +183,18 @@ class ProfileEditor(QWidget):
     # -- state in ----------------------------------------------------------------------------------
     def set_profile(self, profile: HardwareProfile) -> None:
         """Show `profile` as the one in use (the form is reset to it)."""
+        if self.shipped is None:
+            self.shipped = load_profile()
         self.in_use = profile
+        self._form.setEnabled(True)
+        self.save_button.setEnabled(True)
         self._fill(profile)
 
     def set_analysis(self, analysis) -> None:
         """The run on screen: its ops join the op list, its rules name the switches."""
         self.analysis = analysis
+        if self.in_use is None:
+            self.set_profile(load_profile())
         for r in getattr(analysis, "rules", ()):
             if r.rule.id in self.switches:
                 self.switches[r.rule.id].setText(f"{r.rule.constraint} · {r.rule.title}")
@@ -247,7 +258,7 @@ class ProfileEditor(QWidget):
                     break_even_bytes_per_mac=round(self.break_even.value(), 6))
 
     def is_modified(self) -> bool:
-        return not same_profile(self.edited_profile(), self.in_use)
+        return self.in_use is not None and not same_profile(self.edited_profile(), self.in_use)
 
     def needs(self) -> tuple[str, ...]:
         """Keys of the edit that make Apply quantize again (empty: re-analyse only)."""
@@ -275,7 +286,8 @@ class ProfileEditor(QWidget):
         return str(path)
 
     def revert(self) -> None:
-        self._fill(self.in_use)
+        if self.in_use is not None:
+            self._fill(self.in_use)
 
     def save_to(self, path: str | Path) -> HardwareProfile:
         """Write the form as a --profile file (validated first; ProfileError / SaveError raised)."""

@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QTabWidget
 
 from app.widgets.ablation_chart import AblationChart
+from resources import DEFAULT_PROFILE
 from app.widgets.op_candidates import OpCandidatesPanel
 from app.widgets.profile_editor import ProfileEditor
 from app.worker import RunResult, RunWorker
@@ -78,8 +79,9 @@ class WhatIf(QObject):
         from vpu_core.profile import load_profile
 
         path = result.options.get("profile") or None
-        wanted = path or self.editor.shipped.path
-        if wanted != self.editor.in_use.path or not self.editor.is_modified():   # keep unapplied edits
+        wanted = str(path or DEFAULT_PROFILE)
+        in_use = self.editor.in_use
+        if in_use is None or wanted != in_use.path or not self.editor.is_modified():   # keep unapplied edits
             try:
                 self.editor.set_profile(load_profile(path))
             except InspectorError:
