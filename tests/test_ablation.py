@@ -50,6 +50,7 @@ def test_deltas_are_relaxed_minus_baseline_and_each_relaxation_breaks_its_rule(c
         # Judged by the baseline profile, the relaxed graph breaks exactly the relaxed rule.
         assert dict(e.violations_by_rule) == {e.constraint: e.violations} and e.violations > 0
         assert (e.subgraphs, e.cpu_nodes) == (1, 0)
+        assert e.delta_se_db is not None and e.delta_se_db >= 0      # 4 held-out samples: estimable
     assert measured["pow2_scale"].delta_db > 1.0 and measured["act_per_tensor_symmetric"].delta_db > 0
     # The layers that gain most, best first, each with its own per-layer change.
     gains = measured["pow2_scale"].layers
@@ -131,6 +132,7 @@ def test_check_ablate_json_and_text(capsys):
     assert static["delta_db"] == 0.0 and "static shapes" in static["reason"]
     pow2 = entries[2]
     assert pow2["delta_db"] > 0 and pow2["layers"][0]["delta_db"] > 0 and pow2["reason"] is None
+    assert pow2["delta_se_db"] >= 0 and isinstance(pow2["within_noise"], bool)
     code = main(["check", "conv_relu", "--ablate", "--batch-size", "4", "--calib-batches", "2"])
     text = capsys.readouterr().out
     assert "Constraint ablation" in text and "pow2 scales cost" in text and "static shapes: no effect" in text
@@ -209,3 +211,15 @@ def test_a_constraint_said_not_to_matter_really_changes_nothing(model, rule_id):
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, rule_id: False})
     again = requantize(qm, relaxed)
     assert measure_sqnr(qm.float_graph, again, qm.heldout) == measure_sqnr(qm.float_graph, qm.converted, qm.heldout)
+
+
+def test_the_noise_of_one_held_out_batch_is_estimated():
+    from vpu_core.whatif.noise import delta_se_db
+
+    import torch
+
+    same = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert delta_se_db(same, same) == 0.0                      # identical errors: no spread
+    assert delta_se_db(same[:3], same[:3]) is None              # too few samples
+    assert delta_se_db(same, same * 2) == pytest.approx(0.0, abs=1e-12)   # a uniform 3 dB shift
+    assert delta_se_db(same, torch.tensor([5.0, 4.0, 3.0, 2.0, 1.0])) > 0.5

@@ -74,7 +74,7 @@ class AblationWorker(QObject):
 
 
 def bar_colour(entry) -> str:
-    if not entry.measured or abs(entry.delta_db) < NOISE_DB:
+    if not entry.measured or abs(entry.delta_db) < NOISE_DB or entry.within_noise:
         return theme.PLOT_COLORS["float"]
     return theme.DANGER if entry.delta_db > 0 else theme.OK
 
@@ -170,18 +170,25 @@ class AblationChart(QWidget):
                                brushes=[pg.mkBrush(bar_colour(e)) for e in ranked], pen=pg.mkPen(None))
         item.addItem(bars)
         item.addItem(pg.InfiniteLine(pos=0.0, angle=90, pen=pg.mkPen(theme.MUTED, width=1)))
-        for y, e in zip(ys, ranked):
-            text = f"{e.delta_db:+.1f} dB" if e.measured else "not run"
-            label = pg.TextItem(text, color=theme.TEXT, anchor=(0, 0.5) if e.delta_db >= 0 else (1, 0.5))
-            label.setPos(float(e.delta_db), float(y))
+        spread = np.asarray([e.delta_se_db or 0.0 for e in ranked], dtype=float)
+        item.addItem(pg.ErrorBarItem(x=values, y=ys, left=spread, right=spread, beam=0.25,
+                                     pen=pg.mkPen(theme.TEXT, width=1.2)))
+        for y, e, se in zip(ys, ranked, spread):
+            text = (f"{e.delta_db:+.1f} ± {se:.1f} dB" if se else f"{e.delta_db:+.1f} dB") if e.measured else "not run"
+            right = e.delta_db >= 0
+            label = pg.TextItem(text, color=theme.TEXT, anchor=(0, 0.5) if right else (1, 0.5))
+            label.setPos(float(e.delta_db + se if right else e.delta_db - se), float(y))
             item.addItem(label)
         item.getAxis("left").setTicks([[(float(y), constraint_name(e.constraint)) for y, e in zip(ys, ranked)]])
-        reach = max(float(np.max(np.abs(values))) if len(values) else 0.0, 0.5)
-        item.setXRange(min(float(values.min()), 0.0) - 0.05 * reach, reach * 1.25, padding=0)
+        reach = max(float(np.max(np.abs(values) + spread)) if len(values) else 0.0, 0.5)
+        low = min(float((values - spread).min()), 0.0)
+        item.setXRange(low - (0.35 * reach if low < 0 else 0.05 * reach), reach * 1.35, padding=0)
         item.setYRange(-0.6, len(ranked) - 0.4, padding=0)
         lines = [f"<li>{ablation_headline(e)}</li>" for e in ranked]
         self.sentences.setText(f"Baseline SQNR {db(report.baseline_sqnr_db)}; {len(ranked)} constraints in "
-                               f"{report.seconds:.1f} s.<ul style='margin:2px 0 0 -20px'>{''.join(lines)}</ul>")
+                               f"{report.seconds:.1f} s; whiskers ± one standard error over the held-out "
+                               f"samples (grey: within the noise).<ul style='margin:2px 0 0 -20px'>"
+                               f"{''.join(lines)}</ul>")
         self._stack.setCurrentWidget(self.plot)
 
     # -- running -----------------------------------------------------------------------------------

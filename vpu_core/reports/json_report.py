@@ -90,6 +90,7 @@ def ablation_to_json(report) -> list[dict]:
     """`check --ablate`: one entry per rule id (vpu_core.whatif.results.AblationReport)."""
     return [{"constraint": e.constraint, "number": e.number, "title": e.title,
              "sqnr_db": _plain(e.sqnr_db), "delta_db": _plain(e.delta_db),
+             "delta_se_db": _plain(e.delta_se_db), "within_noise": e.within_noise,
              "layers": [{"node": g.node, "delta_db": _plain(g.delta_db)} for g in e.layers],
              "violations": e.violations, "violations_by_rule": dict(e.violations_by_rule),
              "partition": {"subgraphs": e.subgraphs, "cpu_nodes": e.cpu_nodes,

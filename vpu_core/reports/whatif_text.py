@@ -33,11 +33,23 @@ def ablation_headline(e: AblationEntry) -> str:
     name, verb = CONSTRAINT_NAMES.get(e.constraint, (e.constraint, "costs"))
     if not e.measured:
         return f"{name}: no effect here ({e.reason})"
-    if e.delta_db >= NOISE_DB:
-        return f"{name} {verb} {e.delta_db:.1f} dB here"
-    if e.delta_db <= -NOISE_DB:
-        return f"{name}: relaxing loses {-e.delta_db:.1f} dB here (the constraint helps accuracy)"
-    return f"{name}: no measurable cost here ({e.delta_db:+.2f} dB)"
+    if abs(e.delta_db) < NOISE_DB:
+        return f"{name}: no measurable cost here ({e.delta_db:+.2f} dB)"
+    if e.within_noise:
+        return (f"{name}: {e.delta_db:+.1f} dB here, within the noise of one held-out batch "
+                f"(±{e.delta_se_db:.1f} dB)")
+    spread = f" (±{e.delta_se_db:.1f})" if e.delta_se_db is not None else ""
+    if e.delta_db > 0:
+        return f"{name} {verb} {e.delta_db:.1f} dB{spread} here"
+    return f"{name}: relaxing loses {-e.delta_db:.1f} dB{spread} here (the constraint helps accuracy)"
+
+
+def delta_text(e: AblationEntry) -> str:
+    """"+3.59 ± 0.50 dB", "+0.00 dB", "0 (not run)"."""
+    if not e.measured:
+        return "0 (not run)"
+    spread = f" ± {e.delta_se_db:.2f}" if e.delta_se_db is not None else ""
+    return f"{e.delta_db:+.2f}{spread} dB"
 
 
 def db(value: float | None) -> str:
@@ -74,14 +86,13 @@ def economics_sentence(s: SubgraphEconomics, break_even: float) -> str:
 
 def ablation_lines(r: AblationReport) -> list[str]:
     lines = [f"Constraint ablation (each constraint 2-8 relaxed alone; baseline SQNR {db(r.baseline_sqnr_db)}, "
-             f"{r.baseline_violations} violations; {r.seconds:.1f} s):",
-             f"  {'#':<2} {'constraint':<30} {'SQNR':>9} {'delta':>9} {'viol.':>6} {'subgr.':>6} "
+             f"{r.baseline_violations} violations; {r.seconds:.1f} s; ± jackknife over held-out samples):",
+             f"  {'#':<2} {'constraint':<30} {'SQNR':>9} {'change':>16} {'viol.':>6} {'subgr.':>6} "
              f"{'CPU':>4}  layers that gain most"]
     for e in r.ranked():
-        delta = f"{e.delta_db:+.2f} dB" if e.measured else "0 (n/a)"
         layers = ", ".join(f"{g.node} {g.delta_db:+.1f}" for g in e.layers[:3]) or "—"
-        lines.append(f"  {e.number:<2} {e.constraint:<30} {db(e.sqnr_db):>9} {delta:>9} {e.violations:>6} "
-                     f"{e.subgraphs:>6} {e.cpu_nodes:>4}  {layers}")
+        lines.append(f"  {e.number:<2} {e.constraint:<30} {db(e.sqnr_db):>9} {delta_text(e):>16} "
+                     f"{e.violations:>6} {e.subgraphs:>6} {e.cpu_nodes:>4}  {layers}")
     lines += [f"  · {ablation_headline(e)}" for e in r.ranked()]
     return lines
 

@@ -30,6 +30,7 @@ from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled, InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
 from vpu_core.profile import RULE_IDS
+from vpu_core.whatif.noise import MIN_SAMPLES, delta_se_db, run_outputs, sample_noise
 from vpu_core.whatif.relevance import annotated_view, cannot_matter
 from vpu_core.whatif.results import AblationEntry, AblationReport, LayerGain
 
@@ -64,11 +65,11 @@ def run_ablation(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | 
     start = time.perf_counter()
     entries = []
     reference = record_float_values(qm.float_graph, qm.heldout)     # one float pass for all seven
-    view = annotated_view(qm.float_graph)
+    view, noise = annotated_view(qm.float_graph), _Noise(qm)
     for i, rule_id in enumerate(RULE_IDS):
         span = (i / len(RULE_IDS), (i + 1) / len(RULE_IDS))
         entries.append(relax_one(qm, baseline, rule_id, _scaled(progress, cancel, span), cancel,
-                                 reference, view))
+                                 reference, view, noise))
     _report(progress, cancel, 1.0)
     part = baseline.partition
     return AblationReport(
@@ -97,10 +98,11 @@ def _scaled(progress, cancel, span: tuple[float, float]) -> ProgressFn:
 
 def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: ProgressFn | None = None,
               cancel: threading.Event | None = None, reference: dict | None = None,
-              view=None) -> AblationEntry:
+              view=None, noise: _Noise | None = None) -> AblationEntry:
     """The ablation entry of one constraint (`baseline` is the analysis of `qm`). Shared by the
     entries of one ablation: `reference`, the recorded float pass on qm.heldout
-    (sqnr.record_float_values), and `view`, relevance.annotated_view(qm.float_graph)."""
+    (sqnr.record_float_values), `view`, relevance.annotated_view(qm.float_graph), and `noise`,
+    the per-sample errors of the baseline."""
     report = report or (lambda stage, fraction: None)
     start = time.perf_counter()
     info = RULES.get(rule_id).info
@@ -118,12 +120,36 @@ def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: Prog
     report("measure", 1.0)
     by_rule = Counter(v.rule for v in violations)
     delta, why = _delta(e2e, baseline.sqnr_db)
+    se = (noise or _Noise(qm)).delta_se(converted) if not why else None
     return AblationEntry(
         constraint=rule_id, number=info.constraint, title=info.title, sqnr_db=e2e, delta_db=delta,
         layers=_top_gains(layers, baseline.layer_sqnr), violations=len(violations),
         violations_by_rule=tuple((r, by_rule[r]) for r in RULE_IDS if by_rule[r]),
         subgraphs=len(part.subgraphs), cpu_nodes=len(part.cpu_nodes),
-        transfer_bytes=part.transfer_bytes, reason=why, seconds=time.perf_counter() - start)
+        transfer_bytes=part.transfer_bytes, reason=why, seconds=time.perf_counter() - start,
+        delta_se_db=se)
+
+
+class _Noise:
+    """The baseline's per-sample output errors on qm.heldout, computed once (vpu_core.whatif.noise)."""
+
+    def __init__(self, qm: QuantizedModel) -> None:
+        self.qm, self._base, self._float = qm, None, None
+
+    def delta_se(self, converted) -> float | None:
+        qm, n = self.qm, _batch_size(self.qm.heldout)
+        if n < MIN_SAMPLES:
+            return None
+        if self._base is None:
+            self._float = run_outputs(qm.float_graph, qm.heldout)
+            self._base = sample_noise(self._float, run_outputs(qm.converted, qm.heldout), n)
+        relaxed = sample_noise(self._float, run_outputs(converted, qm.heldout), n)
+        return delta_se_db(self._base, relaxed)
+
+
+def _batch_size(batch: tuple) -> int:
+    first = next((t for t in batch if hasattr(t, "shape") and len(t.shape)), None)
+    return int(first.shape[0]) if first is not None else 0
 
 
 def _unchanged(baseline: Analysis, rule_id: str, number: int, title: str, reason: str) -> AblationEntry:

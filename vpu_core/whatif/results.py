@@ -33,6 +33,12 @@ class AblationEntry:
     transfer_bytes: int = 0
     reason: str = ""                   # why nothing was measured ("" when it was quantized)
     seconds: float = 0.0
+    delta_se_db: float | None = None   # jackknife standard error of delta_db over the held-out samples
+
+    @property
+    def within_noise(self) -> bool:
+        """The change is smaller than twice its standard error: rounding luck, not the constraint."""
+        return self.delta_se_db is not None and abs(self.delta_db) < 2.0 * self.delta_se_db
 
     @property
     def measured(self) -> bool:

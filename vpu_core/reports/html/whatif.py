@@ -12,7 +12,7 @@ from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, code, esc, human_bytes, pill, table
 from vpu_core.reports.html.numbers import figure
 from vpu_core.reports.html.svg_charts import Bar, signed_hbars
-from vpu_core.reports.whatif_text import (NOISE_DB, ablation_headline, constraint_name, db,
+from vpu_core.reports.whatif_text import (NOISE_DB, ablation_headline, constraint_name, db, delta_text,
                                           economics_sentence, human_macs)
 
 if TYPE_CHECKING:
@@ -67,16 +67,15 @@ def _economics(a: Analysis) -> str:
 
 def ablation_section(r: AblationReport) -> str:
     ranked = r.ranked()
-    bars = [Bar(constraint_name(e.constraint), e.delta_db, _colour(e), tip=ablation_headline(e))
-            for e in ranked]
+    bars = [Bar(constraint_name(e.constraint), e.delta_db, _colour(e), tip=ablation_headline(e),
+                spread=e.delta_se_db or 0.0) for e in ranked]
     chart = figure("What each constraint costs", "SQNR gained by relaxing it alone, dB",
                    signed_hbars(bars, unit="dB gained when relaxed (= what the constraint costs)"))
     headlines = "".join(f"<li>{esc(ablation_headline(e))}</li>" for e in ranked)
     rows = []
     for e in ranked:
         layers = ", ".join(f"{g.node} {g.delta_db:+.1f}" for g in e.layers[:3]) or "—"
-        delta = f"{e.delta_db:+.2f} dB" if e.measured else "0 (not run)"
-        rows.append([esc(e.number), code(e.constraint), esc(db(e.sqnr_db)), esc(delta), esc(e.violations),
+        rows.append([esc(e.number), code(e.constraint), esc(db(e.sqnr_db)), esc(delta_text(e)), esc(e.violations),
                      esc(f"{e.subgraphs} / {e.cpu_nodes}"), f'<span class="small">{esc(layers)}</span>',
                      f'<span class="small muted">{esc(e.reason)}</span>'])
     body = (f'<div class="verdict">{esc("; ".join(ablation_headline(e) for e in ranked[:2]))}.</div>'
@@ -86,11 +85,12 @@ def ablation_section(r: AblationReport) -> str:
     lede = (f"Each constraint 2–8 relaxed alone in the hardware profile and the model quantized again "
             f"from the same export and calibration data (baseline SQNR {db(r.baseline_sqnr_db)}, "
             f"{r.baseline_violations} violations; {r.seconds:.1f} s). Violations count the baseline "
-            "profile's rules broken by the relaxed graph.")
+            "profile's rules broken by the relaxed graph. Whiskers: ± one jackknife standard error over "
+            "the held-out samples; a change inside two of them is rounding luck, not the constraint.")
     return card("ablation", "What each constraint costs", body, lede=esc(lede))
 
 
 def _colour(e) -> str:
-    if not e.measured or abs(e.delta_db) < NOISE_DB:
+    if not e.measured or abs(e.delta_db) < NOISE_DB or e.within_noise:
         return style.FLOAT
     return style.DANGER if e.delta_db > 0 else style.VPU
