@@ -104,9 +104,14 @@ def test_ablation_reuses_the_export_and_calibration_data(session, monkeypatch):
 
 
 def test_progress_reaches_the_end_and_cancel_stops(session):
+    import torch
+
     config = dataclasses.replace(CONV_RELU, seed=1)
-    seen = []
-    session.ablate(config, progress=lambda stage, f: seen.append((stage, f)))
+    seen, threads = [], torch.get_num_threads()
+    session.ablate(config, progress=lambda stage, f: seen.append((stage, f, torch.get_num_threads())))
+    assert {t for stage, _, t in seen if stage == "ablate"} == {1}      # relaxed runs: one thread
+    assert torch.get_num_threads() == threads                          # restored afterwards
+    seen = [(stage, f) for stage, f, _ in seen]
     fractions = [f for stage, f in seen if stage == "ablate"]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) > 7
     cancel = threading.Event()
@@ -117,6 +122,7 @@ def test_progress_reaches_the_end_and_cancel_stops(session):
 
     with pytest.raises(Cancelled):
         session.ablate(dataclasses.replace(CONV_RELU, seed=2), progress=stop_soon, cancel=cancel)
+    assert torch.get_num_threads() == threads
 
 
 def test_check_ablate_json_and_text(capsys):

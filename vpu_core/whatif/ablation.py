@@ -14,6 +14,7 @@ run again: delta 0 and the reason.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import threading
@@ -62,6 +63,32 @@ def run_ablation(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | 
                  cancel: threading.Event | None = None) -> AblationReport:
     """One entry per rule id of constraints 2–8, in rule order (see the module docstring)."""
     check_ablatable(qm)
+    with single_threaded():
+        return _run(qm, baseline, progress, cancel)
+
+
+@contextlib.contextmanager
+def single_threaded():
+    """torch on one intra-op thread while the relaxed runs execute.
+
+    They are many small tensor ops (observers, Q/DQ, one batch through the graph), where a second
+    thread buys nothing and, on a busy machine, costs a lot: on the shared 2-core development
+    machine torch.aminmax on a 16×16×32×32 activation took 25 ms with two threads and 0.07 ms with
+    one, and `check resnet8 --ablate` spent 45 s instead of 6 s in the ablation. torch's thread
+    count is process-wide: it is restored afterwards.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _run(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | None,
+         cancel: threading.Event | None) -> AblationReport:
     start = time.perf_counter()
     entries = []
     reference = record_float_values(qm.float_graph, qm.heldout)     # one float pass for all seven
