@@ -14,7 +14,7 @@ import traceback
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton, QStackedLayout,
+from PySide6.QtWidgets import (QSizePolicy, QHBoxLayout, QLabel, QProgressBar, QPushButton, QStackedLayout,
                                QVBoxLayout, QWidget)
 
 from app import theme
@@ -96,6 +96,7 @@ class AblationChart(QWidget):
     def _build(self) -> None:
         self.title = QLabel()
         self.title.setWordWrap(True)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.run_button, self.cancel_button = QPushButton("Run ablation"), QPushButton("Cancel")
         self.run_button.setObjectName("primary")
         self.run_button.clicked.connect(self.start)
@@ -111,6 +112,8 @@ class AblationChart(QWidget):
         top.addWidget(self.progress, 1)
         top.addWidget(self.status)
         self.plot = pg.PlotWidget()
+        # Its 600 px size hint would widen the dock (and the window) once the chart appears.
+        self.plot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
         item = self.plot.getPlotItem()
         item.setMenuEnabled(False)
         item.hideButtons()
@@ -123,12 +126,14 @@ class AblationChart(QWidget):
         self.hint = QLabel()
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
+        self.hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.hint.setStyleSheet(f"color: {theme.MUTED}; font-size: 11pt; background: white; padding: 20px;")
         self._stack = QStackedLayout()
         self._stack.addWidget(self.hint)
         self._stack.addWidget(self.plot)
         self.sentences = QLabel()
         self.sentences.setWordWrap(True)
+        self.sentences.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.sentences.setTextFormat(Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
@@ -175,14 +180,13 @@ class AblationChart(QWidget):
                                      pen=pg.mkPen(theme.TEXT, width=1.2)))
         for y, e, se in zip(ys, ranked, spread):
             text = (f"{e.delta_db:+.1f} ± {se:.1f} dB" if se else f"{e.delta_db:+.1f} dB") if e.measured else "not run"
-            right = e.delta_db >= 0
-            label = pg.TextItem(text, color=theme.TEXT, anchor=(0, 0.5) if right else (1, 0.5))
-            label.setPos(float(e.delta_db + se if right else e.delta_db - se), float(y))
+            label = pg.TextItem(text, color=theme.TEXT, anchor=(0, 0.5))   # right of the bar and whisker
+            label.setPos(max(float(e.delta_db + se), 0.0), float(y))
             item.addItem(label)
         item.getAxis("left").setTicks([[(float(y), constraint_name(e.constraint)) for y, e in zip(ys, ranked)]])
         reach = max(float(np.max(np.abs(values) + spread)) if len(values) else 0.0, 0.5)
         low = min(float((values - spread).min()), 0.0)
-        item.setXRange(low - (0.35 * reach if low < 0 else 0.05 * reach), reach * 1.35, padding=0)
+        item.setXRange(low - 0.05 * reach, reach * 1.6, padding=0)        # room for the labels
         item.setYRange(-0.6, len(ranked) - 0.4, padding=0)
         lines = [f"<li>{ablation_headline(e)}</li>" for e in ranked]
         self.sentences.setText(f"Baseline SQNR {db(report.baseline_sqnr_db)}; {len(ranked)} constraints in "

@@ -8,21 +8,30 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
+from PySide6.QtWidgets import (QSizePolicy, QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
 from app import theme
 from vpu_core.reports.whatif_text import economics_sentence, human_bytes, human_macs
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
-CANDIDATE_HEADERS = ("Op added to the VPU list", "Nodes moved", "Subgraphs merged", "New islands",
-                     "Bytes saved", "CPU nodes left")
-ECONOMICS_HEADERS = ("Subgraph", "Ops", "Work", "In", "Out", "Bytes / MAC", "Verdict")
+# (short header for a narrow dock, what it means)
+CANDIDATE_HEADERS = (("Op added", "Op type added alone to the VPU op list"),
+                     ("Moved", "CPU nodes that join the VPU"),
+                     ("Merged", "Existing VPU subgraphs that join another one"),
+                     ("Islands", "New subgraphs made only of moved ops"),
+                     ("Bytes saved", "Boundary bytes before minus after (negative: more traffic)"),
+                     ("CPU left", "CPU nodes after the change"))
+ECONOMICS_HEADERS = (("Subgraph", ""), ("Ops", "Compute ops in the subgraph"),
+                     ("Work", "Multiply-accumulates kept on the VPU"), ("In", "Bytes entering"),
+                     ("Out", "Bytes leaving"), ("B/MAC", "Boundary bytes per MAC"), ("Verdict", ""))
 
 
 def _table(headers) -> QTableWidget:
     table = QTableWidget(0, len(headers))
-    table.setHorizontalHeaderLabels(list(headers))
+    table.setHorizontalHeaderLabels([h for h, _ in headers])
+    for col, (_, tip) in enumerate(headers):
+        table.horizontalHeaderItem(col).setToolTip(tip)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setAlternatingRowColors(True)
@@ -45,6 +54,7 @@ def _cell(text, node: str | None = None, numeric: bool = False) -> QTableWidgetI
 def _wrapped(text: str) -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)   # wraps, never widens the dock
     return label
 
 
@@ -61,6 +71,7 @@ class OpCandidatesPanel(QWidget):
         self.economics = _table(ECONOMICS_HEADERS)
         self.economics_note = QLabel()
         self.economics_note.setWordWrap(True)
+        self.economics_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         for table in (self.candidates, self.economics):
             table.cellClicked.connect(lambda row, _col, t=table: self._jump(t, row))
         layout = QVBoxLayout(self)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QCheckBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+from PySide6.QtWidgets import (QSizePolicy, QCheckBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
                                QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
@@ -79,6 +79,7 @@ class ProfileEditor(QWidget):
     def _build(self) -> None:
         self.in_use_label = QLabel()
         self.in_use_label.setWordWrap(True)
+        self.in_use_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.in_use_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._form = form = QWidget()
         column = QVBoxLayout(form)
@@ -91,6 +92,7 @@ class ProfileEditor(QWidget):
         scroll.setWidget(form)
         self.needs_label = QLabel()
         self.needs_label.setWordWrap(True)
+        self.needs_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.apply_button, self.revert_button = QPushButton("Apply"), QPushButton("Revert")
         self.save_button = QPushButton("Save as TOML…")
         self.apply_button.setObjectName("primary")
