@@ -53,10 +53,11 @@ def test_editor_round_trip_edit_save_load_with_profile(qtbot, tmp_path, chain, c
     editor.switches["pow2_scale"].setChecked(False)
     editor.max_shift.setValue(24)
     editor.break_even.setValue(2.0)
+    editor.rounding.setCurrentText("round_half_even")
     assert editor.is_modified() and "constraints.pow2_scale" in editor.needs_label.text()
     assert editor.diff_view.toPlainText().splitlines() == [
         "ops.vpu: + softmax.int", "constraints.pow2_scale: true → false", "requant.max_shift: 31 → 24",
-        "economics.break_even_bytes_per_mac: 0.25 → 2.0"]
+        "requant.rounding: 'round_half_up' → 'round_half_even'", "economics.break_even_bytes_per_mac: 0.25 → 2.0"]
     path = tmp_path / "next_chip.toml"
     editor.save_to(path)
     assert same_profile(load_profile(path), editor.edited_profile())

@@ -109,7 +109,7 @@ def test_profile_round_trip_load_edit_save_load(tmp_path):
     assert same_profile(load_profile(save_profile(shipped, tmp_path / "same.toml").path), shipped)
     edited = edit(shipped, name="next-chip", description='adds "softmax"', constraints={"pow2_scale": False},
                   vpu_ops=(*shipped.vpu_ops, "softmax.int", "gelu"), max_shift=20,
-                  break_even_bytes_per_mac=0.5)
+                  break_even_bytes_per_mac=0.5, rounding="truncate", accumulator_bits=24)
     saved = save_profile(edited, tmp_path / "next.toml")
     again = load_profile(tmp_path / "next.toml")
     assert same_profile(saved, edited) and same_profile(again, edited)
@@ -138,7 +138,7 @@ def test_diff_against_the_shipped_profile():
 def test_what_a_profile_change_needs():
     base = load_profile()
     ops = ["conv2d.default", "relu_.default", "sigmoid.default"]
-    analysis_only = edit(base, max_shift=12, break_even_bytes_per_mac=1.0, name="x",
+    analysis_only = edit(base, max_shift=12, break_even_bytes_per_mac=1.0, name="x", rounding="truncate",
                          vpu_ops=(*base.vpu_ops, "softmax"), constraints={"static_shape": False})
     assert requantization_needed(base, analysis_only, "vpu", ops) == ()
     adds_sigmoid = edit(base, vpu_ops=(*base.vpu_ops, "sigmoid"))

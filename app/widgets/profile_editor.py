@@ -1,5 +1,6 @@
 """The hardware profile as a form: constraint switches, the VPU op list (search, ops of this model),
-shared-scale and fusable lists, shift range and the economics break-even.
+shared-scale and fusable lists, shift range, the integer simulation's rounding / accumulator /
+average-pool settings and the economics break-even.
 
 Apply validates the form exactly like a --profile file (vpu_core.whatif.profile_edit), writes it
 to a content-named TOML file and emits `apply_requested(path)`; the window re-runs with it, and the
@@ -15,13 +16,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QStandardPaths, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QSizePolicy, QCheckBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+from PySide6.QtWidgets import (QSizePolicy, QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
                                QPlainTextEdit, QPushButton, QScrollArea, QSpinBox, QVBoxLayout, QWidget)
 
 from app import dialogs, theme
 from vpu_core.errors import InspectorError
-from vpu_core.profile import RULE_IDS, HardwareProfile, load_profile, op_matches
+from vpu_core.profile import (AVG_POOL_DIVISORS, ROUNDING_MODES, RULE_IDS, HardwareProfile, load_profile,
+                              op_matches)
 from vpu_core.whatif.profile_edit import (edit, model_ops, profile_diff, profile_to_toml,
                                           requantization_needed, same_profile, save_profile,
                                           validate_profile)
@@ -157,7 +159,7 @@ class ProfileEditor(QWidget):
         return box
 
     def _numbers_box(self) -> QGroupBox:
-        box = QGroupBox("Shift range, economics, name")
+        box = QGroupBox("Requantization, integer simulation, economics, name")
         form = QFormLayout(box)
         self.min_shift, self.max_shift = QSpinBox(), QSpinBox()
         for spin in (self.min_shift, self.max_shift):
@@ -176,7 +178,21 @@ class ProfileEditor(QWidget):
         self.name_edit, self.description_edit = QLineEdit(), QLineEdit()
         for line in (self.name_edit, self.description_edit):
             line.textEdited.connect(self._on_edit)
+        self.rounding, self.avg_pool_divisor = QComboBox(), QComboBox()
+        self.rounding.addItems(list(ROUNDING_MODES))
+        self.avg_pool_divisor.addItems(list(AVG_POOL_DIVISORS))
+        self.accumulator_bits, self.reciprocal_bits = QSpinBox(), QSpinBox()
+        self.accumulator_bits.setRange(8, 64)
+        self.reciprocal_bits.setRange(1, 30)
+        for combo in (self.rounding, self.avg_pool_divisor):
+            combo.currentIndexChanged.connect(self._on_edit)
+        for spin in (self.accumulator_bits, self.reciprocal_bits):
+            spin.valueChanged.connect(self._on_edit)
         form.addRow("Right shift n", shifts)
+        form.addRow("Shift rounding", self.rounding)
+        form.addRow("Accumulator bits", self.accumulator_bits)
+        form.addRow("Avg-pool divisor", self.avg_pool_divisor)
+        form.addRow("Reciprocal bits", self.reciprocal_bits)
         form.addRow("Break-even", self.break_even)
         form.addRow("Name", self.name_edit)
         form.addRow("Description", self.description_edit)
@@ -215,6 +231,10 @@ class ProfileEditor(QWidget):
         self.min_shift.setValue(p.min_shift)
         self.max_shift.setValue(p.max_shift)
         self.break_even.setValue(p.break_even_bytes_per_mac)
+        self.rounding.setCurrentText(p.rounding)
+        self.avg_pool_divisor.setCurrentText(p.avg_pool_divisor)
+        self.accumulator_bits.setValue(p.accumulator_bits)
+        self.reciprocal_bits.setValue(p.reciprocal_bits)
         self.name_edit.setText(p.name)
         self.description_edit.setText(p.description)
         self._loading = False
@@ -257,6 +277,9 @@ class ProfileEditor(QWidget):
                     fused_activations=_names(self.fused_edit.text()),
                     constraints={rid: c.isChecked() for rid, c in self.switches.items()},
                     min_shift=self.min_shift.value(), max_shift=self.max_shift.value(),
+                    rounding=self.rounding.currentText(), accumulator_bits=self.accumulator_bits.value(),
+                    avg_pool_divisor=self.avg_pool_divisor.currentText(),
+                    reciprocal_bits=self.reciprocal_bits.value(),
                     break_even_bytes_per_mac=round(self.break_even.value(), 6))
 
     def is_modified(self) -> bool:

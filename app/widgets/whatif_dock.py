@@ -33,7 +33,8 @@ class ReprofileWorker(RunWorker):
 
         source = "xnnpack" if self.xnnpack else "simulated"
         inspection = default_session().inspect(RunConfig(**options), ViewOptions(self.fold_params, source),
-                                               progress=self._report, cancel=self._cancel, fresh=False)
+                                               progress=self._report, cancel=self._cancel, fresh=False,
+                                               int_sim=True)      # as RunWorker: the window always simulates
         result = RunResult(options, inspection.analysis)
         result.graphs[(self.fold_params, source)] = inspection.graph
         return result

@@ -25,6 +25,8 @@ TOML_KEYS: tuple[tuple[str, str, str], ...] = (
     ("ops", "fusable", "fusable_ops"), ("ops", "fused_activations", "fused_activations"),
     *(("constraints", rid, f"constraints.{rid}") for rid in RULE_IDS),
     ("requant", "min_shift", "min_shift"), ("requant", "max_shift", "max_shift"),
+    ("requant", "rounding", "rounding"), ("requant", "accumulator_bits", "accumulator_bits"),
+    ("requant", "avg_pool_divisor", "avg_pool_divisor"), ("requant", "reciprocal_bits", "reciprocal_bits"),
     ("economics", "break_even_bytes_per_mac", "break_even_bytes_per_mac"),
 )
 # Keys whose change can alter what the VPU quantizer annotates (the rest only changes the analysis).
@@ -32,7 +34,8 @@ _OP_LISTS = ("vpu_ops", "shared_scale_ops", "fusable_ops", "fused_activations")
 _SECTION_NOTES = {
     "ops": "Constraint 1: ops with a VPU kernel; shared-scale ops (6); ops fused with an activation (7).",
     "constraints": "Constraint switches: false stops requiring (and checking) a rule.",
-    "requant": "Requantization: the right-shift count n (M = 2^-n) must lie in this range.",
+    "requant": "Requantization: the right-shift range, and how the integer simulation rounds, "
+               "accumulates and divides average pools.",
     "economics": "A VPU subgraph pays when it moves at most this many bytes per MAC it keeps on the VPU.",
 }
 
