@@ -8,7 +8,6 @@ import threading
 
 import pytest
 
-from analysis_fixtures import run
 from app.cli import main
 from vpu_core.analysis import analyze
 from vpu_core.analysis.qgraph import QGraph
@@ -39,7 +38,7 @@ def test_one_entry_per_rule_id_in_rule_order(conv_relu):
     assert [e.number for e in report.entries] == [2, 3, 4, 5, 6, 7, 8]
 
 
-def test_deltas_are_relaxed_minus_baseline_and_each_relaxation_breaks_its_rule(conv_relu):
+def test_deltas_are_relaxed_minus_baseline_and_each_relaxation_breaks_its_rule(conv_relu, run):
     baseline, report = conv_relu
     assert report.baseline_sqnr_db == baseline.sqnr_db and report.baseline_violations == 0
     measured = {e.constraint: e for e in report.entries if e.measured}
@@ -57,11 +56,10 @@ def test_deltas_are_relaxed_minus_baseline_and_each_relaxation_breaks_its_rule(c
     assert gains and [g.delta_db for g in gains] == sorted((g.delta_db for g in gains), reverse=True)
     node = gains[0].node
     assert math.isclose(gains[0].delta_db + baseline.layer_sqnr[node],
-                        _layer_sqnr_relaxed(node), abs_tol=1e-6)
+                        _layer_sqnr_relaxed(run("conv_relu"), node), abs_tol=1e-6)
 
 
-def _layer_sqnr_relaxed(node: str) -> float:
-    qm = run("conv_relu")
+def _layer_sqnr_relaxed(qm, node: str) -> float:
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, "pow2_scale": False})
     layers, _ = measure_sqnr(qm.float_graph, requantize(qm, relaxed), qm.heldout)
     return layers[node]
@@ -159,7 +157,7 @@ FAST = ("conv_relu", "deep_autoencoder", "ds_cnn", "transformer")
 
 
 @pytest.mark.parametrize("model", [m if m in FAST else pytest.param(m, marks=pytest.mark.slow) for m in ZOO])
-def test_relaxing_pow2_never_costs_accuracy_on_the_zoo(model):
+def test_relaxing_pow2_never_costs_accuracy_on_the_zoo(model, run):
     qm = run(model)
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, "pow2_scale": False})
     converted = requantize(qm, relaxed)
@@ -185,7 +183,7 @@ def test_html_report_ranks_what_each_constraint_costs(tmp_path, capsys):
     assert "No op falls back to the CPU" in whatif and "pays" in whatif
 
 
-def test_one_recorded_float_pass_gives_the_same_sqnr_as_streaming():
+def test_one_recorded_float_pass_gives_the_same_sqnr_as_streaming(run):
     from vpu_core.analysis.sqnr import record_float_values
 
     qm = run("resnet8")
@@ -196,7 +194,7 @@ def test_one_recorded_float_pass_gives_the_same_sqnr_as_streaming():
     assert record_float_values(qm.float_graph, qm.heldout, limit_bytes=1000) is None
 
 
-def test_relevance_reads_the_graph_after_batch_norm_folding():
+def test_relevance_reads_the_graph_after_batch_norm_folding(run):
     from vpu_core.whatif.ablation import relax_one
     from vpu_core.whatif.relevance import annotated_view, cannot_matter
 
@@ -209,7 +207,7 @@ def test_relevance_reads_the_graph_after_batch_norm_folding():
 
 @pytest.mark.parametrize("model, rule_id", [("conv_relu", "shared_scale"), ("transformer", "fused_relu"),
                                             ("deep_autoencoder", "shared_scale")])
-def test_a_constraint_said_not_to_matter_really_changes_nothing(model, rule_id):
+def test_a_constraint_said_not_to_matter_really_changes_nothing(model, rule_id, run):
     from vpu_core.whatif.relevance import annotated_view, cannot_matter
 
     qm = run(model)

@@ -1,6 +1,8 @@
-"""pytest-qt tests of the what-if widgets over real runs: the profile editor (edit → save → load
-with --profile → same result; Apply re-runs only what the change needs), the ablation chart in a
-worker with progress and cancel, and the op-candidates / economics tables."""
+"""pytest-qt tests of the What-if dock over real runs: the profile editor (edit → save → load with
+--profile → same result; Apply re-runs only what the change needs; the profile in use shows),
+the constraint-cost chart as a job with progress and cancel, and the op-candidates / economics
+tables. The what-if feature (app.features.whatif) is tested over its own AppState where no run
+is needed, and in the real window where Apply or the ablation runs."""
 from __future__ import annotations
 
 import json
@@ -8,41 +10,55 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QDockWidget
 
-from app import dialogs, theme
+from app import dialogs
 from app.cli import main
-from app.settings import ENV_VAR
-from app.widgets.ablation_chart import AblationChart
+from app.features.whatif import TAB_ABLATION, TAB_PROFILE, WhatIfController
+from app.state import AppState
 from app.widgets.op_candidates import OpCandidatesPanel
-from app.widgets.profile_editor import OP_ROLE, ProfileEditor
+from app.widgets.profile_editor import OP_ROLE
+from app.widgets.whatif_panel import WhatIfPanel
 from vpu_core.config import RunConfig
 from vpu_core.profile import load_profile
 from vpu_core.reports.whatif_text import constraint_name
-from vpu_core.session import Session, default_session
+from vpu_core.session import Session
 from vpu_core.whatif.profile_edit import same_profile
 
 CHAIN = str(Path(__file__).parent / "models" / "whatif_chain.py")
-CHAIN_OPTIONS = {"model": CHAIN, "batch_size": 1, "calib_batches": 2}
+CHAIN_CONFIG = RunConfig(model=CHAIN, batch_size=1, calib_batches=2)
 RUN_TIMEOUT_MS = 180_000
 
 
 @pytest.fixture(scope="module")
 def chain():
-    return Session().inspect(RunConfig(**CHAIN_OPTIONS), view=None).analysis
+    """The chain model's Inspection (no drawing): what a window run would put in AppState."""
+    return Session().inspect(CHAIN_CONFIG, view=None)
 
 
-def _check_op(editor: ProfileEditor, name: str) -> None:
+@pytest.fixture
+def whatif(qtbot, tmp_path, chain):
+    """The what-if feature over its own state with the chain model on screen (no window)."""
+    state, panel, dock = AppState(), WhatIfPanel(), QDockWidget()
+    dock.setWidget(panel)
+    qtbot.addWidget(dock)
+    controller = WhatIfController(state, panel, dock, runs=None, dialog_parent=None,
+                                  profile_dir=tmp_path / "applied")
+    assert not panel.editor.save_button.isEnabled()                  # nothing run yet
+    state.set_result(chain)
+    return controller
+
+
+def _check_op(editor, name: str) -> None:
     item = next(editor.op_list.item(i) for i in range(editor.op_list.count())
                 if editor.op_list.item(i).data(OP_ROLE) == name)
     item.setCheckState(Qt.CheckState.Checked)
 
 
-def test_editor_round_trip_edit_save_load_with_profile(qtbot, tmp_path, chain, capsys):
-    editor = ProfileEditor(tmp_path / "applied")
-    qtbot.addWidget(editor)
-    assert not editor.is_modified() and not editor.save_button.isEnabled()   # nothing run yet
-    editor.set_analysis(chain)                                  # the shipped profile, in use
+def test_editor_round_trip_edit_save_load_with_profile(whatif, tmp_path, capsys):
+    editor = whatif.panel.editor
+    assert not whatif.is_modified() and editor.save_button.isEnabled()
+    assert editor.in_use_label.text() == "<b>In use:</b> vpu-default (shipped profile)"
     names = [editor.op_list.item(i).data(OP_ROLE) for i in range(editor.op_list.count())]
     assert "sigmoid.default" in names and "softmax.int" in names     # this model's CPU ops are offered
     editor.op_search.setText("soft")
@@ -54,13 +70,14 @@ def test_editor_round_trip_edit_save_load_with_profile(qtbot, tmp_path, chain, c
     editor.max_shift.setValue(24)
     editor.break_even.setValue(2.0)
     editor.rounding.setCurrentText("round_half_even")
-    assert editor.is_modified() and "constraints.pow2_scale" in editor.needs_label.text()
+    assert whatif.is_modified() and "constraints.pow2_scale" in editor.needs_label.text()
+    assert "edited, not applied" in editor.in_use_label.text() and editor.apply_button.isEnabled()
     assert editor.diff_view.toPlainText().splitlines() == [
         "ops.vpu: + softmax.int", "constraints.pow2_scale: true → false", "requant.max_shift: 31 → 24",
         "requant.rounding: 'round_half_up' → 'round_half_even'", "economics.break_even_bytes_per_mac: 0.25 → 2.0"]
     path = tmp_path / "next_chip.toml"
-    editor.save_to(path)
-    assert same_profile(load_profile(path), editor.edited_profile())
+    whatif.save_to(path)
+    assert same_profile(load_profile(path), whatif.edited_profile())
     # The saved file through the command line gives the run the editor describes.
     code = main(["check", CHAIN, "--profile", str(path), "--batch-size", "1", "--calib-batches", "2",
                  "--format", "json"])
@@ -70,120 +87,115 @@ def test_editor_round_trip_edit_save_load_with_profile(qtbot, tmp_path, chain, c
     assert [c["op"] for c in data["partition"]["cpu_nodes"]] == ["sigmoid.default"]
     assert {r["id"]: r["enabled"] for r in data["rules"]}["pow2_scale"] is False
     assert data["economics"]["break_even_bytes_per_mac"] == 2.0
-    editor.revert()
-    assert not editor.is_modified() and not editor.apply_button.isEnabled()
+    editor.revert_button.click()
+    assert not whatif.is_modified() and not editor.apply_button.isEnabled()
+    assert editor.diff_view.toPlainText() == "Same as the shipped profile."
 
 
-def test_editor_apply_writes_a_validated_file_or_explains(qtbot, tmp_path, chain, monkeypatch):
-    editor = ProfileEditor(tmp_path)
-    qtbot.addWidget(editor)
-    editor.set_analysis(chain)
-    editor.max_shift.setValue(20)
-    assert "re-analyses the current Q/DQ graph only" in editor.needs_label.text()
-    with qtbot.waitSignal(editor.apply_requested) as applied:
-        editor.apply()
-    path = Path(applied.args[0])
-    assert path.parent == tmp_path and load_profile(path).max_shift == 20
-    assert editor.in_use.path == str(path) and not editor.is_modified()
+def test_editor_refuses_an_unknown_op_and_a_bad_save(whatif, tmp_path, monkeypatch):
     errors = []
     monkeypatch.setattr(dialogs, "show_error", lambda parent, error, **kw: errors.append(error.message))
+    editor = whatif.panel.editor
+    editor.add_op.setText("warp_drive")
+    editor.add_op.returnPressed.emit()
+    assert errors == ["'warp_drive' is not an ATen op."] and not whatif.is_modified()
+    editor.add_op.setText("gelu")
+    editor.add_op.returnPressed.emit()
+    assert "gelu" in whatif.edited_profile().vpu_ops and editor.add_op.text() == ""
     editor.fused_edit.setText("relu, warp_drive")
     editor.fused_edit.textEdited.emit(editor.fused_edit.text())
-    assert editor.apply() is None
-    assert errors and "unknown ATen op 'warp_drive'" in errors[0]
-    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+    editor.save_requested.emit(str(tmp_path / "bad.toml"))
+    assert "unknown ATen op 'warp_drive'" in errors[-1] and not (tmp_path / "bad.toml").exists()
 
 
 def test_op_candidates_panel_ranks_and_jumps(qtbot, chain):
     panel = OpCandidatesPanel()
     qtbot.addWidget(panel)
-    panel.set_analysis(chain)
+    panel.set_analysis(chain.analysis)
     t = panel.candidates
     rows = [[t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
     assert rows == [["sigmoid.default", "1", "1", "0", "1.2 KiB", "1"], ["softmax.int", "1", "0", "0", "0 B", "1"]]
     with qtbot.waitSignal(panel.node_activated) as jumped:
         t.cellClicked.emit(0, 0)
-    sigmoid = next(c.node for c in chain.partition.cpu_nodes if c.op == "sigmoid.default")
+    sigmoid = next(c.node for c in chain.analysis.partition.cpu_nodes if c.op == "sigmoid.default")
     assert jumped.args == [sigmoid]
     e = panel.economics
     assert [e.item(r, 6).text() for r in range(e.rowCount())] == ["transfer outweighs work"] * 2
     assert "a one-op island: 1.2 KiB in and out for 1.0 kMAC" in panel.economics_note.text()
 
 
-def test_ablation_chart_runs_in_a_worker_with_progress_and_cancel(qtbot):
-    chart = AblationChart()
-    qtbot.addWidget(chart)
-    options = {"model": "conv_relu", "batch_size": 4, "calib_batches": 2, "seed": 11}
-    default_session().inspect(RunConfig(**options), view=None)          # what the window has run
-    chart.set_options(options)
-    seen = []
-    chart.progress.valueChanged.connect(seen.append)
-    with qtbot.waitSignal(chart.report_ready, timeout=RUN_TIMEOUT_MS) as done:
-        chart.start()
-        assert chart.is_running() and chart.cancel_button.isEnabled() and not chart.run_button.isEnabled()
-    report = done.args[0]
-    assert [e.constraint for e in report.entries][2] == "pow2_scale" and seen and max(seen) == 1000
-    ticks = chart.plot.getPlotItem().getAxis("left")._tickLevels[0]
-    ranked = report.ranked()
-    assert [label for _, label in ticks] == [constraint_name(e.constraint) for e in ranked]
-    assert ranked[0].delta_db == max(e.delta_db for e in report.entries)   # the costliest first
-    assert "pow2 scales cost" in chart.sentences.text() and not chart.is_running()
-    # Another configuration: cancelled part-way, the window-side state is clean again.
-    chart.set_options({**options, "seed": 12})
-    chart.start()
-    qtbot.waitUntil(lambda: chart.progress.value() > 0 or not chart.is_running(), timeout=RUN_TIMEOUT_MS)
-    chart.cancel()
-    qtbot.waitUntil(lambda: not chart.is_running(), timeout=RUN_TIMEOUT_MS)
-    assert chart.status.text() == "Cancelled" and chart.report is None and chart.run_button.isEnabled()
-    chart.set_options(options)                                          # the first one is remembered
-    assert chart.report is report
-
-
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv(ENV_VAR, str(tmp_path / "settings.ini"))
-    theme.apply_theme(QApplication.instance())
-    from app.main_window import MainWindow
-
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.resize(1600, 1000)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.jobs.shutdown()
-
-
-def _wait_run(qtbot, win, action):
-    outcome = []
-    win.jobs.succeeded.connect(outcome.append)
-    win.jobs.failed.connect(outcome.append)
-    action()
-    qtbot.waitUntil(lambda: bool(outcome), timeout=RUN_TIMEOUT_MS)
-    win.jobs.succeeded.disconnect(outcome.append)
-    win.jobs.failed.disconnect(outcome.append)
-    return outcome[0]
-
-
-def test_window_apply_reanalyses_without_requantizing(qtbot, window, tmp_path, monkeypatch):
+def test_window_apply_reanalyses_without_requantizing(qtbot, window, run_and_wait, tmp_path, monkeypatch):
     whatif = window.whatif
-    whatif.editor.profile_dir = tmp_path / "applied"
-    first = _wait_run(qtbot, window, lambda: window.start_run({**CHAIN_OPTIONS, "quantizer": "vpu"}))
-    assert whatif.candidates.candidates.item(0, 0).text() == "sigmoid.default"
-    whatif.show(0)
-    assert whatif.dock.isVisible() and whatif.tabs.currentWidget() is whatif.editor
-    assert whatif.editor.in_use_label.text().startswith("<b>In use:</b> vpu-default")
+    whatif.profile_dir = tmp_path / "applied"
+    first = run_and_wait(window, CHAIN_CONFIG)
+    assert whatif.panel.candidates.candidates.item(0, 0).text() == "sigmoid.default"
+    table = whatif.panel.candidates.candidates
+    table.cellClicked.emit(0, 0)                                     # the table row shows its node
+    sigmoid = next(c.node for c in first.analysis.partition.cpu_nodes if c.op == "sigmoid.default")
+    assert window.state.selection is not None and window.state.selection.node == sigmoid
+    window.whatif.show(TAB_PROFILE)
+    editor = whatif.panel.editor
+    assert window.whatif_dock.isVisible() and whatif.panel.currentWidget() is editor
+    assert editor.in_use_label.text().startswith("<b>In use:</b> vpu-default")
 
     def no_pipeline(*args, **kwargs):
         raise AssertionError("Apply of a shift-range change quantized again")
 
     monkeypatch.setattr("vpu_core.pipeline.run_pipeline", no_pipeline)
-    whatif.editor.min_shift.setValue(30)
-    second = _wait_run(qtbot, window, whatif.editor.apply)
-    assert not isinstance(second, Exception), getattr(second, "message", second)
-    assert second.options["profile"].startswith(str(tmp_path / "applied"))
+    editor.min_shift.setValue(30)
+    assert "re-analyses the current Q/DQ graph only" in editor.needs_label.text()
+    second = run_and_wait(window, action=editor.apply_button.click)
+    assert second.config.profile.startswith(str(tmp_path / "applied"))
     assert all(s.out_of_range for s in second.analysis.requant)
     assert second.analysis.sqnr_db == first.analysis.sqnr_db
-    assert window.controls.options()["profile"] == second.options["profile"]   # the profile in use shows
-    assert "In use:</b> vpu-default" in whatif.editor.in_use_label.text() and "applied" in \
-        whatif.editor.in_use_label.text()
+    # The profile in use shows in the toolbar and in the editor, which holds no edit any more.
+    assert window.controls.config().profile == second.config.profile
+    assert window.controls.profile.currentText() == Path(second.config.profile).stem
+    assert "In use:</b> vpu-default" in editor.in_use_label.text() and "applied" in editor.in_use_label.text()
+    assert not whatif.is_modified() and not editor.apply_button.isEnabled()
+
+
+def test_window_apply_of_an_invalid_form_explains_and_runs_nothing(qtbot, window, run_and_wait, tmp_path,
+                                                                    monkeypatch):
+    whatif = window.whatif
+    whatif.profile_dir = tmp_path / "applied"
+    run_and_wait(window, CHAIN_CONFIG)
+    errors = []
+    monkeypatch.setattr(dialogs, "show_error", lambda parent, error, **kw: errors.append(error.message))
+    editor = whatif.panel.editor
+    editor.fused_edit.setText("relu, warp_drive")
+    editor.fused_edit.textEdited.emit(editor.fused_edit.text())
+    assert whatif.apply() is None
+    assert errors and "unknown ATen op 'warp_drive'" in errors[0]
+    assert not window.runs.is_running() and not (tmp_path / "applied").exists()
+    assert whatif.is_modified()                                       # the edit stays to be fixed
+
+
+@pytest.mark.slow
+def test_window_ablation_runs_as_a_job_with_progress_and_cancel(qtbot, window, run_and_wait):
+    run_and_wait(window, RunConfig(model="conv_relu", batch_size=4, calib_batches=2, seed=11))
+    whatif, chart = window.whatif, window.whatif_panel.chart
+    whatif.show(TAB_ABLATION)
+    assert chart.run_button.isEnabled() and "Run ablation" in chart.hint.text()
+    # Cancelled part-way: nothing is kept, Run is offered again.
+    chart.run_button.click()
+    assert whatif.ablations.is_running() and chart.cancel_button.isEnabled() and not chart.run_button.isEnabled()
+    qtbot.waitUntil(lambda: chart.progress.value() > 0 or not whatif.ablations.is_running(),
+                    timeout=RUN_TIMEOUT_MS)
+    chart.cancel_button.click()
+    qtbot.waitUntil(lambda: not whatif.ablations.is_running(), timeout=RUN_TIMEOUT_MS)
+    assert chart.status.text() == "Cancelled" and chart.report is None and chart.run_button.isEnabled()
+    # Run to the end: the window's own run queue stays free meanwhile.
+    seen = []
+    chart.progress.valueChanged.connect(seen.append)
+    with qtbot.waitSignal(whatif.ablations.succeeded, timeout=RUN_TIMEOUT_MS) as done:
+        chart.run_button.click()
+        assert not window.runs.is_running()
+    report = done.args[0]
+    assert chart.report is report and whatif.current_ablation() is report
+    assert [e.constraint for e in report.entries][2] == "pow2_scale" and seen and max(seen) == 1000
+    ticks = chart.plot.getPlotItem().getAxis("left")._tickLevels[0]
+    ranked = report.ranked()
+    assert [label for _, label in ticks] == [constraint_name(e.constraint) for e in ranked]
+    assert ranked[0].delta_db == max(e.delta_db for e in report.entries)   # the costliest first
+    assert "pow2 scales cost" in chart.sentences.text() and chart.status.text().startswith("Done in")

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QSizePolicy, QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSizePolicy, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
 from app import theme
-from vpu_core.reports.whatif_text import economics_sentence, human_bytes, human_macs
+from vpu_core.reports.whatif_text import economics_sentence, human_bytes, human_macs, signed_bytes
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 # (short header for a narrow dock, what it means)
@@ -56,10 +56,6 @@ def _wrapped(text: str) -> QLabel:
     label.setWordWrap(True)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)   # wraps, never widens the dock
     return label
-
-
-def signed_bytes(n: int) -> str:
-    return ("−" + human_bytes(-n)) if n < 0 else human_bytes(n)
 
 
 class OpCandidatesPanel(QWidget):

@@ -8,9 +8,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from vpu_core.formatting import human_bytes
+
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
-    from vpu_core.whatif.results import AblationEntry, AblationReport, Economics, SubgraphEconomics
+    from vpu_core.whatif.results import (AblationEntry, AblationReport, Economics, ProfileChange,
+                                         SubgraphEconomics)
 
 # Short name of each constraint and the verb that agrees with it.
 CONSTRAINT_NAMES: dict[str, tuple[str, str]] = {
@@ -56,10 +59,24 @@ def db(value: float | None) -> str:
     return "n/a" if value is None or not math.isfinite(value) else f"{value:.1f} dB"
 
 
-def human_bytes(n: int) -> str:
-    from vpu_core.reports.text_report import human_bytes as fmt
+def signed_bytes(n: int) -> str:
+    return ("−" + human_bytes(-n)) if n < 0 else human_bytes(n)
 
-    return fmt(n)
+
+def profile_change_lines(changes: tuple[ProfileChange, ...]) -> list[str]:
+    """The structured diff of two profiles as short lines ("ops.vpu: + softmax.int")."""
+    out = []
+    for c in changes:
+        if isinstance(c.old, tuple):
+            parts = [f"+ {x}" for x in c.added] + [f"− {x}" for x in c.removed]
+            out.append(f"{c.key}: {', '.join(parts) or 'reordered'}")
+        else:
+            out.append(f"{c.key}: {_toml_text(c.old)} → {_toml_text(c.new)}")
+    return out
+
+
+def _toml_text(v) -> str:
+    return ("true" if v else "false") if isinstance(v, bool) else repr(v) if isinstance(v, str) else str(v)
 
 
 def human_macs(n: int) -> str:

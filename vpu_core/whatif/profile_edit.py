@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from vpu_core.profile import RULE_IDS, HardwareProfile, load_profile, op_matches, parse_profile
-from vpu_core.whatif.results import ModelOp, ProfileChange
+from vpu_core.whatif.results import ModelOp, OpListRow, ProfileChange
 
 # (section, key, HardwareProfile field) in the order a saved file lists them.
 TOML_KEYS: tuple[tuple[str, str, str], ...] = (
@@ -154,3 +154,22 @@ def model_ops(analysis) -> tuple[ModelOp, ...]:
         placed = assignment.get(name)
         on_vpu[info.op] = on_vpu.get(info.op, 0) + (isinstance(placed, int) and not isinstance(placed, bool))
     return tuple(ModelOp(op, n, on_vpu[op]) for op, n in sorted(count.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def op_pattern(op: str) -> str:
+    """The profile entry naming a model op: "relu_.default" is listed as "relu.default"."""
+    packet, _, overload = op.partition(".")
+    packet = packet.rstrip("_") if packet.endswith("_") and not packet.startswith("_") else packet
+    return f"{packet}.{overload}" if overload else packet
+
+
+def op_list_rows(listed: tuple[str, ...], uses: tuple[ModelOp, ...]) -> tuple[OpListRow, ...]:
+    """The editor's op list: every entry of `listed` (with the model ops it covers), then each
+    model op no entry covers (unlisted: it falls back to the CPU)."""
+    rows: dict[str, list] = {name: [True, 0, 0] for name in listed}
+    for m in uses:
+        entry = next((n for n in listed if op_matches(m.op, (n,))), op_pattern(m.op))
+        row = rows.setdefault(entry, [False, 0, 0])
+        row[1] += m.count
+        row[2] += m.on_vpu
+    return tuple(OpListRow(name, *values) for name, values in rows.items())

@@ -124,6 +124,16 @@ class ProfileChange:
 
 
 @dataclass(frozen=True)
+class OpListRow:
+    """One row of the editor's VPU op list: a profile entry, or a model op no entry covers."""
+
+    name: str                          # the entry as the profile writes it ("softmax.int", "relu")
+    listed: bool                       # in the profile's VPU op list
+    count: int = 0                     # ops of this model it covers
+    on_vpu: int = 0                    # of those, placed on the VPU
+
+
+@dataclass(frozen=True)
 class ModelOp:
     """One op type seen in a model (for the editor's op list)."""
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from vpu_core.formatting import human_bytes
 from vpu_core.reports.html import style
-from vpu_core.reports.html.html_kit import card, code, esc, human_bytes, pill, table
+from vpu_core.reports.html.html_kit import card, code, esc, pill, table
 from vpu_core.reports.html.numbers import figure
 from vpu_core.reports.html.svg_charts import Bar, signed_hbars
 from vpu_core.reports.whatif_text import (NOISE_DB, ablation_headline, constraint_name, db, delta_text,
-                                          economics_sentence, human_macs)
+                                          economics_sentence, human_macs, signed_bytes)
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -34,13 +35,9 @@ def _candidates(a: Analysis) -> str:
     if not a.op_candidates:
         return '<p class="muted">No op falls back to the CPU for lack of a kernel.</p>'
     rows = [[code(c.op), esc(c.nodes_moved), esc(c.subgraphs_merged), esc(c.new_subgraphs),
-             esc(_signed_bytes(c.bytes_saved)), esc(c.cpu_nodes_left)] for c in a.op_candidates]
+             esc(signed_bytes(c.bytes_saved)), esc(c.cpu_nodes_left)] for c in a.op_candidates]
     return table(["Op added to the VPU list", "Nodes moved", "Subgraphs merged", "New islands",
                   "Bytes saved", "CPU nodes left"], rows, numeric={1, 2, 3, 4, 5})
-
-
-def _signed_bytes(n: int) -> str:
-    return ("−" + human_bytes(-n)) if n < 0 else human_bytes(n)
 
 
 def _economics(a: Analysis) -> str:
