@@ -124,7 +124,7 @@ def test_op_candidates_panel_ranks_and_jumps(qtbot, chain):
     assert "a one-op island: 1.2 KiB in and out for 1.0 kMAC" in panel.economics_note.text()
 
 
-def test_window_apply_reanalyses_without_requantizing(qtbot, window, run_and_wait, tmp_path, monkeypatch):
+def test_window_apply_reruns_only_what_the_change_needs(qtbot, window, run_and_wait, tmp_path, monkeypatch):
     whatif = window.whatif
     whatif.profile_dir = tmp_path / "applied"
     first = run_and_wait(window, CHAIN_CONFIG)
@@ -153,6 +153,12 @@ def test_window_apply_reanalyses_without_requantizing(qtbot, window, run_and_wai
     assert window.controls.profile.currentText() == Path(second.config.profile).stem
     assert "In use:</b> vpu-default" in editor.in_use_label.text() and "applied" in editor.in_use_label.text()
     assert not whatif.is_modified() and not editor.apply_button.isEnabled()
+    # A change the quantizer reads: quantized again from the same export and calibration data.
+    editor.switches["pow2_scale"].setChecked(False)
+    assert "quantizes again from the same export" in editor.needs_label.text()
+    third = run_and_wait(window, action=editor.apply_button.click)
+    assert third.analysis.timings_s["export"] == 0.0 and third.analysis.timings_s["calibrate"] > 0.0
+    assert not next(r for r in third.analysis.rules if r.rule.id == "pow2_scale").enabled
 
 
 def test_window_apply_of_an_invalid_form_explains_and_runs_nothing(qtbot, window, run_and_wait, tmp_path,

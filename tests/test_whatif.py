@@ -159,7 +159,7 @@ def _no_pipeline(*args, **kwargs):
     raise AssertionError("a profile change that cannot alter the Q/DQ graph ran the pipeline again")
 
 
-def test_session_rereads_a_run_when_only_the_analysis_changes(tmp_path, monkeypatch):
+def test_session_reruns_only_what_a_profile_change_needs(tmp_path, monkeypatch):
     session = Session()
     base = RunConfig(model=CHAIN, batch_size=1, calib_batches=2)
     first = session.inspect(base, view=None).analysis
@@ -171,11 +171,19 @@ def test_session_rereads_a_run_when_only_the_analysis_changes(tmp_path, monkeypa
     assert second.sqnr_db == first.sqnr_db and second.timings_s["calibrate"] == 0.0
     assert all(s.out_of_range for s in second.requant) and not any(s.out_of_range for s in first.requant)
     assert [s.pays for s in second.economics.subgraphs] == [True, True]      # 1.25 B/MAC ≤ 2.0
-    # A change that alters what the VPU quantizer annotates (softmax is in this model) reaches the pipeline.
-    wider = save_profile(edit(shipped, vpu_ops=(*shipped.vpu_ops, "softmax")), tmp_path / "wider.toml")
-    with pytest.raises(AssertionError, match="ran the pipeline again"):
-        session.inspect(dataclasses.replace(base, profile=wider.path), view=None)
-    # Asking to run again (fresh) always runs.
+    # A change that alters what the VPU quantizer annotates (softmax is in this model) quantizes
+    # again, from the same export and calibration data: no load, no export.
+    wider_config = dataclasses.replace(base, profile=save_profile(
+        edit(shipped, vpu_ops=(*shipped.vpu_ops, "softmax")), tmp_path / "wider.toml").path)
+    wider = session.inspect(wider_config, view=None).analysis
+    assert wider.timings_s["export"] == 0.0 and wider.timings_s["calibrate"] > 0.0
+    assert [c.op for c in wider.partition.cpu_nodes] == ["sigmoid.default"]
+    monkeypatch.undo()
+    whole = Session().inspect(wider_config, view=None).analysis            # the whole pipeline
+    assert wider.sqnr_db == whole.sqnr_db and wider.tensors == whole.tensors
+    assert wider.partition == whole.partition
+    # Asking to run again (fresh) always runs the whole pipeline.
+    monkeypatch.setattr("vpu_core.pipeline.run_pipeline", _no_pipeline)
     with pytest.raises(AssertionError, match="ran the pipeline again"):
         session.inspect(dataclasses.replace(base, profile=narrow.path), view=None, fresh=True)
 

@@ -141,8 +141,8 @@ class Session:
 
         The real XNNPACK delegation is computed when `xnnpack_delegation` is true, or when it is
         None and `view` colours by it. `fresh` forgets what was remembered for `config` first
-        (the user asked to run again: a model file may have changed), and quantizes even when a
-        run under another profile could be re-read (`quantized(reprofile=...)`). `int_sim` also runs
+        (the user asked to run again: a model file may have changed), and runs the whole pipeline
+        even when a run under another profile could be reused (`quantized(reprofile=...)`). `int_sim` also runs
         the VPU partitions in integers (Analysis.int_sim, vpu_core.intsim).
         """
         start = time.perf_counter()
@@ -251,14 +251,15 @@ class Session:
                   cancel: threading.Event | None = None, reprofile: bool = True):
         """The QuantizedModel of `config` (core-internal: torch objects), run or remembered.
 
-        `reprofile`: a remembered run that differs only by a profile change that cannot alter the
-        quantized graph is re-read under the new profile instead of quantizing again.
+        `reprofile`: a remembered run that differs only by its profile is reused: re-read under the
+        new profile when the change cannot alter the quantized graph, else quantized again from its
+        exported float graph and calibration data (no load, no export).
         """
         with self._lock:
             if config in self._programs:
                 self._programs.move_to_end(config)
                 return self._programs[config]
-        qm = self._reprofiled(config) if reprofile else None
+        qm = self._reprofiled(config, progress, cancel) if reprofile else None
         if qm is None:
             from vpu_core.pipeline import run_pipeline
 
@@ -282,15 +283,16 @@ class Session:
             self._int_sims[config] = report
         return report
 
-    def _reprofiled(self, config: RunConfig):
-        """A remembered program that differs from `config` only by a profile change that cannot
-        alter its quantization, re-read under config's profile (no export, no calibration)."""
+    def _reprofiled(self, config: RunConfig, progress: ProgressFn | None = None,
+                    cancel: threading.Event | None = None):
+        """A remembered program that differs from `config` only by its profile, under config's
+        profile: re-read, or quantized again from its export and calibration data (whatif.reprofile)."""
         from vpu_core.whatif.reprofile import same_run_but_profile, with_profile
 
         with self._lock:
             siblings = [qm for c, qm in reversed(self._programs.items()) if same_run_but_profile(c, config)]
         for qm in siblings:
-            reused = with_profile(qm, config)
+            reused = with_profile(qm, config, progress, cancel)
             if reused is not None:
                 return reused
         return None

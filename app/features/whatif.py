@@ -5,9 +5,11 @@ what they announce:
 - Profile: the profile in use as a form. Every edit updates the diff against the shipped profile
   and says what Apply will re-run (vpu_core.whatif.profile_edit.requantization_needed). Apply
   validates the form exactly like a --profile file, writes it to a file named by its content and
-  runs the toolbar's configuration with it, *not* fresh: the session re-reads the Q/DQ graph on
+  runs the configuration on screen with it, *not* fresh: the session re-reads the Q/DQ graph on
   screen when the change cannot alter it (a shift range, the rounding, the break-even, an op this
-  model lacks) and quantizes again only when it can. Revert; Save as TOML.
+  model lacks) and, when it can, quantizes again from the same export and calibration data
+  (vpu_core.whatif.reprofile). Revert; Save as TOML. The toolbar's profile box and the editor's
+  first line name the profile in use.
 - Constraint cost: the constraint ablation as a job of its own queue (app.jobs.ablation): it
   never cancels or blocks the window's run; progress and Cancel like every job.
 - Next kernel: the op-list candidates and the partition economics of the analysis on screen.
@@ -147,7 +149,8 @@ class WhatIfController(QObject):
         edited, modified = self.edited_profile(), self.is_modified()
         origin = "shipped profile" if self.in_use.path == self.shipped.path else self.in_use.path
         needs = self.needs() if modified else ()
-        text = (f"Apply quantizes again ({', '.join(needs)} changes the Q/DQ graph)." if needs else
+        text = (f"Apply quantizes again from the same export and calibration data ({', '.join(needs)} "
+                "changes the Q/DQ graph)." if needs else
                 "Apply re-analyses the current Q/DQ graph only (no re-quantization).")
         self.panel.editor.show_status(f"{self.in_use.name} ({origin})", modified, text,
                                       profile_change_lines(profile_diff(self.shipped, edited)))

@@ -8,6 +8,7 @@ turns it into plain frozen dataclasses for the views.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 import time
 import traceback
@@ -86,6 +87,26 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
         float_gm = st.run("export", export_module, loaded.module, example, config.dynamic_batch,
                           config.model)
     batches, heldout = _calibration_data(config, example)
+    converted, scales = _quantize(config, profile, float_gm, batches, st, loaded.name)
+    return QuantizedModel(config, profile, loaded.name, converted, float_gm, example, batches,
+                          heldout, scales, st.timings)
+
+
+def requantized(qm: QuantizedModel, config: RunConfig, profile: HardwareProfile,
+                progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> QuantizedModel:
+    """The run of `config` (`qm`'s configuration under another profile) from `qm`'s exported float
+    graph and calibration data: prepare → calibrate → convert only, no load and no export."""
+    if qm.float_graph is None:
+        raise QuantizationError(f"'{qm.name}' has no float graph to quantize again.")
+    st = _Stages(progress, cancel)
+    st.timings.update(load=0.0, export=0.0)
+    converted, scales = _quantize(config, profile, qm.float_graph, qm.calib_batches, st, qm.name)
+    return dataclasses.replace(qm, config=config, profile=profile, converted=converted,
+                               observer_scales=scales, timings=st.timings)
+
+
+def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule, batches: list[tuple],
+              st: _Stages, name: str) -> tuple[GraphModule, list[dict]]:
     prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
     st.run("calibrate", _calibrate, prepared, batches, st)
     scales = observer_scales(prepared)
@@ -93,9 +114,8 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
     if not is_qdq_graph(converted.graph):
         raise QuantizationError(
             f"Nothing to quantize: the {config.quantizer} quantizer found no op it can quantize in "
-            f"'{loaded.name}' (every op stays fp32 on the CPU).")
-    return QuantizedModel(config, profile, loaded.name, converted, float_gm, example, batches,
-                          heldout, scales, st.timings)
+            f"'{name}' (every op stays fp32 on the CPU).")
+    return converted, scales
 
 
 def _already_quantized(config, profile, loaded, st: _Stages) -> QuantizedModel:
