@@ -10,7 +10,7 @@ what they announce:
   model lacks) and, when it can, quantizes again from the same export and calibration data
   (vpu_core.whatif.reprofile). Revert; Save as TOML. The toolbar's profile box and the editor's
   first line name the profile in use.
-- Constraint cost: the constraint ablation as a job of its own queue (app.jobs.ablation): it
+- Cost: the constraint ablation as a job of its own queue (app.jobs.ablation): it
   never cancels or blocks the window's run; progress and Cancel like every job.
 - Next kernel: the op-list candidates and the partition economics of the analysis on screen.
 """
@@ -91,8 +91,8 @@ class WhatIfController(QObject):
         from vpu_core.profile import load_profile
 
         a = self.analysis
-        self.panel.editor.set_choices([(r.rule.id, f"{r.rule.constraint} · {r.rule.title}",
-                                        f"{r.rule.id}: {r.rule.reason}") for r in a.rules],
+        self.panel.editor.set_choices([(r.rule.id, f"{r.rule.constraint} · {constraint_name(r.rule.id)}",
+                                        f"{r.rule.title} ({r.rule.id}): {r.rule.reason}") for r in a.rules],
                                       ROUNDING_MODES, AVG_POOL_DIVISORS)
         same = self.in_use is not None and self.in_use.path == str(path or DEFAULT_PROFILE)
         keep = self.in_use is not None and (keep_form or same) and self.is_modified()
@@ -147,13 +147,15 @@ class WhatIfController(QObject):
         if self.in_use is None:
             return
         edited, modified = self.edited_profile(), self.is_modified()
-        origin = "shipped profile" if self.in_use.path == self.shipped.path else self.in_use.path
+        source = Path(self.in_use.path)
+        origin = ("shipped profile" if self.in_use.path == self.shipped.path else
+                  f"applied: {source.name}" if source.parent == self.profile_dir else source.name)
         needs = self.needs() if modified else ()
         text = (f"Apply quantizes again from the same export and calibration data ({', '.join(needs)} "
                 "changes the Q/DQ graph)." if needs else
                 "Apply re-analyses the current Q/DQ graph only (no re-quantization).")
         self.panel.editor.show_status(f"{self.in_use.name} ({origin})", modified, text,
-                                      profile_change_lines(profile_diff(self.shipped, edited)))
+                                      profile_change_lines(profile_diff(self.shipped, edited)), self.in_use.path)
 
     def apply(self) -> str | None:
         """Validate the form, write it to a content-named file, run the toolbar's configuration

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QStackedLayout,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy,
+                               QStackedLayout, QTextBrowser, QVBoxLayout, QWidget)
 
 from app import theme
 from vpu_core.reports.whatif_text import NOISE_DB, ablation_headline, constraint_name, db
@@ -49,11 +49,15 @@ class AblationChart(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
-        self.status = QLabel()
+        self.progress.setStyleSheet("min-width: 40px;")           # the theme's 160 px would widen the dock
+        self.status = _wrapping(QLabel())
         self.status.setObjectName("muted")
-        top = QHBoxLayout()
-        for w, stretch in ((self.run_button, 0), (self.cancel_button, 0), (self.progress, 1), (self.status, 0)):
-            top.addWidget(w, stretch)
+        buttons, progress = QHBoxLayout(), QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addStretch(1)
+        progress.addWidget(self.progress, 1)
+        progress.addWidget(self.status, 1)
         self.plot = pg.PlotWidget()
         # Its 600 px size hint would widen the dock (and the window) once the chart appears.
         self.plot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
@@ -62,30 +66,35 @@ class AblationChart(QWidget):
         item.hideButtons()
         item.setMouseEnabled(x=False, y=False)
         item.showGrid(x=True, y=False, alpha=0.25)
-        item.setLabel("bottom", "dB gained when relaxed alone (= what the constraint costs here)",
-                      color=theme.MUTED)
+        item.setLabel("bottom", "dB gained when relaxed alone", color=theme.MUTED)
+        self.plot.setToolTip("dB gained when the constraint alone is relaxed = what it costs on this model")
         item.getViewBox().invertY(True)
-        item.getAxis("left").setWidth(230)
+        item.hideAxis("left")            # each name sits over its bar: the chart fits a narrow dock
         self.hint = _wrapping(QLabel())
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setStyleSheet(f"color: {theme.MUTED}; font-size: 11pt; background: white; padding: 20px;")
         self._stack = QStackedLayout()
         self._stack.addWidget(self.hint)
         self._stack.addWidget(self.plot)
-        self.sentences = _wrapping(QLabel())
-        self.sentences.setTextFormat(Qt.TextFormat.RichText)
+        # Seven sentences need more lines than a narrow dock has: they scroll, the chart keeps its rows.
+        self.sentences = QTextBrowser()
+        self.sentences.setFrameShape(QFrame.Shape.NoFrame)
+        self.sentences.setStyleSheet("background: transparent;")
+        self.sentences.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.plot.setMinimumHeight(7 * 36)             # seven rows: a name over a bar each
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
-        layout.addLayout(top)
-        layout.addLayout(self._stack, 1)
-        layout.addWidget(self.sentences)
+        layout.addLayout(buttons)
+        layout.addLayout(progress)
+        layout.addLayout(self._stack, 3)
+        layout.addWidget(self.sentences, 1)
 
     # -- states ------------------------------------------------------------------------------------
     def show_idle(self, model: str, hint: str, can_run: bool) -> None:
         """No report for the run on screen: `hint` says why and what Run ablation does."""
         self.report = None
         self._title(model)
-        self.sentences.setText("")
+        self.sentences.clear()
         self.hint.setText(hint)
         self._stack.setCurrentWidget(self.hint)
         self.set_running(False, can_run)
@@ -120,23 +129,27 @@ class AblationChart(QWidget):
         ys = np.arange(len(ranked), dtype=float)
         values = np.asarray([e.delta_db for e in ranked], dtype=float)
         spread = np.asarray([e.delta_se_db or 0.0 for e in ranked], dtype=float)
-        item.addItem(pg.BarGraphItem(x0=np.minimum(values, 0.0), y=ys, height=0.62, width=np.abs(values),
-                                     brushes=[pg.mkBrush(bar_colour(e)) for e in ranked], pen=pg.mkPen(None)))
-        item.addItem(pg.InfiniteLine(pos=0.0, angle=90, pen=pg.mkPen(theme.MUTED, width=1)))
-        item.addItem(pg.ErrorBarItem(x=values, y=ys, left=spread, right=spread, beam=0.25,
-                                     pen=pg.mkPen(theme.TEXT, width=1.2)))
-        for y, e, se in zip(ys, ranked, spread):
-            text = (f"{e.delta_db:+.1f} ± {se:.1f} dB" if se else f"{e.delta_db:+.1f} dB") if e.measured else "not run"
-            label = pg.TextItem(text, color=theme.TEXT, anchor=(0, 0.5))   # right of the bar and whisker
-            label.setPos(max(float(e.delta_db + se), 0.0), float(y))
-            item.addItem(label)
-        item.getAxis("left").setTicks([[(float(y), constraint_name(e.constraint)) for y, e in zip(ys, ranked)]])
         reach = max(float(np.max(np.abs(values) + spread)) if len(values) else 0.0, 0.5)
         low = min(float((values - spread).min()), 0.0) if len(values) else 0.0
-        item.setXRange(low - 0.05 * reach, reach * 1.6, padding=0)          # room for the labels
-        item.setYRange(-0.6, len(ranked) - 0.4, padding=0)
+        left = low - 0.05 * reach
+        bar_y = ys + 0.2                 # each row: the name above, the bar below it
+        item.addItem(pg.BarGraphItem(x0=np.minimum(values, 0.0), y=bar_y, height=0.36, width=np.abs(values),
+                                     brushes=[pg.mkBrush(bar_colour(e)) for e in ranked], pen=pg.mkPen(None)))
+        item.addItem(pg.InfiniteLine(pos=0.0, angle=90, pen=pg.mkPen(theme.MUTED, width=1)))
+        item.addItem(pg.ErrorBarItem(x=values, y=bar_y, left=spread, right=spread, beam=0.16,
+                                     pen=pg.mkPen(theme.TEXT, width=1.2)))
+        for y, e, se in zip(ys, ranked, spread):
+            name = pg.TextItem(constraint_name(e.constraint), color=theme.TEXT, anchor=(0, 0.5))
+            name.setPos(left, float(y) - 0.24)
+            text = (f"{e.delta_db:+.1f} ± {se:.1f} dB" if se else f"{e.delta_db:+.1f} dB") if e.measured else "not run"
+            value = pg.TextItem(text, color=theme.MUTED, anchor=(0, 0.5))   # right of the bar and whisker
+            value.setPos(max(float(e.delta_db + se), 0.0), float(y) + 0.2)
+            item.addItem(name)
+            item.addItem(value)
+        item.setXRange(left, reach * 2.0, padding=0)                      # room for the values
+        item.setYRange(-0.5, len(ranked) - 0.4, padding=0)
         lines = "".join(f"<li>{ablation_headline(e)}</li>" for e in ranked)
-        self.sentences.setText(f"Baseline SQNR {db(report.baseline_sqnr_db)}; {len(ranked)} constraints in "
+        self.sentences.setHtml(f"Baseline SQNR {db(report.baseline_sqnr_db)}; {len(ranked)} constraints in "
                                f"{report.seconds:.1f} s; whiskers ± one standard error over the held-out "
                                f"samples (grey: within the noise).<ul style='margin:2px 0 0 -20px'>{lines}</ul>")
         self._stack.setCurrentWidget(self.plot)

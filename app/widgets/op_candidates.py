@@ -71,8 +71,12 @@ class OpCandidatesPanel(QWidget):
         for table in (self.candidates, self.economics):
             table.cellClicked.connect(lambda row, _col, t=table: self._jump(t, row))
         layout = QVBoxLayout(self)
-        layout.addWidget(_wrapped("<b>Which kernel should the next chip add first?</b> Each CPU-fallback op "
-                                  "type added alone to the VPU op list (re-partition only), ranked."))
+        intro = _wrapped("<b>Which kernel should the next chip add first?</b> Each CPU-fallback op, "
+                         "added alone to the VPU op list, ranked.")
+        intro.setToolTip("The graph is partitioned again with the op added (nothing is re-quantized)")
+        for table in (self.candidates, self.economics):
+            table.setMinimumHeight(120)          # a header and four rows, even at 720 px high
+        layout.addWidget(intro)
         layout.addWidget(self.candidates, 3)
         layout.addWidget(_wrapped("<b>Does each VPU subgraph pay for its transfers?</b>"))
         layout.addWidget(self.economics_note)
@@ -111,6 +115,8 @@ class OpCandidatesPanel(QWidget):
                      _cell(human_macs(s.macs), numeric=True), _cell(human_bytes(s.bytes_in), numeric=True),
                      _cell(human_bytes(s.bytes_out), numeric=True), _cell(ratio, numeric=True),
                      _cell("pays" if s.pays else "transfer outweighs work")]
+            if not s.pays:
+                cells[-1].setToolTip(economics_sentence(s, e.break_even_bytes_per_mac))
             for col, item in enumerate(cells):
                 if not s.pays:
                     item.setBackground(bad)
@@ -120,8 +126,10 @@ class OpCandidatesPanel(QWidget):
             return
         flagged = [economics_sentence(s, e.break_even_bytes_per_mac) for s in e.flagged]
         head = (f"Break-even (hardware profile): {e.break_even_bytes_per_mac:g} bytes per MAC kept on the VPU. ")
+        # The first flagged subgraph in words; the others are the red rows (each its sentence as tooltip).
+        more = f" ({len(flagged) - 1} more in red below)" if len(flagged) > 1 else ""
         self.economics_note.setText(
-            head + (f"<span style='color:{theme.DANGER}'>" + "<br>".join(flagged) + "</span>" if flagged
+            head + (f"<span style='color:{theme.DANGER}'>{flagged[0]}</span>{more}" if flagged
                     else "Every subgraph keeps enough work on the VPU to pay for its transfers."))
 
     def _jump(self, table: QTableWidget, row: int) -> None:

@@ -28,6 +28,12 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(n for n in re.split(r"[,\s]+", text.strip()) if n)
 
 
+def _form(box: QGroupBox) -> QFormLayout:
+    form = QFormLayout(box)
+    form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)     # a narrow dock puts fields under labels
+    return form
+
+
 def _wrapping(label: QLabel) -> QLabel:
     label.setWordWrap(True)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)   # never widens the dock
@@ -54,7 +60,8 @@ class ProfileEditor(QWidget):
         self.in_use_label = _wrapping(QLabel())
         self._form = form = QWidget()
         column = QVBoxLayout(form)
-        self._switch_box = QGroupBox("Constraint switches (off: not required, not checked)")
+        self._switch_box = QGroupBox("Constraint switches")
+        self._switch_box.setToolTip("Off: the constraint is not required (the quantizer relaxes it) and not checked")
         self._switch_layout = QVBoxLayout(self._switch_box)
         column.addWidget(self._switch_box)
         column.addWidget(self._ops_box(), 1)
@@ -62,6 +69,7 @@ class ProfileEditor(QWidget):
         column.addWidget(self._numbers_box())
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # the form fits the dock
         scroll.setWidget(form)
         self.needs_label = _wrapping(QLabel())
         self.apply_button, self.revert_button = QPushButton("Apply"), QPushButton("Revert")
@@ -76,7 +84,7 @@ class ProfileEditor(QWidget):
         buttons.addStretch(1)
         self.diff_view = QPlainTextEdit()
         self.diff_view.setReadOnly(True)
-        self.diff_view.setMaximumHeight(72)
+        self.diff_view.setMaximumHeight(62)
         layout = QVBoxLayout(self)
         layout.addWidget(self.in_use_label)
         layout.addWidget(scroll, 1)
@@ -86,16 +94,20 @@ class ProfileEditor(QWidget):
         layout.addWidget(self.diff_view)
 
     def _ops_box(self) -> QGroupBox:
-        box = QGroupBox("VPU op list (constraint 1: ops with a kernel)")
+        box = QGroupBox("VPU op list (constraint 1)")
+        box.setToolTip("Ops with a VPU kernel; the others fall back to the CPU")
         self.op_search = QLineEdit(placeholderText="Search ops…")
         self.op_search.setClearButtonEnabled(True)
         self.op_search.textChanged.connect(self._filter_ops)
-        self.model_only = QCheckBox("only ops in this model")
+        self.model_only = QCheckBox("this model's")
+        self.model_only.setToolTip("Show only the ops this model uses")
         self.model_only.toggled.connect(self._filter_ops)
         self.op_list = QListWidget()
         self.op_list.setMinimumHeight(150)
+        self.op_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # long rows elide
         self.op_list.itemChanged.connect(self._on_edit)
-        self.add_op = QLineEdit(placeholderText="Add an ATen op (e.g. softmax or softmax.int) and press Enter")
+        self.add_op = QLineEdit(placeholderText="Add an op (softmax, softmax.int) ⏎")
+        self.add_op.setToolTip("Type an ATen op, with or without its overload, and press Enter")
         self.add_op.returnPressed.connect(self._on_add_op)
         top = QHBoxLayout()
         top.addWidget(self.op_search, 1)
@@ -107,8 +119,9 @@ class ProfileEditor(QWidget):
         return box
 
     def _lists_box(self) -> QGroupBox:
-        box = QGroupBox("Op lists of constraints 6 and 7 (comma separated)")
-        form = QFormLayout(box)
+        box = QGroupBox("Op lists of constraints 6 and 7")
+        box.setToolTip("Comma-separated ATen op names")
+        form = _form(box)
         self.shared_edit, self.fusable_edit, self.fused_edit = QLineEdit(), QLineEdit(), QLineEdit()
         for label, line in (("Shared scale (6)", self.shared_edit), ("Fusable (7)", self.fusable_edit),
                             ("Fused activations (7)", self.fused_edit)):
@@ -117,8 +130,8 @@ class ProfileEditor(QWidget):
         return box
 
     def _numbers_box(self) -> QGroupBox:
-        box = QGroupBox("Requantization, integer simulation, economics, name")
-        form = QFormLayout(box)
+        box = QGroupBox("Shifts, integer simulation, economics")
+        form = _form(box)
         self.min_shift, self.max_shift = QSpinBox(), QSpinBox()
         self.accumulator_bits, self.reciprocal_bits = QSpinBox(), QSpinBox()
         for spin, (lo, hi) in ((self.min_shift, (-64, 64)), (self.max_shift, (-64, 64)),
@@ -198,8 +211,9 @@ class ProfileEditor(QWidget):
         self._loading = True
         self.op_list.clear()
         for row in rows:
-            where = f"  — in this model ×{row.count}, {row.on_vpu} on the VPU" if row.count else ""
-            item = QListWidgetItem(row.name + where)
+            item = QListWidgetItem(row.name + (f"  ×{row.count} here, {row.on_vpu} on VPU" if row.count else ""))
+            if row.count:
+                item.setToolTip(f"{row.name}: {row.count} op(s) in this model, {row.on_vpu} placed on the VPU")
             item.setData(OP_ROLE, row.name)
             item.setData(COUNT_ROLE, row.count)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -224,10 +238,13 @@ class ProfileEditor(QWidget):
         self.add_op.clear()
         item.setCheckState(Qt.CheckState.Checked)      # announces the edit through itemChanged
 
-    def show_status(self, in_use: str, modified: bool, needs: str, diff_lines: list[str]) -> None:
-        """The profile in use, whether the form differs from it, what Apply re-runs, the diff."""
+    def show_status(self, in_use: str, modified: bool, needs: str, diff_lines: list[str],
+                    source: str = "") -> None:
+        """The profile in use (`source`: its file, as a tooltip), whether the form differs from it,
+        what Apply re-runs, the diff against the shipped profile."""
         edited = f" &nbsp;<b style='color:{theme.WARN}'>edited, not applied</b>" if modified else ""
         self.in_use_label.setText(f"<b>In use:</b> {in_use}{edited}")
+        self.in_use_label.setToolTip(source)
         self.apply_button.setEnabled(modified)
         self.revert_button.setEnabled(modified)
         self.needs_label.setText(needs if modified else "")

@@ -19,7 +19,7 @@ class WhatIfPanel(QTabWidget):
         super().__init__()
         self.editor, self.chart, self.candidates = ProfileEditor(), AblationChart(), OpCandidatesPanel()
         self.addTab(self.editor, "Profile")
-        self.addTab(self.chart, "Constraint cost")
+        self.addTab(self.chart, "Cost")
         self.addTab(self.candidates, "Next kernel")
         self.setTabToolTip(TAB_PROFILE, "The hardware profile as a form: Apply, Revert, Save as TOML")
         self.setTabToolTip(TAB_ABLATION, "What each constraint 2–8 costs in SQNR on this model")
