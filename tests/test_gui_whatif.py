@@ -122,6 +122,9 @@ def test_op_candidates_panel_ranks_and_jumps(qtbot, chain):
     assert jumped.args == [sigmoid]
     e = panel.economics
     assert [e.item(r, 6).text() for r in range(e.rowCount())] == ["transfer outweighs work"] * 2
+    with qtbot.waitSignal(panel.node_activated) as jumped:
+        e.cellClicked.emit(1, 0)
+    assert jumped.args == ["conv2d_1"]                                # the second subgraph's conv
     assert "a one-op island: 1.2 KiB in and out for 1.0 kMAC" in panel.economics_note.text()
 
 

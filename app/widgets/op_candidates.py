@@ -87,12 +87,9 @@ class OpCandidatesPanel(QWidget):
         self._fill_economics(analysis)
 
     def _fill_candidates(self, a) -> None:
-        first_cpu = {}
-        for c in a.partition.cpu_nodes:
-            first_cpu.setdefault(c.op, c.node)
         self.candidates.setRowCount(len(a.op_candidates))
         for row, c in enumerate(a.op_candidates):
-            cells = [_cell(c.op, first_cpu.get(c.op)), _cell(c.nodes_moved, numeric=True),
+            cells = [_cell(c.op, c.first_node), _cell(c.nodes_moved, numeric=True),
                      _cell(c.subgraphs_merged, numeric=True), _cell(c.new_subgraphs, numeric=True),
                      _cell(signed_bytes(c.bytes_saved), numeric=True), _cell(c.cpu_nodes_left, numeric=True)]
             for col, item in enumerate(cells):
@@ -104,14 +101,11 @@ class OpCandidatesPanel(QWidget):
     def _fill_economics(self, a) -> None:
         e = a.economics
         subgraphs = e.subgraphs if e is not None else ()
-        ops = {s.id: next((n for n in s.nodes if a.nodes.get(n) is not None
-                           and a.nodes[n].kind == "call_function"), s.nodes[0] if s.nodes else None)
-               for s in a.partition.subgraphs}
         self.economics.setRowCount(len(subgraphs))
         bad = QBrush(QColor("#fdecea"))
         for row, s in enumerate(subgraphs):
             ratio = "—" if s.bytes_per_mac is None else f"{s.bytes_per_mac:.3g}"
-            cells = [_cell(f"sg {s.subgraph}", ops.get(s.subgraph)), _cell(s.ops, numeric=True),
+            cells = [_cell(f"sg {s.subgraph}", s.first_op), _cell(s.ops, numeric=True),
                      _cell(human_macs(s.macs), numeric=True), _cell(human_bytes(s.bytes_in), numeric=True),
                      _cell(human_bytes(s.bytes_out), numeric=True), _cell(ratio, numeric=True),
                      _cell("pays" if s.pays else "transfer outweighs work")]

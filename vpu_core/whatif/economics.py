@@ -80,5 +80,6 @@ def subgraph_economics(g: QGraph, part: PartitionReport) -> Economics:
         macs = sum(op_macs(g, n) for n in ops)
         moved_in, moved_out = sum(bytes_in[s.id].values()), sum(bytes_out[s.id].values())
         pays = moved_in + moved_out <= g.profile.break_even_bytes_per_mac * macs
-        rows.append(SubgraphEconomics(s.id, len(ops), macs, moved_in, moved_out, pays))
+        rows.append(SubgraphEconomics(s.id, len(ops), macs, moved_in, moved_out, pays,
+                                      ops[0].name if ops else (s.nodes[0] if s.nodes else "")))
     return Economics(g.profile.break_even_bytes_per_mac, tuple(rows))

@@ -66,7 +66,8 @@ def what_if_added(g: QGraph, part: PartitionReport, op: str) -> OpCandidate:
         op=op, subgraphs_merged=len(part.subgraphs) - holding_old,
         bytes_saved=part.transfer_bytes - after_bytes, cpu_nodes_left=len(after.cpu_nodes),
         nodes_moved=len(moved), new_subgraphs=len(after.subgraphs) - holding_old,
-        subgraphs_after=len(after.subgraphs), transfer_bytes_after=after_bytes)
+        subgraphs_after=len(after.subgraphs), transfer_bytes_after=after_bytes,
+        first_node=next((c.node for c in part.cpu_nodes if c.op == op), ""))
 
 
 def op_candidates(g: QGraph, part: PartitionReport) -> tuple[OpCandidate, ...]:

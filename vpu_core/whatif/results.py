@@ -76,6 +76,7 @@ class OpCandidate:
     new_subgraphs: int = 0             # subgraphs made only of moved ops (new islands)
     subgraphs_after: int = 0
     transfer_bytes_after: int = 0
+    first_node: str = ""               # its first CPU node in graph order (where the window jumps)
 
 
 # -- partition economics -------------------------------------------------------------------------
@@ -90,6 +91,7 @@ class SubgraphEconomics:
     bytes_in: int                      # each tensor entering counted once
     bytes_out: int                     # each tensor leaving counted once
     pays: bool                         # bytes_in + bytes_out <= break_even * macs
+    first_op: str = ""                 # its first compute op (where the window jumps)
 
     @property
     def bytes_total(self) -> int:
