@@ -64,8 +64,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     graphs = benchmark.bench_graphs(sizes, repeats=1 if args.quick else 3, scene_measure=_scene_columns(measure_scene))
     startup = measure_window_startup()
     zoo = benchmark.bench_zoo(models=("conv_relu", "resnet8") if args.quick else None)
+    loop = benchmark.bench_loop(args.loop or (("conv_relu", "resnet8") if args.quick else None))
     if args.json:
-        print(json.dumps({"graphs": graphs, "zoo": zoo, "startup": startup,
+        print(json.dumps({"graphs": graphs, "zoo": zoo, "loop": loop, "startup": startup,
                           "peak_rss_mib": benchmark.peak_rss_mib()}, indent=1))
         return core_cli.EXIT_OK
     print("Synthetic Q/DQ graphs (median of runs; times in ms)")
@@ -74,6 +75,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
           "\nanalyze_pct_of_ptq = analyze / (export+prepare+calibrate+convert); sqnr = the float-vs-quantized"
           "\nforward passes, measured separately)")
     print(benchmark.format_table(zoo))
+    print("\nThe inspection loop (times in ms; cold = nothing cached, warm = a new launch reading the"
+          "\ndisk cache, back = the same configuration again in one session, fold_toggle / profile_change"
+          "\n= a new view / a shift-range profile without new quantization)")
+    print(benchmark.format_table(loop))
     print(f"\nwindow on screen {startup['window_startup_s'] * 1000:.0f} ms after launch "
           f"(torch imported at start-up: {startup['torch_imported_at_startup']}); "
           f"peak resident memory of this benchmark: {benchmark.peak_rss_mib():.0f} MiB")

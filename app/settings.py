@@ -12,7 +12,8 @@ from PySide6.QtCore import QSettings
 
 ENV_VAR = "VPU_INSPECTOR_SETTINGS"
 MAX_RECENT = 8
-_RUN_KEYS = ("quantizer", "per_tensor", "dynamic_batch", "calib_batches", "batch_size", "profile")
+_RUN_KEYS = ("quantizer", "per_tensor", "dynamic_batch", "calib_batches", "batch_size", "profile",
+             "reference_observers")
 
 
 def open_settings() -> QSettings:
@@ -63,7 +64,7 @@ class Store:
             value = self.qs.value(f"run/{key}")
             if value is None:
                 continue
-            if key in ("per_tensor", "dynamic_batch"):
+            if key in ("per_tensor", "dynamic_batch", "reference_observers"):
                 value = _as_bool(value)
             elif key == "calib_batches":
                 value = int(value)

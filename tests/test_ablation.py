@@ -56,7 +56,7 @@ def test_deltas_are_relaxed_minus_baseline_and_each_relaxation_breaks_its_rule(c
     assert gains and [g.delta_db for g in gains] == sorted((g.delta_db for g in gains), reverse=True)
     node = gains[0].node
     assert math.isclose(gains[0].delta_db + baseline.layer_sqnr[node],
-                        _layer_sqnr_relaxed(run("conv_relu"), node), abs_tol=1e-6)
+                        _layer_sqnr_relaxed(run("conv_relu"), node), abs_tol=1e-4)   # float32 sums
 
 
 def _layer_sqnr_relaxed(qm, node: str) -> float:
@@ -84,7 +84,7 @@ def test_ablation_reuses_the_export_and_calibration_data(session, monkeypatch):
 
     import torch.export
 
-    for target in ("vpu_core.pipeline.export_module", "vpu_core.pipeline.load_model",
+    for target in ("vpu_core.pipeline.export_program", "vpu_core.pipeline.load_model",
                    "vpu_core.pipeline.synthetic_batches", "vpu_core.pipeline.load_calibration_file"):
         monkeypatch.setattr(target, forbidden)
     monkeypatch.setattr(torch.export, "export", forbidden)

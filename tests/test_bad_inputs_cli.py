@@ -14,7 +14,7 @@ PY_CASES = {
     "notpair.py": ("def get_model():\n    return 'model'\n", "must return (nn.Module, example_inputs)"),
     "wrongshape.py": ("import torch\ndef get_model():\n"
                       "    return torch.nn.Conv2d(3, 4, 3), (torch.randn(1, 5, 8, 8),)\n",
-                      "expected input[16, 5, 8, 8] to have 3 channels"),
+                      "expected input[1, 5, 8, 8] to have 3 channels"),
     "zerosize.py": ("import torch\ndef get_model():\n"
                     "    return torch.nn.ReLU(), (torch.zeros(0, 4),)\n", "zero elements"),
 }

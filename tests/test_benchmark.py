@@ -20,3 +20,11 @@ def test_window_starts_without_torch():
     result = measure_window_startup(repeats=1)
     assert result["window_startup_s"] > 0
     assert result["torch_imported_at_startup"] is False
+
+
+def test_bench_loop_reports_cold_warm_and_toggles():
+    (row,) = benchmark.bench_loop(["conv_relu"], quantizers=("vpu",))
+    assert row["graph"] == "conv_relu/vpu" and row["nodes"] > 0
+    for key in ("cold_s", "warm_s", "back_s", "fold_toggle_s", "profile_change_s"):
+        assert row[key] > 0, key
+    assert row["back_s"] < row["cold_s"]

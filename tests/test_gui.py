@@ -43,7 +43,7 @@ def test_zoo_model_quantizer_switch_violation_jump_and_search(qtbot, window, run
     vpu = run_and_wait(window, {"model": "resnet8", "quantizer": "vpu"})
     a = vpu.analysis
     assert a.model == "resnet8" and a.quantizer == "vpu"
-    view_model = window.graph_view.grouped().flat       # drawn with its module groups (some closed)
+    view_model = window.graph_view.groups.grouped.flat       # drawn with its module groups (some closed)
     assert view_model == build_graph_model(a, fold_params=True)         # the view paints the core's graph
     counts = {r.rule.id: r.violations for r in a.rules}
     counts["vpu_op_list"] = len(a.partition.cpu_nodes)                  # rule 1 is listed with them
@@ -66,12 +66,15 @@ def test_zoo_model_quantizer_switch_violation_jump_and_search(qtbot, window, run
     assert len(ticks) >= 0.25 * elapsed / 0.05, f"{len(ticks)} ticks in {elapsed:.1f} s"
     b = xnn.analysis
     assert b.quantizer == "xnnpack" and len(b.violations) > len(a.violations)
-    xnn_model = window.graph_view.grouped().flat
+    xnn_model = window.graph_view.groups.grouped.flat
     assert xnn_model == build_graph_model(b, fold_params=True)
     shown = window.graph_view.graph_scene().model          # closed groups count what they hide
     assert sum(n.violations for n in shown.nodes) == sum(n.violations for n in xnn_model.nodes) == len(b.violations)
     assert {n.id for n in xnn_model.nodes if n.violations} != vpu_flagged
     assert f"{len(b.violations)} violations" in window.summary.text()
+    cpu_ops = len(b.partition.cpu_nodes)       # the table lists rule 1's CPU ops, but apart
+    assert window.panels.violations.count_label.text() == (
+        f"{len(b.violations)} violations" + (f" · {cpu_ops} on the CPU" if cpu_ops else ""))
 
     # click a violation row: labelled by module path and op; the view selects and centres it
     tree = window.panels.violations.tree
@@ -165,7 +168,7 @@ def test_open_pt2_and_py_then_bad_file_keeps_previous_graph_and_toolbar(qtbot, w
     assert box.text() == blocker.args[0].message and "broken.pt2" in box.text()
     box.close()
     # consistent: the graph, the model box and the status bar all name what is on screen
-    assert window.state.result is py and window.graph_view.grouped().flat == window.state.graph().model
+    assert window.state.result is py and window.graph_view.groups.grouped.flat == window.state.graph().model
     assert window.controls.model_spec() == str(py_path.resolve())
     assert "Run failed" in window.summary.text() and "tiny_model" in window.summary.text()
 
@@ -186,8 +189,10 @@ def test_dynamic_batch_is_refused_by_the_vpu_quantizer_with_a_dialog(qtbot, wind
 
 
 def test_cancel_and_a_second_run_supersedes_the_first(qtbot, window, run_and_wait):
+    # A seed no other test uses: this configuration is in no cache, so the run takes long enough
+    # to be cancelled.
     with qtbot.waitSignal(window.runs.jobs.cancelled, timeout=180_000):
-        window.runs.start(RunConfig(model="resnet8", quantizer="xnnpack"))
+        window.runs.start(RunConfig(model="resnet8", quantizer="xnnpack", seed=12))
         qtbot.waitUntil(lambda: window.progress.isVisible())
         qtbot.mouseClick(window.controls.cancel_button, Qt.MouseButton.LeftButton)
     assert window.state.result is None and not window.runs.is_running()
@@ -209,7 +214,7 @@ def test_fold_toggle_and_settings_persist(qtbot, window, tmp_path, run_and_wait)
     assert conv.folded and not any(n.is_param for n in folded.nodes)
     window.view_bar.fold.setChecked(False)              # drawn at once from the result on screen
     assert not window.runs.is_running()
-    unfolded = window.graph_view.grouped().flat
+    unfolded = window.graph_view.groups.grouped.flat
     assert unfolded == build_graph_model(result.analysis, fold_params=False)
     assert {n.id for n in unfolded.nodes if n.is_param} == set(conv.folded)
     window.navigation.select_in("a", conv.folded[0])    # a weight: shown as itself when unfolded
@@ -300,3 +305,15 @@ def test_gui_screenshot_writes_the_whole_window_at_the_asked_size_and_exits(tmp_
     assert failed.returncode == 2 and not (tmp_path / "f.png").exists()
     assert failed.stderr.strip().splitlines()[-1].startswith("vpu-inspector: error: ")
     assert "Traceback" not in failed.stderr
+
+
+def test_reference_observers_is_a_run_setting_that_persists(qtbot, window):
+    menu_texts = [a.text() for m in window.menuBar().actions() for a in m.menu().actions()]
+    assert window.controls.reference_observers.text() in menu_texts
+    assert window.controls.config().reference_observers is False
+    with qtbot.waitSignal(window.controls.options_changed):     # a re-run, like any option change
+        window.controls.reference_observers.setChecked(True)
+    window.runs.cancel()
+    assert window.controls.config().reference_observers is True
+    window.close()
+    assert Store().run_options()["reference_observers"] is True

@@ -121,7 +121,7 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
     # leaving compare mode shows A at once, without another run
     window.compare.set_mode(False)
     assert not window.runs.is_running() and window.graph_stack.currentWidget() is window.graph_view
-    assert window.graph_view.grouped().flat == build_graph_model(a)
+    assert window.graph_view.groups.grouped.flat == build_graph_model(a)
     assert not window.panels.tables.isTabVisible(window.panels.compare_index)
 
 
@@ -136,7 +136,7 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     assert after.analysis.timings_s["convert"] == before.analysis.timings_s["convert"]
     delegation = after.analysis.delegation
     assert delegation is not None and delegation.source == "xnnpack"
-    overlay = window.graph_view.grouped().flat            # drawn with its module groups
+    overlay = window.graph_view.groups.grouped.flat            # drawn with its module groups
     assert overlay == build_graph_model(after.analysis, partition_source="xnnpack")
     # resnet8 through the VPU quantizer: the VPU takes every conv, XNNPACK leaves some on the CPU
     not_delegated = {c.node for c in delegation.cpu_nodes}
@@ -164,7 +164,7 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     # back to the simulated VPU partition: no job, the analysis keeps its delegation
     qtbot.mouseClick(window.view_bar.colour.button(0), Qt.MouseButton.LeftButton)
     assert not window.runs.is_running() and not legend.isVisible()
-    assert window.graph_view.grouped().flat == build_graph_model(after.analysis)
+    assert window.graph_view.groups.grouped.flat == build_graph_model(after.analysis)
     assert window.panels.partition.top_titles()[0].startswith("Simulated VPU partition")
 
 

@@ -4,7 +4,9 @@ Real resnet8 / transformer analyses; a synthetic graph for the tall-graph naviga
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtWidgets import QApplication
 
 from app.graph_view import GraphView
 from app.graph_view.info_html import group_html, shared_scale_html
@@ -74,13 +76,30 @@ def test_keys_menu_and_collapse_to_depth(resnet, qtbot):
     assert not [n for n in shown.nodes if n.category == "group"] and len(shown.frames) >= 5
     qtbot.keyClick(v, Qt.Key.Key_1)                     # back to the top-level blocks
     assert not v.graph_scene().frames
-    menu = v.group_menu(v.graph_scene().items[group_id("stages")].box.center())
+    menu = v.groups.menu(v.graph_scene().items[group_id("stages")].box.center())
     texts = [a.text() for a in menu.actions()]
     assert texts[0] == "Expand stages (Sequential)" and "Expand all" in texts and "Fit all" in texts
     depths = next(a.menu() for a in menu.actions() if a.menu() is not None)
     assert [a.text() for a in depths.actions()] == [str(d) for d in range(1, dg.grouped.tree.max_depth + 1)]
     next(a for a in depths.actions() if a.text() == "2").trigger()
     assert set(v.graph_scene().frames) == {"entry", "stages"}
+
+
+def test_right_click_opens_the_group_menu(resnet):
+    v, _ = resnet
+    pos = _screen(v, "stages")
+    shown = []
+
+    def read_and_close():                                # runs inside the menu's own event loop
+        menu = QApplication.activePopupWidget()
+        shown.append([a.text() for a in menu.actions()] if menu is not None else [])
+        if menu is not None:
+            menu.close()
+
+    QTimer.singleShot(0, read_and_close)
+    QApplication.sendEvent(v.viewport(), QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos,
+                                                           v.viewport().mapToGlobal(pos)))
+    assert shown and shown[0][0] == "Expand stages (Sequential)" and "Fit all" in shown[0]
 
 
 def test_selecting_a_hidden_node_reveals_it_with_breadcrumbs(resnet, qtbot):
@@ -138,16 +157,16 @@ def test_minimap_zoom_range_and_fit_on_a_tall_graph(qtbot):
 
 def test_metric_overlay_colours_ops_and_group_bars(resnet):
     v, dg = resnet
-    v.set_metric("sqnr")
+    v.highlights.set_metric("sqnr")
     s = v.graph_scene()
     ops = [n.id for n in s.model.nodes if n.category in ("vpu", "cpu")]
     assert ops and all(i in s.cache.overrides for i in ops)
     box = s.items[group_id("stages")]
     assert box.metric_bar is not None and sum(box.metric_bar[0].counts) > 0
     assert v._legend.gradient is not None and "SQNR" in v._legend.gradient.title
-    v.expand_group("stages")                             # the overlay stays on after a toggle
-    assert v.graph_scene().cache.overrides and v.metric_key() == "sqnr"
-    v.set_metric(None)
+    v.groups.expand("stages")                             # the overlay stays on after a toggle
+    assert v.graph_scene().cache.overrides and v.highlights.metric == "sqnr"
+    v.highlights.set_metric(None)
     assert not v.graph_scene().cache.overrides and v._legend.gradient is None
 
 

@@ -122,7 +122,7 @@ def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True)
     rows = []
     for name in models or ZOO:
         for quantizer in quantizers:
-            session, config = Session(keep=1), RunConfig(model=name, quantizer=quantizer)
+            session, config = Session(keep=1, disk_cache=False), RunConfig(model=name, quantizer=quantizer)
             graph = session.inspect(config).graph.model
             qm = session.quantized(config)
             # PTQ runs once (seconds); the analysis of its result is cheap: median of 3.
@@ -204,3 +204,56 @@ def _load() -> float | None:
         return os.getloadavg()[0]
     except (OSError, AttributeError):
         return None
+
+
+def bench_loop(models=None, quantizers=("vpu", "xnnpack")) -> list[dict]:
+    """The inspection loop per model and quantizer, each in a fresh cache folder:
+
+    cold_s            first inspection, nothing cached (export → … → layout; libraries already
+                      imported by earlier rows)
+    warm_s            the same in a new Session (a new launch) reading the disk cache
+    back_s            back to it in the same session after another configuration (memory)
+    fold_toggle_s     the same result drawn with parameters unfolded (no new quantization)
+    profile_change_s  a profile that only moves the analysis (shift range): re-analysis only
+    """
+    import tempfile
+    from pathlib import Path
+
+    from vpu_core.config import RunConfig, ViewOptions
+    from vpu_core.session import Session
+    from vpu_core.zoo import ZOO
+
+    rows = []
+    for name in models or ZOO:
+        for quantizer in quantizers:
+            with tempfile.TemporaryDirectory(prefix="vpu-inspector-bench-") as tmp:
+                config = RunConfig(model=name, quantizer=quantizer)
+                row = {"graph": f"{Path(name).stem}/{quantizer}"}
+                row["cold_s"], inspection = _timed(lambda: Session(cache_dir=tmp).inspect(config))
+                row["nodes"] = len(inspection.graph.model.nodes)
+                session = Session(cache_dir=tmp)
+                row["warm_s"], _ = _timed(lambda: session.inspect(config))
+                session.inspect(RunConfig(model=name, quantizer=quantizer, seed=1), view=None)
+                row["back_s"], _ = _timed(lambda: session.inspect(config))
+                row["fold_toggle_s"], _ = _timed(lambda: session.inspect(config, ViewOptions(fold_params=False)))
+                profile = _shift_range_profile(Path(tmp))
+                moved = RunConfig(model=name, quantizer=quantizer, profile=str(profile))
+                row["profile_change_s"], _ = _timed(lambda: session.inspect(moved))
+                rows.append(row)
+    return rows
+
+
+def _timed(fn):
+    gc.collect()
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def _shift_range_profile(folder):
+    """The shipped profile with another shift range: changes the analysis, not the quantization."""
+    from resources import DEFAULT_PROFILE
+
+    path = folder / "shift_range.toml"
+    path.write_text(DEFAULT_PROFILE.read_text().replace("max_shift = 31", "max_shift = 24"))
+    return path

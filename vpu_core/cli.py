@@ -29,10 +29,15 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
     p.add_argument("--per-tensor", action="store_true", help="XNNPACK weights per-tensor")
     p.add_argument("--dynamic-batch", action="store_true", help="export the batch dim as dynamic")
     p.add_argument("--calib-batches", type=_positive, default=4, metavar="N")
-    p.add_argument("--batch-size", type=_positive, default=16, metavar="B")
+    p.add_argument("--batch-size", type=_positive, default=None, metavar="B",
+                   help="change the batch (default: the batch of the model's own example inputs)")
     p.add_argument("--seed", type=int, default=0, metavar="S")
     p.add_argument("--calib-data", metavar="FILE", help="calibration samples (.pt or .npz)")
     p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
+    p.add_argument("--no-cache", action="store_true", help=(
+        "neither read nor write the result cache (VPU_INSPECTOR_CACHE_DIR moves it)"))
+    p.add_argument("--reference-observers", action="store_true",
+                   help="torchao's stock observers instead of the fast, identical ones")
 
 
 def _positive(text: str) -> int:
@@ -100,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
     bench.add_argument("--ablate", action="store_true",
                        help="only time `check resnet8 --ablate` (target: 60 s)")
+    bench.add_argument("--loop", nargs="+", metavar="MODEL",
+                       help="models for the cold / warm / toggle rows (default: the zoo)")
     sub.add_parser("models", help="list the built-in model zoo")
     return parser
 
@@ -110,7 +117,7 @@ def config_from_args(args: argparse.Namespace):
     return RunConfig(model=args.model, quantizer=args.quantizer, per_tensor=args.per_tensor,
                      dynamic_batch=args.dynamic_batch, calib_batches=args.calib_batches,
                      batch_size=args.batch_size, seed=args.seed, calib_data=args.calib_data,
-                     profile=args.profile)
+                     profile=args.profile, reference_observers=args.reference_observers)
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -126,18 +133,25 @@ def cmd_models(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     from vpu_core.reports.json_report import analysis_to_json
     from vpu_core.reports.text_report import analysis_to_text
-    from vpu_core.session import default_session
+    from vpu_core.progress import TerminalProgress
+    from vpu_core.session import STAGE_TITLES, default_session
 
     session, config = default_session(), config_from_args(args)
-    if getattr(args, "ablate", False):
+    ablate = getattr(args, "ablate", False)
+    if ablate:
         from vpu_core.whatif.ablation import check_quantizer
 
         check_quantizer(config)        # refuse before quantizing anything
-    analysis = session.inspect(config, view=None, xnnpack_delegation=args.xnnpack_delegation,
-                               int_sim=args.int_sim).analysis
+    progress = TerminalProgress({**STAGE_TITLES, "ablate": "Relaxing each constraint"})   # stderr, terminals only
+    try:
+        analysis = session.inspect(config, view=None, progress=progress,
+                                   xnnpack_delegation=args.xnnpack_delegation,
+                                   int_sim=args.int_sim).analysis
+        ablation = session.ablate(config, progress) if ablate else None
+    finally:
+        progress.close()
     if args.save_program:
         session.save_program(config, Path(args.save_program))
-    ablation = session.ablate(config) if getattr(args, "ablate", False) else None
     if args.format == "json":
         out = analysis_to_json(analysis)
         if ablation is not None:
@@ -192,6 +206,10 @@ def main(argv: list[str] | None = None, handlers: dict[str, Handler] | None = No
     if args.command is None:  # bare `vpu-inspector` opens the GUI on the default model
         args = parser.parse_args([*argv, "gui"])
     install_thread_excepthook(args.debug)
+    if getattr(args, "no_cache", False):
+        from vpu_core.session import default_session
+
+        default_session().set_disk_cache(False)
     handler = {**HEADLESS, **(handlers or {})}.get(args.command)
     if handler is None:
         parser.error(f"the '{args.command}' command is not available in this build")

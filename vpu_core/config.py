@@ -13,10 +13,11 @@ class RunConfig:
     per_tensor: bool = False        # XNNPACK weights per-tensor instead of per-channel
     dynamic_batch: bool = False
     calib_batches: int = 4
-    batch_size: int | None = 16     # None = the batch of the model's own example inputs
+    batch_size: int | None = None   # None = the batch of the model's own example inputs
     seed: int = 0
     calib_data: str | None = None   # .pt / .npz file
     profile: str | None = None      # hardware profile TOML; None = shipped default
+    reference_observers: bool = False  # torchao's stock observers instead of the fast, identical ones
 
 
 @dataclass(frozen=True)

@@ -37,3 +37,28 @@ def dtype_name(dtype: torch.dtype) -> str:
 def node_tensor(node: Node) -> torch.Tensor | None:
     val = node.meta.get("val")
     return val if isinstance(val, torch.Tensor) else None
+
+
+def value_dtypes(val) -> list[torch.dtype]:
+    """dtypes of the tensors in a node's value (a tensor, or a tuple/list of them; [] otherwise)."""
+    if isinstance(val, torch.Tensor):
+        return [val.dtype]
+    if isinstance(val, (list, tuple)):
+        return [v.dtype for v in val if isinstance(v, torch.Tensor)]
+    return []
+
+
+def node_dtypes(node: Node) -> list[torch.dtype]:
+    return value_dtypes(node.meta.get("val"))
+
+
+def non_float_tensor(node: Node, dtypes_of=node_dtypes) -> tuple[str, torch.dtype] | None:
+    """("output" | input node name, dtype) of the first integer / bool tensor `node` writes or
+    reads, or None when all its tensors are floating point. `dtypes_of(n)` gives a node's output
+    dtypes (a converted graph's Q/DQ nodes carry no meta: the analysis passes its own lookup)."""
+    for name, dtypes in (("output", dtypes_of(node)),
+                         *((a.name, dtypes_of(a)) for a in node.all_input_nodes)):
+        bad = next((d for d in dtypes if not d.is_floating_point), None)
+        if bad is not None:
+            return name, bad
+    return None

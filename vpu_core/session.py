@@ -5,32 +5,39 @@
     inspection.graph               # DisplayGraph (GraphModel + Layout) for `view`, or None
 
 Stages, in order, each reported to `progress(stage, fraction_within_stage)`:
-load → export → prepare → calibrate → convert (vpu_core.pipeline) → analyze → delegate (only with
-the real XNNPACK overlay) → layout. `cancel` (a threading.Event) is honoured between stages and
-calibration batches; a cancelled run raises `Cancelled`.
+load → export → prepare → calibrate (per batch) → convert (per observer) (vpu_core.pipeline) →
+analyze → delegate (only with the real XNNPACK overlay) → layout. A set `cancel` event stops any
+stage within 0.1 s and raises `Cancelled` (see vpu_core.progress for how).
 
-A `Session` remembers the quantized programs it produced, keyed by their RunConfig, so asking again
-for a configuration it has seen (to add the XNNPACK delegation, to save the program, to draw another
-view) does not quantize again. `inspect()` uses one process-wide session.
+Every stage result is cached (vpu_core.cache): in memory for the session, and on disk across
+launches, keyed by the content of everything it depends on. Asking again for a configuration
+seen before, or for one that differs only in what a later stage reads (a profile change under
+XNNPACK, the XNNPACK overlay), reuses what is still valid and runs only what is missing.
+`inspect()` uses one process-wide session.
 
     session.redraw(inspection, ViewOptions(fold_params=False))   # another view, never a new run
     pair = session.compare(config_a, config_b, view)              # two inspections + vpu_core.compare
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
-from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from vpu_core.cache.keys import FileHashes, StageKeys, stage_keys
+from vpu_core.cache.stages import MemoryCache
 from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
+from vpu_core.progress import call_cancellable
 
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
     from vpu_core.analysis.results import Analysis
+    from vpu_core.cache.disk import DiskCache
     from vpu_core.compare import Comparison
-    from vpu_core.graph.model import GraphModel
     from vpu_core.graph.grouped import GroupedGraph
+    from vpu_core.graph.model import GraphModel
     from vpu_core.layout import Layout
 
 ProgressFn = Callable[[str, float], None]
@@ -121,18 +128,22 @@ class _Reporter:
 
 
 class Session:
-    """Runs inspections and keeps the quantized programs of the last `keep` configurations."""
+    """Runs inspections; keeps every stage's results in memory and (unless disabled) on disk."""
 
-    def __init__(self, keep: int = 6) -> None:
+    def __init__(self, keep: int = 6, disk_cache: bool = True, cache_dir=None) -> None:
+        """`disk_cache`: use the disk cache at `cache_dir` (None: $VPU_INSPECTOR_CACHE_DIR, else
+        the user cache folder, looked up at each run)."""
         self.keep = keep
-        self._programs: OrderedDict[RunConfig, object] = OrderedDict()   # RunConfig -> QuantizedModel
-        self._analyses: dict[tuple[RunConfig, bool], Analysis] = {}
-        self._graphs: OrderedDict[tuple, DisplayGraph] = OrderedDict()   # drawn views, newest last
-        self._int_sims: dict[RunConfig, object] = {}   # RunConfig -> IntSimReport
+        self.memory = MemoryCache({"quantized": keep})
+        self.hashes = FileHashes()
+        self.disk_cache = disk_cache
+        self.cache_dir = cache_dir
+        self._disk: DiskCache | None = None
         self._simulated: dict[tuple, tuple[Analysis, Analysis]] = {}  # analysis -> it with int_sim
-        self._ablations: dict[RunConfig, object] = {}    # RunConfig -> whatif AblationReport
+        self._ablations: dict = {}        # analysis key (or RunConfig) -> whatif AblationReport
         self._lock = threading.Lock()
 
+    # -- public --------------------------------------------------------------------------------
     def inspect(self, config: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
                 xnnpack_delegation: bool | None = None, fresh: bool = False,
@@ -140,33 +151,31 @@ class Session:
         """Quantize (or reuse), analyse and lay out `config`.
 
         The real XNNPACK delegation is computed when `xnnpack_delegation` is true, or when it is
-        None and `view` colours by it. `fresh` forgets what was remembered for `config` first
-        (the user asked to run again: a model file may have changed), and runs the whole pipeline
-        even when a run under another profile could be reused (`quantized(reprofile=...)`). `int_sim` also runs
-        the VPU partitions in integers (Analysis.int_sim, vpu_core.intsim).
+        None and `view` colours by it. `fresh` re-reads the model / profile / calibration files
+        (the user asked to run again: a file may have changed); results whose inputs did not
+        change are still reused, since they would come out the same. `int_sim` also runs the VPU
+        partitions in integers (Analysis.int_sim, vpu_core.intsim).
         """
         start = time.perf_counter()
-        if fresh:
-            self.forget(config)
         if view is not None and view.partition_source not in PARTITION_SOURCES:
             raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}")
         if xnnpack_delegation is None:
             xnnpack_delegation = view is not None and view.partition_source == "xnnpack"
         report = _Reporter(progress, cancel)
-        analysis = self.analysis(config, xnnpack_delegation, report, cancel, reprofile=not fresh)
+        keys = self.keys(config, fresh)
+        analysis = self.analysis(config, xnnpack_delegation, report, cancel, keys=keys)
         if int_sim:
-            analysis = self._with_int_sim(config, analysis, report, cancel)
+            analysis = self._with_int_sim(config, analysis, report, cancel, keys)
         graph = None
         if view is not None:
-            report("layout", 0.0)
-            graph = self._graph(config, analysis, view)
-            report("layout", 1.0)
+            graph = self._display_graph(keys, analysis, view, report)
         return Inspection(config, analysis, graph, view, time.perf_counter() - start)
 
     def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
         """The same result drawn for another view (fold, colouring): milliseconds, never a run.
         Raises ValueError when `view` colours by an XNNPACK delegation the analysis lacks."""
-        graph = self._graph(inspection.config, inspection.analysis, view)
+        graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view,
+                                    _Reporter(None, None))
         return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds)
 
     def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
@@ -195,46 +204,65 @@ class Session:
         comparison = compare(sides[0].analysis, sides[1].analysis, *labels)
         return InspectionPair(sides[0], sides[1], comparison, time.perf_counter() - start)
 
-    def _graph(self, config: RunConfig, analysis: Analysis, view: ViewOptions) -> DisplayGraph:
-        key = (config, analysis.delegation is not None, view)
+    def keys(self, config: RunConfig, fresh: bool = False) -> StageKeys | None:
+        """The content keys of `config`'s stages (None: an input is unreadable, nothing is cached)."""
+        return stage_keys(config, self.hashes, fresh)
+
+    def set_disk_cache(self, enabled: bool) -> None:
+        """`--no-cache`: neither read nor write the disk cache (memory still serves this process)."""
+        self.disk_cache = enabled
+
+    def disk(self) -> DiskCache | None:
+        """The disk cache at the current cache folder, or None when disabled."""
+        if not self.disk_cache:
+            return None
+        from vpu_core.cache.disk import DiskCache, cache_dir
+
+        root = Path(self.cache_dir) if self.cache_dir is not None else cache_dir()
         with self._lock:
-            graph = self._graphs.get(key)
-        if graph is None:
-            graph = display_graph(analysis, view)
-            with self._lock:
-                self._graphs[key] = graph
-                while len(self._graphs) > 4 * self.keep:
-                    self._graphs.popitem(last=False)
-        return graph
+            if self._disk is None or self._disk.root != root:
+                self._disk = DiskCache(root)
+            return self._disk
 
     def forget(self, config: RunConfig) -> None:
+        """Drop what this session remembers in memory for `config` (the disk cache stays)."""
+        keys = self.keys(config, fresh=True)
+        if keys is None:
+            return
+        for stage, key in (("export", keys.export), ("calibration", keys.calibration),
+                           ("qparams", keys.quantized), ("quantized", keys.quantized),
+                           ("analysis", keys.analysis), ("analysis", keys.analysis_delegated),
+                           ("int_sim", keys.analysis)):
+            self.memory.drop(stage, key)
         with self._lock:
-            self._programs.pop(config, None)
-            self._int_sims.pop(config, None)
             for key in [k for k in self._simulated if k[0] == config]:
                 del self._simulated[key]
-            for key in [k for k in self._analyses if k[0] == config]:
-                del self._analyses[key]
-            for key in [k for k in self._graphs if k[0] == config]:
-                del self._graphs[key]
-            self._ablations.pop(config, None)
+            self._ablations.pop(keys.analysis, None)
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
                  progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-                 reprofile: bool = True) -> Analysis:
-        for key in ((config, xnnpack_delegation), (config, True)):
-            if key in self._analyses:
-                return self._analyses[key]
-        qm = self.quantized(config, progress, cancel, reprofile)
-        from vpu_core.analysis import analyze
+                 keys: StageKeys | None = None) -> Analysis:
+        from vpu_core.cache import analysis_store
 
-        progress = _split_delegate(progress) if xnnpack_delegation else progress
-        analysis = analyze(qm, xnnpack_delegation=xnnpack_delegation, progress=progress)
-        with self._lock:
-            self._analyses[(config, xnnpack_delegation)] = analysis
+        keys = keys if keys is not None else self.keys(config)
+        store = analysis_store.AnalysisStore(keys, self.memory, self.disk())
+        hit = store.get(xnnpack_delegation)
+        if hit is not None:
+            return hit
+        base = store.get(False) if xnnpack_delegation else None
+        qm = self.quantized(config, progress, cancel, keys)
+        if base is not None:   # the overlay on a known analysis: only the lowering runs
+            analysis = call_cancellable(_add_delegation, base, qm, progress, cancel=cancel)
+        else:
+            from vpu_core.analysis import analyze
+
+            split = _split_delegate(progress) if xnnpack_delegation else progress
+            analysis = call_cancellable(analyze, qm, xnnpack_delegation, split, cancel=cancel)
+        store.put(analysis)
         return analysis
 
-    def _with_int_sim(self, config: RunConfig, analysis: Analysis, progress, cancel) -> Analysis:
+    def _with_int_sim(self, config: RunConfig, analysis: Analysis, progress, cancel,
+                      keys: StageKeys | None = None) -> Analysis:
         """`analysis` with its integer simulation attached, remembered: asking again (the single
         view, then compare side A) gives the same result object."""
         key = (config, id(analysis))
@@ -242,84 +270,129 @@ class Session:
             known = self._simulated.get(key)
         if known is not None and known[0] is analysis:
             return known[1]
-        simulated = replace(analysis, int_sim=self.int_sim(config, progress, cancel))
+        simulated = dataclasses.replace(analysis, int_sim=self.int_sim(config, progress, cancel, keys))
         with self._lock:
             self._simulated[key] = (analysis, simulated)
+            while len(self._simulated) > 4 * self.keep:   # oldest first (insertion order)
+                del self._simulated[next(iter(self._simulated))]
         return simulated
 
     def quantized(self, config: RunConfig, progress: ProgressFn | None = None,
-                  cancel: threading.Event | None = None, reprofile: bool = True):
-        """The QuantizedModel of `config` (core-internal: torch objects), run or remembered.
+                  cancel: threading.Event | None = None, keys: StageKeys | None = None):
+        """The QuantizedModel of `config` (core-internal: torch objects), run or remembered."""
+        from vpu_core.cache.stages import StageStore
+        from vpu_core.pipeline import run_pipeline
 
-        `reprofile`: a remembered run that differs only by its profile is reused: re-read under the
-        new profile when the change cannot alter the quantized graph, else quantized again from its
-        exported float graph and calibration data (no load, no export).
-        """
-        with self._lock:
-            if config in self._programs:
-                self._programs.move_to_end(config)
-                return self._programs[config]
-        qm = self._reprofiled(config, progress, cancel) if reprofile else None
-        if qm is None:
-            from vpu_core.pipeline import run_pipeline
-
-            qm = run_pipeline(config, progress=progress, cancel=cancel)
-        with self._lock:
-            self._programs[config] = qm
-            oldest = list(self._programs)[:-self.keep] if len(self._programs) > self.keep else []
-        for old in oldest:
-            self.forget(old)
+        keys = keys if keys is not None else self.keys(config)
+        if keys is not None:
+            qm = self.memory.get("quantized", keys.quantized) or self._reprofiled(config, keys)
+            if qm is not None:
+                self.memory.put("quantized", keys.quantized, qm)
+                return _for_config(qm, config)
+        store = StageStore(keys, self.memory, self.disk()) if keys is not None else None
+        qm = run_pipeline(config, progress=progress, cancel=cancel, store=store)
+        if keys is not None:
+            self.memory.put("quantized", keys.quantized, qm)
         return qm
 
     def int_sim(self, config: RunConfig, progress: ProgressFn | None = None,
-                cancel: threading.Event | None = None):
-        """IntSimReport of `config`: its VPU partitions run in integers on the held-aside batch."""
-        if config in self._int_sims:
-            return self._int_sims[config]
+                cancel: threading.Event | None = None, keys: StageKeys | None = None):
+        """IntSimReport of `config`: its VPU partitions run in integers on the held-aside batch
+        (cached like the analysis: it depends on the same program and profile)."""
+        from vpu_core.cache import analysis_store
+
+        keys = keys if keys is not None else self.keys(config)
+        store = analysis_store.IntSimStore(keys, self.memory, self.disk())
+        hit = store.get()
+        if hit is not None:
+            return hit
         from vpu_core.intsim import simulate
 
-        report = simulate(self.quantized(config, progress, cancel), progress)
-        with self._lock:
-            self._int_sims[config] = report
+        qm = self.quantized(config, progress, cancel, keys)
+        report = call_cancellable(simulate, qm, progress, cancel=cancel)
+        store.put(report)
         return report
 
-    def _reprofiled(self, config: RunConfig, progress: ProgressFn | None = None,
-                    cancel: threading.Event | None = None):
-        """A remembered program that differs from `config` only by its profile, under config's
-        profile: re-read, or quantized again from its export and calibration data (whatif.reprofile)."""
+    def _reprofiled(self, config: RunConfig, keys: StageKeys):
+        """A remembered program of the same export and calibration data under another profile
+        whose quantization `config`'s profile cannot change for this model, re-read under it
+        (vpu_core.whatif.reprofile: finer than the quantized key, which sees only the tables)."""
         from vpu_core.whatif.reprofile import same_run_but_profile, with_profile
 
-        with self._lock:
-            siblings = [qm for c, qm in reversed(self._programs.items()) if same_run_but_profile(c, config)]
-        for qm in siblings:
-            reused = with_profile(qm, config, progress, cancel)
-            if reused is not None:
-                return reused
+        for qm in self.memory.values("quantized"):
+            if same_run_but_profile(qm.config, config) and \
+                    getattr(self.keys(qm.config), "calibration", None) == keys.calibration:
+                reused = with_profile(qm, config)
+                if reused is not None:
+                    return reused
         return None
 
     def ablate(self, config: RunConfig, progress: ProgressFn | None = None,
                cancel: threading.Event | None = None):
         """Constraint ablation of `config` (vpu_core.whatif.ablation): quantizes once per constraint
         2–8 relaxed, reusing this session's export and calibration data of `config`."""
-        if config in self._ablations:
-            return self._ablations[config]
+        keys = self.keys(config)
+        key = keys.analysis if keys is not None else config
+        with self._lock:
+            known = self._ablations.get(key)
+        if known is not None:
+            return known
         from vpu_core.whatif.ablation import check_quantizer, run_ablation
 
         check_quantizer(config)
         report = _Reporter(progress, cancel)
-        baseline = self.analysis(config, False, report, cancel)
-        result = run_ablation(self.quantized(config, report, cancel), baseline, report, cancel)
+        baseline = self.analysis(config, False, report, cancel, keys=keys)
+        result = run_ablation(self.quantized(config, report, cancel, keys), baseline, report, cancel)
         with self._lock:
-            self._ablations[config] = result
+            self._ablations[key] = result
         return result
 
     def save_program(self, config: RunConfig, path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""
-        from pathlib import Path
-
         from vpu_core.pipeline.program_file import save_program
 
         save_program(self.quantized(config), Path(path))
+
+    # -- internal ------------------------------------------------------------------------------
+    def _display_graph(self, keys: StageKeys | None, analysis: Analysis, view: ViewOptions,
+                       report: _Reporter) -> DisplayGraph:
+        key = None
+        if keys is not None:
+            key = (keys.analysis_delegated if analysis.delegation is not None else keys.analysis, view)
+            hit = self.memory.get("graph", key)
+            if hit is not None:
+                return hit
+        report("layout", 0.0)
+        graph = display_graph(analysis, view)
+        report("layout", 1.0)
+        if key is not None:
+            self.memory.put("graph", key, graph)
+        return graph
+
+
+def _for_config(qm, config: RunConfig):
+    """A remembered QuantizedModel for a config with the same quantized key (e.g. another profile
+    under XNNPACK): the same program, analysed with `config`'s own profile."""
+    if qm.config == config:
+        return qm
+    from vpu_core.profile import load_profile
+
+    return dataclasses.replace(qm, config=config, profile=load_profile(config.profile))
+
+
+def _add_delegation(base: Analysis, qm, progress: ProgressFn | None) -> Analysis:
+    """`base` plus the real XNNPACK delegation: what analyze(qm, xnnpack_delegation=True) returns."""
+    from vpu_core.analysis.delegation import xnnpack_delegation
+    from vpu_core.analysis.qgraph import QGraph
+
+    if progress is not None:
+        progress("delegate", 0.0)
+    start = time.perf_counter()
+    delegation = xnnpack_delegation(qm, QGraph(qm.converted, qm.profile))
+    timings = {**base.timings_s, "xnnpack_delegation": time.perf_counter() - start}
+    if progress is not None:
+        progress("delegate", 1.0)
+    return dataclasses.replace(base, delegation=delegation, timings_s=timings)
 
 
 def _named(exc, message: str):

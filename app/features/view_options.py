@@ -29,4 +29,4 @@ class ViewOptionsController(QObject):
         """Colour every canvas's ops by `key` (vpu_core.graph.metrics), None: by the partition
         (each canvas keeps it for the graphs it draws next)."""
         for view in self.overlay.all_views():
-            view.set_metric(key)
+            view.highlights.set_metric(key)

@@ -3,7 +3,7 @@
     crumbs = Breadcrumbs(parent)
     crumbs.set_path([("encoder", "encoder (Encoder)"), ("encoder.layer.3", "layer.3 (BertLayer)")],
                     leaf="matmul_4")
-    crumbs.group_clicked.connect(view.reveal_group)      # the path of the level clicked
+    crumbs.group_clicked.connect(view.groups.reveal_group)      # the path of the level clicked
 
 Short labels only (`layer.3 (BertLayer)`), never class paths; the full module path is the tooltip.
 """

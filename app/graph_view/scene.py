@@ -13,6 +13,7 @@ from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
 from vpu_core.graph.fold_qdq import edge_text
+from vpu_core.graph.groups import group_id, group_path
 
 from .edges import HighlightItem, build_bands, build_labels
 from .groups import FrameItem, GroupItem, make_frame_item, make_group_item
@@ -191,6 +192,19 @@ class GraphScene(QGraphicsScene):
             if it.header().contains(x, y) and (hit is None or it.stats.depth > self.frames[hit].stats.depth):
                 hit = path
         return hit
+
+    def open_group(self, node_id: str | None) -> str | None:
+        """The path of the open group `node_id` ("group:<path>") when it is drawn as a frame here."""
+        path = group_path(node_id) if node_id else None
+        return path if path is not None and path in self.frames else None
+
+    def group_box(self, path: str) -> QRectF | None:
+        """Where module group `path` is drawn: its closed box or its open frame (None: not drawn)."""
+        it = self.items.get(group_id(path))
+        if it is not None:
+            return it.box
+        frame = self.frames.get(path)
+        return frame.box if frame is not None else None
 
     def frame_at(self, x: float, y: float) -> str | None:
         """Path of the innermost expanded group around (x, y)."""

@@ -4,7 +4,11 @@ Navigation: zoom stays in a useful range (never smaller than a fraction of the w
 beyond 4:1); "Fit" (F) fits the width at a legible zoom on a tall graph, "Fit all" (Shift+F)
 the whole graph; a minimap in the bottom-right corner shows the viewport and where violations
 and CPU fallbacks are. With a module hierarchy (`set_graph(..., grouped=...)`) the graph opens
-collapsed to the deepest level that fits the window legibly; see grouping.py for expand/collapse.
+collapsed to the deepest level that fits the window legibly.
+
+Composed, not mixed in: `view.groups` (GroupNavigator: which groups are open, reveal, breadcrumbs,
+the group menu and keys) and `view.highlights` (Highlights: metric overlay, shared-scale outline)
+own their state and use the view only through the protocols they declare.
 
 Level of detail happens at two scales. Per item, paint() drops text and outlines when they
 would not be legible. Per frame, when more than OVERVIEW_ENTER nodes would be visible the
@@ -18,17 +22,17 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
+from vpu_core.graph.groups import GROUP_PREFIX
 from vpu_core.graph.model import GraphModel
-from vpu_core.graph.search import find_nodes
 from vpu_core.layout import Layout
 
-from vpu_core.graph.groups import GROUP_PREFIX
-
 from .breadcrumbs import Breadcrumbs
-from .grouping import GroupingMixin
-from .legend import LegendOverlay
+from .group_navigator import GroupNavigator
+from .highlights import Highlights
+from .legend import LegendOverlay, MetricLegend
 from .minimap import MiniMap
 from .scene import GraphScene
+from .search_matches import SearchMatches
 from .style import Theme
 
 ZOOM_MIN, ZOOM_MAX = 1e-4, 4.0
@@ -40,7 +44,7 @@ CLICK_SLOP = 4.0                                # px a click may move and still 
 READABLE_ZOOM = 1.0                             # center_on zooms in to at least this
 
 
-class GraphView(GroupingMixin, QGraphicsView):
+class GraphView(QGraphicsView):
     node_selected = Signal(str)     # id of the node selected by the user or the API; "" = none
                                     # (a module group: "group:<path>")
     groups_changed = Signal()       # a group was expanded / collapsed: another model is shown
@@ -49,8 +53,7 @@ class GraphView(GroupingMixin, QGraphicsView):
         super().__init__(parent)
         self._theme = Theme.make()
         self._gscene: GraphScene | None = None
-        self._matches: list[str] = []
-        self._match_i = -1
+        self._search = SearchMatches()
         self._press: QPointF | None = None
         self.setRenderHints(QPainter.RenderHint.Antialiasing
                             | QPainter.RenderHint.TextAntialiasing)
@@ -69,8 +72,10 @@ class GraphView(GroupingMixin, QGraphicsView):
         self._minimap = MiniMap(self)
         self._minimap.jump_to.connect(self._jump)
         self._minimap_on = True
+        self.groups = GroupNavigator(self)        # module groups: what is open, how to change it
+        self.highlights = Highlights(self)        # metric overlay, shared-scale outline
         self._crumbs = Breadcrumbs(self)
-        self._crumbs.group_clicked.connect(self.reveal_group)
+        self._crumbs.group_clicked.connect(self.groups.reveal_group)
 
     # ---- content ---------------------------------------------------------------------------
     def set_graph(self, model: GraphModel, layout: Layout, grouped=None,
@@ -82,27 +87,45 @@ class GraphView(GroupingMixin, QGraphicsView):
         (the same GroupedGraph again, or one of the same model drawn another way, keeps what
         the user opened and closed).
         """
-        if grouped is not None:
-            old = self._grouped
-            if grouped is old and depth is None:
-                model, layout = grouped.show(grouped.expanded)
-            elif depth is None and old is not None and old.full_tree.groups.keys() == grouped.full_tree.groups.keys():
-                # the same model drawn another way (Q/DQ hidden, other colouring, other quantizer):
-                # what the user opened stays open
-                model, layout = grouped.show(old.expanded & grouped.tree.groups.keys())
-            else:
-                vp = self.viewport().rect()
-                if depth is None:
-                    opened = grouped.fitting_view(max(vp.width() - 20, 400), max(vp.height() - 20, 300))
-                    model, layout = grouped.show(opened)
-                else:
-                    model, layout = grouped.collapse_to(depth)
-        self._grouped = grouped
+        vp = self.viewport().rect()
+        model, layout = self.groups.attach(grouped, model, layout, depth, vp.width(), vp.height())
         self._install(model, layout)
-        self._matches, self._match_i = [], -1
+        self._search.clear()
         self._initial_view()
-        if self._metric:
-            self.set_metric(self._metric)
+        self.highlights.reapply()
+
+    def show_regrouped(self, model: GraphModel, layout: Layout, anchor: str | None = None) -> None:
+        """For GroupNavigator: show another (model, layout) of the same graph, keeping group
+        `anchor` (a path) where it was on screen, and the zoom, selection and metric."""
+        old = self._gscene
+        keep_sel = old.selected if old is not None else None
+        fixed = None
+        if anchor is not None and old is not None:                # its top centre stays put
+            r = old.group_box(anchor)
+            if r is not None:
+                fixed = self.mapFromScene(QPointF(r.center().x(), r.top()))
+        zoom = self.zoom()
+        self._install(model, layout)
+        self.setTransform(self.transform().fromScale(zoom, zoom))
+        if fixed is not None:
+            r = self._gscene.group_box(anchor)
+            if r is not None:
+                vc = QPointF(self.viewport().rect().center())
+                self.centerOn(QPointF(r.center().x(), r.top()) - (QPointF(fixed) - vc) / zoom)
+        self._clamp_zoom()
+        if keep_sel is not None and (keep_sel in self._gscene.items or self._gscene.open_group(keep_sel)):
+            self.select_node(keep_sel)
+        elif keep_sel is not None:
+            self.node_selected.emit("")
+        self.highlights.reapply()
+        self._update_tier()
+        self.groups_changed.emit()
+
+    def full_model(self) -> GraphModel | None:
+        """The whole graph behind the canvas, every module group open (for a flat graph: the
+        model drawn); searches and highlights read it."""
+        grouped, s = self.groups.grouped, self._gscene
+        return grouped.flat if grouped is not None else (s.model if s is not None else None)
 
     def _install(self, model: GraphModel, layout: Layout) -> None:
         old = self._gscene
@@ -115,7 +138,7 @@ class GraphView(GroupingMixin, QGraphicsView):
         self._legend.setVisible(self._legend_on)
         self._minimap.set_scene(self._gscene)
         self._crumbs.set_path([])
-        self._place_legend()
+        self._place_overlays()
 
     def graph_scene(self) -> GraphScene | None:
         return self._gscene
@@ -201,7 +224,7 @@ class GraphView(GroupingMixin, QGraphicsView):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self._place_legend()
+        self._place_overlays()
         self._update_tier()
 
     def _all_visible(self) -> bool:
@@ -237,8 +260,19 @@ class GraphView(GroupingMixin, QGraphicsView):
             (self.prev_match if mods & Qt.KeyboardModifier.ShiftModifier else self.next_match)()
         elif k == Qt.Key.Key_Escape:
             self.select_node(None)
-        elif not self._group_key(event):
+        elif not self.groups.key_press(event):
             super().keyPressEvent(event)
+
+    def mouseDoubleClickEvent(self, event) -> None:
+        if self.groups.double_click(self.mapToScene(event.position().toPoint())):
+            event.accept()
+        else:
+            super().mouseDoubleClickEvent(event)
+
+    def contextMenuEvent(self, event) -> None:
+        menu = self.groups.menu(self.mapToScene(event.pos()))
+        if menu is not None:
+            menu.exec(event.globalPos())
 
     def mousePressEvent(self, event) -> None:
         self._press = event.position()
@@ -271,18 +305,19 @@ class GraphView(GroupingMixin, QGraphicsView):
         when it is open, its frame."""
         s = self._gscene
         if s is not None and node_id is not None and node_id not in s.items \
-                and not self._frame_path(node_id):
-            self.reveal(node_id)
+                and not s.open_group(node_id):
+            self.groups.reveal(node_id)
             s = self._gscene
-        frame = self._frame_path(node_id) if node_id else None
+        frame = s.open_group(node_id) if s is not None else None
         if s is None or (node_id is not None and node_id not in s.items and frame is None):
             return False
         current = s.selected or (GROUP_PREFIX + s.frame_selected if s.frame_selected else None)
         if node_id != current:
             s.set_selection(None if frame else node_id)
             s.set_frame_selected(frame)
-            self._update_breadcrumbs(node_id)
-            self.shared_for(node_id)
+            self._crumbs.set_path(*self.groups.breadcrumbs(node_id))
+            self._place_overlays()
+            self.highlights.shared_for(node_id)
             self.node_selected.emit(node_id or "")
         return True
 
@@ -293,7 +328,7 @@ class GraphView(GroupingMixin, QGraphicsView):
         if self.zoom() < READABLE_ZOOM * 0.6:
             self.setTransform(QTransform.fromScale(READABLE_ZOOM, READABLE_ZOOM))
         s = self._gscene
-        frame = self._frame_path(node_id)
+        frame = s.open_group(node_id)
         box = s.frames[frame].box if frame else s.items[node_id].box
         self.centerOn(box.center() if box.height() * self.zoom() < self.viewport().height()
                       else QPointF(box.center().x(), box.top() + self.viewport().height() / 2.0 / self.zoom()))
@@ -302,33 +337,17 @@ class GraphView(GroupingMixin, QGraphicsView):
 
     def search(self, text: str) -> list[str]:
         """Ids whose name, label or module path contains `text` (case-insensitive; the core's
-        vpu_core.graph.search), in model order; they get a yellow outline.
-        next_match()/prev_match() walk through them."""
-        s = self._gscene
-        model = self._grouped.flat if self._grouped is not None else (s.model if s else None)
-        self._matches = [] if model is None else find_nodes(model, text)
-        self._match_i = -1
-        if s is not None:
-            self._show_matches()
-        return list(self._matches)
-
-    def _show_matches(self) -> None:
-        """Outline the matches that are drawn, and the closed groups that hide the others."""
-        from vpu_core.graph.build import display_id
-
-        s = self._gscene
-        s.set_matches(list(dict.fromkeys(display_id(s.model, m) for m in self._matches)))
+        vpu_core.graph.search), in model order; they get a yellow outline (a closed group: the
+        box that hides them). next_match()/prev_match() walk through them."""
+        hits = self._search.find(self.full_model(), text)
+        if self._gscene is not None:
+            self._gscene.set_matches(self._search.drawn(self._gscene.model))
+        return hits
 
     def _step_match(self, step: int) -> str | None:
-        n = len(self._matches)
-        if not n:
-            return None
-        if self._match_i < 0:                       # first step: first or last match
-            self._match_i = 0 if step > 0 else n - 1
-        else:
-            self._match_i = (self._match_i + step) % n
-        nid = self._matches[self._match_i]
-        self.center_on(nid)
+        nid = self._search.step(step)
+        if nid is not None:
+            self.center_on(nid)
         return nid
 
     def next_match(self) -> str | None:
@@ -346,7 +365,7 @@ class GraphView(GroupingMixin, QGraphicsView):
         if self._gscene is not None:
             self._gscene.set_theme(self._theme)
             self._legend.configure(self._theme, self._gscene.subgraphs)
-            self._place_legend()
+            self._place_overlays()
 
     def show_minimap(self, on: bool) -> None:
         self._minimap_on = on
@@ -362,8 +381,12 @@ class GraphView(GroupingMixin, QGraphicsView):
         self._legend_on = on
         self._legend.setVisible(on and self._gscene is not None)
 
-    def _place_legend(self) -> None:
+    def show_metric_legend(self, legend: MetricLegend | None) -> None:
+        """The metric overlay's gradient under the canvas legend (None: none); for Highlights."""
+        if self._gscene is not None:
+            self._legend.configure(self._theme, self._gscene.subgraphs, metric=legend)
         self._place_overlays()
+        self._minimap.invalidate()
 
     def _place_overlays(self) -> None:
         """Legend top-right, breadcrumbs top-left, minimap bottom-right (beside the scroll bar)."""

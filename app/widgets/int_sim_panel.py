@@ -22,6 +22,8 @@ from app import theme
 from vpu_core.formatting import db_text, percent_text
 
 _LABEL_STYLE = {"color": theme.MUTED, "font-size": "9pt"}
+PLOT_MIN_HEIGHT = 110
+CHART_MIN_HEIGHT = 250      # numbers and a readable chart, even at 1280×720
 COLORS = {"local": theme.PLOT_COLORS["shift"], "drift": theme.PLOT_COLORS["float"]}
 
 
@@ -69,7 +71,7 @@ class IntSimPanel(QWidget):
         self.facts.setWordWrap(True)
         self.plot = pg.PlotWidget()
         self._style(self.plot.getPlotItem())
-        self.plot.setMinimumHeight(110)
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
         self.caption = QLabel()             # the legend, outside the plot: bars stay uncovered
         self.caption.setTextFormat(Qt.TextFormat.RichText)
         self.note = QLabel()
@@ -82,16 +84,17 @@ class IntSimPanel(QWidget):
         chart_layout.setSpacing(2)
         chart_layout.addWidget(self.caption)
         chart_layout.addWidget(self.plot, 1)
-        self._stack = QStackedLayout()
+        self._body = QWidget()              # the note or the chart
+        self._stack = QStackedLayout(self._body)
         self._stack.addWidget(self.note)
         self._stack.addWidget(chart)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 8, 14, 8)
         layout.addWidget(self.title)
         layout.addWidget(self.facts)
-        layout.addLayout(self._stack, 1)
+        layout.addWidget(self._body, 1)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
-        self.setMinimumHeight(250)          # numbers and a readable chart, even at 1280×720
+        self.setMinimumHeight(CHART_MIN_HEIGHT)
         self.set_report(None)
 
     @staticmethod
@@ -122,7 +125,7 @@ class IntSimPanel(QWidget):
             self._note("Integer simulation was not run for this result.")
         elif r.refused:
             self.facts.setText(f'<span style="color:{theme.DANGER}">Refused.</span> {r.refused}')
-            self._note("No integer result to compare.")
+            self._note("")                   # the reason above says it all
         else:
             self.facts.setText(_table(report_facts(r)))
             self._note("Select a VPU layer (conv, linear, add, pool …) to see how its integer "
@@ -149,6 +152,32 @@ class IntSimPanel(QWidget):
     def _note(self, text: str) -> None:
         self.note.setText(text)
         self._stack.setCurrentWidget(self.note)
+        self._fit_to_text()
+
+    def _fit_to_text(self) -> None:
+        """Without a chart the panel is as tall as its text: the node panel above gets the rest."""
+        margins = self.layout().contentsMargins()
+        width = max(self.width() - margins.left() - margins.right(), 200)
+        note = self.note.heightForWidth(width) if self.note.text() else 0
+        height = (margins.top() + margins.bottom() + 2 * self.layout().spacing()
+                  + self.title.sizeHint().height() + max(self.facts.heightForWidth(width), 0) + note
+                  + self.fontMetrics().lineSpacing())  # rich text wraps a little wider than measured
+        self.setMinimumHeight(0)
+        self.plot.setMinimumHeight(0)       # the hidden chart must not reserve its height
+        self._body.setVisible(bool(self.note.text()))
+        if self.maximumHeight() != height:
+            self.setMaximumHeight(max(height, 40))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._stack.currentWidget() is self.note and event.size().width() != event.oldSize().width():
+            self._fit_to_text()     # the text wraps anew at the new width
+
+    def _fit_to_chart(self) -> None:
+        self.setMaximumHeight(16777215)     # QWIDGETSIZE_MAX
+        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
+        self._body.setVisible(True)
+        self.setMinimumHeight(CHART_MIN_HEIGHT)
 
     def _draw(self, la) -> None:
         item = self.plot.getPlotItem()
@@ -174,3 +203,4 @@ class IntSimPanel(QWidget):
         top = max([*local.values(), *drift.values()])
         item.setYRange(0, top * 1.25, padding=0)
         self._stack.setCurrentIndex(1)
+        self._fit_to_chart()

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QObject, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QAction, QColor, QPainter
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QListView, QMenu,
                                QPushButton, QSpinBox, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QToolBar, QToolButton, QWidget)
@@ -130,6 +130,13 @@ class RunControls(QObject):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.setToolTip("Stop the running job (Ctrl+.)")
+        # In the Run menu: XNNPACK's activation observers as torchao ships them (identical qparams,
+        # up to minutes slower on untrained models); for checking the fast ones, not for daily use.
+        self.reference_observers = QAction("Use torchao's stock observers (reference, slow)", self)
+        self.reference_observers.setCheckable(True)
+        self.reference_observers.setToolTip(
+            "Quantize with torchao's own HistogramObserver instead of the fast one: the same scales "
+            "and zero points, computed by the original (slow) search")
         self._connect()
         self.set_catalogue([])
         self.set_profiles([])
@@ -167,6 +174,7 @@ class RunControls(QObject):
         self.batch.currentIndexChanged.connect(self._changed)
         self.batch_size.valueChanged.connect(self._changed)
         self.calib.valueChanged.connect(self._changed)
+        self.reference_observers.toggled.connect(self._changed)
         self.run_button.clicked.connect(self.run_clicked)
         self.cancel_button.clicked.connect(self.cancel_clicked)
 
@@ -268,7 +276,8 @@ class RunControls(QObject):
             quantizer="vpu" if self.quantizer.checkedId() == 0 else "xnnpack",
             per_tensor=self.weights.currentIndex() == 1, dynamic_batch=self.batch.currentIndex() == 1,
             batch_size=self.batch_size.value() or None, calib_batches=self.calib.value(),
-            calib_data=self._calib_data, profile=self.profile.path())
+            calib_data=self._calib_data, profile=self.profile.path(),
+            reference_observers=self.reference_observers.isChecked())
 
     def set_config(self, config: RunConfig) -> None:
         """Show `config` (without announcing a change); fields without a control are kept."""
@@ -282,6 +291,7 @@ class RunControls(QObject):
         self.batch_size.setValue(config.batch_size or 0)
         self.calib.setValue(int(config.calib_batches))
         self.set_calib_data(config.calib_data)
+        self.reference_observers.setChecked(config.reference_observers)
         self._updating = False
         self.set_profile(config.profile)
         self._sync_weights()

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTre
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from app import theme
-from vpu_core.formatting import compact_ints, node_label
+from vpu_core.formatting import compact_ints, count_text, node_label
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -127,8 +127,10 @@ class ViolationsTable(_NodeTable):
 
     def _apply_filter(self, text: str) -> None:
         needle = text.strip().lower()
-        total = shown_total = 0
+        total = shown_total = on_cpu = 0
         for group, result in self._groups:
+            if not hasattr(result, "rule"):          # constraint 1's group: CPU ops, not violations
+                on_cpu += group.childCount()
             rule = getattr(result, "rule", result)
             rule_match = needle in rule.id.lower() or needle in rule.title.lower()
             shown = 0
@@ -142,7 +144,8 @@ class ViolationsTable(_NodeTable):
             shown_total += shown
             self._label_group(group, result, shown)
             group.setHidden(bool(needle) and shown == 0 and not rule_match)
-        self.count_label.setText(f"{shown_total} of {total} shown" if needle else f"{total} violations")
+        summary = count_text(total - on_cpu, "violation") + (f" · {on_cpu} on the CPU" if on_cpu else "")
+        self.count_label.setText(f"{shown_total} of {total} shown" if needle else summary)
 
     @staticmethod
     def _label_group(group: QTreeWidgetItem, result, shown: int) -> None:

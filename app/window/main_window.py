@@ -190,7 +190,7 @@ class MainWindow(QMainWindow):
         config = self.controls.config()
         self.store.save_run_options({k: getattr(config, k) for k in
                                      ("quantizer", "per_tensor", "dynamic_batch", "calib_batches",
-                                      "batch_size", "profile")})
+                                      "batch_size", "profile", "reference_observers")})
         self.store.sync()
         self.runs.jobs.shutdown()
         self.whatif.shutdown()

@@ -35,6 +35,8 @@ def build_menus(w) -> None:
     run_menu = bar.addMenu("&Run")
     _action(w, run_menu, "Run", lambda: runs.start(), "Ctrl+R")
     _action(w, run_menu, "Cancel", runs.cancel, "Ctrl+.")
+    run_menu.addSeparator()
+    run_menu.addAction(w.controls.reference_observers)
 
     view_menu = bar.addMenu("&View")
     _action(w, view_menu, "Fit graph", nav.fit, "F")

@@ -1,11 +1,28 @@
 """Mobile CNN with SiLU and squeeze-excite: a narrow EfficientNet (depthwise convs; batch 1)."""
 import torch
+from torch import nn
 from transformers import EfficientNetConfig, EfficientNetModel
+
+
+def trained_scale(model: nn.Module) -> nn.Module:
+    """transformers draws conv and batch-norm weights with std 0.02 whatever their fan-in, so
+    every layer shrinks the activations ~30× and the output is exactly 0 after twenty layers.
+    He init for convs and batch norms with the per-channel spread of a trained network keep the
+    activations at a real model's scale."""
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
+        elif isinstance(m, nn.BatchNorm2d):
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.2, 0.2)
+            m.running_mean.uniform_(-0.2, 0.2)
+            m.running_var.uniform_(0.5, 2.0)
+    return model
 
 
 def get_model():
     torch.manual_seed(0)
     config = EfficientNetConfig(image_size=64, width_coefficient=0.25, depth_coefficient=0.25,
                                 hidden_dim=320)
-    model = EfficientNetModel(config).eval()
+    model = trained_scale(EfficientNetModel(config)).eval()
     return model, (torch.randn(1, 3, 64, 64),)

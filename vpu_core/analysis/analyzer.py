@@ -12,7 +12,7 @@ from vpu_core.analysis.results import Analysis, InputInfo
 from vpu_core.analysis.rules import check_vpu
 from vpu_core.analysis.rules.static_shape import symbols_of
 from vpu_core.analysis.scale_groups import scale_groups
-from vpu_core.analysis.sqnr import measure_sqnr
+from vpu_core.analysis.sqnr import Sqnr, measure
 from vpu_core.analysis.stats import histograms, tensor_qparams
 
 ProgressFn = Callable[[str, float], None]
@@ -35,9 +35,9 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
     # own ("sqnr") and "analyze" is check + partition + shifts + statistics, as the benchmark
     # targets define it.
     sqnr_start = time.perf_counter()
-    layers, e2e = {}, None
+    layers, e2e = {}, Sqnr(None, "no float reference: the program was loaded already quantized")
     if qm.float_graph is not None:
-        layers, e2e = measure_sqnr(qm.float_graph, qm.converted, qm.heldout)
+        layers, e2e = measure(qm.float_graph, qm.converted, qm.heldout)
     sqnr_s = time.perf_counter() - sqnr_start
     nodes, graph_edges, hists = node_infos(g, layers), edges(g), histograms(tensors, requant)
     timings = dict(qm.timings)
@@ -57,8 +57,8 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
         model=qm.name, quantizer=qm.config.quantizer,
         dynamic_batch=bool(qm.config.dynamic_batch or _has_symbols(g)),
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
-        sqnr_db=e2e, layer_sqnr=layers, nodes=nodes, edges=graph_edges, histograms=hists,
-        timings_s=timings, delegation=delegation, inputs=graph_inputs(g),
+        sqnr_db=e2e.db, sqnr_reason=e2e.reason, layer_sqnr=layers, nodes=nodes, edges=graph_edges,
+        histograms=hists, timings_s=timings, delegation=delegation, inputs=graph_inputs(g),
         scale_groups=shared, partition_rule=OP_LIST_RULE, op_candidates=candidates, economics=economics)
 
 

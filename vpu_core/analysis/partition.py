@@ -1,7 +1,9 @@
 """Partition (constraint 1): which nodes run on the VPU, which fall back to the CPU, what crosses.
 
 Assignment of every graph node (each exactly once, to a subgraph id or "cpu"):
-- an op (call_function, not Q/DQ) is a VPU candidate when its ATen op is in the profile's op list;
+- an op (call_function, not Q/DQ) is a VPU candidate when its ATen op is in the profile's op list
+  and every tensor it reads and writes is floating point (int64 ids, bool masks, index and shape
+  arithmetic are never quantized, so they stay on the CPU with that reason);
   a `getitem` follows the op whose tuple it reads;
 - a dequantize belongs to the side of the op it feeds (VPU if any op it feeds is a VPU op);
 - a quantize belongs to the VPU when it feeds a VPU op, or when it quantizes a value produced on
@@ -28,7 +30,7 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleInfo, Subgraph
-from vpu_core.fx_utils import dtype_name, op_name
+from vpu_core.fx_utils import dtype_name, node_dtypes, non_float_tensor, op_name
 from vpu_core.profile import HardwareProfile, op_matches
 from vpu_core.qdq import is_qdq, is_quantize
 
@@ -58,12 +60,22 @@ class _Partitioner(CapabilityBasedPartitioner):
         return self.operator_support.is_node_supported({}, node)
 
 
-def vpu_candidates(gm: GraphModule, profile: HardwareProfile) -> set[str]:
+def dtype_lookup(g: QGraph):
+    """Output dtypes of a node of the converted graph (Q/DQ nodes carry no meta of their own)."""
+    def dtypes_of(node: Node) -> list[torch.dtype]:
+        meta = g.tensor_meta.get(node.name)
+        return [meta[1]] if meta and meta[1] is not None else node_dtypes(node)
+    return dtypes_of
+
+
+def vpu_candidates(g: QGraph) -> set[str]:
     """Names of the call_function nodes that may run on the VPU (see the module docstring)."""
+    gm, profile, dtypes_of = g.gm, g.profile, dtype_lookup(g)
     on_vpu: dict[Node, bool] = {}
     for node in gm.graph.nodes:  # topological: ops and getitems first pass
         if is_op(node):
-            on_vpu[node] = op_matches(op_name(node), profile.vpu_ops)
+            on_vpu[node] = (op_matches(op_name(node), profile.vpu_ops)
+                            and non_float_tensor(node, dtypes_of) is None)
         elif is_getitem(node):
             on_vpu[node] = on_vpu.get(node.args[0], False)
     feeds: dict[Node, bool] = {}
@@ -129,16 +141,32 @@ def boundaries(g: QGraph, assignment: dict) -> tuple[Boundary, ...]:
     return tuple(out)
 
 
-def _cpu_reason(node: Node, profile: HardwareProfile, candidates: set[str]) -> str:
+INT_REASON = "the VPU computes int8-quantized float activations only"
+
+
+def cpu_reason(node: Node, profile: HardwareProfile, candidates: set[str], dtypes_of=node_dtypes) -> str:
+    """Why `node` runs on the CPU. A non-float output comes first (its op may well be listed:
+    an int64 `view` or `add` is index arithmetic, not an activation), then the op list."""
     name = op_name(node)
-    if node.name not in candidates:
+    bad = non_float_tensor(node, dtypes_of)
+    if bad is not None and bad[0] == "output":
+        return f"{_kind(bad[1])} tensor op: {name} produces {dtype_name(bad[1])}; {INT_REASON}"
+    if not op_matches(name, profile.vpu_ops):
         return f"{name} is not in the VPU op list (profile {profile.name})"
+    if bad is not None:
+        return f"{_kind(bad[1])} tensor op: {name} reads {dtype_name(bad[1])} '{bad[0]}'; {INT_REASON}"
+    if node.name not in candidates:  # not reached today: listed, all-float ops are candidates
+        return f"{name} is in the VPU op list but was not proposed for the VPU"
     return f"{name} is in the VPU op list but could not join a VPU subgraph without a cycle"
+
+
+def _kind(dtype: torch.dtype) -> str:
+    return "bool" if dtype == torch.bool else "integer"
 
 
 def partition(g: QGraph) -> PartitionReport:
     gm, profile = g.gm, g.profile
-    candidates = vpu_candidates(gm, profile)
+    candidates = vpu_candidates(g)
     # skip_horizontal_fusion: only merge along data edges, so every subgraph stays connected.
     partitioner = _Partitioner(gm, _NodeSet(candidates), allows_single_node_partition=True,
                                skip_horizontal_fusion=True)
@@ -148,7 +176,8 @@ def partition(g: QGraph) -> PartitionReport:
     for node in gm.graph.nodes:
         if assignment[node.name] != "cpu":
             members[assignment[node.name]].append(node.name)
-    cpu_nodes = tuple(CpuNode(n.name, op_name(n), _cpu_reason(n, profile, candidates))
+    dtypes_of = dtype_lookup(g)
+    cpu_nodes = tuple(CpuNode(n.name, op_name(n), cpu_reason(n, profile, candidates, dtypes_of))
                       for n in gm.graph.nodes if is_op(n) and assignment[n.name] == "cpu")
     bounds = boundaries(g, assignment)
     return PartitionReport(

@@ -212,3 +212,4 @@ class Analysis:
     int_sim: object | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for
     op_candidates: tuple = ()                            # whatif.results.OpCandidate, ranked
     economics: object | None = None                      # whatif.results.Economics of `partition`
+    sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)

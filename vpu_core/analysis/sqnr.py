@@ -1,6 +1,10 @@
 """SQNR of the quantized graph against the float graph: per layer and end to end.
 
-SQNR = 10·log10(Σf² / Σ(f − q)²), in dB, capped at ±200 dB (identical or all-zero outputs).
+SQNR = 10·log10(Σf² / Σ(f − q)²), in dB, over floating-point values only (int64 ids and bool
+masks are never quantized). It is not a number to show when the float reference carries no signal
+(constant or numerically zero) or when nothing quantized reaches the value (bit-identical
+outputs): then the value is None with the reason, never a capped ±200 dB that reads as perfect.
+End to end, every float output counts (all leaves of a tuple / dict / ModelOutput, as one signal).
 
 qm.float_graph and qm.converted run once each through torch.fx.Interpreter on the same batch (the
 held-out batch, which calibration never saw), in lockstep, and their node outputs are compared by
@@ -14,6 +18,7 @@ through that batch_norm's output.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Iterator
 
 import torch
@@ -24,21 +29,42 @@ from vpu_core.analysis.qgraph import is_op
 from vpu_core.fx_utils import op_name
 from vpu_core.qdq import is_dequantize, is_quantize
 
-_CAP_DB = 200.0
 _FOLDED = ("batch_norm", "_native_batch_norm_legit_no_training", "_native_batch_norm_legit")
+ZERO_ABS = 1e-6        # a float reference whose every |value| is below this is "numerically zero"
+CONSTANT_REL = 1e-6    # … and one whose spread is below this fraction of its magnitude is constant
 
 
-def sqnr_db(ref: torch.Tensor, test: torch.Tensor) -> float:
+@dataclass(frozen=True)
+class Sqnr:
+    db: float | None      # None: not meaningful, see `reason`
+    reason: str = ""
+
+
+def sqnr(ref: torch.Tensor, test: torch.Tensor) -> Sqnr:
+    """SQNR of `test` against the float reference `ref`, or why there is none."""
+    ref = ref.detach().float().reshape(-1)
+    if ref.numel() == 0:
+        return Sqnr(None, "there is no floating-point value to compare")
+    peak = float(ref.abs().max())
+    if peak <= ZERO_ABS:
+        return Sqnr(None, f"the float reference is numerically zero (max |x| = {peak:.1e}): "
+                          "no signal to measure quantization noise against")
+    if float(ref.max() - ref.min()) <= CONSTANT_REL * peak:
+        return Sqnr(None, f"the float reference is constant ({float(ref[0]):.4g} everywhere): "
+                          "it carries no signal to measure quantization noise against")
     # float32 BLAS dot products: ~1e-6 relative error, far below what a dB figure shows, and
     # several times faster than float64 sums on large activations.
-    ref = ref.detach().float().reshape(-1)
     diff = ref - test.detach().float().reshape(-1)
     signal, noise = float(torch.dot(ref, ref)), float(torch.dot(diff, diff))
     if noise == 0.0:
-        return _CAP_DB
-    if signal == 0.0:
-        return -_CAP_DB
-    return max(-_CAP_DB, min(_CAP_DB, 10.0 * math.log10(signal / noise)))
+        return Sqnr(None, "the quantized values equal the float ones exactly: no quantized op "
+                          "reaches them")
+    return Sqnr(10.0 * math.log10(signal / noise))
+
+
+def sqnr_db(ref: torch.Tensor, test: torch.Tensor) -> float | None:
+    """SQNR in dB, or None when it is not meaningful (see `sqnr`)."""
+    return sqnr(ref, test).db
 
 
 def _mutated(gm: GraphModule) -> set[str]:
@@ -141,10 +167,19 @@ def _quantized_value_node(node: Node) -> Node:
 
 
 def measure_sqnr(float_gm: GraphModule, converted: GraphModule, batch: tuple,
-                 float_values: dict | None = None) -> tuple[dict[str, float], float]:
-    """(node name -> SQNR of that op's output, end-to-end SQNR of the graph outputs) on `batch`,
+                 float_values: dict | None = None) -> tuple[dict[str, float], float | None]:
+    """(node name -> SQNR of that op's output, end-to-end SQNR of the graph outputs) on `batch`;
+    see `measure` (this keeps only the numbers)."""
+    layers, e2e = measure(float_gm, converted, batch, float_values)
+    return layers, e2e.db
+
+
+def measure(float_gm: GraphModule, converted: GraphModule, batch: tuple,
+            float_values: dict | None = None) -> tuple[dict[str, float], Sqnr]:
+    """(node name -> SQNR of that op's output, end-to-end Sqnr of the graph outputs) on `batch`,
     from one Interpreter pass per graph (`float_values`: record_float_values of float_gm on
-    `batch`, when several quantized graphs are compared with the same float pass)."""
+    `batch`, when several quantized graphs are compared with the same float pass). Layers whose
+    SQNR is not meaningful are left out."""
     converted_names = {n.name for n in converted.graph.nodes}
     float_nodes = {n.name: n for n in float_gm.graph.nodes}
     pairs = {}
@@ -165,11 +200,17 @@ def measure_sqnr(float_gm: GraphModule, converted: GraphModule, batch: tuple,
                 f = ref.value(float_name)
                 if isinstance(value, torch.Tensor) and isinstance(f, torch.Tensor) \
                         and f.shape == value.shape and f.is_floating_point():
-                    layers[name] = sqnr_db(f, value)
-        return layers, _outputs_sqnr(ref.finish(), test)
+                    db = sqnr_db(f, value)
+                    if db is not None:
+                        layers[name] = db
+        return layers, outputs_sqnr(ref.finish(), test)
 
 
-def _outputs_sqnr(ref, test) -> float:
-    ref = [t.flatten() for t in tree_leaves(ref) if isinstance(t, torch.Tensor)]
-    test = [t.flatten() for t in tree_leaves(test) if isinstance(t, torch.Tensor)]
-    return sqnr_db(torch.cat(ref), torch.cat(test))
+def outputs_sqnr(ref, test) -> Sqnr:
+    """SQNR over every floating-point output leaf (tuples, dicts, ModelOutput dataclasses)."""
+    pairs = [(r, t) for r, t in zip(tree_leaves(ref), tree_leaves(test))
+             if isinstance(r, torch.Tensor) and isinstance(t, torch.Tensor)
+             and r.is_floating_point() and r.shape == t.shape]
+    if not pairs:
+        return Sqnr(None, "the model has no floating-point output to compare")
+    return sqnr(torch.cat([r.flatten() for r, _ in pairs]), torch.cat([t.flatten() for _, t in pairs]))

@@ -1,14 +1,17 @@
 """The pipeline: load → torch.export → prepare_pt2e → calibrate → convert_pt2e.
 
 `run_pipeline` is the first half of `vpu_core.session.inspect` (the one entry point that the
-CLI, the GUI worker, render, report and the benchmark call). It reports progress per stage and checks a cancel flag between stages and calibration batches, so a GUI can stop it.
+CLI, the GUI worker, render, report and the benchmark call). It reports progress per stage, per
+calibration batch and per convert observer, and stops within 0.1 s of a cancel request (see
+vpu_core.progress). With a `store` (vpu_core.cache) each stage's result is reused when its
+inputs did not change: a cached export skips loading and tracing, recorded qparams skip
+calibration and the observer searches.
 The result (`QuantizedModel`) holds live torch objects and stays inside the core; the analysis
 turns it into plain frozen dataclasses for the views.
 """
 from __future__ import annotations
 
 import copy
-import dataclasses
 import threading
 import time
 import traceback
@@ -20,10 +23,12 @@ from torch.fx import GraphModule
 
 from vpu_core.config import RunConfig
 from vpu_core.pipeline.calibration import load_calibration_file, synthetic_batches
-from vpu_core.errors import Cancelled, InspectorError, QuantizationError, short_reason
-from vpu_core.pipeline.tracing import export_module, with_batch
+from vpu_core.errors import Cancelled, ExportError, InspectorError, QuantizationError, short_reason
+from vpu_core.pipeline.observing import Observers, StaleQParams
+from vpu_core.pipeline.tracing import export_program, own_batch, program_module, with_batch
 from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import HardwareProfile, load_profile
+from vpu_core.progress import call_cancellable
 from vpu_core.qdq import is_qdq_graph
 
 ProgressFn = Callable[[str, float], None]
@@ -65,77 +70,152 @@ class _Stages:
     def run(self, stage: str, fn, *args):
         self.report(stage, 0.0)
         start = time.perf_counter()
-        result = fn(*args)
+        result = call_cancellable(fn, *args, cancel=self.cancel)   # cancel within 0.1 s, see progress.py
         self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - start
         self.report(stage, 1.0)
         return result
 
 
 def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
-                 cancel: threading.Event | None = None) -> QuantizedModel:
+                 cancel: threading.Event | None = None, store=None) -> QuantizedModel:
+    """`store` (vpu_core.cache.stages.StageStore) hands back stage results computed before and
+    keeps new ones; without it every stage runs."""
+    store = store or NO_STORE
     st = _Stages(progress, cancel)
     profile = st.run("load", load_profile, config.profile)
-    loaded = st.run("load", load_model, config.model, config.batch_size, config.seed)
-    if loaded.program is not None and is_qdq_graph(loaded.program.graph):
-        return _already_quantized(config, profile, loaded, st)
-    if loaded.program is not None:
-        # A saved float program keeps the batch it was exported with: calibrate at that batch.
-        example = loaded.example_inputs
-        float_gm = st.run("export", loaded.program.module)
+    cached = store.export()
+    if cached is not None:
+        name, float_gm, example = cached
     else:
-        example = with_batch(loaded.example_inputs, config.batch_size)
-        float_gm = st.run("export", export_module, loaded.module, example, config.dynamic_batch,
-                          config.model)
-    batches, heldout = _calibration_data(config, example)
-    converted, scales = _quantize(config, profile, float_gm, batches, st, loaded.name)
-    return QuantizedModel(config, profile, loaded.name, converted, float_gm, example, batches,
-                          heldout, scales, st.timings)
-
-
-def requantized(qm: QuantizedModel, config: RunConfig, profile: HardwareProfile,
-                progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> QuantizedModel:
-    """The run of `config` (`qm`'s configuration under another profile) from `qm`'s exported float
-    graph and calibration data: prepare → calibrate → convert only, no load and no export."""
-    if qm.float_graph is None:
-        raise QuantizationError(f"'{qm.name}' has no float graph to quantize again.")
-    st = _Stages(progress, cancel)
-    st.timings.update(load=0.0, export=0.0)
-    converted, scales = _quantize(config, profile, qm.float_graph, qm.calib_batches, st, qm.name)
-    return dataclasses.replace(qm, config=config, profile=profile, converted=converted,
-                               observer_scales=scales, timings=st.timings)
-
-
-def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule, batches: list[tuple],
-              st: _Stages, name: str) -> tuple[GraphModule, list[dict]]:
-    prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
-    st.run("calibrate", _calibrate, prepared, batches, st)
-    scales = observer_scales(prepared)
-    converted = st.run("convert", _convert, prepared)
+        loaded = st.run("load", load_model, config.model, config.batch_size, config.seed)
+        name = loaded.name
+        if loaded.program is not None:
+            # A saved program keeps the batch it was exported with (or a dynamic one).
+            example = program_example(loaded, config.batch_size)
+            if is_qdq_graph(loaded.program.graph):
+                return _already_quantized(config, profile, loaded, example, st)
+            float_gm = st.run("export", program_module, loaded.program)
+        else:
+            own = own_batch(loaded.example_inputs)
+            batch = config.batch_size or own
+            example = with_batch(loaded.example_inputs, batch)
+            program = st.run("export", export_program, loaded.module, example, config.dynamic_batch,
+                             config.model, (own, batch))
+            float_gm = program_module(program)
+            store.put_export(name, program, float_gm, example)
+    batches, heldout = store.calibration() or store.put_calibration(
+        *_calibration_data(config, example, input_names(float_gm)))
+    converted, scales = _quantize(config, profile, float_gm, batches, st, store)
     if not is_qdq_graph(converted.graph):
         raise QuantizationError(
             f"Nothing to quantize: the {config.quantizer} quantizer found no op it can quantize in "
             f"'{name}' (every op stays fp32 on the CPU).")
+    return QuantizedModel(config, profile, name, converted, float_gm, example, batches,
+                          heldout, scales, st.timings)
+
+
+def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule, batches: list[tuple],
+              st: _Stages, store) -> tuple[GraphModule, list[dict]]:
+    """prepare → calibrate → convert; with the qparams an earlier run recorded, prepare → convert."""
+    prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
+    observers = Observers(prepared, st.report)
+    recorded = store.qparams()
+    if recorded is not None and observers.freeze(recorded):
+        try:
+            return st.run("convert", _convert, prepared), observers.observer_scales()
+        except StaleQParams:  # convert stopped half way: start again from the float graph
+            prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
+            observers = Observers(prepared, st.report)
+    st.run("calibrate", _calibrate, prepared, batches, st)
+    converted = st.run("convert", _convert, prepared)
+    scales = observers.observer_scales()
+    store.put_qparams(observers.recorded())
     return converted, scales
 
 
-def _already_quantized(config, profile, loaded, st: _Stages) -> QuantizedModel:
-    converted = st.run("export", loaded.program.module)
+def requantize(qm: QuantizedModel, profile: HardwareProfile, progress: ProgressFn | None = None,
+               cancel: threading.Event | None = None) -> GraphModule:
+    """prepare → calibrate → convert the float graph of `qm` again, under `profile`.
+
+    No export and no new data: the same exported float graph and the same calibration batches as
+    `qm`'s run, so what-if runs (vpu_core.whatif) differ from it only by the profile.
+    """
+    if qm.float_graph is None:
+        raise QuantizationError(f"'{qm.name}' has no float graph to quantize again.")
+    converted, _ = _quantize(qm.config, profile, qm.float_graph, qm.calib_batches, _Stages(progress, cancel),
+                             NO_STORE)
+    return converted
+
+
+class _NoStore:
+    """run_pipeline without a cache: every stage runs, nothing is kept."""
+
+    def export(self):
+        return None
+
+    def put_export(self, name, program, float_gm, example) -> None:
+        pass
+
+    def calibration(self):
+        return None
+
+    def put_calibration(self, batches, heldout):
+        return batches, heldout
+
+    def qparams(self):
+        return None
+
+    def put_qparams(self, recorded) -> None:
+        pass
+
+
+NO_STORE = _NoStore()
+
+
+def program_example(loaded, batch_size: int | None) -> tuple:
+    """Example inputs of a saved program, re-batched only if asked and its batch is dynamic."""
     example = loaded.example_inputs
+    own = own_batch(example)
+    if batch_size is None or batch_size == own:
+        return example
+    if not _dynamic_batch(loaded.program):
+        raise ExportError(
+            f"Cannot change the batch of the saved program '{loaded.name}' from {own} to {batch_size}: "
+            "its shapes were fixed when it was exported; re-export the model at that batch or with a "
+            "dynamic batch, or keep its own batch.")
+    return with_batch(example, batch_size)
+
+
+def _dynamic_batch(program) -> bool:
+    for node in program.graph.nodes:
+        val = node.meta.get("val")
+        if node.op == "placeholder" and isinstance(val, torch.Tensor) and val.dim() \
+                and isinstance(val.shape[0], torch.SymInt):
+            return True
+    return False
+
+
+def input_names(gm: GraphModule) -> list[str]:
+    """The graph's user inputs in call order (placeholders of torch.export's .module())."""
+    return [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+
+
+def _already_quantized(config, profile, loaded, example, st: _Stages) -> QuantizedModel:
+    converted = st.run("export", program_module, loaded.program)
     for stage in ("prepare", "calibrate", "convert"):
         st.timings[stage] = 0.0
     return QuantizedModel(config, profile, loaded.name, converted, None, example, [example], example,
                           timings=st.timings, already_quantized=True)
 
 
-def _calibration_data(config: RunConfig, example: tuple) -> tuple[list[tuple], tuple]:
-    batch_size = example[0].shape[0]
+def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tuple[list[tuple], tuple]:
     if config.calib_data:
-        batches = load_calibration_file(config.calib_data, example, batch_size)
+        batches = load_calibration_file(config.calib_data, example, names=names)
         heldout = batches[-1]
         batches = batches[:-1] or batches
         return batches[: max(config.calib_batches, 1)], heldout
-    batches = synthetic_batches(example, max(config.calib_batches, 1), batch_size, config.seed)
-    heldout = synthetic_batches(example, 1, batch_size, config.seed + 7919)[0]
+    batches = synthetic_batches(example, max(config.calib_batches, 1), config.seed)
+    heldout = synthetic_batches(example, 1, config.seed + 7919)[0]
     return batches, heldout
 
 
@@ -144,7 +224,7 @@ def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule) -> Gr
 
     from vpu_core.quantizers import make_quantizer
 
-    quantizer = make_quantizer(config.quantizer, profile, config.per_tensor)
+    quantizer = make_quantizer(config.quantizer, profile, config.per_tensor, config.reference_observers)
     try:
         return prepare_pt2e(gm, quantizer)
     except InspectorError:
@@ -169,49 +249,7 @@ def _convert(prepared: GraphModule) -> GraphModule:
 
     try:
         return convert_pt2e(prepared)
+    except (InspectorError, StaleQParams):  # Cancelled between observers; a replay that does not fit
+        raise
     except Exception as exc:
         raise QuantizationError(f"convert_pt2e failed: {short_reason(exc)}", traceback.format_exc()) from None
-
-
-def requantize(qm: QuantizedModel, profile: HardwareProfile, progress: ProgressFn | None = None,
-               cancel: threading.Event | None = None) -> GraphModule:
-    """prepare → calibrate → convert the float graph of `qm` again, under `profile`.
-
-    No export and no new data: the same exported float graph and the same calibration batches as
-    `qm`'s run, so what-if runs (vpu_core.whatif) differ from it only by the profile.
-    """
-    if qm.float_graph is None:
-        raise QuantizationError(f"'{qm.name}' has no float graph to quantize again.")
-    st = _Stages(progress, cancel)
-    prepared = st.run("prepare", _prepare, qm.config, profile, copy.deepcopy(qm.float_graph))
-    st.run("calibrate", _calibrate, prepared, qm.calib_batches, st)
-    return st.run("convert", _convert, prepared)
-
-
-def observer_scales(prepared: GraphModule) -> list[dict]:
-    """Float scale vs power-of-two scale of every pow2 observer, keyed by what it observes.
-
-    `producer` is the observed node's name (kept by convert for activations); `consumers` are the
-    ops reading the observed value (how a weight is found again after convert folds it).
-    """
-    out = []
-    for node in prepared.graph.nodes:
-        if node.op != "call_module":
-            continue
-        obs = getattr(prepared, node.target, None)
-        if not hasattr(obs, "calculate_qparams") or not hasattr(obs, "min_val"):
-            continue
-        try:
-            scale, _ = obs.calculate_qparams()
-        except Exception:  # an observer that saw no data
-            continue
-        float_scale = getattr(obs, "float_scale", scale)
-        src = node.args[0]
-        out.append({
-            "observer": node.name, "producer": getattr(src, "name", str(src)),
-            "producer_op": getattr(src, "op", ""),
-            "consumers": [u.name for u in node.users],
-            "scale": [float(s) for s in scale.flatten()],
-            "float_scale": [float(s) for s in float_scale.flatten()],
-        })
-    return out

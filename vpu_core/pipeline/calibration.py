@@ -14,30 +14,43 @@ import torch
 from vpu_core.errors import CalibrationError, short_reason
 
 
-def synthetic_batches(example_inputs: tuple, n_batches: int, batch_size: int, seed: int) -> list[tuple]:
-    """`n_batches` tuples of standard-normal tensors, deterministic in `seed`."""
+def synthetic_batches(example_inputs: tuple, n_batches: int, seed: int) -> list[tuple]:
+    """`n_batches` tuples shaped and typed like the example inputs, deterministic in `seed`.
+
+    Each input keeps its dtype, its exact shape (the model's batch) and its value range:
+    - floating point: normal samples with the example's mean and spread, clipped to its
+      [min, max] (an image in [0, 1] stays in [0, 1]); a constant or two-valued float input (a
+      float mask) is kept as it is;
+    - integer: uniform within the example's own [min, max], so token ids stay valid ids;
+    - bool (masks): kept as they are.
+    """
     gen = torch.Generator().manual_seed(seed)
-    batches = []
-    for _ in range(n_batches):
-        batch = []
-        for t in example_inputs:
-            shape = (batch_size, *t.shape[1:])
-            if t.dtype.is_floating_point:
-                batch.append(torch.randn(shape, generator=gen, dtype=t.dtype))
-            else:  # integer inputs (token ids…): sample within the example's range
-                hi = int(t.max()) + 1 if t.numel() else 2
-                batch.append(torch.randint(0, max(hi, 2), shape, generator=gen, dtype=t.dtype))
-        batches.append(tuple(batch))
-    return batches
+    return [tuple(_sample_like(t, gen) for t in example_inputs) for _ in range(n_batches)]
 
 
-def load_calibration_file(path: str | Path, example_inputs: tuple, batch_size: int,
-                          max_batches: int | None = None) -> list[tuple]:
-    """Split the samples of a .pt / .npz file into batches matching the example inputs."""
-    arrays = _read_arrays(Path(path))
-    if len(arrays) != len(example_inputs):
-        raise CalibrationError(f"Calibration file {path} holds {len(arrays)} tensor(s) but the model "
-                               f"takes {len(example_inputs)} input(s).")
+def _sample_like(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    if t.numel() == 0 or t.dtype == torch.bool or t.is_complex():
+        return t.clone()
+    if t.dtype.is_floating_point:
+        x = t.detach().float()
+        if torch.unique(x).numel() <= 2:  # constant, or a 0/1-style float mask
+            return t.clone()
+        lo, hi = x.min(), x.max()
+        sample = torch.randn(t.shape, generator=gen) * x.std() + x.mean()
+        return sample.clamp(lo, hi).to(t.dtype)
+    lo, hi = int(t.min()), int(t.max())
+    return torch.randint(lo, hi + 1, t.shape, generator=gen, dtype=t.dtype)
+
+
+def load_calibration_file(path: str | Path, example_inputs: tuple, batch_size: int | None = None,
+                          max_batches: int | None = None, names: list[str] | None = None) -> list[tuple]:
+    """Split the samples of a .pt / .npz file into batches matching the example inputs.
+
+    The batch defaults to the example's (dim 0 of its first input); a short last batch is
+    dropped, since a static export fixes the batch. See `_per_input` for the layouts a file may use.
+    """
+    path = Path(path)
+    arrays = _per_input(path, _read(path), example_inputs, names)
     n = arrays[0].shape[0] if arrays[0].dim() else 0
     for i, (a, ex) in enumerate(zip(arrays, example_inputs)):
         if a.dim() == 0 or a.shape[0] == 0:
@@ -51,6 +64,11 @@ def load_calibration_file(path: str | Path, example_inputs: tuple, batch_size: i
             bad = int((~torch.isfinite(a)).sum())
             raise CalibrationError(f"Calibration file {path}: input {i} contains {bad} NaN/inf "
                                    "value(s); refusing to calibrate on them.")
+        if a.dtype.is_floating_point and not ex.dtype.is_floating_point:
+            raise CalibrationError(f"Calibration file {path}: input {i} holds floating-point values "
+                                   f"but the model takes {str(ex.dtype).replace('torch.', '')} "
+                                   "(token ids, masks): store them with that dtype.")
+    batch_size = batch_size or next((int(t.shape[0]) for t in example_inputs if t.dim() > 0), 1)
     arrays = [a.to(ex.dtype) for a, ex in zip(arrays, example_inputs)]
     batches = [tuple(a[s:s + batch_size] for a in arrays) for s in range(0, n, batch_size)]
     # A static export fixes the batch size: a short last batch would not run through it.
@@ -58,31 +76,72 @@ def load_calibration_file(path: str | Path, example_inputs: tuple, batch_size: i
     return batches[:max_batches] if max_batches else batches
 
 
-def _read_arrays(path: Path) -> list[torch.Tensor]:
+_LAYOUTS = ("a tensor (one input), a tuple/list/dict of tensors (one per model input, samples "
+            "along dim 0), or a list of samples, each a tensor, tuple or dict")
+
+
+def _per_input(path: Path, obj, example: tuple, names: list[str] | None) -> list[torch.Tensor]:
+    """One tensor per model input, samples along dim 0, from any of the layouts in _LAYOUTS.
+
+    Dict keys are matched to the model's input names when they are the same set, else taken in
+    order. A list of samples is told from a list of per-input tensors by its elements: tuples or
+    dicts, or (one-input models) more tensors than inputs.
+    """
+    if isinstance(obj, torch.Tensor):
+        obj = [obj]
+    if isinstance(obj, dict):
+        obj = _ordered(path, obj, len(example), names)
+    if not isinstance(obj, (list, tuple)) or not obj:
+        raise CalibrationError(f"Calibration file {path} must hold {_LAYOUTS}.")
+    if all(isinstance(t, torch.Tensor) for t in obj) and len(obj) == len(example):
+        return list(obj)
+    if all(isinstance(t, torch.Tensor) for t in obj) and len(example) > 1:
+        raise CalibrationError(f"Calibration file {path} holds {len(obj)} tensor(s) but the model "
+                               f"takes {len(example)} input(s).")
+    samples = [_sample_inputs(path, s, example, names, i) for i, s in enumerate(obj)]
+    return [torch.cat([s[k] for s in samples]) for k in range(len(example))]
+
+
+def _sample_inputs(path: Path, sample, example: tuple, names, index: int) -> list[torch.Tensor]:
+    """One sample of a list-of-samples file: a tensor per input, with a batch dim added to a
+    sample stored without one."""
+    if isinstance(sample, torch.Tensor):
+        sample = [sample]
+    elif isinstance(sample, dict):
+        sample = _ordered(path, sample, len(example), names)
+    if not isinstance(sample, (list, tuple)) or not all(isinstance(t, torch.Tensor) for t in sample):
+        raise CalibrationError(f"Calibration file {path}: sample {index} is not a tensor, tuple or "
+                               "dict of tensors.")
+    if len(sample) != len(example):
+        raise CalibrationError(f"Calibration file {path}: sample {index} holds {len(sample)} tensor(s) "
+                               f"but the model takes {len(example)} input(s).")
+    return [t.unsqueeze(0) if t.dim() == ex.dim() - 1 else t for t, ex in zip(sample, example)]
+
+
+def _ordered(path: Path, d: dict, n_inputs: int, names: list[str] | None) -> list:
+    if names and set(d) == set(names):
+        return [d[k] for k in names]
+    if len(d) != n_inputs:
+        expected = f" ({', '.join(names)})" if names else ""
+        raise CalibrationError(f"Calibration file {path}: keys {', '.join(map(str, d))} do not match "
+                               f"the model's {n_inputs} input(s){expected}.")
+    return list(d.values())
+
+
+def _read(path: Path):
+    """The file's content: a dict of arrays (.npz) or what torch.load(weights_only=True) gives."""
     if not path.is_file():
         raise CalibrationError(f"Calibration file {path} does not exist.")
     if path.suffix == ".npz":
         try:
             with np.load(path, allow_pickle=False) as data:
-                return [torch.from_numpy(np.array(data[k])) for k in data.files]
+                return {k: torch.from_numpy(np.array(data[k])) for k in data.files}
         except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
             raise CalibrationError(f"Calibration file {path} is not a readable .npz: {short_reason(exc)}.") from None
     if path.suffix in (".pt", ".pth"):
         try:
-            obj = torch.load(path, weights_only=True, map_location="cpu")
+            return torch.load(path, weights_only=True, map_location="cpu")
         except Exception as exc:  # corrupt zip, pickle refused by weights_only, …
             raise CalibrationError(f"Calibration file {path} could not be read safely: "
                                    f"{short_reason(exc)}.") from None
-        return _tensors_of(path, obj)
     raise CalibrationError(f"Calibration file {path}: expected .pt or .npz.")
-
-
-def _tensors_of(path: Path, obj) -> list[torch.Tensor]:
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, dict):
-        obj = list(obj.values())
-    if isinstance(obj, (list, tuple)) and obj and all(isinstance(t, torch.Tensor) for t in obj):
-        return list(obj)
-    raise CalibrationError(f"Calibration file {path} must hold a tensor, or a list/tuple/dict of "
-                           "tensors (one per model input, samples along dim 0).")

@@ -31,11 +31,13 @@ class LoadedModel:
     program: torch.export.ExportedProgram | None = None  # set for .pt2 files
 
 
-def load_model(spec: str, batch_size: int = 1, seed: int = 0) -> LoadedModel:
+def load_model(spec: str, batch_size: int | None = None, seed: int = 0) -> LoadedModel:
+    """Load MODEL with its own example inputs. `batch_size` only shapes a zoo model's random
+    example (None: the entry's own batch); files keep theirs (the pipeline re-batches if asked)."""
     if spec in ZOO:
         entry = ZOO[spec]
         gen = torch.Generator().manual_seed(seed)
-        x = torch.randn((batch_size, *entry.input_shape), generator=gen)
+        x = torch.randn((batch_size or entry.batch, *entry.input_shape), generator=gen)
         return LoadedModel(spec, build_zoo_model(spec, seed), (x,))
     path_part, _, attr = spec.partition(":") if not Path(spec).exists() else (spec, "", "")
     path = Path(path_part)
@@ -58,6 +60,7 @@ def _load_pt2(path: Path) -> LoadedModel:
         raise ModelLoadError(f"Cannot load {path}: not a torch.export program (.pt2 is a zip archive).")
     _check_pt2_version(path)
     chatter = None
+    quiet.import_torchao()  # registers torch.ops.quantized_decomposed, which a Q/DQ program calls
     try:
         with quiet.torch_chatter() as chatter:
             program = torch.export.load(str(path))

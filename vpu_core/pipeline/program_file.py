@@ -1,4 +1,11 @@
-"""Save a converted Q/DQ program with torch.export.save, atomically (a .pt2 that loads back)."""
+"""Save a converted Q/DQ program with torch.export.save, atomically (a .pt2 that loads back).
+
+The saved program returns its outputs as a flat tuple of tensors: a program that kept the
+model's own output structure (a `transformers` ModelOutput dataclass, a dict) would record that
+Python type in its call signature, and torch.export.load then needs the same class imported and
+registered for serialization, so the file would not open in a plain Python or in this tool.
+Loading needs torch.ops.quantized_decomposed registered: `import torchao` first (the tool does).
+"""
 from __future__ import annotations
 
 import traceback
@@ -8,16 +15,32 @@ from vpu_core.errors import short_reason
 from vpu_core.files import SaveError, atomic_write
 
 
+def flat_output_module(gm):
+    """A copy of an exported GraphModule that takes its inputs positionally and returns the flat
+    tuple of its output leaves (same nodes, names and meta; the original is not touched)."""
+    from torch.fx import Graph, GraphModule
+
+    graph = Graph()  # the plain code generator: no pytree in / out specs
+    out = graph.graph_copy(gm.graph, {})
+    graph.output(tuple(out) if isinstance(out, (list, tuple)) else (out,))
+    flat = GraphModule(gm, graph)
+    flat.meta.update(getattr(gm, "meta", {}))
+    return flat
+
+
 def save_program(qm, path: Path) -> None:
     """Re-export the converted GraphModule and save it, loadable with torch.export.load."""
     import torch  # lazily: the GUI uses this module's path checks before torch is loaded
 
-    dynamic_shapes = None
+    from vpu_core.pipeline.tracing import dynamic_batch_shapes, own_batch, with_batch
+
+    example, dynamic_shapes = tuple(qm.example_inputs), None
     if qm.config.dynamic_batch and not qm.already_quantized:
-        batch = torch.export.Dim("batch", min=1, max=4096)
-        dynamic_shapes = tuple({0: batch} for _ in qm.example_inputs)
+        if own_batch(example) < 2:  # torch.export specialises batch 1: trace at 2, as the run did
+            example = with_batch(example, 2)
+        dynamic_shapes = dynamic_batch_shapes(example)
     try:
-        program = torch.export.export(qm.converted, tuple(qm.example_inputs),
+        program = torch.export.export(flat_output_module(qm.converted), example,
                                       dynamic_shapes=dynamic_shapes, strict=False)
     except Exception as exc:
         raise SaveError(f"Could not export the converted program for saving: {short_reason(exc)}",

@@ -6,7 +6,9 @@ from vpu_core.profile import HardwareProfile
 QUANTIZERS = ("vpu", "xnnpack")
 
 
-def make_quantizer(kind: str, profile: HardwareProfile, per_tensor: bool = False):
+def make_quantizer(kind: str, profile: HardwareProfile, per_tensor: bool = False,
+                   reference_observers: bool = False):
+    """`reference_observers`: torchao's stock observers instead of the fast, identical ones."""
     if kind == "vpu":
         from vpu_core.quantizers.vpu import MyVPUQuantizer
 
@@ -14,5 +16,6 @@ def make_quantizer(kind: str, profile: HardwareProfile, per_tensor: bool = False
     if kind == "xnnpack":
         from vpu_core.quantizers.xnnpack import make_xnnpack_quantizer
 
-        return make_xnnpack_quantizer(per_channel=not per_tensor)
+        return make_xnnpack_quantizer(per_channel=not per_tensor,
+                                      reference_observers=reference_observers)
     raise ValueError(f"unknown quantizer {kind!r} (choose from {', '.join(QUANTIZERS)})")

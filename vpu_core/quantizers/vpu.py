@@ -24,7 +24,7 @@ from torchao.quantization.pt2e.quantizer import (
 )
 
 from vpu_core.errors import StaticShapeError
-from vpu_core.fx_utils import op_name, tensor_shape_text
+from vpu_core.fx_utils import node_dtypes, non_float_tensor, op_name, tensor_shape_text
 from vpu_core.profile import HardwareProfile, load_profile, op_matches
 from vpu_core.quantizers.observers import Pow2MinMaxObserver, Pow2PerChannelMinMaxObserver
 
@@ -77,6 +77,8 @@ class MyVPUQuantizer(Quantizer):
             name = op_name(node)
             if not op_matches(name, self.profile.vpu_ops):
                 continue  # constraint 1: no kernel -> no annotation -> stays fp32 on the CPU
+            if not is_float_op(node):
+                continue  # int64 ids, bool masks, index math: not activations, never quantized
             if op_matches(name, WEIGHTED_OPS):
                 self._annotate_weighted(node)
             elif op_matches(name, self.profile.shared_scale_ops):
@@ -167,8 +169,20 @@ def _derive_bias_qparams(obs_or_fqs) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _tensor_inputs(node: Node) -> list[Node]:
+    """Tensor inputs, each once: `cat((freqs, freqs))` (rotary embeddings) or `add(x, x)` name
+    one node twice, and a spec shared with itself would be a cycle for prepare_pt2e."""
     args = node.args[0] if op_matches(op_name(node), ("cat",)) else node.args
-    return [a for a in args if isinstance(a, Node) and isinstance(a.meta.get("val"), torch.Tensor)]
+    return list(dict.fromkeys(a for a in args if isinstance(a, Node)
+                              and isinstance(a.meta.get("val"), torch.Tensor)))
+
+
+def is_float_op(node: Node) -> bool:
+    """Every tensor the op reads and writes is floating point (only those can become int8).
+
+    Token ids, masks, position/index tensors and shape arithmetic stay as they are: quantizing
+    them would be wrong (an int64 index is no activation), and PT2E's quantize ops assert float.
+    """
+    return bool(node_dtypes(node)) and non_float_tensor(node) is None
 
 
 def _is_static(val) -> bool:

@@ -1,10 +1,80 @@
-"""ExecuTorch's XNNPACKQuantizer: the reference CPU backend's quantizer (per-channel or per-tensor)."""
+"""ExecuTorch's XNNPACKQuantizer: the reference CPU backend's quantizer (per-channel or per-tensor).
+
+Used as ExecuTorch ships it, with one repair where it would break real models: its
+transform_for_annotation turns every scalar operand of add / mul into a float32 tensor constant,
+also in integer index arithmetic (`arange(n) + 0` in transformers' attention masks), which turns
+int64 index tensors into float ones and the model then fails to run ("tensors used as indices
+must be long…", "Tensor dtype mismatch"). Integer and bool add / mul keep their scalars.
+
+And one saving: its QAT-only patterns (conv + batch norm) are skipped. prepare_pt2e folds every
+batch norm into its conv before annotating, so they never match in post-training quantization,
+but building each one runs a strict torch.export of the pattern: 5–10 s of every prepare.
+
+Its static activation observer is torchao's HistogramObserver, whose min/max search can take
+seconds per observer on untrained models. Unless `reference_observers` is asked for, the config
+is ExecuTorch's own with that observer swapped for FastHistogramObserver: same constructor
+arguments, same algorithm, bit-identical qparams (see fast_observers.py).
+"""
 from __future__ import annotations
 
+import dataclasses
 
-def make_xnnpack_quantizer(per_channel: bool = True):
+
+def make_xnnpack_quantizer(per_channel: bool = True, reference_observers: bool = False):
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer, get_symmetric_quantization_config,
     )
 
-    return XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=per_channel))
+    class FloatOnlyXNNPACKQuantizer(XNNPACKQuantizer):
+        SUPPORTED_PATTERNS = [p for p in XNNPACKQuantizer.SUPPORTED_PATTERNS if not p.is_qat]
+
+        def transform_for_annotation(self, model):
+            return _keep_integer_scalars(model, super().transform_for_annotation)
+
+    config = get_symmetric_quantization_config(is_per_channel=per_channel)
+    if not reference_observers:
+        config = with_fast_observers(config)
+    return FloatOnlyXNNPACKQuantizer().set_global(config)
+
+
+def _keep_integer_scalars(model, transform):
+    """Run ExecuTorch's scalar-to-tensor transform, then give non-float add / mul their scalars
+    back (and drop the float constants it made for them)."""
+    import torch
+    from torch.fx import Node
+
+    from vpu_core.fx_utils import node_dtypes
+
+    targets = (torch.ops.aten.add.Tensor, torch.ops.aten.mul.Tensor)
+    keep = {n: n.args for n in model.graph.nodes if n.op == "call_function" and n.target in targets
+            and any(not d.is_floating_point for d in node_dtypes(n))}
+    model = transform(model)
+    for node, args in keep.items():
+        made = [a for a in node.args if isinstance(a, Node) and a not in args]
+        node.args = args
+        for const in made:
+            if const.op == "get_attr" and not const.users:
+                model.graph.erase_node(const)
+                if hasattr(model, const.target):
+                    delattr(model, const.target)
+    model.recompile()
+    return model
+
+
+def with_fast_observers(config):
+    """A QuantizationConfig whose HistogramObserver constructors build FastHistogramObservers."""
+    fields = ("input_activation", "output_activation", "weight", "bias")
+    return dataclasses.replace(config, **{f: _fast_spec(getattr(config, f)) for f in fields})
+
+
+def _fast_spec(spec):
+    from torchao.quantization.pt2e.observer import HistogramObserver
+
+    from vpu_core.quantizers.fast_observers import FastHistogramObserver
+
+    ctr = getattr(spec, "observer_or_fake_quant_ctr", None)
+    partial = getattr(ctr, "p", None)           # `Observer.with_args(...)` wraps a functools.partial
+    if partial is None or partial.func is not HistogramObserver:
+        return spec
+    fast = FastHistogramObserver.with_args(*partial.args, **partial.keywords)
+    return dataclasses.replace(spec, observer_or_fake_quant_ctr=fast)

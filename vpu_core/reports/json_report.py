@@ -31,6 +31,7 @@ def analysis_to_json(a: Analysis) -> dict:
                      "zero_points": list(t.zero_points), "consumer": t.consumer,
                      "float_scales": list(t.float_scales)} for t in a.tensors],
         "sqnr_db": _plain(a.sqnr_db),
+        "sqnr_reason": a.sqnr_reason or None,   # why sqnr_db is null
         "layer_sqnr_db": {k: _plain(v) for k, v in a.layer_sqnr.items()},
         "graph": {"nodes": [{"name": n.name, "op": n.op, "target": n.target} for n in a.nodes.values()],
                   "edges": [list(e) for e in a.edges]},

@@ -20,7 +20,8 @@ def analysis_to_text(a: Analysis) -> str:
     if a.delegation is not None:
         lines += ["", *partition_lines(a.delegation, title="Real XNNPACK delegation (ExecuTorch)")]
     lines += ["", *_shift_lines(a), ""]
-    sqnr = "n/a (no float reference)" if a.sqnr_db is None else f"{a.sqnr_db:.1f} dB"
+    sqnr = f"not meaningful ({a.sqnr_reason or 'no float reference'})" if a.sqnr_db is None \
+        else f"{a.sqnr_db:.1f} dB"
     lines.append(f"SQNR (float vs quantized, held-aside batch): {sqnr}")
     if a.int_sim is not None:
         from vpu_core.reports.int_sim import int_sim_lines

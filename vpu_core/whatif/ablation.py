@@ -26,7 +26,7 @@ from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import Analysis
 from vpu_core.analysis.rules import RULES, check_vpu
-from vpu_core.analysis.sqnr import _CAP_DB as SQNR_CAP_DB, measure_sqnr, record_float_values
+from vpu_core.analysis.sqnr import Sqnr, measure, record_float_values
 from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled, InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
@@ -143,13 +143,13 @@ def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: Prog
     g = QGraph(converted, qm.profile)             # judged by the baseline profile's rules
     _, violations = check_vpu(g)
     part = partition(g)
-    layers, e2e = measure_sqnr(qm.float_graph, converted, qm.heldout, reference)
+    layers, end_to_end = measure(qm.float_graph, converted, qm.heldout, reference)
     report("measure", 1.0)
     by_rule = Counter(v.rule for v in violations)
-    delta, why = _delta(e2e, baseline.sqnr_db)
+    delta, why = _delta(end_to_end, baseline)
     se = (noise or _Noise(qm)).delta_se(converted) if not why else None
     return AblationEntry(
-        constraint=rule_id, number=info.constraint, title=info.title, sqnr_db=e2e, delta_db=delta,
+        constraint=rule_id, number=info.constraint, title=info.title, sqnr_db=end_to_end.db, delta_db=delta,
         layers=_top_gains(layers, baseline.layer_sqnr), violations=len(violations),
         violations_by_rule=tuple((r, by_rule[r]) for r in RULE_IDS if by_rule[r]),
         subgraphs=len(part.subgraphs), cpu_nodes=len(part.cpu_nodes),
@@ -194,13 +194,13 @@ def _finite(x) -> bool:
     return isinstance(x, float) and math.isfinite(x)
 
 
-def _delta(relaxed: float | None, base: float | None) -> tuple[float, str]:
-    if base is not None and abs(base) >= SQNR_CAP_DB:
-        return 0.0, (f"the baseline SQNR is at its {SQNR_CAP_DB:.0f} dB cap (the quantized output equals "
-                     "the float one, e.g. a constant output): nothing to compare")
-    if _finite(relaxed) and _finite(base):
-        return relaxed - base, ""
-    return 0.0, "no end-to-end SQNR to compare (the float output is constant or near zero)"
+def _delta(relaxed: Sqnr, baseline: Analysis) -> tuple[float, str]:
+    """The change in end-to-end SQNR, or 0 and why there is none to compare."""
+    if _finite(relaxed.db) and _finite(baseline.sqnr_db):
+        return relaxed.db - baseline.sqnr_db, ""
+    if baseline.sqnr_db is None:
+        return 0.0, f"no end-to-end SQNR to compare: {baseline.sqnr_reason or 'the baseline has none'}"
+    return 0.0, f"no end-to-end SQNR to compare: relaxed, {relaxed.reason or 'it has none'}"
 
 
 def _top_gains(layers: dict, base: dict) -> tuple[LayerGain, ...]:

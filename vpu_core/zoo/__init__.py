@@ -17,6 +17,9 @@ class ZooEntry:
     description: str
     factory: Callable[[], nn.Module]
     input_shape: tuple[int, ...]  # one sample, without the batch dimension
+    # The model's own batch: these are edge models, deployed one sample at a time (MLPerf Tiny
+    # measures single-stream latency), so transfer bytes and shapes are those of one inference.
+    batch: int = 1
 
 
 def _mlperf(cls_name: str) -> Callable[[], nn.Module]:

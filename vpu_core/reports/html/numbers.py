@@ -92,7 +92,9 @@ def sqnr_section(a: Analysis, tag: str = "") -> str:
     big = f'<div class="sqnr-big">{esc(db_text(a.sqnr_db))}</div>'
     lede = ("Signal-to-quantization-noise ratio of the quantized model against the float model on a "
             "held-aside batch; higher is better (every 6 dB ≈ one bit).")
-    body = big + '<p class="muted">End to end, at the model output.</p>'
+    where = "End to end, at the model output." if a.sqnr_db is not None or not a.sqnr_reason \
+        else f"Not meaningful: {a.sqnr_reason}."
+    body = big + f'<p class="muted">{esc(where)}</p>'
     bars = layer_bars(a)
     if bars:
         marker = None

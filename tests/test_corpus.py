@@ -1,0 +1,137 @@
+"""The real-model corpus (tests/corpus: small `transformers` configs and a batch-1 CNN) through the
+real command line under both quantizers, at each model's own batch, with the saved program loaded
+back. One run per (model, quantizer) is shared by every test here (conftest.corpus_check).
+
+Saving and re-checking a program costs about as much as the check itself, and the save path does
+not depend on the quantizer, so CI round-trips every model's VPU program and the XNNPACK programs
+of ROUND_TRIP_XNNPACK; CORPUS_ROUND_TRIP=all round-trips every XNNPACK program too."""
+import functools
+import math
+import os
+import re
+from collections import Counter
+
+import pytest
+import torch
+
+from conftest import CORPUS_DIR, corpus_models
+from vpu_core.profile import load_profile, op_matches
+
+MODELS = corpus_models()
+QUANTIZERS = ("vpu", "xnnpack")
+CASES = [(m, q) for m in MODELS for q in QUANTIZERS]
+FAMILIES = {"bert_text", "gpt2_text", "vit_vision", "swin_vision", "resnet_bn", "wav2vec2_audio",
+            "efficientnet_mobile", "mobilevit_hybrid"}
+INT_REASON = "tensor op: "   # "integer tensor op: …" / "bool tensor op: …"
+ROUND_TRIP_XNNPACK = ("bert_text", "resnet_bn")     # int inputs + ModelOutput; folded batch norm
+ALL_ROUND_TRIPS = os.environ.get("CORPUS_ROUND_TRIP") == "all"
+
+
+def saves(stem: str, quantizer: str) -> bool:
+    return quantizer == "vpu" or ALL_ROUND_TRIPS or stem in ROUND_TRIP_XNNPACK
+
+
+@functools.lru_cache(maxsize=None)
+def own_inputs(stem: str) -> list[tuple[list[int], str]]:
+    from vpu_core.pipeline.loading import load_model
+
+    loaded = load_model(f"{CORPUS_DIR}/{stem}.py")
+    return [(list(t.shape), str(t.dtype).replace("torch.", "")) for t in loaded.example_inputs]
+
+
+def test_the_corpus_covers_the_architecture_families():
+    assert FAMILIES <= set(MODELS) and "batch1_reshape" in MODELS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem, quantizer", CASES)
+def test_check_runs_at_the_models_own_batch(corpus_check, stem, quantizer):
+    run = corpus_check(stem, quantizer, saves(stem, quantizer))
+    assert run["code"] in (0, 1), run["err"]
+    data = run["json"]
+    assert data["quantizer"] == quantizer and not data["dynamic_batch"]
+    assert [(i["shape"], i["dtype"]) for i in data["inputs"]] == own_inputs(stem)
+    assert (run["code"] == 1) == bool(data["violations"])
+    if quantizer == "vpu":
+        assert data["violations"] == []           # the VPU quantizer meets its own rules
+    assert data["partition"]["subgraphs"], "something runs on the VPU"
+    shown, laid_out = run["shown"]                  # what the window draws of the same run
+    assert 0 < shown == laid_out <= len(data["graph"]["nodes"])
+    assert isinstance(data["sqnr_db"], float) and 3 < data["sqnr_db"] < 80, data["sqnr_reason"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem, quantizer", CASES)
+def test_cpu_fallbacks_give_the_real_reason(corpus_check, stem, quantizer):
+    data = corpus_check(stem, quantizer, saves(stem, quantizer))["json"]
+    part = data["partition"]
+    vpu_ops = load_profile().vpu_ops
+    for cpu in part["cpu_nodes"]:
+        reason, listed = cpu["reason"], op_matches(cpu["op"], vpu_ops)
+        if "not in the VPU op list" in reason:
+            assert not listed, cpu
+        else:
+            assert INT_REASON in reason and "int8-quantized float activations only" in reason, cpu
+    # Quantize / dequantize nodes only ever carry float activations and int8 / int32 values.
+    quantized = {t["dtype"] for t in data["tensors"]}
+    assert quantized <= {"int8", "int32"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem, quantizer", [c for c in CASES if saves(*c)])
+def test_saved_program_loads_back_with_the_same_result(corpus_check, stem, quantizer):
+    run = corpus_check(stem, quantizer, True)
+    program = torch.export.load(run["pt2"])
+    assert any("quantize_per_tensor" in str(n.target) for n in program.graph.nodes)
+    saved = run["saved"]
+    assert saved["code"] == run["code"], saved["err"]
+    assert summary(saved["json"]) == summary(run["json"])
+    assert saved["json"]["sqnr_db"] is None and "already quantized" in saved["json"]["sqnr_reason"]
+
+
+def summary(data: dict) -> dict:
+    """What a saved program must reproduce: rules, violations, partition, qparams, shifts, inputs.
+
+    torch.export renames nodes when it saves a program (quantize_per_tensor_default_3 →
+    quantize_per_tensor_2, _scale_0 → _frozen_param0, expand_2 → expand when two expands were
+    folded away), so every node is named by its op and rank among the nodes of that op
+    ("unsqueeze.default#3"), in graph order (constants just "get_attr": a saved program lists
+    them first): equal summaries mean the same nodes in the same order with the same partition,
+    reasons, qparams, shifts and violations."""
+    rank, names = Counter(), {}
+    for n in data["graph"]["nodes"]:
+        if n["op"] == "get_attr":       # constants: a saved program lists them all first
+            names[n["name"]] = "get_attr"
+            continue
+        names[n["name"]] = f"{n['op']}#{rank[n['op']]}"
+        rank[n["op"]] += 1
+    word = re.compile("|".join(sorted(map(re.escape, names), key=len, reverse=True)))
+
+    def c(text: str) -> str:
+        return word.sub(lambda m: names[m.group(0)] if m.group(0) in names else m.group(0), text)
+
+    part = data["partition"]
+    return {
+        "nodes": sorted(names.values()),
+        "rules": [(r["id"], r["violations"]) for r in data["rules"]],
+        "violations": [(v["rule"], c(v["node"]), c(v["message"])) for v in data["violations"]],
+        "subgraphs": [sorted(map(c, s["nodes"])) for s in part["subgraphs"]],
+        "cpu_nodes": [(c(n["node"]), n["op"], n["reason"]) for n in part["cpu_nodes"]],
+        "boundaries": [(c(b["src"]), c(b["dst"]), b["direction"], b["bytes"], b["dtype"])
+                       for b in part["boundaries"]],
+        "transfer_bytes": part["transfer_bytes"],
+        "tensors": [(c(t["node"]), t["kind"], t["dtype"], t["scales"], t["zero_points"], c(t["consumer"]))
+                    for t in data["tensors"]],
+        "requant": [(c(r["node"]), r["shifts"], r["exact"], r["nearest_shifts"]) for r in data["requant"]],
+        "inputs": [(i["shape"], i["dtype"]) for i in data["inputs"]],
+    }
+
+
+@pytest.mark.slow
+def test_text_models_keep_their_token_ids_and_masks(corpus_check):
+    data = corpus_check("bert_text", "vpu", True)["json"]
+    assert [i["dtype"] for i in data["inputs"]] == ["int64", "int64"]
+    reasons = {c["node"]: c["reason"] for c in data["partition"]["cpu_nodes"]}
+    assert any(r.startswith("integer tensor op") for r in reasons.values())
+    assert any(r.startswith("bool tensor op") for r in reasons.values())
+    assert all(math.log2(s).is_integer() for t in data["tensors"] for s in t["scales"])

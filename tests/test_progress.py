@@ -1,0 +1,78 @@
+"""Progress you can trust: per-observer convert progress, cancel within a second, the terminal line."""
+import io
+import threading
+import time
+
+import pytest
+
+from vpu_core.config import RunConfig
+from vpu_core.errors import Cancelled
+from vpu_core.progress import Eta, TerminalProgress, call_cancellable
+from vpu_core.session import STAGE_TITLES, Session
+
+
+def test_cancel_during_convert_stops_within_a_second_and_leaves_nothing_behind():
+    session, cancel = Session(disk_cache=False), threading.Event()
+    seen, cancelled_at = [], []
+
+    def progress(stage, fraction):
+        seen.append((stage, fraction))
+        if stage == "convert" and fraction > 0 and not cancel.is_set():
+            cancelled_at.append(time.perf_counter())
+            cancel.set()
+
+    config = RunConfig(model="resnet8", quantizer="xnnpack", calib_batches=2)
+    with pytest.raises(Cancelled):
+        session.inspect(config, view=None, progress=progress, cancel=cancel)
+    assert cancelled_at and time.perf_counter() - cancelled_at[0] < 1.0
+    convert = [f for s, f in seen if s == "convert"]
+    assert 0.0 < max(convert) < 1.0 and len(set(convert)) >= 2      # per observer, stopped half way
+    calibrate = [f for s, f in seen if s == "calibrate"]
+    assert calibrate[:3] == [0.0, 0.0, 0.5]                          # per batch
+    assert session.memory.get("quantized", session.keys(config).quantized) is None
+    assert session.inspect(config, view=None).analysis.tensors      # the session still works
+
+
+def test_a_long_library_call_is_abandoned_on_cancel():
+    cancel = threading.Event()
+    threading.Timer(0.1, cancel.set).start()
+    start = time.perf_counter()
+    with pytest.raises(Cancelled):
+        call_cancellable(time.sleep, 3.0, cancel=cancel)
+    assert time.perf_counter() - start < 0.5
+
+
+def test_call_cancellable_passes_results_and_errors_through():
+    cancel = threading.Event()
+    assert call_cancellable(lambda a, b: a + b, 2, 3, cancel=cancel) == 5
+    with pytest.raises(ZeroDivisionError):
+        call_cancellable(lambda: 1 / 0, cancel=cancel)
+    assert call_cancellable(lambda: "inline") == "inline"
+
+
+def test_eta_extrapolates_the_stage_rate():
+    now = [0.0]
+    eta = Eta(clock=lambda: now[0])
+    assert eta.update("calibrate", 0.0) is None
+    now[0] = 10.0
+    assert eta.update("calibrate", 0.25) == pytest.approx(30.0)
+    now[0] = 11.0
+    assert eta.update("convert", 0.5) is None          # a new stage starts its own clock
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_terminal_progress_only_on_a_terminal():
+    quiet = io.StringIO()
+    TerminalProgress(STAGE_TITLES, stream=quiet)("calibrate", 0.5)
+    assert quiet.getvalue() == ""
+    tty = _Terminal()
+    line = TerminalProgress(STAGE_TITLES, stream=tty, min_interval_s=0.0)
+    line("calibrate", 0.0)
+    line("convert", 1.0)
+    line.close()
+    text = tty.getvalue()
+    assert "Calibrating   0 %" in text and "Converting to Q/DQ 100 %" in text and text.endswith("\r")

@@ -1,0 +1,88 @@
+"""Analysis ↔ JSON, exactly: decode(encode(a)) has the same types and the same values as `a`.
+
+Plain JSON loses tuples, dict key types and non-finite floats, so values are tagged:
+
+    {"$t": [...]}            tuple                 [...]   list
+    {"$d": [[k, v], ...]}    dict (keys any type, order kept)
+    {"$f": "nan"|"inf"|"-inf"}  non-finite float   1.5     float (repr round-trips exactly)
+    {"$c": "RuleInfo", "v": {field: value}}   one of the frozen dataclasses of analysis.results
+                                              or intsim.results
+
+Decoding builds only those dataclasses (looked up by name in a fixed table) from plain values:
+nothing is imported, evaluated or unpickled. Anything else in an Analysis (a numpy scalar, a
+torch object, another dataclass) makes `encode` raise TypeError: such a result is not cached.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+
+_FLOAT_TAGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+@functools.lru_cache(maxsize=1)
+def _classes() -> dict[str, type]:
+    """The result dataclasses by name (both modules import no torch)."""
+    from vpu_core.analysis import results
+    from vpu_core.intsim import results as intsim_results
+
+    table = {}
+    for module in (results, intsim_results):
+        for name, cls in vars(module).items():
+            if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == module.__name__:
+                assert name not in table, f"two result classes named {name}"
+                table[name] = cls
+    return table
+
+
+def _enc(x):
+    if x is None or isinstance(x, (bool, str)):
+        return x
+    if type(x) is int:
+        return x
+    if type(x) is float:
+        if math.isfinite(x):
+            return x
+        return {"$f": "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
+    if type(x) is tuple:
+        return {"$t": [_enc(v) for v in x]}
+    if type(x) is list:
+        return [_enc(v) for v in x]
+    if type(x) is dict:
+        return {"$d": [[_enc(k), _enc(v)] for k, v in x.items()]}
+    if dataclasses.is_dataclass(x) and _classes().get(type(x).__name__) is type(x):
+        return {"$c": type(x).__name__,
+                "v": {f.name: _enc(getattr(x, f.name)) for f in dataclasses.fields(x)}}
+    raise TypeError(f"cannot cache a value of type {type(x).__name__}")
+
+
+def _dec(x, classes: dict[str, type]):
+    if isinstance(x, list):
+        return [_dec(v, classes) for v in x]
+    if not isinstance(x, dict):
+        return x
+    if "$t" in x:
+        return tuple(_dec(v, classes) for v in x["$t"])
+    if "$d" in x:
+        return {_dec(k, classes): _dec(v, classes) for k, v in x["$d"]}
+    if "$f" in x:
+        return _FLOAT_TAGS[x["$f"]]
+    cls = classes[x["$c"]]
+    return cls(**{k: _dec(v, classes) for k, v in x["v"].items()})
+
+
+def encode(result) -> bytes:
+    """JSON bytes of a result; raises TypeError if it holds a value this codec cannot keep."""
+    text = json.dumps(_enc(result), separators=(",", ":"), allow_nan=False)
+    return text.encode()
+
+
+def decode(data: bytes, expected: str = "Analysis"):
+    """The result of `encode`, an instance of the result class named `expected`; raises
+    ValueError (or KeyError / TypeError) on anything else."""
+    value = _dec(json.loads(data.decode()), _classes())
+    if type(value) is not _classes()[expected]:
+        raise ValueError(f"not an {expected}")
+    return value

@@ -1,0 +1,144 @@
+"""Stage results of one configuration: from memory, else from disk, else None (then computed).
+
+`StageStore(keys, memory, disk)` is what `run_pipeline(store=...)` talks to. Memory holds live
+objects (the float GraphModule, calibration tensors) for this process; disk holds their
+serialised form (vpu_core.cache.artifacts) across launches. A disk entry that fails to load is
+deleted and treated as missing: the stage runs again and writes a good one.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from vpu_core.cache import artifacts
+from vpu_core.cache.disk import DiskCache
+from vpu_core.cache.keys import StageKeys
+
+
+class MemoryCache:
+    """Small per-stage LRU maps of live objects."""
+
+    LIMITS = {"export": 4, "calibration": 8, "qparams": 16, "quantized": 6, "analysis": 48,
+              "int_sim": 16, "graph": 24}
+
+    def __init__(self, limits: dict | None = None) -> None:
+        self.limits = {**self.LIMITS, **(limits or {})}
+        self._maps: dict[str, OrderedDict] = {stage: OrderedDict() for stage in self.limits}
+        self._lock = threading.Lock()
+
+    def get(self, stage: str, key):
+        with self._lock:
+            entries = self._maps[stage]
+            if key not in entries:
+                return None
+            entries.move_to_end(key)
+            return entries[key]
+
+    def put(self, stage: str, key, value) -> None:
+        with self._lock:
+            entries = self._maps[stage]
+            entries[key] = value
+            entries.move_to_end(key)
+            while len(entries) > self.limits[stage]:
+                entries.popitem(last=False)
+
+    def values(self, stage: str) -> list:
+        """The live objects of `stage`, newest first."""
+        with self._lock:
+            return list(reversed(self._maps[stage].values()))
+
+    def drop(self, stage: str, key) -> None:
+        with self._lock:
+            self._maps[stage].pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            for entries in self._maps.values():
+                entries.clear()
+
+
+class StageStore:
+    """The export, calibration and qparams stages of one configuration (see run_pipeline)."""
+
+    def __init__(self, keys: StageKeys, memory: MemoryCache, disk: DiskCache | None) -> None:
+        self.keys, self.memory, self.disk = keys, memory, disk
+
+    # -- export: (name, float GraphModule, example inputs) ---------------------------------------
+    def export(self):
+        from vpu_core.pipeline.tracing import program_module
+
+        hit = self.memory.get("export", self.keys.export)
+        if hit is not None:
+            return hit
+        data = self._read("export", self.keys.export)
+        inputs = self._read("inputs", self.keys.export)
+        if data is None or inputs is None:
+            return None
+        try:
+            name, program, _ = artifacts.program_from_bytes(data)
+            example = tuple(artifacts.tensors_from_bytes(inputs))
+            value = (name, program_module(program), example)
+        except (artifacts.BadEntry, TypeError) as exc:
+            return self._bad("export", self.keys.export, exc)
+        self.memory.put("export", self.keys.export, value)
+        return value
+
+    def put_export(self, name: str, program, float_gm, example: tuple) -> None:
+        if self.disk is not None:
+            self.disk.write("inputs", self.keys.export, "pt", artifacts.tensors_to_bytes(list(example)))
+            self.disk.write("export", self.keys.export, "pt2", artifacts.program_to_bytes(program, name))
+        # The pipeline quantizes a deep copy: the remembered module stays the float graph.
+        self.memory.put("export", self.keys.export, (name, float_gm, example))
+
+    # -- calibration: (batches, heldout) ---------------------------------------------------------
+    def calibration(self):
+        hit = self.memory.get("calibration", self.keys.calibration)
+        if hit is not None:
+            return hit
+        data = self._read("calibration", self.keys.calibration)
+        if data is None:
+            return None
+        try:
+            value = artifacts.calibration_from_bytes(data)
+        except artifacts.BadEntry as exc:
+            return self._bad("calibration", self.keys.calibration, exc)
+        self.memory.put("calibration", self.keys.calibration, value)
+        return value
+
+    def put_calibration(self, batches: list[tuple], heldout: tuple):
+        if self.disk is not None:
+            self.disk.write("calibration", self.keys.calibration, "pt",
+                            artifacts.calibration_to_bytes(batches, heldout))
+        self.memory.put("calibration", self.keys.calibration, (batches, heldout))
+        return batches, heldout
+
+    # -- quantized: the qparams convert used ------------------------------------------------------
+    def qparams(self):
+        hit = self.memory.get("qparams", self.keys.quantized)
+        if hit is not None:
+            return hit
+        data = self._read("quantized", self.keys.quantized)
+        if data is None:
+            return None
+        try:
+            value = artifacts.tensors_from_bytes(data)
+        except artifacts.BadEntry as exc:
+            return self._bad("quantized", self.keys.quantized, exc)
+        return value if isinstance(value, dict) else self._bad("quantized", self.keys.quantized, "not a dict")
+
+    def put_qparams(self, recorded: dict) -> None:
+        if self.disk is not None:
+            self.disk.write("quantized", self.keys.quantized, "pt", artifacts.tensors_to_bytes(recorded))
+        self.memory.put("qparams", self.keys.quantized, recorded)
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _read(self, stage: str, key: str) -> bytes | None:
+        return self.disk.read(stage, key) if self.disk is not None else None
+
+    def _bad(self, stage: str, key: str, reason) -> None:
+        """A damaged or unusable entry: forget it, the stage runs again."""
+        if self.disk is not None:
+            self.disk.remove(stage, key)
+            if stage == "export":
+                self.disk.remove("inputs", key)
+        return None

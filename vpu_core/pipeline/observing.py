@@ -1,0 +1,122 @@
+"""The observers of a prepared model, between calibration and convert_pt2e.
+
+`Observers(prepared, report)` wraps every observer module's `calculate_qparams` (on the
+instance, the class is untouched) so that:
+
+* each observer's qparams are computed once: convert_pt2e, derived bias specs, shared specs and
+  the float-vs-pow2 scale table (`observer_scales`) all get the same values (torchao's stock
+  observers would otherwise run their search again for every caller);
+* convert reports progress per observer — `report("convert", done / total)` — and a cancel
+  request stops it between two observers (`report` raises Cancelled);
+* the values convert used are recorded (`recorded()`), and can be replayed (`freeze`) on a
+  freshly prepared copy of the same float graph: convert then builds the same Q/DQ graph
+  without calibration or observer searches (the disk cache's "quantized" stage). A replay that
+  meets an observer it has no value for raises StaleQParams: the caller calibrates instead.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch.fx import GraphModule
+
+FORMAT = 1
+
+
+class StaleQParams(Exception):
+    """Recorded qparams do not fit this prepared graph."""
+
+
+class Observers:
+    def __init__(self, prepared: GraphModule, report: Callable[[str, float], None]) -> None:
+        self.report = report
+        self.nodes = [n for n in prepared.graph.nodes
+                      if n.op == "call_module" and hasattr(getattr(prepared, n.target, None), "calculate_qparams")]
+        # One observer instance can sit at several targets (shared specs): key it by its first.
+        self.modules: dict[str, torch.nn.Module] = {}
+        self.canonical: dict[str, str] = {}
+        for n in self.nodes:
+            module = getattr(prepared, n.target)
+            first = next((t for t, m in self.modules.items() if m is module), n.target)
+            self.modules.setdefault(first, module)
+            self.canonical[n.target] = first
+        self.values: dict[str, tuple] = {}
+        self.frozen = False
+        # What observer_scales needs from the graph, read now: convert rewrites these nodes.
+        self._edges = [(n.name, n.target, n.args[0], [u.name for u in n.users]) for n in self.nodes]
+        for target, module in self.modules.items():
+            module.calculate_qparams = self._wrapper(target, type(module).calculate_qparams.__get__(module))
+
+    def _wrapper(self, target: str, original: Callable):
+        def calculate_qparams():
+            if target not in self.values:
+                if self.frozen:
+                    raise StaleQParams(target)
+                self.report("convert", len(self.values) / max(len(self.modules), 1))
+                scale, zero_point = original()
+                float_scale = getattr(self.modules[target], "float_scale", None)
+                self.values[target] = (scale.detach().clone(), zero_point.detach().clone(),
+                                       None if float_scale is None else float_scale.detach().clone())
+            scale, zero_point, _ = self.values[target]
+            return scale.clone(), zero_point.clone()
+        return calculate_qparams
+
+    def recorded(self) -> dict:
+        """The qparams asked for so far, as plain tensors and strings (torch.save, weights_only)."""
+        observers = {}
+        for target, (scale, zero_point, float_scale) in self.values.items():
+            entry = {"class": type(self.modules[target]).__name__, "scale": scale, "zero_point": zero_point}
+            if float_scale is not None:
+                entry["float_scale"] = float_scale
+            observers[target] = entry
+        return {"format": FORMAT, "observers": observers}
+
+    def freeze(self, recorded: dict) -> bool:
+        """Use `recorded` instead of calibration; False (nothing changed) if it does not fit."""
+        try:
+            if recorded.get("format") != FORMAT:
+                return False
+            observers = recorded["observers"]
+            values = {}
+            for target, entry in observers.items():
+                module = self.modules.get(target)
+                if module is None or type(module).__name__ != entry["class"]:
+                    return False
+                scale, zero_point = entry["scale"], entry["zero_point"]
+                float_scale = entry.get("float_scale")
+                if not all(isinstance(t, torch.Tensor) for t in (scale, zero_point)):
+                    return False
+                values[target] = (scale, zero_point, float_scale)
+        except (KeyError, TypeError, AttributeError):
+            return False
+        for target, (_, _, float_scale) in values.items():
+            if float_scale is not None:
+                self.modules[target].float_scale = float_scale.clone()
+        self.values, self.frozen = values, True
+        return True
+
+    def observer_scales(self) -> list[dict]:
+        """Float scale vs power-of-two scale of every observer, keyed by what it observes.
+
+        `producer` is the observed node's name (kept by convert for activations); `consumers` are
+        the ops reading the observed value (how a weight is found again after convert folds it).
+        """
+        out = []
+        for name, target, src, consumers in self._edges:
+            target = self.canonical[target]
+            module = self.modules[target]
+            if not hasattr(module, "min_val"):
+                continue
+            try:
+                scale, _ = module.calculate_qparams()
+            except Exception:  # an observer that saw no data (or has no recorded value)
+                continue
+            float_scale = self.values[target][2]
+            float_scale = scale if float_scale is None else float_scale
+            out.append({
+                "observer": name, "producer": getattr(src, "name", str(src)),
+                "producer_op": getattr(src, "op", ""), "consumers": consumers,
+                "scale": [float(s) for s in scale.flatten()],
+                "float_scale": [float(s) for s in float_scale.flatten()],
+            })
+        return out

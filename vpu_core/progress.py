@@ -1,0 +1,112 @@
+"""Progress you can trust: cancellable stages, time-left estimates, and the terminal's status line.
+
+Cancellation. Stages that are Python loops (calibration per batch, convert per observer, the
+observer searches) check the cancel flag at every step. Stages that are one long library call
+(torch.export, prepare_pt2e, ExecuTorch's lowering, the SQNR forward passes) cannot be stopped
+from outside, so `call_cancellable` runs them on a helper thread and waits in 50 ms slices: on
+cancel it raises Cancelled at once and *abandons* the helper, whose result is dropped when it
+finishes (the CPU stays busy until then; nothing it produces is used or cached). Either way the
+caller gets control back within 0.1 s.
+
+Estimates. `Eta` turns the (stage, fraction) stream into seconds left for the current stage,
+extrapolating its own rate (calibration batches and convert observers are of similar cost).
+
+Terminal. `TerminalProgress` prints one refreshing status line to stderr — only when stderr is
+a terminal, so `--format json` on stdout and redirected logs never see it.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Callable, TextIO
+
+from vpu_core.errors import Cancelled
+
+POLL_S = 0.05
+
+
+def call_cancellable(fn: Callable, *args, cancel: threading.Event | None = None):
+    """fn(*args); with a cancel flag, on a helper thread that is abandoned when the flag is set."""
+    if cancel is None:
+        return fn(*args)
+    if cancel.is_set():
+        raise Cancelled()
+    box: dict = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller as it is
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="vpu-inspector-stage", daemon=True).start()
+    while not done.wait(POLL_S):
+        if cancel.is_set():
+            raise Cancelled()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+class Eta:
+    """Seconds left in the current stage, from how fast its fraction has grown so far."""
+
+    MIN_ELAPSED_S = 1.0
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.stage: str | None = None
+        self.started = 0.0
+
+    def update(self, stage: str, fraction: float) -> float | None:
+        now = self.clock()
+        if stage != self.stage:
+            self.stage, self.started = stage, now
+        elapsed = now - self.started
+        if fraction <= 0.0 or fraction >= 1.0 or elapsed < self.MIN_ELAPSED_S:
+            return None
+        return elapsed * (1.0 - fraction) / fraction
+
+
+def format_seconds(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+
+
+class TerminalProgress:
+    """A progress callback that keeps one status line on stderr up to date (terminals only)."""
+
+    def __init__(self, titles: dict[str, str], stream: TextIO | None = None, min_interval_s: float = 0.2) -> None:
+        self.titles = titles
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.eta = Eta()
+        self.min_interval_s = min_interval_s
+        self._last = (None, 0.0)
+        self._width = 0
+
+    def __call__(self, stage: str, fraction: float) -> None:
+        if not self.enabled:
+            return
+        left = self.eta.update(stage, fraction)
+        now = time.monotonic()
+        if stage == self._last[0] and 0.0 < fraction < 1.0 and now - self._last[1] < self.min_interval_s:
+            return
+        self._last = (stage, now)
+        text = f"{self.titles.get(stage, stage)} {100 * fraction:3.0f} %"
+        if left is not None:
+            text += f" · about {format_seconds(left)} left"
+        self.stream.write("\r" + text.ljust(self._width))
+        self._width = len(text)
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Clear the status line (before the report is printed)."""
+        if self.enabled and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self.stream.flush()
+            self._width = 0
