@@ -149,7 +149,8 @@ class AblationChart(QWidget):
         item.setXRange(left, reach * 2.0, padding=0)                      # room for the values
         item.setYRange(-0.5, len(ranked) - 0.4, padding=0)
         lines = "".join(f"<li>{ablation_headline(e)}</li>" for e in ranked)
+        noise = ("whiskers ± one standard error over the held-out samples (grey: within the noise)"
+                 if spread.any() else "no noise estimate (too few held-out samples)")
         self.sentences.setHtml(f"Baseline SQNR {db(report.baseline_sqnr_db)}; {len(ranked)} constraints in "
-                               f"{report.seconds:.1f} s; whiskers ± one standard error over the held-out "
-                               f"samples (grey: within the noise).<ul style='margin:2px 0 0 -20px'>{lines}</ul>")
+                               f"{report.seconds:.1f} s; {noise}.<ul style='margin:2px 0 0 -20px'>{lines}</ul>")
         self._stack.setCurrentWidget(self.plot)
