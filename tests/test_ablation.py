@@ -227,3 +227,14 @@ def test_the_noise_of_one_held_out_batch_is_estimated():
     assert delta_se_db(same[:3], same[:3]) is None              # too few samples
     assert delta_se_db(same, same * 2) == pytest.approx(0.0, abs=1e-12)   # a uniform 3 dB shift
     assert delta_se_db(same, torch.tensor([5.0, 4.0, 3.0, 2.0, 1.0])) > 0.5
+
+
+def test_the_noise_note_says_when_there_is_no_estimate(conv_relu):
+    from vpu_core.reports.whatif_text import ablation_lines, noise_note
+
+    _, report = conv_relu
+    assert report.has_noise_estimate and "jackknife" in ablation_lines(report)[0]
+    one_sample = dataclasses.replace(report, entries=tuple(dataclasses.replace(e, delta_se_db=None)
+                                                           for e in report.entries))
+    assert not one_sample.has_noise_estimate
+    assert noise_note(one_sample) in ablation_lines(one_sample)[0] and "too few held-out samples" in noise_note(one_sample)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QProgressBar, QPushB
                                QStackedLayout, QTextBrowser, QVBoxLayout, QWidget)
 
 from app import theme
-from vpu_core.reports.whatif_text import NOISE_DB, ablation_headline, constraint_name, db
+from vpu_core.reports.whatif_text import NOISE_DB, ablation_headline, constraint_name, db, noise_note
 
 
 def bar_colour(entry) -> str:
@@ -150,7 +150,7 @@ class AblationChart(QWidget):
         item.setYRange(-0.5, len(ranked) - 0.4, padding=0)
         lines = "".join(f"<li>{ablation_headline(e)}</li>" for e in ranked)
         noise = ("whiskers ± one standard error over the held-out samples (grey: within the noise)"
-                 if spread.any() else "no noise estimate (too few held-out samples)")
+                 if report.has_noise_estimate else noise_note(report))
         self.sentences.setHtml(f"Baseline SQNR {db(report.baseline_sqnr_db)}; {len(ranked)} constraints in "
                                f"{report.seconds:.1f} s; {noise}.<ul style='margin:2px 0 0 -20px'>{lines}</ul>")
         self._stack.setCurrentWidget(self.plot)

@@ -101,9 +101,16 @@ def economics_sentence(s: SubgraphEconomics, break_even: float) -> str:
 
 # -- text report sections ------------------------------------------------------------------------
 
+def noise_note(r: AblationReport) -> str:
+    """How sure the changes are: the jackknife error, or why there is none."""
+    if r.has_noise_estimate:
+        return "± one jackknife standard error over the held-out samples"
+    return "no noise estimate: too few held-out samples (use --batch-size 4 or more)"
+
+
 def ablation_lines(r: AblationReport) -> list[str]:
     lines = [f"Constraint ablation (each constraint 2-8 relaxed alone; baseline SQNR {db(r.baseline_sqnr_db)}, "
-             f"{r.baseline_violations} violations; {r.seconds:.1f} s; ± jackknife over held-out samples):",
+             f"{r.baseline_violations} violations; {r.seconds:.1f} s; {noise_note(r)}):",
              f"  {'#':<2} {'constraint':<30} {'SQNR':>9} {'change':>16} {'viol.':>6} {'subgr.':>6} "
              f"{'CPU':>4}  layers that gain most"]
     for e in r.ranked():

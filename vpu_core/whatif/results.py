@@ -61,6 +61,11 @@ class AblationReport:
         """Costliest constraint first (largest gain when relaxed)."""
         return tuple(sorted(self.entries, key=lambda e: (-e.delta_db, e.number)))
 
+    @property
+    def has_noise_estimate(self) -> bool:
+        """Whether the changes carry a standard error (the held-out batch had enough samples)."""
+        return any(e.delta_se_db is not None for e in self.entries)
+
 
 # -- op-list what-if -----------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from vpu_core.reports.html.html_kit import card, code, esc, pill, table
 from vpu_core.reports.html.numbers import figure
 from vpu_core.reports.html.svg_charts import Bar, signed_hbars
 from vpu_core.reports.whatif_text import (NOISE_DB, ablation_headline, constraint_name, db, delta_text,
-                                          economics_sentence, human_macs, signed_bytes)
+                                          economics_sentence, human_macs, noise_note, signed_bytes)
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -82,8 +82,10 @@ def ablation_section(r: AblationReport) -> str:
     lede = (f"Each constraint 2–8 relaxed alone in the hardware profile and the model quantized again "
             f"from the same export and calibration data (baseline SQNR {db(r.baseline_sqnr_db)}, "
             f"{r.baseline_violations} violations; {r.seconds:.1f} s). Violations count the baseline "
-            "profile's rules broken by the relaxed graph. Whiskers: ± one jackknife standard error over "
-            "the held-out samples; a change inside two of them is rounding luck, not the constraint.")
+            "profile's rules broken by the relaxed graph. " + (
+                "Whiskers: ± one jackknife standard error over the held-out samples; a change inside two "
+                "of them is rounding luck, not the constraint." if r.has_noise_estimate else
+                noise_note(r).capitalize() + "."))
     return card("ablation", "What each constraint costs", body, lede=esc(lede))
 
 
