@@ -42,7 +42,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     output = check_output(args.output)
     config = core_cli.config_from_args(args)
     other = config_variant(config, args.compare) if args.compare else None
-    report_model(config, output, compare_config=other, int_sim=args.int_sim)
+    report_model(config, output, compare_config=other, int_sim=args.int_sim, ablate=args.ablate)
     print(f"wrote {output}")
     return core_cli.EXIT_OK
 
@@ -56,6 +56,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from app.devtools.startup_bench import measure_window_startup
     from vpu_core import bench as benchmark
 
+    if getattr(args, "ablate", False):
+        rows = benchmark.bench_ablation()
+        print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
+        return core_cli.EXIT_OK
     sizes = benchmark.SIZES[:2] if args.quick else benchmark.SIZES
     graphs = benchmark.bench_graphs(sizes, repeats=1 if args.quick else 3, scene_measure=_scene_columns(measure_scene))
     startup = measure_window_startup()

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtGui import QImage
 
 from app import dialogs
-from vpu_core.reports.html import SECTION_IDS
+from vpu_core.reports.html import OPTIONAL_IDS, SECTION_IDS
 
 
 def _colours(image: QImage, step: int = 7) -> set[int]:
@@ -54,7 +54,7 @@ def test_export_images_and_report_from_the_menus(qtbot, window, tmp_path, monkey
     next(a for a in window.menuBar().actions()[0].menu().actions() if a.text() == "Export report…").trigger()
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     for section in SECTION_IDS:
-        assert (f'id="{section}"' in html) == (section != "comparison")
+        assert (f'id="{section}"' in html) == (section not in OPTIONAL_IDS)
     assert "data:image/png;base64," in html and result.analysis.model in html
     assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.png", "graph.svg", "report.html",
                                                           "view.png", "view.svg"]    # no temp files left

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from vpu_core.intsim import simulate
-from vpu_core.reports.html import SECTION_IDS, build_report_html
+from vpu_core.reports.html import OPTIONAL_IDS, SECTION_IDS, build_report_html
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,7 @@ def with_sim(run, analysis):
 def test_int_sim_section_follows_sqnr_with_one_row_per_layer(with_sim, html_page):
     a = with_sim("inception_lite")
     page = html_page(build_report_html(a))
-    ids = [i for i in SECTION_IDS if i != "comparison"]
+    ids = [i for i in SECTION_IDS if i not in OPTIONAL_IDS]
     assert page.ids == ids[:ids.index("sqnr") + 1] + ["int_sim"] + ids[ids.index("sqnr") + 1:]
     assert "#int_sim" in page.urls                                    # in the table of contents
     html = build_report_html(a)
@@ -38,4 +38,4 @@ def test_refused_simulation_is_one_sentence_in_the_report(with_sim):
 
 
 def test_report_without_int_sim_keeps_its_sections(analysis, html_page):
-    assert html_page(build_report_html(analysis("conv_relu"))).ids == [i for i in SECTION_IDS if i != "comparison"]
+    assert html_page(build_report_html(analysis("conv_relu"))).ids == [i for i in SECTION_IDS if i not in OPTIONAL_IDS]

@@ -8,10 +8,11 @@ import pytest
 from app.cli import main as cli_main
 from vpu_core.analysis import analyze
 from vpu_core.compare import compare
-from vpu_core.reports.html import SECTION_IDS, build_report_html
+from vpu_core.reports.html import OPTIONAL_IDS, SECTION_IDS, build_report_html
 from vpu_core.reports.html.svg_charts import bin_edges, count_bins, nice_ticks
 
-SINGLE_IDS = tuple(i for i in SECTION_IDS if i != "comparison")
+SINGLE_IDS = tuple(i for i in SECTION_IDS if i not in OPTIONAL_IDS)
+COMPARE_IDS = tuple(i for i in SECTION_IDS if i != "ablation")
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def compare_report(resnet8, tmp_path_factory):
 def test_comparison_report_has_every_section_in_order(compare_report, html_page):
     path, html = compare_report
     page = html_page(html)
-    assert page.ids == list(SECTION_IDS)
+    assert page.ids == list(COMPARE_IDS)
     assert html.startswith("<!DOCTYPE html>") and "<title>resnet8" in html
     assert (path.stat().st_mode & 0o044) == 0o044          # shareable, not the temp file's 0600
 
@@ -108,7 +109,7 @@ def test_cli_report_with_comparison(tmp_path, capsys, html_page):
     out = tmp_path / "conv_relu.html"
     assert cli_main(["report", "conv_relu", "-o", str(out), "--compare", "quantizer=xnnpack"]) == 0
     page = html_page(out.read_text(encoding="utf-8"))
-    assert page.ids == list(SECTION_IDS)
+    assert page.ids == list(COMPARE_IDS)
     assert f"wrote {out}" in capsys.readouterr().out
 
 

@@ -165,6 +165,47 @@ def _cell(key: str, value) -> str:
     return str(value)
 
 
+ABLATION_TARGET_S = 60.0      # issue 14: `check resnet8 --ablate` on the 2-core machine
+
+
+def bench_ablation(models=("resnet8",)) -> list[dict]:
+    """Wall time of `vpu-inspector check MODEL --ablate` as a user runs it (a fresh process:
+    interpreter start, imports, baseline run, then one quantization per constraint)."""
+    import json
+    import resource
+    import subprocess
+    import sys
+
+    rows = []
+    for name in models:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "app", "check", name, "--ablate", "--format", "json"],
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        data = json.loads(done.stdout) if done.stdout.strip() else {}
+        entries = data.get("ablation", [])
+        # CPU time next to wall time: on a shared machine the wall time says as much about the
+        # other processes as about this one.
+        rows.append({"model": name, "check_ablate_wall_s": wall, "cpu_s": cpu, "load_avg": _load(),
+                     "baseline_s": sum(data.get("timings_s", {}).values()),
+                     "ablation_s": data.get("ablation_seconds"),
+                     "quantized_again": sum(1 for e in entries if not e.get("reason")),
+                     "target_s": ABLATION_TARGET_S, "within_target": wall <= ABLATION_TARGET_S})
+    return rows
+
+
+def _load() -> float | None:
+    try:
+        import os
+
+        return os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return None
+
+
 def bench_loop(models=None, quantizers=("vpu", "xnnpack")) -> list[dict]:
     """The inspection loop per model and quantizer, each in a fresh cache folder:
 

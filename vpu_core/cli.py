@@ -68,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also lower with ExecuTorch's XnnpackPartitioner and report what it took")
     check.add_argument("--int-sim", action="store_true",
                        help="also run the VPU partitions in integer arithmetic (JSON \"int_sim\")")
+    check.add_argument("--ablate", action="store_true",
+                       help="also quantize once per constraint 2-8 relaxed and report what each costs")
     gui = sub.add_parser("gui", help="open the inspector window on MODEL")
     add_run_options(gui, model_required=False)
     gui.add_argument("--screenshot", metavar="F.png",
@@ -96,9 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--compare", metavar="SPEC", help=(
         "add a comparison with a second configuration: a quantizer (xnnpack) or "
         "KEY=VALUE,... e.g. 'quantizer=xnnpack,per_tensor=1'"))
+    report.add_argument("--ablate", action="store_true",
+                        help="add what each constraint 2-8 costs (quantizes once per constraint)")
     bench = sub.add_parser("bench", help="benchmark: layout, rendering and every zoo model")
     bench.add_argument("--json", action="store_true", help="machine-readable output")
     bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
+    bench.add_argument("--ablate", action="store_true",
+                       help="only time `check resnet8 --ablate` (target: 60 s)")
     bench.add_argument("--loop", nargs="+", metavar="MODEL",
                        help="models for the cold / warm / toggle rows (default: the zoo)")
     sub.add_parser("models", help="list the built-in model zoo")
@@ -131,19 +137,35 @@ def cmd_check(args: argparse.Namespace) -> int:
     from vpu_core.session import STAGE_TITLES, default_session
 
     session, config = default_session(), config_from_args(args)
-    progress = TerminalProgress(STAGE_TITLES)     # stderr, and only when it is a terminal
+    ablate = getattr(args, "ablate", False)
+    if ablate:
+        from vpu_core.whatif.ablation import check_quantizer
+
+        check_quantizer(config)        # refuse before quantizing anything
+    progress = TerminalProgress({**STAGE_TITLES, "ablate": "Relaxing each constraint"})   # stderr, terminals only
     try:
         analysis = session.inspect(config, view=None, progress=progress,
                                    xnnpack_delegation=args.xnnpack_delegation,
                                    int_sim=args.int_sim).analysis
+        ablation = session.ablate(config, progress) if ablate else None
     finally:
         progress.close()
     if args.save_program:
         session.save_program(config, Path(args.save_program))
     if args.format == "json":
-        print(json.dumps(analysis_to_json(analysis), indent=1))
+        out = analysis_to_json(analysis)
+        if ablation is not None:
+            from vpu_core.reports.json_report import ablation_to_json
+
+            out["ablation"], out["ablation_seconds"] = ablation_to_json(ablation), round(ablation.seconds, 2)
+        print(json.dumps(out, indent=1))
     else:
-        print(analysis_to_text(analysis))
+        text = analysis_to_text(analysis)
+        if ablation is not None:
+            from vpu_core.reports.whatif_text import ablation_lines
+
+            text += "\n\n" + "\n".join(ablation_lines(ablation))
+        print(text)
     if analysis.int_sim is not None and analysis.int_sim.refused:
         # Not an error: the check itself succeeded (the refusal is data in the report, and the
         # rule it names is broken in the graph, so the exit code already says "violations").

@@ -127,6 +127,13 @@ def compact_ints(values: Iterable[int]) -> str:
     return ", ".join(f"{v} ×{c}" for v, c in sorted(counts.items()))
 
 
+def profile_label(path: str | None) -> str:
+    """The hardware profile of a run as the window names it: "default profile" or the file's stem."""
+    from pathlib import Path
+
+    return Path(path).stem if path else "default profile"
+
+
 def human_bytes(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if abs(n) < 1024 or unit == "GiB":

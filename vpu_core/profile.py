@@ -22,11 +22,13 @@ _SCHEMA = {
     "constraints": set(RULE_IDS),
     "requant": {"min_shift", "max_shift", "rounding", "accumulator_bits", "avg_pool_divisor",
                 "reciprocal_bits"},
+    "economics": {"break_even_bytes_per_mac"},
 }
 # Integer simulation (vpu_core.intsim): how the VPU rounds a right shift, how wide its accumulator
 # is, and how it divides an average-pool window of K != 2^k values.
 ROUNDING_MODES = ("round_half_up", "round_half_even", "truncate")
 AVG_POOL_DIVISORS = ("reciprocal", "nearest_shift")
+DEFAULT_BREAK_EVEN_BYTES_PER_MAC = 0.25
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ class HardwareProfile:
     accumulator_bits: int = 32             # signed accumulator width; sums beyond it saturate
     avg_pool_divisor: str = "reciprocal"   # one of AVG_POOL_DIVISORS
     reciprocal_bits: int = 16              # "reciprocal": multiplier round(2^bits / K)
+    # A VPU subgraph pays for its boundary transfers when it moves at most this many bytes per
+    # MAC it keeps on the VPU (vpu_core.whatif.economics).
+    break_even_bytes_per_mac: float = DEFAULT_BREAK_EVEN_BYTES_PER_MAC
 
     def enabled(self, rule_id: str) -> bool:
         return bool(self.constraints.get(rule_id, True))
@@ -73,13 +78,28 @@ def _known_aten_op(name: str) -> bool:
     return not overload or overload in ops.overloads()
 
 
+def is_known_op(name: str) -> bool:
+    """An ATen op packet ("softmax") or overload ("softmax.int") that a profile may name."""
+    return _known_aten_op(name)
+
+
 def load_profile(path: str | Path | None = None) -> HardwareProfile:
     path = Path(path) if path else DEFAULT_PROFILE
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ProfileError(f"Hardware profile {path} does not exist.") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProfileError(f"Hardware profile {path} is not valid TOML: {exc}.", repr(exc)) from None
+    return parse_profile(text, path)
+
+
+def parse_profile(text: str, path: str | Path) -> HardwareProfile:
+    """The profile in TOML `text` (validated exactly as a file is; `path` names it in messages)."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"Hardware profile {path} is not valid TOML: {exc}.", repr(exc)) from None
     _check_keys(path, data)
     ops = data.get("ops", {})
@@ -102,6 +122,7 @@ def load_profile(path: str | Path | None = None) -> HardwareProfile:
         fusable_ops=_op_list(path, ops, "fusable"),
         fused_activations=_op_list(path, ops, "fused_activations"),
         constraints=constraints, min_shift=min_shift, max_shift=max_shift, **int_sim,
+        break_even_bytes_per_mac=_break_even(path, data.get("economics", {})),
     )
 
 
@@ -121,6 +142,14 @@ def _int_sim_settings(path: Path, requant: dict) -> dict:
             raise ProfileError(f"Hardware profile {path}: requant.{key} must be an integer "
                                f"from {lo} to {hi} (got {value!r}).")
     return out
+
+
+def _break_even(path: Path, economics: dict) -> float:
+    value = economics.get("break_even_bytes_per_mac", DEFAULT_BREAK_EVEN_BYTES_PER_MAC)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise ProfileError(f"Hardware profile {path}: economics.break_even_bytes_per_mac must be a "
+                           "positive number (bytes moved per MAC kept on the VPU).")
+    return float(value)
 
 
 def _check_keys(path: Path, data: dict) -> None:

@@ -140,6 +140,7 @@ class Session:
         self.cache_dir = cache_dir
         self._disk: DiskCache | None = None
         self._simulated: dict[tuple, tuple[Analysis, Analysis]] = {}  # analysis -> it with int_sim
+        self._ablations: dict = {}        # analysis key (or RunConfig) -> whatif AblationReport
         self._lock = threading.Lock()
 
     # -- public --------------------------------------------------------------------------------
@@ -236,6 +237,7 @@ class Session:
         with self._lock:
             for key in [k for k in self._simulated if k[0] == config]:
                 del self._simulated[key]
+            self._ablations.pop(keys.analysis, None)
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
                  progress: ProgressFn | None = None, cancel: threading.Event | None = None,
@@ -283,8 +285,9 @@ class Session:
 
         keys = keys if keys is not None else self.keys(config)
         if keys is not None:
-            qm = self.memory.get("quantized", keys.quantized)
+            qm = self.memory.get("quantized", keys.quantized) or self._reprofiled(config, keys)
             if qm is not None:
+                self.memory.put("quantized", keys.quantized, qm)
                 return _for_config(qm, config)
         store = StageStore(keys, self.memory, self.disk()) if keys is not None else None
         qm = run_pipeline(config, progress=progress, cancel=cancel, store=store)
@@ -309,6 +312,40 @@ class Session:
         report = call_cancellable(simulate, qm, progress, cancel=cancel)
         store.put(report)
         return report
+
+    def _reprofiled(self, config: RunConfig, keys: StageKeys):
+        """A remembered program of the same export and calibration data under another profile
+        whose quantization `config`'s profile cannot change for this model, re-read under it
+        (vpu_core.whatif.reprofile: finer than the quantized key, which sees only the tables)."""
+        from vpu_core.whatif.reprofile import same_run_but_profile, with_profile
+
+        for qm in self.memory.values("quantized"):
+            if same_run_but_profile(qm.config, config) and \
+                    getattr(self.keys(qm.config), "calibration", None) == keys.calibration:
+                reused = with_profile(qm, config)
+                if reused is not None:
+                    return reused
+        return None
+
+    def ablate(self, config: RunConfig, progress: ProgressFn | None = None,
+               cancel: threading.Event | None = None):
+        """Constraint ablation of `config` (vpu_core.whatif.ablation): quantizes once per constraint
+        2–8 relaxed, reusing this session's export and calibration data of `config`."""
+        keys = self.keys(config)
+        key = keys.analysis if keys is not None else config
+        with self._lock:
+            known = self._ablations.get(key)
+        if known is not None:
+            return known
+        from vpu_core.whatif.ablation import check_quantizer, run_ablation
+
+        check_quantizer(config)
+        report = _Reporter(progress, cancel)
+        baseline = self.analysis(config, False, report, cancel, keys=keys)
+        result = run_ablation(self.quantized(config, report, cancel, keys), baseline, report, cancel)
+        with self._lock:
+            self._ablations[key] = result
+        return result
 
     def save_program(self, config: RunConfig, path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""

@@ -29,26 +29,35 @@ def check_output(output: str | Path) -> Path:
 
 
 def report_model(config, output: str | Path, compare_config=None,
-                 progress: ProgressFn | None = None, int_sim: bool = False) -> Path:
+                 progress: ProgressFn | None = None, int_sim: bool = False, ablate: bool = False) -> Path:
     """Run the pipeline and analysis for `config` (and `compare_config`), then write the report;
-    `int_sim` adds the integer simulation of `config`'s VPU partitions."""
-    from vpu_core.session import inspect
+    `int_sim` adds the integer simulation of `config`'s VPU partitions, `ablate` its constraint
+    ablation."""
+    from vpu_core.session import default_session
 
     output = check_output(output)
-    analysis = inspect(config, view=None, progress=progress, int_sim=int_sim).analysis
-    other = inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
-    return export_report(output, analysis, compare_with=other)
+    session = default_session()
+    if ablate:
+        from vpu_core.whatif.ablation import check_quantizer
+
+        check_quantizer(config)
+    analysis = session.inspect(config, view=None, progress=progress, int_sim=int_sim).analysis
+    other = session.inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
+    ablation = session.ablate(config, progress) if ablate else None
+    return export_report(output, analysis, compare_with=other, ablation=ablation)
 
 
-def export_report(output: str | Path, analysis, compare_with=None, fold_params: bool = True) -> Path:
-    """Write the report of `analysis` (optionally compared with a second analysis) to `output`."""
+def export_report(output: str | Path, analysis, compare_with=None, fold_params: bool = True,
+                  ablation=None) -> Path:
+    """Write the report of `analysis` (optionally compared with a second analysis, optionally with
+    the constraint ablation of `analysis`) to `output`."""
     from vpu_core.reports.html import write_report_html
 
     output = check_output(output)
     image = graph_image(analysis, fold_params)
     other_image = graph_image(compare_with, fold_params) if compare_with is not None else None
     return write_report_html(output, analysis, image, compare_with=compare_with,
-                             compare_graph_image=other_image)
+                             compare_graph_image=other_image, ablation=ablation)
 
 
 def graph_image(analysis, fold_params: bool = True):

@@ -1,3 +1,3 @@
 """The window's features as small controllers over one AppState (app.state): runs, display,
-navigation, compare mode, the XNNPACK overlay, the presenter's walk, files and exports. Each gets
+navigation, compare mode, the XNNPACK overlay, the presenter's walk, files, exports and what-if. Each gets
 the widgets and peers it works with when the window composes it; none is a mixin."""

@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from app.state import AppState
 from app.widgets.compare_table import pair_html
 from app.widgets.status import compare_html, failure_html, single_html
+from vpu_core.formatting import profile_label
 
 
 def source_of(inspection) -> str:
@@ -147,7 +148,7 @@ class DisplayController(QObject):
             ui.summary.setText(compare_html(state.comparison))
         elif state.result is not None:
             ui.summary.setText(single_html(state.result.analysis, state.result.graph.model,
-                                           source_of(state.result)))
+                                           source_of(state.result), profile_label(state.result.config.profile)))
 
     def _show_run(self) -> None:
         ui, run, state = self.ui, self.state.run, self.state

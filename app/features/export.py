@@ -36,6 +36,9 @@ class ExportController(QObject):
         self.state, self.window = state, window
         self.graph_view, self.compare_view = graph_view, compare_view
         self.status_bar, self.store = status_bar, store
+        # The constraint ablation of the result on screen, when the what-if feature made one
+        # (the window sets it to WhatIfController.current_ablation).
+        self.current_ablation = lambda: None
 
     def _export_stem(self) -> str:
         if self.state.result is None:
@@ -94,8 +97,10 @@ class ExportController(QObject):
             return None
         state = self.state
         other = state.comparison.b.analysis if state.showing_compare else None
+        ablation = self.current_ablation()         # what each constraint costs, when it was run
         return self._guarded("Report", lambda: export_report(path, state.result.analysis, compare_with=other,
-                                                             fold_params=state.view.fold_params))
+                                                             fold_params=state.view.fold_params,
+                                                             ablation=ablation))
 
     def export_image(self, path: str | Path, region: str = "graph") -> Path | None:
         """region "view": what the graph area shows now; "graph": the whole graph(s)."""

@@ -23,13 +23,14 @@ def violations_chip(n: int) -> str:
     return f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
 
 
-def single_html(analysis, model, source: str = "simulated") -> str:
+def single_html(analysis, model, source: str = "simulated", profile: str = "") -> str:
     part = partition_report(analysis, source)
     xnn = part.source == "xnnpack"
     subs = len(part.subgraphs)
     unit = "XNNPACK delegate" if xnn else "VPU subgraph"
     sqnr = f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—"
-    chips = [f"<b>{html.escape(analysis.model)}</b> · {analysis.quantizer.upper()}",
+    head = f"<b>{html.escape(analysis.model)}</b> · {analysis.quantizer.upper()}"
+    chips = [head + (f" · {html.escape(profile)}" if profile else ""),          # the profile in use
              f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)",
              f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {unit}' + ("s" if subs != 1 else ""),
              f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} '

@@ -2,7 +2,7 @@
 
     toolbars   run options (app.widgets.run_controls) · view options (app.widgets.view_bar)
     centre     compare bar (compare mode) over the canvas, or the compare view, or a placeholder
-    docks      node panel (right, full height) · report tables and plots (bottom)
+    docks      node panel and What-if (right, full height, tabbed) · report tables and plots (bottom)
     status     summary of the result, stage and progress of the run
 
 The window itself holds no behaviour: each feature is a controller in app.features that reads
@@ -30,6 +30,7 @@ from app.features.overlay import OverlayController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
 from app.features.view_options import ViewOptionsController
+from app.features.whatif import WhatIfController
 from app.jobs.worker import CatalogueLoader
 from app.settings import Store
 from app.state import AppState
@@ -38,6 +39,7 @@ from app.widgets.compare_view import CompareView
 from app.widgets.panels import Panels
 from app.widgets.run_controls import RunControls
 from app.widgets.view_bar import ViewBar
+from app.widgets.whatif_panel import WhatIfPanel
 from app.window.menus import build_menus
 from vpu_core.config import RunConfig
 
@@ -111,6 +113,11 @@ class MainWindow(QMainWindow):
         self.plots_dock = self._dock("Plots", "plotsDock", self.panels.plots, bottom, PLOTS_MIN)
         self.splitDockWidget(self.tables_dock, self.plots_dock, Qt.Orientation.Horizontal)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.whatif_panel = WhatIfPanel()           # a tab beside the node panel (View ▸ What-if)
+        self.whatif_dock = self._dock("What-if", "whatifDock", self.whatif_panel,
+                                      Qt.DockWidgetArea.RightDockWidgetArea, NODE_DOCK_MIN)
+        self.tabifyDockWidget(self.node_dock, self.whatif_dock)
+        self.node_dock.raise_()
 
     def _build_status(self) -> None:
         from app.widgets.status import StatusSummary
@@ -142,6 +149,9 @@ class MainWindow(QMainWindow):
         self.files = FilesController(state, self, self.controls, self.compare_bar, self.runs, self.store)
         self.exports = ExportController(state, self, self.graph_view, self.compare_view, status, self.store)
         self.view_options = ViewOptionsController(state, self.view_bar, self.overlay, self.store)
+        self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock, self.runs, self,
+                                       self.navigation)
+        self.exports.current_ablation = self.whatif.current_ablation
 
     # -- sizes and settings ------------------------------------------------------------------------
     def _restore(self) -> None:
@@ -183,6 +193,7 @@ class MainWindow(QMainWindow):
                                       "batch_size", "profile", "reference_observers")})
         self.store.sync()
         self.runs.jobs.shutdown()
+        self.whatif.shutdown()
         super().closeEvent(event)
 
 

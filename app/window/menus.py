@@ -52,8 +52,10 @@ def build_menus(w) -> None:
     _action(w, view_menu, "Large labels", w.view_bar.large_font.click, "Ctrl+=")
     _action(w, view_menu, "High contrast", w.view_bar.high_contrast.click)
     view_menu.addSeparator()
-    for dock in (w.node_dock, w.tables_dock, w.plots_dock):
+    for dock in (w.node_dock, w.tables_dock, w.plots_dock, w.whatif_dock):
         view_menu.addAction(dock.toggleViewAction())
+    _action(w, view_menu, "What-if: profile, constraint cost, next kernel", lambda: w.whatif.show(),
+            "Ctrl+Shift+W", "Edit the hardware profile, rank what each constraint costs, which kernel to add")
 
     back = QShortcut(QKeySequence("Shift+Return"), w.view_bar.search, lambda: nav.step_match(-1))
     back.setContext(Qt.ShortcutContext.WidgetShortcut)

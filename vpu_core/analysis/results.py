@@ -210,4 +210,6 @@ class Analysis:
     partition_rule: RuleInfo | None = None               # constraint 1 (the op list), which the
                                                          # partition enforces: shown with the rules
     int_sim: object | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for
+    op_candidates: tuple = ()                            # whatif.results.OpCandidate, ranked
+    economics: object | None = None                      # whatif.results.Economics of `partition`
     sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)

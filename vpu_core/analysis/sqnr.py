@@ -99,10 +99,12 @@ class _FloatCursor:
     computed ahead of its comparison is copied if such an op follows.
     """
 
-    def __init__(self, gm: GraphModule, batch: tuple, wanted: set[str]) -> None:
+    def __init__(self, gm: GraphModule, batch: tuple, wanted: set[str], recorded: dict | None = None) -> None:
         self.steps, self.wanted, self.mutated = node_values(gm, batch), wanted, _mutated(gm)
-        self.ahead: dict[str, torch.Tensor] = {}
-        self.output = None
+        self.ahead: dict[str, torch.Tensor] = dict(recorded or {})
+        self.output = (recorded or {}).get(_OUTPUT)
+        if recorded is not None:            # every value is there already: never run the graph
+            self.steps = iter(())
 
     def value(self, name: str):
         if name in self.ahead:
@@ -121,6 +123,25 @@ class _FloatCursor:
             if node.op == "output":
                 self.output = value
         return self.output
+
+
+_OUTPUT = "\0output"
+
+
+def record_float_values(float_gm: GraphModule, batch: tuple, limit_bytes: int = 1 << 30) -> dict | None:
+    """Every tensor the float graph computes on `batch` (one pass), for several `measure_sqnr`
+    calls against the same float graph and batch (vpu_core.whatif); None above `limit_bytes`."""
+    mutated, out, total = _mutated(float_gm), {}, 0
+    with torch.inference_mode():
+        for node, value in node_values(float_gm, batch):
+            if node.op == "output":
+                out[_OUTPUT] = value
+            elif isinstance(value, torch.Tensor):
+                total += value.numel() * value.element_size()
+                if total > limit_bytes:
+                    return None
+                out[node.name] = value.clone() if node.name in mutated else value
+    return out
 
 
 def _float_counterpart(node: Node, converted_names: set[str]) -> Node:
@@ -145,18 +166,20 @@ def _quantized_value_node(node: Node) -> Node:
     return node
 
 
-def measure_sqnr(float_gm: GraphModule, converted: GraphModule, batch: tuple
-                 ) -> tuple[dict[str, float], float | None]:
+def measure_sqnr(float_gm: GraphModule, converted: GraphModule, batch: tuple,
+                 float_values: dict | None = None) -> tuple[dict[str, float], float | None]:
     """(node name -> SQNR of that op's output, end-to-end SQNR of the graph outputs) on `batch`;
     see `measure` (this keeps only the numbers)."""
-    layers, e2e = measure(float_gm, converted, batch)
+    layers, e2e = measure(float_gm, converted, batch, float_values)
     return layers, e2e.db
 
 
-def measure(float_gm: GraphModule, converted: GraphModule, batch: tuple
-            ) -> tuple[dict[str, float], Sqnr]:
+def measure(float_gm: GraphModule, converted: GraphModule, batch: tuple,
+            float_values: dict | None = None) -> tuple[dict[str, float], Sqnr]:
     """(node name -> SQNR of that op's output, end-to-end Sqnr of the graph outputs) on `batch`,
-    from one Interpreter pass per graph. Layers whose SQNR is not meaningful are left out."""
+    from one Interpreter pass per graph (`float_values`: record_float_values of float_gm on
+    `batch`, when several quantized graphs are compared with the same float pass). Layers whose
+    SQNR is not meaningful are left out."""
     converted_names = {n.name for n in converted.graph.nodes}
     float_nodes = {n.name: n for n in float_gm.graph.nodes}
     pairs = {}
@@ -169,7 +192,7 @@ def measure(float_gm: GraphModule, converted: GraphModule, batch: tuple
         by_node.setdefault(node_name, []).append((name, float_name))
     layers, test = {}, None
     with torch.inference_mode():
-        ref = _FloatCursor(float_gm, batch, {a for a, _ in pairs.values()})
+        ref = _FloatCursor(float_gm, batch, {a for a, _ in pairs.values()}, float_values)
         for node, value in node_values(converted, batch):
             if node.op == "output":
                 test = value

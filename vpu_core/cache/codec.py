@@ -5,8 +5,8 @@ Plain JSON loses tuples, dict key types and non-finite floats, so values are tag
     {"$t": [...]}            tuple                 [...]   list
     {"$d": [[k, v], ...]}    dict (keys any type, order kept)
     {"$f": "nan"|"inf"|"-inf"}  non-finite float   1.5     float (repr round-trips exactly)
-    {"$c": "RuleInfo", "v": {field: value}}   one of the frozen dataclasses of analysis.results
-                                              or intsim.results
+    {"$c": "RuleInfo", "v": {field: value}}   one of the frozen dataclasses of analysis.results,
+                                              intsim.results or whatif.results
 
 Decoding builds only those dataclasses (looked up by name in a fixed table) from plain values:
 nothing is imported, evaluated or unpickled. Anything else in an Analysis (a numpy scalar, a
@@ -24,12 +24,13 @@ _FLOAT_TAGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 @functools.lru_cache(maxsize=1)
 def _classes() -> dict[str, type]:
-    """The result dataclasses by name (both modules import no torch)."""
+    """The result dataclasses by name (these modules import no torch)."""
     from vpu_core.analysis import results
     from vpu_core.intsim import results as intsim_results
+    from vpu_core.whatif import results as whatif_results
 
     table = {}
-    for module in (results, intsim_results):
+    for module in (results, intsim_results, whatif_results):
         for name, cls in vars(module).items():
             if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == module.__name__:
                 assert name not in table, f"two result classes named {name}"

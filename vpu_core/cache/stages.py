@@ -42,6 +42,11 @@ class MemoryCache:
             while len(entries) > self.limits[stage]:
                 entries.popitem(last=False)
 
+    def values(self, stage: str) -> list:
+        """The live objects of `stage`, newest first."""
+        with self._lock:
+            return list(reversed(self._maps[stage].values()))
+
     def drop(self, stage: str, key) -> None:
         with self._lock:
             self._maps[stage].pop(key, None)

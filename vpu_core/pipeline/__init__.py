@@ -133,6 +133,20 @@ def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule
     return converted, scales
 
 
+def requantize(qm: QuantizedModel, profile: HardwareProfile, progress: ProgressFn | None = None,
+               cancel: threading.Event | None = None) -> GraphModule:
+    """prepare → calibrate → convert the float graph of `qm` again, under `profile`.
+
+    No export and no new data: the same exported float graph and the same calibration batches as
+    `qm`'s run, so what-if runs (vpu_core.whatif) differ from it only by the profile.
+    """
+    if qm.float_graph is None:
+        raise QuantizationError(f"'{qm.name}' has no float graph to quantize again.")
+    converted, _ = _quantize(qm.config, profile, qm.float_graph, qm.calib_batches, _Stages(progress, cancel),
+                             NO_STORE)
+    return converted
+
+
 class _NoStore:
     """run_pipeline without a cache: every stage runs, nothing is kept."""
 

@@ -51,26 +51,23 @@ class MyVPUQuantizer(Quantizer):
             observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
 
     def weight_spec(self) -> QuantizationSpec:
-        pow2 = self.profile.enabled("pow2_scale")
+        obs = Pow2PerChannelMinMaxObserver if self.profile.enabled("pow2_scale") else PerChannelMinMaxObserver
         if self.profile.enabled("weight_per_channel_symmetric"):
-            obs = Pow2PerChannelMinMaxObserver if pow2 else PerChannelMinMaxObserver
             return QuantizationSpec(
                 dtype=torch.int8, quant_min=-127, quant_max=127, ch_axis=0,
                 qscheme=torch.per_channel_symmetric, observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
-        # Relaxed profile: per-tensor affine weights (what a lenient CPU backend accepts).
-        obs = Pow2MinMaxObserver if pow2 else MinMaxObserver
+        # Relaxed profile: zero points free (per-channel affine), which is what constraint 3
+        # forbids; per-channel scales stay, they cost the hardware nothing (so the ablation
+        # measures the price of symmetry alone).
         return QuantizationSpec(
-            dtype=torch.int8, quant_min=-127, quant_max=127, qscheme=torch.per_tensor_affine,
-            observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
+            dtype=torch.int8, quant_min=-128, quant_max=127, ch_axis=0,
+            qscheme=torch.per_channel_affine, observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
 
     def bias_spec(self, node: Node) -> DerivedQuantizationSpec:
-        per_channel = self.profile.enabled("weight_per_channel_symmetric")
         return DerivedQuantizationSpec(
             derived_from=[(node.args[0], node), (node.args[1], node)],
             derive_qparams_fn=_derive_bias_qparams, dtype=torch.int32,
-            quant_min=-(2 ** 31), quant_max=2 ** 31 - 1,
-            qscheme=torch.per_channel_symmetric if per_channel else torch.per_tensor_symmetric,
-            ch_axis=0 if per_channel else None)
+            quant_min=-(2 ** 31), quant_max=2 ** 31 - 1, qscheme=torch.per_channel_symmetric, ch_axis=0)
 
     # -- annotate ------------------------------------------------------------------------------
     def annotate(self, model: GraphModule) -> GraphModule:

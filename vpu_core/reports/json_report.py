@@ -42,6 +42,8 @@ def analysis_to_json(a: Analysis) -> dict:
                            "members": [{"tensor": m.tensor, "producer": m.producer,
                                         "scales": list(m.scales), "zero_points": list(m.zero_points)}
                                        for m in g.members]} for g in a.scale_groups],
+        "op_candidates": op_candidates_to_json(a.op_candidates),
+        "economics": economics_to_json(a.economics),
     }
     if a.int_sim is not None:                                       # check --int-sim
         from vpu_core.reports.int_sim import int_sim_to_json
@@ -67,6 +69,34 @@ def groups_to_json(a: Analysis) -> list[dict]:
     for top in tree.top_level():
         visit(top)
     return ordered
+
+
+def op_candidates_to_json(candidates) -> list[dict]:
+    return [{"op": c.op, "subgraphs_merged": c.subgraphs_merged, "bytes_saved": c.bytes_saved,
+             "cpu_nodes_left": c.cpu_nodes_left, "nodes_moved": c.nodes_moved,
+             "new_subgraphs": c.new_subgraphs, "subgraphs_after": c.subgraphs_after,
+             "transfer_bytes_after": c.transfer_bytes_after} for c in candidates]
+
+
+def economics_to_json(e) -> dict | None:
+    if e is None:
+        return None
+    return {"break_even_bytes_per_mac": e.break_even_bytes_per_mac,
+            "subgraphs": [{"subgraph": s.subgraph, "ops": s.ops, "macs": s.macs, "bytes_in": s.bytes_in,
+                           "bytes_out": s.bytes_out, "bytes_per_mac": _plain(s.bytes_per_mac),
+                           "pays": s.pays} for s in e.subgraphs]}
+
+
+def ablation_to_json(report) -> list[dict]:
+    """`check --ablate`: one entry per rule id (vpu_core.whatif.results.AblationReport)."""
+    return [{"constraint": e.constraint, "number": e.number, "title": e.title,
+             "sqnr_db": _plain(e.sqnr_db), "delta_db": _plain(e.delta_db),
+             "delta_se_db": _plain(e.delta_se_db), "within_noise": e.within_noise,
+             "layers": [{"node": g.node, "delta_db": _plain(g.delta_db)} for g in e.layers],
+             "violations": e.violations, "violations_by_rule": dict(e.violations_by_rule),
+             "partition": {"subgraphs": e.subgraphs, "cpu_nodes": e.cpu_nodes,
+                           "transfer_bytes": e.transfer_bytes},
+             "reason": e.reason or None, "seconds": round(e.seconds, 3)} for e in report.entries]
 
 
 def partition_to_json(p: PartitionReport) -> dict:

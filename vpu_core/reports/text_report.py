@@ -16,6 +16,7 @@ def analysis_to_text(a: Analysis) -> str:
     lines = [f"{a.model} · quantizer {a.quantizer} · {batch} · profile {a.partition.profile}", ""]
     lines += _violation_lines(a)
     lines += ["", *_rule_table(a), "", *partition_lines(a.partition)]
+    lines += _whatif_lines(a)
     if a.delegation is not None:
         lines += ["", *partition_lines(a.delegation, title="Real XNNPACK delegation (ExecuTorch)")]
     lines += ["", *_shift_lines(a), ""]
@@ -33,6 +34,13 @@ def analysis_to_text(a: Analysis) -> str:
     lines.append(f"{total} violation{'s' if total != 1 else ''} in "
                  f"{sum(1 for r in a.rules if r.violations)} rule(s).")
     return "\n".join(lines)
+
+
+def _whatif_lines(a: Analysis) -> list[str]:
+    from vpu_core.reports.whatif_text import economics_lines, op_candidate_lines
+
+    economics = economics_lines(a.economics)
+    return ["", *op_candidate_lines(a), *(["", *economics] if economics else [])]
 
 
 def _violation_lines(a: Analysis) -> list[str]:

@@ -7,9 +7,9 @@ SVG), images (data: URIs) — is inside the one file: no network, no external fo
     html = build_report_html(analysis, graph_image=png_bytes, compare_with=xnn_analysis)
     write_report_html("resnet8.html", analysis, graph_image=png_bytes)   # atomic
 
-Sections (stable ids, the tests look for them): #summary, #graph, #rules, #partition,
-#histograms, #sqnr, with integer simulation (Analysis.int_sim) #int_sim, and with a second
-analysis #comparison.
+Sections (stable ids, the tests look for them): #summary, #graph, #rules, #partition, #whatif,
+#histograms, #sqnr, with integer simulation (Analysis.int_sim) #int_sim, with an ablation
+#ablation and, with a second analysis, #comparison.
 """
 from __future__ import annotations
 
@@ -24,42 +24,51 @@ from vpu_core.reports.html.numbers import histograms_section, sqnr_section
 from vpu_core.reports.html.sections import (GraphImage, graph_section, partition_section,
                                            rules_section, summary_section)
 from vpu_core.reports.html.style import CSS, PAGE_SCRIPT
+from vpu_core.reports.html.whatif import ablation_section, whatif_section
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
+    from vpu_core.whatif.results import AblationReport
 
-SECTION_IDS = ("summary", "graph", "rules", "partition", "histograms", "sqnr", "comparison")
+SECTION_IDS = ("summary", "graph", "rules", "partition", "whatif", "histograms", "sqnr", "ablation",
+               "comparison")
+OPTIONAL_IDS = ("ablation", "comparison")     # only when the report is given what they show
 _NAV = {"summary": "Summary", "graph": "Graph", "rules": "Rules", "partition": "Partition",
-        "histograms": "Scales & shifts", "sqnr": "SQNR", "comparison": "Comparison",
-        "int_sim": "Integer simulation"}
+        "whatif": "What-if", "histograms": "Scales & shifts", "sqnr": "SQNR",
+        "ablation": "Constraint cost", "comparison": "Comparison", "int_sim": "Integer simulation"}
 
-__all__ = ["build_report_html", "write_report_html", "GraphImage", "SECTION_IDS"]
+__all__ = ["build_report_html", "write_report_html", "GraphImage", "SECTION_IDS", "OPTIONAL_IDS"]
 
 
 def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str | None = None, *,
                       compare_with: Analysis | None = None,
                       compare_graph_image: GraphImage | bytes | str | None = None,
                       comparison: Comparison | None = None,
+                      ablation: AblationReport | None = None,
                       generated_at: _dt.datetime | None = None) -> str:
     """The whole report as one HTML string.
 
     `graph_image` is PNG bytes, SVG text or a GraphImage (with the size to show it at).
     `compare_with` adds the comparison section (matched by vpu_core.compare unless a ready
     `comparison` of the two is passed); `compare_graph_image` is its graph, shown beside ours.
+    `ablation` (vpu_core.whatif AblationReport of `analysis`) adds what each constraint costs.
     """
     tag = default_label(analysis) if compare_with is not None else ""   # which side a section shows
     sections = [summary_section(analysis, tag),
                 graph_section(analysis, graph_image, compare_with, compare_graph_image),
                 rules_section(analysis, tag), partition_section(analysis, tag),
-                histograms_section(analysis, tag), sqnr_section(analysis, tag)]
+                whatif_section(analysis, tag), histograms_section(analysis, tag), sqnr_section(analysis, tag)]
     if analysis.int_sim is not None:
         from vpu_core.reports.html.int_sim import int_sim_section
 
         sections.append(int_sim_section(analysis, tag))
+    if ablation is not None:
+        sections.append(ablation_section(ablation))
     if compare_with is not None:
         cmp = comparison or compare(analysis, compare_with)
         sections.append(comparison_section(analysis, compare_with, cmp))
-    ids = [s for s in SECTION_IDS if s != "comparison" or compare_with is not None]
+    present = {"ablation": ablation is not None, "comparison": compare_with is not None}
+    ids = [s for s in SECTION_IDS if present.get(s, True)]
     if analysis.int_sim is not None:
         ids.insert(ids.index("sqnr") + 1, "int_sim")
     when = (generated_at or _dt.datetime.now()).strftime("%Y-%m-%d %H:%M")

@@ -199,6 +199,7 @@ class Bar:
     value: float
     color: str
     tip: str = ""
+    spread: float = 0.0         # ± whisker drawn by signed_hbars (0: none)
 
 
 def hbars(bars: list[Bar], *, unit: str, marker: RefLine | None = None, **kw) -> str:
@@ -272,3 +273,40 @@ def count_bins(values: list[float], edges: tuple[float, ...]) -> tuple[int, ...]
                 hi = mid
         counts[lo] += 1
     return tuple(counts)
+
+
+def signed_hbars(bars: list[Bar], *, unit: str, width: int = 900, bar_h: int = 22,
+                 label_w: int = 250) -> str:
+    """Ranked horizontal bars around a zero line (gains right, losses left), label on the left."""
+    if not bars:
+        return empty_chart("Nothing to rank", width)
+    reach = max(max(abs(b.value) + b.spread for b in bars), 1e-9)
+    ticks = nice_ticks(-reach if any(b.value - b.spread < 0 for b in bars) else 0.0, reach, 6)
+    lo, hi = ticks[0], ticks[-1]
+    head, foot, plot_w = 8, 30, width - label_w - 70
+    to_x = lambda v: label_w + (v - lo) / (hi - lo) * plot_w        # noqa: E731
+    y_end = head + bar_h * len(bars)
+    parts = [_svg_open(width, y_end + foot, f"Ranked values in {unit}")]
+    for t in ticks:
+        x = to_x(t)
+        stroke = AXIS if t == 0 else GRID
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{head - 4}" y2="{y_end:.1f}" stroke="{stroke}"/>')
+        parts.append(_text(x, y_end + 14, fmt_num(t)))
+    parts.append(_text(label_w + plot_w / 2, y_end + foot - 3, unit, color=INK))
+    zero = to_x(0.0)
+    for i, b in enumerate(bars):
+        y = head + i * bar_h
+        parts.append(_text(label_w - 8, y + bar_h / 2 + 4, b.label, anchor="end", size=12, color=INK))
+        x0, x1 = sorted((zero, to_x(b.value)))
+        parts.append(f'<rect x="{x0:.1f}" y="{y + 4:.1f}" width="{max(x1 - x0, 1.5):.1f}" '
+                     f'height="{bar_h - 8}" rx="2" fill="{b.color}">'
+                     f'<title>{escape(b.tip or f"{b.label}: {b.value:+.2f} {unit}")}</title></rect>')
+        if b.spread:
+            wl, wr, cy = to_x(b.value - b.spread), to_x(b.value + b.spread), y + bar_h / 2
+            parts.append(f'<path d="M{wl:.1f},{cy - 4:.1f}v8M{wl:.1f},{cy:.1f}H{wr:.1f}M{wr:.1f},{cy - 4:.1f}v8" '
+                         f'stroke="{INK}" stroke-width="1.2" fill="none"/>')
+            x0, x1 = min(x0, wl), max(x1, wr)
+        tx, anchor = (x1 + 5, "start") if b.value >= 0 else (x0 - 5, "end")
+        parts.append(_text(tx, y + bar_h / 2 + 4, f"{b.value:+.1f}", anchor=anchor, size=11, color=INK))
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,259 @@
+"""What-if: the hardware profile editor, what each constraint costs, and the next kernel.
+
+Feeds the What-if dock's widgets (app.widgets.whatif_panel) from the result on screen and acts on
+what they announce:
+- Profile: the profile in use as a form. Every edit updates the diff against the shipped profile
+  and says what Apply will re-run (vpu_core.whatif.profile_edit.requantization_needed). Apply
+  validates the form exactly like a --profile file, writes it to a file named by its content and
+  runs the configuration on screen with it, *not* fresh: the session re-reads the Q/DQ graph on
+  screen when the change cannot alter it (a shift range, the rounding, the break-even, an op this
+  model lacks) and, when it can, quantizes again from the same export and calibration data
+  (vpu_core.whatif.reprofile). Revert; Save as TOML. The toolbar's profile box and the editor's
+  first line name the profile in use.
+- Cost: the constraint ablation as a job of its own queue (app.jobs.ablation): it
+  never cancels or blocks the window's run; progress and Cancel like every job.
+- Next kernel: the op-list candidates and the partition economics of the analysis on screen.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QStandardPaths
+
+from app import dialogs
+from app.jobs.ablation import AblationJob
+from app.jobs.runner import JobRunner
+from app.state import AppState
+from app.widgets.whatif_panel import TAB_ABLATION, TAB_CANDIDATES, TAB_PROFILE, WhatIfPanel
+from resources import DEFAULT_PROFILE
+from vpu_core.errors import InspectorError
+from vpu_core.profile import AVG_POOL_DIVISORS, ROUNDING_MODES, RULE_IDS
+from vpu_core.reports.whatif_text import constraint_name, profile_change_lines
+
+__all__ = ["WhatIfController", "TAB_PROFILE", "TAB_ABLATION", "TAB_CANDIDATES"]
+
+
+class WhatIfController(QObject):
+    def __init__(self, state: AppState, panel: WhatIfPanel, dock, runs, dialog_parent,
+                 navigation=None, profile_dir: str | Path | None = None) -> None:
+        super().__init__(state)
+        self.state, self.panel, self.dock, self.runs = state, panel, dock, runs
+        self.dialog_parent = dialog_parent
+        self.profile_dir = Path(profile_dir) if profile_dir else _default_dir()
+        # Profiles are loaded after the first run (validating op names imports torch).
+        self.shipped = self.in_use = None
+        self.analysis = None
+        self.ablations = JobRunner(self)         # their own queue: never cancel the window's run
+        self._reports: dict = {}                 # RunConfig -> AblationReport
+        self._ablating = None                    # the RunConfig of the running ablation
+        editor, chart = panel.editor, panel.chart
+        editor.set_choices([(rid, rid, "") for rid in RULE_IDS], ROUNDING_MODES, AVG_POOL_DIVISORS)
+        editor.changed.connect(self._refresh)
+        editor.apply_clicked.connect(self.apply)
+        editor.revert_clicked.connect(self.revert)
+        editor.save_requested.connect(self.save_dialog_chose)
+        editor.add_op_requested.connect(self.add_op)
+        chart.run_clicked.connect(self.run_ablation)
+        chart.cancel_clicked.connect(self.ablations.cancel)
+        self.ablations.progress.connect(self._on_ablation_progress)
+        self.ablations.running_changed.connect(lambda running: chart.set_running(running))
+        self.ablations.succeeded.connect(self._on_ablation_done)
+        self.ablations.failed.connect(self._on_ablation_failed)
+        self.ablations.cancelled.connect(lambda: (self._show_chart(), chart.set_status("Cancelled")))
+        if navigation is not None:       # a table row shows its node on the canvas
+            panel.candidates.node_activated.connect(lambda node: navigation.select_in(state.focus_side, node))
+        state.result_changed.connect(self._on_result)
+        state.run_changed.connect(self._on_run_changed)
+
+    def show(self, tab: int | None = None) -> None:
+        self.dock.show()
+        self.dock.raise_()
+        if tab is not None:
+            self.panel.setCurrentIndex(tab)
+
+    # -- the result on screen ----------------------------------------------------------------------
+    def _on_result(self) -> None:
+        inspection = self.state.result
+        if inspection is None:
+            return
+        self.analysis = inspection.analysis
+        self._follow_profile(inspection.config.profile)
+        self.panel.candidates.set_analysis(inspection.analysis)
+        if not self.ablations.is_running():
+            self._show_chart()
+
+    def _follow_profile(self, path: str | None, keep_form: bool = False) -> None:
+        """The form shows the profile of the run on screen, unless it holds edits of that profile
+        (or `keep_form`: a run that failed or was cancelled leaves the edits to apply again)."""
+        from vpu_core.profile import load_profile
+
+        a = self.analysis
+        self.panel.editor.set_choices([(r.rule.id, f"{r.rule.constraint} · {constraint_name(r.rule.id)}",
+                                        f"{r.rule.title} ({r.rule.id}): {r.rule.reason}") for r in a.rules],
+                                      ROUNDING_MODES, AVG_POOL_DIVISORS)
+        same = self.in_use is not None and self.in_use.path == str(path or DEFAULT_PROFILE)
+        keep = self.in_use is not None and (keep_form or same) and self.is_modified()
+        try:
+            self.shipped = self.shipped or load_profile()
+            profile = self.in_use if same and keep else load_profile(path)
+        except InspectorError:
+            return                       # the run itself reported a bad profile
+        if keep:
+            edited = self.edited_profile()
+            self.in_use = profile
+            self.panel.editor.show_ops(self._rows(edited.vpu_ops))
+        else:
+            self.in_use = profile
+            self.panel.editor.show_profile(profile, self._rows(profile.vpu_ops))
+        self._refresh()
+
+    def _on_run_changed(self) -> None:
+        run, inspection = self.state.run, self.state.result
+        if not run.running and (run.error is not None or run.cancelled) and inspection is not None:
+            self._follow_profile(inspection.config.profile, keep_form=True)   # e.g. an applied run failed
+
+    def _rows(self, listed: tuple[str, ...]):
+        from vpu_core.whatif.profile_edit import model_ops, op_list_rows
+
+        return op_list_rows(listed, model_ops(self.analysis) if self.analysis is not None else ())
+
+    # -- the profile editor ------------------------------------------------------------------------
+    def edited_profile(self):
+        from vpu_core.whatif.profile_edit import edit
+
+        return edit(self.in_use, **self.panel.editor.form_values())
+
+    def is_modified(self) -> bool:
+        from vpu_core.whatif.profile_edit import same_profile
+
+        return self.in_use is not None and not same_profile(self.edited_profile(), self.in_use)
+
+    def needs(self) -> tuple[str, ...]:
+        """Keys of the edit that make Apply quantize again (empty: it re-analyses only)."""
+        from vpu_core.whatif.profile_edit import requantization_needed
+
+        a = self.analysis
+        if a is None or self.in_use is None:
+            return ()
+        ops = [info.op for info in a.nodes.values() if info.kind == "call_function"]
+        return requantization_needed(self.in_use, self.edited_profile(), a.quantizer, ops, a.dynamic_batch)
+
+    def _refresh(self) -> None:
+        from vpu_core.whatif.profile_edit import profile_diff
+
+        if self.in_use is None:
+            return
+        edited, modified = self.edited_profile(), self.is_modified()
+        source = Path(self.in_use.path)
+        origin = ("shipped profile" if self.in_use.path == self.shipped.path else
+                  f"applied: {source.name}" if source.parent == self.profile_dir else source.name)
+        needs = self.needs() if modified else ()
+        text = (f"Apply quantizes again from the same export and calibration data ({', '.join(needs)} "
+                "changes the Q/DQ graph)." if needs else
+                "Apply re-analyses the current Q/DQ graph only (no re-quantization).")
+        self.panel.editor.show_status(f"{self.in_use.name} ({origin})", modified, text,
+                                      profile_change_lines(profile_diff(self.shipped, edited)), self.in_use.path)
+
+    def apply(self) -> str | None:
+        """Validate the form, write it to a content-named file, run the toolbar's configuration
+        with it (not fresh: the session re-quantizes only if the change needs it)."""
+        from vpu_core.whatif.profile_edit import profile_to_toml, save_profile, validate_profile
+
+        try:
+            profile = validate_profile(self.edited_profile())
+            text = profile_to_toml(profile)
+            stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", profile.name) or "profile"
+            path = self.profile_dir / f"{stem}-{hashlib.sha1(text.encode()).hexdigest()[:8]}.toml"
+            self.profile_dir.mkdir(parents=True, exist_ok=True)
+            self.in_use = save_profile(profile, path)
+        except (InspectorError, OSError) as exc:
+            dialogs.show_error(self.dialog_parent, exc, title="Invalid hardware profile", note="")
+            return None
+        self.panel.editor.show_profile(self.in_use, self._rows(self.in_use.vpu_ops))
+        self._refresh()
+        shown = self.state.result.config if self.state.result is not None else self.runs.config()
+        self.runs.controls.set_config(dataclasses.replace(shown, profile=str(path)))   # shows the profile
+        self.runs.request()
+        return str(path)
+
+    def revert(self) -> None:
+        if self.in_use is not None:
+            self.panel.editor.show_profile(self.in_use, self._rows(self.in_use.vpu_ops))
+            self._refresh()
+
+    def save_to(self, path: str | Path):
+        """Write the form as a --profile file (validated first; ProfileError / SaveError raised)."""
+        from vpu_core.whatif.profile_edit import save_profile
+
+        return save_profile(self.edited_profile(), path)
+
+    def save_dialog_chose(self, path: str) -> None:
+        try:
+            self.save_to(path)
+        except InspectorError as exc:
+            dialogs.show_error(self.dialog_parent, exc, title="Cannot save the profile", note="")
+
+    def add_op(self, name: str) -> None:
+        from vpu_core.profile import is_known_op
+
+        if not is_known_op(name):
+            dialogs.show_error(self.dialog_parent, InspectorError(f"'{name}' is not an ATen op."),
+                               title="Unknown op", note="")
+            return
+        self.panel.editor.add_op_row(name)
+
+    # -- constraint cost ---------------------------------------------------------------------------
+    def run_ablation(self) -> None:
+        inspection = self.state.result
+        if inspection is None or self.ablations.is_running():
+            return
+        self._ablating = config = inspection.config
+        self.panel.chart.set_progress(0.0, "Relaxing constraints…")
+        self.ablations.request(lambda: AblationJob(config))
+
+    def current_ablation(self):
+        """The ablation of the run on screen, if one was made (the exported report shows it)."""
+        inspection = self.state.result
+        return None if inspection is None else self._reports.get(inspection.config)
+
+    def shutdown(self) -> None:
+        self.ablations.shutdown()
+
+    def _show_chart(self) -> None:
+        chart, inspection = self.panel.chart, self.state.result
+        if inspection is None:
+            chart.show_idle("", "Run a model first.", can_run=False)
+            return
+        config = inspection.config
+        report = self._reports.get(config)
+        if report is not None:
+            chart.show_report(report, inspection.analysis.model)
+        elif config.quantizer != "vpu":
+            chart.show_idle(inspection.analysis.model, "The ablation relaxes the VPU quantizer's constraints; "
+                            "the XNNPACK quantizer ignores them.", can_run=False)
+        else:
+            chart.show_idle(inspection.analysis.model, "Run ablation quantizes this model once per constraint "
+                            "2–8 with only that constraint relaxed (same export and calibration data) and "
+                            "ranks what each costs.", can_run=True)
+
+    def _on_ablation_progress(self, stage: str, fraction: float) -> None:
+        rule = RULE_IDS[min(int(fraction * len(RULE_IDS)), len(RULE_IDS) - 1)]
+        self.panel.chart.set_progress(fraction, f"Relaxing {constraint_name(rule)}…" if fraction < 1 else "")
+
+    def _on_ablation_done(self, report) -> None:
+        self._reports[self._ablating] = report       # shown while it is the run on screen
+        self._show_chart()
+        self.panel.chart.set_status(f"Done in {report.seconds:.1f} s")
+
+    def _on_ablation_failed(self, error) -> None:
+        self._show_chart()
+        self.panel.chart.set_status("Failed")
+        dialogs.show_error(self.dialog_parent, error, title="Ablation failed", note="")
+
+
+def _default_dir() -> Path:
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppLocalDataLocation)
+    return Path(base or Path.home() / ".vpu-inspector") / "profiles"

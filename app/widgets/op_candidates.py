@@ -1,0 +1,133 @@
+"""Which kernel should the next chip add first, and does each VPU subgraph pay for its transfers?
+
+Two tables from the analysis (vpu_core.whatif, computed with every run): the op-list candidates,
+ranked, and the partition economics with the subgraphs whose transfers outweigh their work
+highlighted. A row jumps to its node: a candidate to its first CPU node, a subgraph to its first op.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSizePolicy, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from app import theme
+from vpu_core.reports.whatif_text import economics_sentence, human_bytes, human_macs, signed_bytes
+
+NODE_ROLE = Qt.ItemDataRole.UserRole + 1
+# (short header for a narrow dock, what it means)
+CANDIDATE_HEADERS = (("Op added", "Op type added alone to the VPU op list"),
+                     ("Moved", "CPU nodes that join the VPU"),
+                     ("Merged", "Existing VPU subgraphs that join another one"),
+                     ("Islands", "New subgraphs made only of moved ops"),
+                     ("Bytes saved", "Boundary bytes before minus after (negative: more traffic)"),
+                     ("CPU left", "CPU nodes after the change"))
+ECONOMICS_HEADERS = (("Subgraph", ""), ("Ops", "Compute ops in the subgraph"),
+                     ("Work", "Multiply-accumulates kept on the VPU"), ("In", "Bytes entering"),
+                     ("Out", "Bytes leaving"), ("B/MAC", "Boundary bytes per MAC"), ("Verdict", ""))
+
+
+def _table(headers) -> QTableWidget:
+    table = QTableWidget(0, len(headers))
+    table.setHorizontalHeaderLabels([h for h, _ in headers])
+    for col, (_, tip) in enumerate(headers):
+        table.horizontalHeaderItem(col).setToolTip(tip)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setVisible(False)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    table.horizontalHeader().setStretchLastSection(True)
+    return table
+
+
+def _cell(text, node: str | None = None, numeric: bool = False) -> QTableWidgetItem:
+    item = QTableWidgetItem(str(text))
+    if numeric:
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    if node:
+        item.setData(NODE_ROLE, node)
+        item.setToolTip(f"Click to show {node} in the graph")
+    return item
+
+
+def _wrapped(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)   # wraps, never widens the dock
+    return label
+
+
+class OpCandidatesPanel(QWidget):
+    node_activated = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.candidates = _table(CANDIDATE_HEADERS)
+        self.economics = _table(ECONOMICS_HEADERS)
+        self.economics_note = QLabel()
+        self.economics_note.setWordWrap(True)
+        self.economics_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        for table in (self.candidates, self.economics):
+            table.cellClicked.connect(lambda row, _col, t=table: self._jump(t, row))
+        layout = QVBoxLayout(self)
+        intro = _wrapped("<b>Which kernel should the next chip add first?</b> Each CPU-fallback op, "
+                         "added alone to the VPU op list, ranked.")
+        intro.setToolTip("The graph is partitioned again with the op added (nothing is re-quantized)")
+        for table in (self.candidates, self.economics):
+            table.setMinimumHeight(120)          # a header and four rows, even at 720 px high
+        layout.addWidget(intro)
+        layout.addWidget(self.candidates, 3)
+        layout.addWidget(_wrapped("<b>Does each VPU subgraph pay for its transfers?</b>"))
+        layout.addWidget(self.economics_note)
+        layout.addWidget(self.economics, 2)
+
+    def set_analysis(self, analysis) -> None:
+        self._fill_candidates(analysis)
+        self._fill_economics(analysis)
+
+    def _fill_candidates(self, a) -> None:
+        self.candidates.setRowCount(len(a.op_candidates))
+        for row, c in enumerate(a.op_candidates):
+            cells = [_cell(c.op, c.first_node), _cell(c.nodes_moved, numeric=True),
+                     _cell(c.subgraphs_merged, numeric=True), _cell(c.new_subgraphs, numeric=True),
+                     _cell(signed_bytes(c.bytes_saved), numeric=True), _cell(c.cpu_nodes_left, numeric=True)]
+            for col, item in enumerate(cells):
+                self.candidates.setItem(row, col, item)
+        if not a.op_candidates:
+            self.candidates.setRowCount(1)
+            self.candidates.setItem(0, 0, _cell("No op falls back to the CPU for lack of a kernel."))
+
+    def _fill_economics(self, a) -> None:
+        e = a.economics
+        subgraphs = e.subgraphs if e is not None else ()
+        self.economics.setRowCount(len(subgraphs))
+        bad = QBrush(QColor("#fdecea"))
+        for row, s in enumerate(subgraphs):
+            ratio = "—" if s.bytes_per_mac is None else f"{s.bytes_per_mac:.3g}"
+            cells = [_cell(f"sg {s.subgraph}", s.first_op), _cell(s.ops, numeric=True),
+                     _cell(human_macs(s.macs), numeric=True), _cell(human_bytes(s.bytes_in), numeric=True),
+                     _cell(human_bytes(s.bytes_out), numeric=True), _cell(ratio, numeric=True),
+                     _cell("pays" if s.pays else "transfer outweighs work")]
+            if not s.pays:
+                cells[-1].setToolTip(economics_sentence(s, e.break_even_bytes_per_mac))
+            for col, item in enumerate(cells):
+                if not s.pays:
+                    item.setBackground(bad)
+                self.economics.setItem(row, col, item)
+        if e is None:
+            self.economics_note.setText("")
+            return
+        flagged = [economics_sentence(s, e.break_even_bytes_per_mac) for s in e.flagged]
+        head = (f"Break-even (hardware profile): {e.break_even_bytes_per_mac:g} bytes per MAC kept on the VPU. ")
+        # The first flagged subgraph in words; the others are the red rows (each its sentence as tooltip).
+        more = f" ({len(flagged) - 1} more in red below)" if len(flagged) > 1 else ""
+        self.economics_note.setText(
+            head + (f"<span style='color:{theme.DANGER}'>{flagged[0]}</span>{more}" if flagged
+                    else "Every subgraph keeps enough work on the VPU to pay for its transfers."))
+
+    def _jump(self, table: QTableWidget, row: int) -> None:
+        item = table.item(row, 0)
+        node = item.data(NODE_ROLE) if item is not None else None
+        if node:
+            self.node_activated.emit(str(node))
