@@ -75,7 +75,9 @@ class IntSimPanel(QWidget):
         self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
         self.caption = QLabel()             # the legend, outside the plot: bars stay uncovered
         self.caption.setTextFormat(Qt.TextFormat.RichText)
-        self.caption.setWordWrap(True)      # never wider than the dock (a narrow window stays so)
+        # one line, clipped rather than widening the dock (and a narrow window) or taking the
+        # chart's tick labels' height
+        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.note = QLabel()
         self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.note.setWordWrap(True)
