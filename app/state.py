@@ -9,9 +9,7 @@ Invariants kept here rather than in each feature:
 - a result for another model clears the selection and the search;
 - the selection is one node of one side ("a", or "b" in compare mode);
 - `showing_compare` is compare mode *with* a comparison to show (until the first comparison
-  arrives, or after it failed, the single result stays on screen);
-- the integer simulation arrives after the graph (`simulating` meanwhile): `attach_int_sim`
-  puts it into the results on screen without a new result, so nothing is redrawn or reset.
+  arrives, or after it failed, the single result stays on screen).
 """
 from __future__ import annotations
 
@@ -58,7 +56,6 @@ class AppState(QObject):
     focus_side_changed = Signal(str)     # the side the docks report on in compare mode
     search_changed = Signal()
     run_changed = Signal()               # `run`: running, progress, last error
-    int_sim_changed = Signal()           # `simulating`, or an integer simulation attached
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -70,7 +67,6 @@ class AppState(QObject):
         self.focus_side = "a"
         self.search = Search()
         self.run = RunStatus()
-        self.simulating = False          # an integer simulation of the results shown is running
 
     # -- what is shown -------------------------------------------------------------------------
     @property
@@ -154,28 +150,6 @@ class AppState(QObject):
         if search != self.search:
             self.search = search
             self.search_changed.emit()
-
-    def set_simulating(self, simulating: bool) -> None:
-        if simulating != self.simulating:
-            self.simulating = simulating
-            self.int_sim_changed.emit()
-
-    def attach_int_sim(self, base, simulated) -> bool:
-        """Wherever the Analysis `base` is shown (result, compare sides), show `simulated` (the
-        same analysis with its integer simulation) instead; the graphs stay. False: not shown."""
-        def swap(inspection):
-            if inspection is not None and inspection.analysis is base:
-                return replace(inspection, analysis=simulated)
-            return inspection
-
-        result, pair = swap(self.result), self.comparison
-        if pair is not None:
-            pair = replace(pair, a=swap(pair.a), b=swap(pair.b))
-        if result is self.result and (pair is None or (pair.a is self.comparison.a and pair.b is self.comparison.b)):
-            return False
-        self.result, self.comparison = result, pair
-        self.int_sim_changed.emit()
-        return True
 
     def set_run(self, **changes) -> None:
         run = replace(self.run, **changes)

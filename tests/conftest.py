@@ -326,17 +326,15 @@ def window(qtbot, tmp_path, monkeypatch):
     win.show()
     qtbot.waitExposed(win)
     yield win
-    win.runs.shutdown()
+    win.runs.jobs.shutdown()
 
 
 @pytest.fixture
 def run_and_wait(qtbot):
-    """run_and_wait(win, config=None, action=None, int_sim=True): start a run of `config` (a
-    RunConfig or a dict of its fields), or perform `action`, which starts one; return its
-    Inspection / InspectionPair once it is on screen (fails the test when the run fails). The
-    integer simulation follows the graph: with `int_sim`, wait for it too and return the result
-    as shown with it (else as the run drew it, before its simulation)."""
-    def start_and_wait(win, config=None, action=None, int_sim=True):
+    """run_and_wait(win, config=None, action=None): start a run of `config` (a RunConfig or a
+    dict of its fields), or perform `action`, which starts one; return its Inspection /
+    InspectionPair once it is on screen (fails the test when the run fails)."""
+    def start_and_wait(win, config=None, action=None):
         from vpu_core.config import RunConfig
 
         outcome = []
@@ -353,20 +351,8 @@ def run_and_wait(qtbot):
             runs.succeeded.disconnect(outcome.append)
             runs.failed.disconnect(outcome.append)
         assert not hasattr(outcome[0], "message"), f"run failed: {outcome[0].message}\n{outcome[0].detail}"
-        if not int_sim:
-            return outcome[0]
-        qtbot.waitUntil(lambda: not win.state.simulating, timeout=RUN_TIMEOUT_MS)
-        return _as_shown(win.state, outcome[0])
+        return outcome[0]
     return start_and_wait
-
-
-def _as_shown(state, result):
-    """`result` as the window shows it now (with its integer simulation attached), if it does."""
-    if hasattr(result, "comparison"):
-        shown = state.comparison
-        return shown if shown is not None and shown.comparison is result.comparison else result
-    shown = state.result
-    return shown if shown is not None and shown.graph is result.graph else result
 
 
 @pytest.fixture

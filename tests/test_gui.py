@@ -202,7 +202,7 @@ def test_cancel_and_a_second_run_supersedes_the_first(qtbot, window, run_and_wai
     results = []
     window.runs.succeeded.connect(results.append)
     window.runs.start(RunConfig(model="resnet8", quantizer="xnnpack"))
-    last = run_and_wait(window, {"model": "conv_relu", "quantizer": "vpu"}, int_sim=False)
+    last = run_and_wait(window, {"model": "conv_relu", "quantizer": "vpu"})
     assert [r.analysis.model for r in results] == ["conv_relu"] and last is results[0]
     assert not window.runs.is_running()                # the superseded job reported nothing
 

@@ -261,14 +261,6 @@ class Session:
         store.put(analysis)
         return analysis
 
-    def simulated(self, config: RunConfig, analysis: Analysis, progress: ProgressFn | None = None,
-                  cancel: threading.Event | None = None) -> Analysis:
-        """`analysis` (of `config`, from `inspect`) with its integer simulation attached, run or
-        remembered: the window shows the graph first and asks for this afterwards."""
-        if analysis.int_sim is not None:
-            return analysis
-        return self._with_int_sim(config, analysis, _Reporter(progress, cancel), cancel, self.keys(config))
-
     def _with_int_sim(self, config: RunConfig, analysis: Analysis, progress, cancel,
                       keys: StageKeys | None = None) -> Analysis:
         """`analysis` with its integer simulation attached, remembered: asking again (the single

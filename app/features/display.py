@@ -39,7 +39,6 @@ class DisplayController(QObject):
         state.selection_changed.connect(self._show_selection)
         state.focus_side_changed.connect(lambda _side: self._show_focus())
         state.run_changed.connect(self._show_run)
-        state.int_sim_changed.connect(self._show_int_sim)
 
     # -- results -----------------------------------------------------------------------------------
     def _on_result(self) -> None:
@@ -137,18 +136,6 @@ class DisplayController(QObject):
             op = ui.compare_view.op_of(side, selection.node)
             prefix = pair_html(state.comparison.comparison, side, selection.node, op)
         ui.panels.show_node(inspection.analysis, model, selection.node, prefix, source)
-
-    def _show_int_sim(self) -> None:
-        """The integer simulation arrived (or started): only its panel changes, for the node or
-        side the docks report on; the canvas, the selection and the search stay."""
-        state, panels = self.state, self.ui.panels
-        selection = state.selection
-        inspection = state.inspection(selection.side if selection is not None else state.focus_side)
-        if inspection is None:
-            panels.int_sim_panel.set_pending(state.simulating)
-            return
-        panels.show_int_sim(inspection.analysis, selection.node if selection is not None else None,
-                            state.simulating)
 
     # -- status ------------------------------------------------------------------------------------
     def _show_status(self) -> None:

@@ -10,11 +10,6 @@ A view change (fold, colouring) is drawn at once from the results on screen
 (`Session.redraw`, milliseconds) unless it needs something they lack (the XNNPACK delegation):
 then it is a job like any other.
 
-The integer simulation does not delay the graph: a run job shows the analysis and its layout,
-then an IntSimJob (its own runner, so the run's progress and status stay the run's) simulates
-what is on screen and the state attaches it (`AppState.attach_int_sim`, no redraw). A new run
-supersedes it: a late simulation of an older run is dropped (`_generation`).
-
 After a failed or cancelled run, the toolbar goes back to the configuration on screen, so the
 model box, the graph and the status bar agree (the status bar says what failed).
 """
@@ -24,7 +19,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app import dialogs
 from app.jobs.runner import JobRunner
-from app.jobs.worker import CompareJob, InspectJob, IntSimJob
+from app.jobs.worker import CompareJob, InspectJob
 from app.state import AppState
 from vpu_core.config import RunConfig
 from vpu_core.session import STAGE_TITLES, InspectionPair
@@ -41,11 +36,6 @@ class RunController(QObject):
         self.state, self.controls, self.compare_bar = state, controls, compare_bar
         self.dialog_parent = dialog_parent
         self.jobs = JobRunner(self)
-        self.sim_jobs = JobRunner(self)         # the integer simulation of the results shown
-        self._generation = 0                    # bumped by every run request
-        self.sim_jobs.succeeded.connect(self._on_simulated)
-        self.sim_jobs.failed.connect(self._on_sim_failed)
-        # a cancelled simulation was superseded by a run, which simulates what it shows next
         self._timer = QTimer(self, singleShot=True, interval=RERUN_DELAY_MS)
         self._timer.timeout.connect(lambda: self.request())
         controls.options_changed.connect(self._timer.start)
@@ -76,8 +66,6 @@ class RunController(QObject):
     def request(self, fresh: bool = False) -> None:
         """The job for what should be on screen; a running job is cancelled first."""
         self._timer.stop()
-        self._generation += 1
-        self.sim_jobs.cancel()                  # its result is dropped anyway (older generation)
         view, a = self.state.view, self.config()
         if self.state.compare_mode:
             b = self.config_b()
@@ -101,69 +89,27 @@ class RunController(QObject):
 
     def _on_succeeded(self, result) -> None:
         self.state.set_run(stage=f"Done in {result.seconds:.1f} s", seconds=result.seconds)
-        self.state.set_simulating(True)         # the panel says so as the graph appears
         if isinstance(result, InspectionPair):
             if self.state.compare_mode:
                 self.state.set_comparison(result)
         else:
             self.state.set_result(result)
-        self._simulate_shown()
         self.succeeded.emit(result)
 
     def _on_failed(self, error) -> None:
         self.state.set_run(stage="", error=error)
         self._back_to_shown()
-        self._simulate_shown()
         dialogs.show_error(self.dialog_parent, error)
         self.failed.emit(error)
 
     def _on_cancelled(self) -> None:
         self.state.set_run(stage="Cancelled", cancelled=True)
         self._back_to_shown()
-        self._simulate_shown()
 
     def _back_to_shown(self) -> None:
         """The toolbar shows the configuration whose graph is on screen (if any)."""
         if self.state.result is not None:
             self.controls.set_config(self.state.result.config)
-
-    # -- the integer simulation, after the graph --------------------------------------------------
-    def _simulate_shown(self) -> None:
-        """Simulate in integers whatever is shown without its simulation (a job, seconds)."""
-        shown = [("a", self.state.result), *zip(("a", "b"), self._pair_sides())]
-        targets, seen = [], set()
-        for side, inspection in shown:
-            if inspection is not None and inspection.analysis.int_sim is None \
-                    and id(inspection.analysis) not in seen:
-                seen.add(id(inspection.analysis))
-                targets.append((side, inspection.config, inspection.analysis))
-        if not targets:
-            self.state.set_simulating(False)
-            return
-        self.state.set_simulating(True)
-        targets, generation = tuple(targets), self._generation
-        self.sim_jobs.request(lambda: IntSimJob(targets, generation))
-
-    def _on_simulated(self, outcome) -> None:
-        generation, simulated = outcome
-        if generation != self._generation:
-            return                              # a newer run started: it simulates its own
-        for _side, base, analysis in simulated:
-            self.state.attach_int_sim(base, analysis)
-        self.state.set_simulating(False)
-
-    def _on_sim_failed(self, error) -> None:
-        if self.jobs.is_running():
-            return                              # superseded: the run simulates what it shows
-        self.state.set_simulating(False)        # the panel says it was not run
-        self.state.set_run(stage=f"Integer simulation failed: {error.message}")
-
-    def is_simulating(self) -> bool:
-        return self.sim_jobs.is_running()
-
-    def shutdown(self) -> None:
-        self.jobs.shutdown()
-        self.sim_jobs.shutdown()
 
     # -- view changes ------------------------------------------------------------------------------
     def _on_view_changed(self) -> None:

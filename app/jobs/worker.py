@@ -1,8 +1,7 @@
 """One job in a Python thread, reporting back through Qt signals.
 
 A job asks the core session for one inspection (`session.inspect`) or for the two of compare
-mode (`session.compare`), without the integer simulation so the graph comes first; an IntSimJob
-then asks for the simulation of what is on screen (`session.simulated`). The session does everything else (pipeline, analysis, display graph,
+mode (`session.compare`); the session does everything else (pipeline, analysis, display graph,
 remembering what it already computed). The signals are emitted from the thread and, because
 the receiver lives in the GUI thread, Qt queues them onto the event loop: the window keeps
 answering while a job runs.
@@ -75,7 +74,7 @@ class InspectJob(Job):
         from vpu_core.session import default_session, overall_fraction
 
         return default_session().inspect(
-            self.config, self.view, cancel=cancel, fresh=self.fresh,
+            self.config, self.view, cancel=cancel, fresh=self.fresh, int_sim=True,
             progress=lambda stage, f: self.progress.emit(stage, overall_fraction(stage, f)))
 
 
@@ -90,24 +89,7 @@ class CompareJob(Job):
         from vpu_core.session import default_session
 
         return default_session().compare(self.config, self.config_b, self.view, cancel=cancel,
-                                         progress=self.progress.emit)
-
-
-class IntSimJob(Job):
-    """The integer simulation of the analyses on screen, after their graph: `targets` are
-    (side, RunConfig, Analysis); the result is (generation, ((side, analysis, analysis with
-    int_sim), ...)): `generation` tells the window whether a newer run has started since."""
-
-    def __init__(self, targets: tuple, generation: int) -> None:
-        super().__init__(targets[0][1], ViewOptions())
-        self.targets, self.generation = targets, generation
-
-    def work(self, cancel: threading.Event):
-        from vpu_core.session import default_session
-
-        session = default_session()
-        return self.generation, tuple((side, analysis, session.simulated(config, analysis, cancel=cancel))
-                                      for side, config, analysis in self.targets)
+                                         progress=self.progress.emit, int_sim=True)
 
 
 class CatalogueLoader(QObject):

@@ -8,8 +8,8 @@ they are almost all of them). Nothing is computed here.
 
 Wiring (four lines, wherever the window lives): the node dock holds `Panels.node_area`, a vertical
 splitter of the node panel and this widget; `Panels.set_analysis` / `show_node` / `show_summary`
-pass `analysis.int_sim` and the selected node on; after the run has shown the graph, an IntSimJob
-asks the session for the simulation (`Session.simulated`) and `pending` says it is on its way.
+pass `analysis.int_sim` and the selected node on; the run worker asks the session for
+`inspect(..., int_sim=True)`.
 """
 from __future__ import annotations
 
@@ -63,7 +63,6 @@ class IntSimPanel(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.report = None
-        self.pending = False                # no report yet, but one is being computed
         self.layer = None                   # the IntSimLayer shown, or None
         self.title = QLabel()
         self.title.setStyleSheet(f"color: {theme.MUTED}; font-size: 9pt; font-weight: 600;")
@@ -120,18 +119,13 @@ class IntSimPanel(QWidget):
         self.report = report
         self.show_summary()
 
-    def set_pending(self, pending: bool) -> None:
-        """Whether the simulation of a result without a report is still running (the note says so)."""
-        self.pending = pending
-
     def show_summary(self) -> None:
         self.layer = None
         self.title.setText("INTEGER SIMULATION")
         r = self.report
         if r is None:
             self.facts.setText("")
-            self._note("Simulating in integers…" if self.pending
-                       else "Integer simulation was not run for this result.")
+            self._note("Integer simulation was not run for this result.")
         elif r.refused:
             self.facts.setText(f'<span style="color:{theme.DANGER}">Refused.</span> {r.refused}')
             self._note("")                   # the reason above says it all

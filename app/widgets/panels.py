@@ -84,16 +84,6 @@ class Panels(QObject):
         self._int_sim_of(analysis)
         self.int_sim_panel.show_node(node)
 
-    def show_int_sim(self, analysis, node: str | None, pending: bool) -> None:
-        """Only the integer-simulation panel, for `analysis` (its simulation arrived or is on its
-        way): the rest of the docks and the canvas stay as they are."""
-        self.int_sim_panel.set_pending(pending)
-        self._int_sim_of(analysis)
-        if node is None:
-            self.int_sim_panel.show_summary()
-        else:
-            self.int_sim_panel.show_node(node)
-
     def _int_sim_of(self, analysis) -> None:
         """Compare mode shows nodes of either side: follow the analysis the node belongs to."""
         report = getattr(analysis, "int_sim", None)

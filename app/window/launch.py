@@ -4,9 +4,9 @@ once the result is on screen and exit.
     vpu-inspector gui resnet8 --quantizer xnnpack --screenshot w.png --size 1280x720
 
 The screenshot is the real window at that size, drawn as on screen (QWidget.grab), taken once
-the display has shown the result and its integer simulation (and the optional `--select` /
-`--tab`), never after a fixed delay. A screenshot run uses a throw-away settings file, so the
-user's window layout neither changes the picture nor is changed by it. Exit code 0 when the picture is written; 2 with one
+the display has shown the result (and the optional `--select` / `--tab`), never after a fixed
+delay. A screenshot run uses a throw-away settings file, so the user's window layout neither
+changes the picture nor is changed by it. Exit code 0 when the picture is written; 2 with one
 line on stderr when the run (or the file) fails.
 """
 from __future__ import annotations
@@ -83,13 +83,12 @@ class Screenshot:
     def __init__(self, window, options: GuiOptions) -> None:
         self.window, self.options, self.code = window, options, 2
         window.display.shown.connect(self._on_shown)
-        window.state.int_sim_changed.connect(self._on_shown)    # the simulation comes after the graph
         window.runs.failed.connect(self._on_failed)
         window.runs.jobs.cancelled.connect(lambda: self._quit(2, "vpu-inspector: error: the run was cancelled"))
 
     def _ready(self) -> bool:
         state = self.window.state
-        if state.run.running or state.simulating:
+        if state.run.running:
             return False
         return state.showing_compare if self.options.compare is not None else state.result is not None
 
@@ -99,7 +98,6 @@ class Screenshot:
         from PySide6.QtCore import QTimer
 
         self.window.display.shown.disconnect(self._on_shown)
-        self.window.state.int_sim_changed.disconnect(self._on_shown)
         self._select_and_tabs()
         QTimer.singleShot(0, self._save)         # after the events the selection queued
 

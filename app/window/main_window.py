@@ -192,7 +192,7 @@ class MainWindow(QMainWindow):
                                      ("quantizer", "per_tensor", "dynamic_batch", "calib_batches",
                                       "batch_size", "profile", "reference_observers")})
         self.store.sync()
-        self.runs.shutdown()
+        self.runs.jobs.shutdown()
         self.whatif.shutdown()
         super().closeEvent(event)
 
