@@ -25,6 +25,18 @@ from vpu_core.errors import Cancelled
 
 POLL_S = 0.05
 
+# Helpers abandoned on cancel that are still running: work that starts next (another job of the
+# window) waits for them, so torch never runs two stages of different jobs side by side.
+_ABANDONED: set[threading.Thread] = set()
+_ABANDONED_LOCK = threading.Lock()
+
+
+def abandoned_work() -> list[threading.Thread]:
+    """The abandoned helpers that have not finished yet."""
+    with _ABANDONED_LOCK:
+        _ABANDONED.difference_update([t for t in _ABANDONED if not t.is_alive()])
+        return list(_ABANDONED)
+
 
 def call_cancellable(fn: Callable, *args, cancel: threading.Event | None = None):
     """fn(*args); with a cancel flag, on a helper thread that is abandoned when the flag is set."""
@@ -43,9 +55,12 @@ def call_cancellable(fn: Callable, *args, cancel: threading.Event | None = None)
         finally:
             done.set()
 
-    threading.Thread(target=target, name="vpu-inspector-stage", daemon=True).start()
+    helper = threading.Thread(target=target, name="vpu-inspector-stage", daemon=True)
+    helper.start()
     while not done.wait(POLL_S):
         if cancel.is_set():
+            with _ABANDONED_LOCK:
+                _ABANDONED.add(helper)
             raise Cancelled()
     if "error" in box:
         raise box["error"]

@@ -15,6 +15,25 @@ from PySide6.QtCore import QObject, Signal
 
 from vpu_core.config import RunConfig, ViewOptions
 from vpu_core.errors import Cancelled, InspectorError
+from vpu_core.progress import POLL_S, abandoned_work
+
+
+# One job's torch work at a time: the run, the ablation (What-if) and any stage a cancelled job
+# abandoned never run side by side. torch.export and ExecuTorch's lowering change process-wide
+# state (op decompositions, the intra-op thread count) while they run.
+_TURN = threading.Lock()
+
+
+def _take_turn(cancel: threading.Event) -> bool:
+    """Wait for the turn and for abandoned stages to finish; False if cancelled meanwhile."""
+    while not _TURN.acquire(timeout=POLL_S):
+        if cancel.is_set():
+            return False
+    while abandoned_work():
+        if cancel.wait(POLL_S):
+            _TURN.release()
+            return False
+    return True
 
 
 class Job(QObject):
@@ -47,6 +66,9 @@ class Job(QObject):
         return not self.is_running()
 
     def _run(self) -> None:
+        if not _take_turn(self._cancel):
+            self.cancelled.emit()
+            return
         try:
             result = self.work(self._cancel)
         except Cancelled:
@@ -58,6 +80,8 @@ class Job(QObject):
                                             traceback.format_exc()))
         else:
             self.finished.emit(result)
+        finally:
+            _TURN.release()
 
     def work(self, cancel: threading.Event):
         raise NotImplementedError

@@ -1,0 +1,72 @@
+"""Jobs of the window take turns: two jobs' torch work never overlaps, nor does a stage that a
+cancelled job abandoned (torch.export / ExecuTorch lowering change process-wide state)."""
+import threading
+
+from app.jobs.worker import Job
+from vpu_core.config import RunConfig, ViewOptions
+from vpu_core.progress import abandoned_work, call_cancellable
+
+
+class Probe(Job):
+    """A job whose work is `body(cancel)`; records when it ran."""
+
+    def __init__(self, body, log: list, name: str) -> None:
+        super().__init__(RunConfig(), ViewOptions())
+        self.body, self.log, self.name = body, log, name
+
+    def work(self, cancel):
+        self.log.append(f"{self.name} start")
+        out = self.body(cancel)
+        self.log.append(f"{self.name} end")
+        return out
+
+
+def test_a_second_job_waits_for_the_first(qtbot):
+    log, release = [], threading.Event()
+    first = Probe(lambda cancel: release.wait(10), log, "a")
+    second = Probe(lambda cancel: None, log, "b")
+    with qtbot.waitSignal(second.finished, timeout=10_000):
+        first.start()
+        qtbot.waitUntil(lambda: log == ["a start"])
+        second.start()
+        qtbot.wait(200)                       # b has had every chance to start: it waits its turn
+        assert log == ["a start"]
+        release.set()
+    assert log == ["a start", "a end", "b start", "b end"]
+
+
+def test_a_stage_abandoned_on_cancel_still_holds_off_the_next_job(qtbot):
+    log, release, entered = [], threading.Event(), threading.Event()
+
+    def long_stage():
+        entered.set()
+        release.wait(10)
+        log.append("abandoned stage end")
+
+    first = Probe(lambda cancel: call_cancellable(long_stage, cancel=cancel), log, "a")
+    second = Probe(lambda cancel: None, log, "b")
+    with qtbot.waitSignal(first.cancelled, timeout=10_000):
+        first.start()
+        qtbot.waitUntil(entered.is_set)
+        first.cancel()                        # the job returns at once, its stage runs on
+    assert abandoned_work() and log == ["a start"]
+    with qtbot.waitSignal(second.finished, timeout=10_000):
+        second.start()
+        qtbot.wait(200)
+        assert log == ["a start"]             # b waits for the abandoned stage
+        release.set()
+    assert log == ["a start", "abandoned stage end", "b start", "b end"]
+    assert not abandoned_work()
+
+
+def test_a_job_cancelled_while_waiting_its_turn_never_runs(qtbot):
+    log, release = [], threading.Event()
+    first = Probe(lambda cancel: release.wait(10), log, "a")
+    second = Probe(lambda cancel: None, log, "b")
+    first.start()
+    qtbot.waitUntil(lambda: log == ["a start"])
+    with qtbot.waitSignal(second.cancelled, timeout=10_000):
+        second.start()
+        second.cancel()
+    release.set()
+    assert first.wait(10) and "b start" not in log
