@@ -11,10 +11,10 @@ import pytest
 from app.cli import main
 from vpu_core.analysis import analyze
 from vpu_core.analysis.qgraph import QGraph
-from vpu_core.analysis.sqnr import measure_batches, measure_sqnr
+from vpu_core.analysis.sqnr import measure_sqnr
 from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled
-from vpu_core.pipeline import HELDOUT_SEED, heldout_batches, requantize
+from vpu_core.pipeline import requantize
 from vpu_core.profile import RULE_IDS
 from vpu_core.session import Session
 from vpu_core.zoo import ZOO
@@ -40,13 +40,12 @@ def test_one_entry_per_rule_id_in_rule_order(conv_relu):
 
 def test_deltas_are_relaxed_minus_baseline_and_each_relaxation_breaks_its_rule(conv_relu, run):
     baseline, report = conv_relu
-    # Batch 4: two held-out batches give the eight samples every SQNR is pooled over.
-    assert (report.heldout_samples, report.heldout_batches) == (8, 2) and report.baseline_violations == 0
+    assert report.baseline_sqnr_db == baseline.sqnr_db and report.baseline_violations == 0
     measured = {e.constraint: e for e in report.entries if e.measured}
     assert set(measured) == {"act_per_tensor_symmetric", "weight_per_channel_symmetric", "pow2_scale",
                              "bias_int32", "fused_relu"}
     for e in measured.values():
-        assert math.isclose(e.delta_db, e.sqnr_db - report.baseline_sqnr_db, abs_tol=1e-9)
+        assert math.isclose(e.delta_db, e.sqnr_db - baseline.sqnr_db, abs_tol=1e-9)
         # Judged by the baseline profile, the relaxed graph breaks exactly the relaxed rule.
         assert dict(e.violations_by_rule) == {e.constraint: e.violations} and e.violations > 0
         assert (e.subgraphs, e.cpu_nodes) == (1, 0)
@@ -55,17 +54,14 @@ def test_deltas_are_relaxed_minus_baseline_and_each_relaxation_breaks_its_rule(c
     # The layers that gain most, best first, each with its own per-layer change.
     gains = measured["pow2_scale"].layers
     assert gains and [g.delta_db for g in gains] == sorted((g.delta_db for g in gains), reverse=True)
-    node, qm = gains[0].node, run("conv_relu")
-    batches = heldout_batches(qm, 2)
-    base_layers, base = measure_batches(qm.float_graph, qm.converted, batches)
-    assert base.db == pytest.approx(report.baseline_sqnr_db, abs=1e-5)     # one thread vs two: float32
-    assert math.isclose(gains[0].delta_db + base_layers[node], _layer_sqnr_relaxed(qm, batches, node),
-                        abs_tol=1e-4)   # float32 sums
+    node = gains[0].node
+    assert math.isclose(gains[0].delta_db + baseline.layer_sqnr[node],
+                        _layer_sqnr_relaxed(run("conv_relu"), node), abs_tol=1e-4)   # float32 sums
 
 
-def _layer_sqnr_relaxed(qm, batches, node: str) -> float:
+def _layer_sqnr_relaxed(qm, node: str) -> float:
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, "pow2_scale": False})
-    layers, _ = measure_batches(qm.float_graph, requantize(qm, relaxed), batches)
+    layers, _ = measure_sqnr(qm.float_graph, requantize(qm, relaxed), qm.heldout)
     return layers[node]
 
 
@@ -84,30 +80,17 @@ def test_ablation_reuses_the_export_and_calibration_data(session, monkeypatch):
     qm = session.quantized(config)
 
     def forbidden(*args, **kwargs):
-        raise AssertionError("the ablation exported, loaded or generated calibration data again")
+        raise AssertionError("the ablation exported, loaded or generated data again")
 
     import torch.export
 
-    from vpu_core import pipeline
-
-    drawn = []
-
-    def heldout_only(example, n_batches, seed):       # more held-out samples: the held-out generator
-        drawn.append(seed)
-        return synthetic(example, n_batches, seed)
-
-    synthetic = pipeline.synthetic_batches
     for target in ("vpu_core.pipeline.export_program", "vpu_core.pipeline.load_model",
-                   "vpu_core.pipeline.load_calibration_file"):
+                   "vpu_core.pipeline.synthetic_batches", "vpu_core.pipeline.load_calibration_file"):
         monkeypatch.setattr(target, forbidden)
-    monkeypatch.setattr("vpu_core.pipeline.synthetic_batches", heldout_only)
     monkeypatch.setattr(torch.export, "export", forbidden)
     report = session.ablate(config)
     assert [e.constraint for e in report.entries] == list(RULE_IDS)
-    assert drawn == [config.seed + HELDOUT_SEED] and report.heldout_samples == 8
-    pooled = measure_batches(qm.float_graph, qm.converted, heldout_batches(qm, 2))[1].db
-    assert report.baseline_sqnr_db == pytest.approx(pooled, abs=1e-5)
-    assert baseline.sqnr_db == measure_sqnr(qm.float_graph, qm.converted, qm.heldout)[1]   # the check's own line
+    assert report.baseline_sqnr_db == baseline.sqnr_db
     # Same calibration batches: with pow2 relaxed, every activation scale is exactly the float
     # scale the baseline's observers computed before rounding it up to 2^k.
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, "pow2_scale": False})
@@ -175,21 +158,13 @@ FAST = ("conv_relu", "deep_autoencoder", "ds_cnn", "transformer")
 
 @pytest.mark.parametrize("model", [m if m in FAST else pytest.param(m, marks=pytest.mark.slow) for m in ZOO])
 def test_relaxing_pow2_never_costs_accuracy_on_the_zoo(model, run):
-    from vpu_core.whatif.heldout import HeldOut
-    from vpu_core.whatif.noise import delta_se_db
-
     qm = run(model)
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, "pow2_scale": False})
     converted = requantize(qm, relaxed)
-    _, pow2 = measure_batches(qm.float_graph, qm.converted, qm.calib_batches)
-    _, free = measure_batches(qm.float_graph, converted, qm.calib_batches)
-    assert free.db >= pow2.db, f"{model}: float scales {free.db:.2f} dB < pow2 scales {pow2.db:.2f} dB"
-    # On held-out samples, with error bars: never a loss beyond two standard errors.
-    heldout = HeldOut(qm)
-    base, loose = heldout.measure(qm.converted), heldout.measure(converted)
-    se = delta_se_db(base.errors, loose.errors)
-    assert heldout.samples >= 8 and se is not None
-    assert loose.sqnr.db - base.sqnr.db > -2 * se, f"{model}: {loose.sqnr.db - base.sqnr.db:+.2f} ± {se:.2f} dB"
+    batch = qm.calib_batches[0]
+    _, pow2 = measure_sqnr(qm.float_graph, qm.converted, batch)
+    _, free = measure_sqnr(qm.float_graph, converted, batch)
+    assert free >= pow2, f"{model}: float scales {free:.2f} dB < pow2 scales {pow2:.2f} dB"
 
 
 def test_html_report_ranks_what_each_constraint_costs(tmp_path, capsys):
@@ -260,45 +235,6 @@ def test_the_noise_note_says_when_there_is_no_estimate(conv_relu):
     _, report = conv_relu
     assert report.has_noise_estimate and "jackknife" in ablation_lines(report)[0]
     one_sample = dataclasses.replace(report, entries=tuple(dataclasses.replace(e, delta_se_db=None)
-                                                           for e in report.entries),
-                                     heldout_samples=1, heldout_batches=1)
+                                                           for e in report.entries))
     assert not one_sample.has_noise_estimate
-    assert noise_note(one_sample) in ablation_lines(one_sample)[0] and "only 1 held-out sample " in noise_note(one_sample)
-
-
-def test_a_model_written_for_batch_1_is_ablated_on_eight_samples_at_batch_1(session):
-    """tests/corpus/batch1_reshape.py hard-codes reshape(1, -1): eight held-out batches of one."""
-    from tests.conftest import CORPUS_DIR
-    from vpu_core.reports.whatif_text import ablation_lines
-
-    import os
-
-    config = RunConfig(model=os.path.join(CORPUS_DIR, "batch1_reshape.py"), calib_batches=2)
-    report, qm = session.ablate(config), session.quantized(config)
-    assert qm.heldout[0].shape[0] == 1 and (report.heldout_samples, report.heldout_batches) == (8, 8)
-    assert report.has_noise_estimate
-    assert all(e.delta_se_db is not None and e.delta_se_db >= 0 for e in report.entries if e.measured)
-    assert "on 8 held-out samples (8 batches of 1)" in ablation_lines(report)[0]
-    batches = heldout_batches(qm, 8)
-    assert batches[0] is qm.heldout and len({float(b[0].sum()) for b in batches}) == 8    # all different
-    assert not any(b[0].equal(c[0]) for b in batches for c in qm.calib_batches)
-
-
-def test_with_calib_data_the_held_out_samples_are_what_calibration_left(session, tmp_path):
-    """A file of six samples at batch 1, two calibration batches: held out are the other four."""
-    import os
-
-    import torch
-
-    from tests.conftest import CORPUS_DIR
-
-    samples = torch.randn(6, 1, 20, 32)
-    torch.save(samples, tmp_path / "mfcc.pt")
-    config = RunConfig(model=os.path.join(CORPUS_DIR, "batch1_reshape.py"), calib_batches=2,
-                       calib_data=str(tmp_path / "mfcc.pt"))
-    qm = session.quantized(config)
-    assert [b[0].equal(samples[i:i + 1]) for i, b in enumerate(qm.calib_batches)] == [True, True]
-    held = heldout_batches(qm, 8)
-    assert [int(next(i for i in range(6) if b[0].equal(samples[i:i + 1]))) for b in held] == [5, 2, 3, 4]
-    report = session.ablate(config)
-    assert (report.heldout_samples, report.heldout_batches) == (4, 4) and report.has_noise_estimate
+    assert noise_note(one_sample) in ablation_lines(one_sample)[0] and "too few held-out samples" in noise_note(one_sample)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QProgressBar, QPushB
                                QStackedLayout, QTextBrowser, QVBoxLayout, QWidget)
 
 from app import theme
-from vpu_core.reports.whatif_text import NOISE_DB, ablation_headline, baseline_text, constraint_name, noise_note
+from vpu_core.reports.whatif_text import NOISE_DB, ablation_headline, constraint_name, db, noise_note
 
 
 def bar_colour(entry) -> str:
@@ -151,6 +151,6 @@ class AblationChart(QWidget):
         lines = "".join(f"<li>{ablation_headline(e)}</li>" for e in ranked)
         noise = ("whiskers ± one standard error over the held-out samples (grey: within the noise)"
                  if report.has_noise_estimate else noise_note(report))
-        self.sentences.setHtml(f"B{baseline_text(report)[1:]}; {len(ranked)} constraints in "
+        self.sentences.setHtml(f"Baseline SQNR {db(report.baseline_sqnr_db)}; {len(ranked)} constraints in "
                                f"{report.seconds:.1f} s; {noise}.<ul style='margin:2px 0 0 -20px'>{lines}</ul>")
         self._stack.setCurrentWidget(self.plot)

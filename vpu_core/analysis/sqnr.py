@@ -13,14 +13,13 @@ of one forward pass); the graph outputs give the end-to-end SQNR of the same pas
 For an op whose output is quantized, the quantized value is that of the dequantize after its
 quantize (what the next op reads). prepare_pt2e folds batch norms into the conv before them, so a
 float conv followed by a batch_norm that no longer exists in the converted graph is compared
-through that batch_norm's output. Over several held-out batches (the ablation's noise estimate,
-vpu_core.whatif.heldout) the signal and noise of each value are summed over all of them.
+through that batch_norm's output.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Iterator
 
 import torch
 from torch.fx import GraphModule, Interpreter, Node
@@ -41,51 +40,26 @@ class Sqnr:
     reason: str = ""
 
 
-NO_FLOAT_OUTPUT = Sqnr(None, "the model has no floating-point output to compare")
-
-
 def sqnr(ref: torch.Tensor, test: torch.Tensor) -> Sqnr:
     """SQNR of `test` against the float reference `ref`, or why there is none."""
-    return Energy().add(ref, test).sqnr()
-
-
-class Energy:
-    """Σf² and Σ(f − q)² of one value, summed over several batches (and output leaves), with what
-    `sqnr` needs to say when there is no signal: one batch gives exactly `sqnr` of that batch."""
-
-    def __init__(self) -> None:
-        self.signal = self.noise = 0.0
-        self.count, self.peak, self.lo, self.hi, self.first = 0, 0.0, math.inf, -math.inf, 0.0
-
-    def add(self, ref: torch.Tensor, test: torch.Tensor) -> Energy:
-        ref = ref.detach().float().reshape(-1)
-        if ref.numel() == 0:
-            return self
-        if not self.count:
-            self.first = float(ref[0])
-        self.count += ref.numel()
-        self.peak = max(self.peak, float(ref.abs().max()))
-        self.lo, self.hi = min(self.lo, float(ref.min())), max(self.hi, float(ref.max()))
-        # float32 BLAS dot products: ~1e-6 relative error, far below what a dB figure shows, and
-        # several times faster than float64 sums on large activations.
-        diff = ref - test.detach().float().reshape(-1)
-        self.signal += float(torch.dot(ref, ref))
-        self.noise += float(torch.dot(diff, diff))
-        return self
-
-    def sqnr(self) -> Sqnr:
-        if not self.count:
-            return Sqnr(None, "there is no floating-point value to compare")
-        if self.peak <= ZERO_ABS:
-            return Sqnr(None, f"the float reference is numerically zero (max |x| = {self.peak:.1e}): "
-                              "no signal to measure quantization noise against")
-        if self.hi - self.lo <= CONSTANT_REL * self.peak:
-            return Sqnr(None, f"the float reference is constant ({self.first:.4g} everywhere): "
-                              "it carries no signal to measure quantization noise against")
-        if self.noise == 0.0:
-            return Sqnr(None, "the quantized values equal the float ones exactly: no quantized op "
-                              "reaches them")
-        return Sqnr(10.0 * math.log10(self.signal / self.noise))
+    ref = ref.detach().float().reshape(-1)
+    if ref.numel() == 0:
+        return Sqnr(None, "there is no floating-point value to compare")
+    peak = float(ref.abs().max())
+    if peak <= ZERO_ABS:
+        return Sqnr(None, f"the float reference is numerically zero (max |x| = {peak:.1e}): "
+                          "no signal to measure quantization noise against")
+    if float(ref.max() - ref.min()) <= CONSTANT_REL * peak:
+        return Sqnr(None, f"the float reference is constant ({float(ref[0]):.4g} everywhere): "
+                          "it carries no signal to measure quantization noise against")
+    # float32 BLAS dot products: ~1e-6 relative error, far below what a dB figure shows, and
+    # several times faster than float64 sums on large activations.
+    diff = ref - test.detach().float().reshape(-1)
+    signal, noise = float(torch.dot(ref, ref)), float(torch.dot(diff, diff))
+    if noise == 0.0:
+        return Sqnr(None, "the quantized values equal the float ones exactly: no quantized op "
+                          "reaches them")
+    return Sqnr(10.0 * math.log10(signal / noise))
 
 
 def sqnr_db(ref: torch.Tensor, test: torch.Tensor) -> float | None:
@@ -206,52 +180,19 @@ def measure(float_gm: GraphModule, converted: GraphModule, batch: tuple,
     from one Interpreter pass per graph (`float_values`: record_float_values of float_gm on
     `batch`, when several quantized graphs are compared with the same float pass). Layers whose
     SQNR is not meaningful are left out."""
-    return measure_batches(float_gm, converted, [batch], [float_values])
-
-
-def measure_batches(float_gm: GraphModule, converted: GraphModule, batches: list[tuple],
-                    float_values: list[dict | None] | None = None,
-                    on_outputs: Callable[[object, object], None] | None = None,
-                    ) -> tuple[dict[str, float], Sqnr]:
-    """`measure` pooled over several batches of the model's own batch size, one lockstep pass per
-    batch (a static export, or a model written for batch 1, runs no other batch): every SQNR sums
-    signal and noise over all their samples. `on_outputs(float, quantized)` sees each batch's
-    graph outputs (vpu_core.whatif: per-sample errors)."""
-    pairs = _layer_pairs(float_gm, converted)
+    converted_names = {n.name for n in converted.graph.nodes}
+    float_nodes = {n.name: n for n in float_gm.graph.nodes}
+    pairs = {}
+    for node in converted.graph.nodes:
+        if is_op(node) and node.name in float_nodes and isinstance(node.meta.get("val"), torch.Tensor):
+            pairs[node.name] = (_float_counterpart(float_nodes[node.name], converted_names).name,
+                                _quantized_value_node(node).name)
     by_node: dict[str, list[tuple[str, str]]] = {}
     for name, (float_name, node_name) in pairs.items():
         by_node.setdefault(node_name, []).append((name, float_name))
-    wanted = {a for a, _ in pairs.values()}
-    energies: dict[str, Energy] = {}
-    total, compared = Energy(), False
-    for i, batch in enumerate(batches):
-        recorded = float_values[i] if float_values else None
-        ref_out, test_out = _lockstep(float_gm, converted, batch, wanted, by_node, energies, recorded)
-        for r, t in _output_pairs(ref_out, test_out):
-            total.add(r, t)
-            compared = True
-        if on_outputs is not None:
-            on_outputs(ref_out, test_out)
-    layers = {name: e.sqnr().db for name, e in energies.items()}
-    end_to_end = total.sqnr() if compared else NO_FLOAT_OUTPUT
-    return {name: db for name, db in layers.items() if db is not None}, end_to_end
-
-
-def _layer_pairs(float_gm: GraphModule, converted: GraphModule) -> dict[str, tuple[str, str]]:
-    """Op name -> (the float value it is compared with, the quantized value's node)."""
-    converted_names = {n.name for n in converted.graph.nodes}
-    float_nodes = {n.name: n for n in float_gm.graph.nodes}
-    return {node.name: (_float_counterpart(float_nodes[node.name], converted_names).name,
-                        _quantized_value_node(node).name)
-            for node in converted.graph.nodes
-            if is_op(node) and node.name in float_nodes and isinstance(node.meta.get("val"), torch.Tensor)}
-
-
-def _lockstep(float_gm, converted, batch, wanted, by_node, energies, recorded):
-    """One pass of each graph on `batch`, adding every compared op's energy; the two outputs."""
-    test = None
+    layers, test = {}, None
     with torch.inference_mode():
-        ref = _FloatCursor(float_gm, batch, wanted, recorded)
+        ref = _FloatCursor(float_gm, batch, {a for a, _ in pairs.values()}, float_values)
         for node, value in node_values(converted, batch):
             if node.op == "output":
                 test = value
@@ -259,22 +200,17 @@ def _lockstep(float_gm, converted, batch, wanted, by_node, energies, recorded):
                 f = ref.value(float_name)
                 if isinstance(value, torch.Tensor) and isinstance(f, torch.Tensor) \
                         and f.shape == value.shape and f.is_floating_point():
-                    energies.setdefault(name, Energy()).add(f, value)
-        return ref.finish(), test
-
-
-def _output_pairs(ref, test) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    return [(r, t) for r, t in zip(tree_leaves(ref), tree_leaves(test))
-            if isinstance(r, torch.Tensor) and isinstance(t, torch.Tensor)
-            and r.is_floating_point() and r.shape == t.shape]
+                    db = sqnr_db(f, value)
+                    if db is not None:
+                        layers[name] = db
+        return layers, outputs_sqnr(ref.finish(), test)
 
 
 def outputs_sqnr(ref, test) -> Sqnr:
     """SQNR over every floating-point output leaf (tuples, dicts, ModelOutput dataclasses)."""
-    pairs = _output_pairs(ref, test)
+    pairs = [(r, t) for r, t in zip(tree_leaves(ref), tree_leaves(test))
+             if isinstance(r, torch.Tensor) and isinstance(t, torch.Tensor)
+             and r.is_floating_point() and r.shape == t.shape]
     if not pairs:
-        return NO_FLOAT_OUTPUT
-    total = Energy()
-    for r, t in pairs:
-        total.add(r, t)
-    return total.sqnr()
+        return Sqnr(None, "the model has no floating-point output to compare")
+    return sqnr(torch.cat([r.flatten() for r, _ in pairs]), torch.cat([t.flatten() for _, t in pairs]))

@@ -208,9 +208,6 @@ def _already_quantized(config, profile, loaded, example, st: _Stages) -> Quantiz
                           timings=st.timings, already_quantized=True)
 
 
-HELDOUT_SEED = 7919        # held-out batches: config.seed + this, a generator calibration never uses
-
-
 def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tuple[list[tuple], tuple]:
     if config.calib_data:
         batches = load_calibration_file(config.calib_data, example, names=names)
@@ -218,22 +215,8 @@ def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tu
         batches = batches[:-1] or batches
         return batches[: max(config.calib_batches, 1)], heldout
     batches = synthetic_batches(example, max(config.calib_batches, 1), config.seed)
-    heldout = synthetic_batches(example, 1, config.seed + HELDOUT_SEED)[0]
+    heldout = synthetic_batches(example, 1, config.seed + 7919)[0]
     return batches, heldout
-
-
-def heldout_batches(qm: QuantizedModel, n_batches: int) -> list[tuple]:
-    """Up to `n_batches` held-out batches at the model's own batch, qm.heldout first: the same
-    seeded generator continued (its first draw is qm.heldout), or, with --calib-data, the file's
-    batches calibration did not use (the last one is qm.heldout). Never a calibration batch, so
-    a file with few samples gives fewer batches."""
-    config, extra = qm.config, []
-    if n_batches > 1 and config.calib_data:
-        batches = load_calibration_file(config.calib_data, qm.example_inputs, names=input_names(qm.float_graph))
-        extra = batches[max(config.calib_batches, 1):-1]
-    elif n_batches > 1:
-        extra = synthetic_batches(qm.example_inputs, n_batches, config.seed + HELDOUT_SEED)[1:]
-    return [qm.heldout, *extra][:n_batches]
 
 
 def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule) -> GraphModule:

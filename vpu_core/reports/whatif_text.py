@@ -39,7 +39,7 @@ def ablation_headline(e: AblationEntry) -> str:
     if abs(e.delta_db) < NOISE_DB:
         return f"{name}: no measurable cost here ({e.delta_db:+.2f} dB)"
     if e.within_noise:
-        return (f"{name}: {e.delta_db:+.1f} dB here, within the noise of the held-out samples "
+        return (f"{name}: {e.delta_db:+.1f} dB here, within the noise of one held-out batch "
                 f"(±{e.delta_se_db:.1f} dB)")
     spread = f" (±{e.delta_se_db:.1f})" if e.delta_se_db is not None else ""
     if e.delta_db > 0:
@@ -101,35 +101,15 @@ def economics_sentence(s: SubgraphEconomics, break_even: float) -> str:
 
 # -- text report sections ------------------------------------------------------------------------
 
-def samples_text(r: AblationReport) -> str:
-    """"8 held-out samples (8 batches of 1)", or "" for a report that does not say."""
-    if not r.heldout_samples:
-        return ""
-    plural = "" if r.heldout_samples == 1 else "s"
-    if r.heldout_batches <= 1:
-        return f"{r.heldout_samples} held-out sample{plural}"
-    per = r.heldout_samples // r.heldout_batches
-    return f"{r.heldout_samples} held-out sample{plural} ({r.heldout_batches} batches of {per})"
-
-
-def baseline_text(r: AblationReport) -> str:
-    """"baseline SQNR 35.3 dB on 8 held-out samples (8 batches of 1)"."""
-    on = samples_text(r)
-    return f"baseline SQNR {db(r.baseline_sqnr_db)}" + (f" on {on}" if on else "")
-
-
 def noise_note(r: AblationReport) -> str:
     """How sure the changes are: the jackknife error, or why there is none."""
     if r.has_noise_estimate:
         return "± one jackknife standard error over the held-out samples"
-    if r.heldout_samples:
-        return (f"no noise estimate: only {samples_text(r)} (--calib-data: give the file more samples "
-                "than calibration uses)")
-    return "no noise estimate: too few held-out samples"
+    return "no noise estimate: too few held-out samples (use --batch-size 4 or more)"
 
 
 def ablation_lines(r: AblationReport) -> list[str]:
-    lines = [f"Constraint ablation (each constraint 2-8 relaxed alone; {baseline_text(r)}, "
+    lines = [f"Constraint ablation (each constraint 2-8 relaxed alone; baseline SQNR {db(r.baseline_sqnr_db)}, "
              f"{r.baseline_violations} violations; {r.seconds:.1f} s; {noise_note(r)}):",
              f"  {'#':<2} {'constraint':<30} {'SQNR':>9} {'change':>16} {'viol.':>6} {'subgr.':>6} "
              f"{'CPU':>4}  layers that gain most"]

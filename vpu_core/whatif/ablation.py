@@ -1,10 +1,9 @@
 """Constraint ablation: what each VPU constraint (2–8) costs in accuracy on this model.
 
 For each rule id, the baseline's exported float graph is quantized again with only that
-constraint switched off in the hardware profile — same float graph, same calibration batches
-(vpu_core.pipeline.requantize: no export, no new calibration data) — and compared with the
-baseline, both measured on the same held-out samples, at least eight of them at the model's own
-batch (vpu_core.whatif.heldout), so that every change carries a jackknife standard error:
+constraint switched off in the hardware profile — same float graph, same calibration batches,
+same held-aside batch (vpu_core.pipeline.requantize: no export, no new data) — and compared with
+the baseline:
 - end-to-end SQNR and its change in dB (positive: relaxing the constraint gains accuracy, i.e.
   the constraint costs that much here);
 - per-layer SQNR changes, the layers that gain most first;
@@ -27,13 +26,12 @@ from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import Analysis
 from vpu_core.analysis.rules import RULES, check_vpu
-from vpu_core.analysis.sqnr import Sqnr
+from vpu_core.analysis.sqnr import Sqnr, measure, record_float_values
 from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled, InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
 from vpu_core.profile import RULE_IDS
-from vpu_core.whatif.heldout import HeldOut, Measured
-from vpu_core.whatif.noise import delta_se_db
+from vpu_core.whatif.noise import MIN_SAMPLES, delta_se_db, run_outputs, sample_noise
 from vpu_core.whatif.relevance import annotated_view, cannot_matter
 from vpu_core.whatif.results import AblationEntry, AblationReport, LayerGain
 
@@ -92,22 +90,20 @@ def single_threaded():
 def _run(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | None,
          cancel: threading.Event | None) -> AblationReport:
     start = time.perf_counter()
-    steps = len(RULE_IDS) + 1                     # the baseline's measurement, then each constraint
-    heldout = HeldOut(qm)                         # one float pass per held-out batch for all eight
-    base = heldout.measure(qm.converted, lambda f: _report(progress, cancel, f / steps))
-    view, entries = annotated_view(qm.float_graph), []
-    for i, rule_id in enumerate(RULE_IDS, start=1):
-        span = (i / steps, (i + 1) / steps)
+    entries = []
+    reference = record_float_values(qm.float_graph, qm.heldout)     # one float pass for all seven
+    view, noise = annotated_view(qm.float_graph), _Noise(qm)
+    for i, rule_id in enumerate(RULE_IDS):
+        span = (i / len(RULE_IDS), (i + 1) / len(RULE_IDS))
         entries.append(relax_one(qm, baseline, rule_id, _scaled(progress, cancel, span), cancel,
-                                 heldout, view, base))
+                                 reference, view, noise))
     _report(progress, cancel, 1.0)
     part = baseline.partition
     return AblationReport(
-        model=qm.name, profile=qm.profile.name, baseline_sqnr_db=base.sqnr.db,
+        model=qm.name, profile=qm.profile.name, baseline_sqnr_db=baseline.sqnr_db,
         baseline_violations=len(baseline.violations), baseline_subgraphs=len(part.subgraphs),
         baseline_cpu_nodes=len(part.cpu_nodes), baseline_transfer_bytes=part.transfer_bytes,
-        entries=tuple(entries), seconds=time.perf_counter() - start,
-        heldout_samples=heldout.samples, heldout_batches=len(heldout.batches))
+        entries=tuple(entries), seconds=time.perf_counter() - start)
 
 
 def _report(progress: ProgressFn | None, cancel: threading.Event | None, fraction: float) -> None:
@@ -128,45 +124,66 @@ def _scaled(progress, cancel, span: tuple[float, float]) -> ProgressFn:
 
 
 def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: ProgressFn | None = None,
-              cancel: threading.Event | None = None, heldout: HeldOut | None = None,
-              view=None, base: Measured | None = None) -> AblationEntry:
+              cancel: threading.Event | None = None, reference: dict | None = None,
+              view=None, noise: _Noise | None = None) -> AblationEntry:
     """The ablation entry of one constraint (`baseline` is the analysis of `qm`). Shared by the
-    entries of one ablation: `heldout`, the held-out samples with their recorded float passes,
-    `view`, relevance.annotated_view(qm.float_graph), and `base`, qm.converted measured on them."""
+    entries of one ablation: `reference`, the recorded float pass on qm.heldout
+    (sqnr.record_float_values), `view`, relevance.annotated_view(qm.float_graph), and `noise`,
+    the per-sample errors of the baseline."""
     report = report or (lambda stage, fraction: None)
     start = time.perf_counter()
-    heldout = heldout or HeldOut(qm)
-    base = base or heldout.measure(qm.converted)
     info = RULES.get(rule_id).info
     report("prepare", 0.0)
     reason = cannot_matter(rule_id, view if view is not None else annotated_view(qm.float_graph), qm.profile)
     if reason:
-        return _unchanged(baseline, base, rule_id, info.constraint, info.title, reason)
+        return _unchanged(baseline, rule_id, info.constraint, info.title, reason)
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, rule_id: False})
     converted = requantize(qm, relaxed, report, cancel)
     report("measure", 0.0)
     g = QGraph(converted, qm.profile)             # judged by the baseline profile's rules
     _, violations = check_vpu(g)
     part = partition(g)
-    relaxed_run = heldout.measure(converted, lambda f: report("measure", f))
+    layers, end_to_end = measure(qm.float_graph, converted, qm.heldout, reference)
+    report("measure", 1.0)
     by_rule = Counter(v.rule for v in violations)
-    delta, why = _delta(relaxed_run.sqnr, base.sqnr)
-    se = delta_se_db(base.errors, relaxed_run.errors) if not why else None
+    delta, why = _delta(end_to_end, baseline)
+    se = (noise or _Noise(qm)).delta_se(converted) if not why else None
     return AblationEntry(
-        constraint=rule_id, number=info.constraint, title=info.title, sqnr_db=relaxed_run.sqnr.db,
-        delta_db=delta, layers=_top_gains(relaxed_run.layers, base.layers), violations=len(violations),
+        constraint=rule_id, number=info.constraint, title=info.title, sqnr_db=end_to_end.db, delta_db=delta,
+        layers=_top_gains(layers, baseline.layer_sqnr), violations=len(violations),
         violations_by_rule=tuple((r, by_rule[r]) for r in RULE_IDS if by_rule[r]),
         subgraphs=len(part.subgraphs), cpu_nodes=len(part.cpu_nodes),
         transfer_bytes=part.transfer_bytes, reason=why, seconds=time.perf_counter() - start,
         delta_se_db=se)
 
 
-def _unchanged(baseline: Analysis, base: Measured, rule_id: str, number: int, title: str,
-               reason: str) -> AblationEntry:
+class _Noise:
+    """The baseline's per-sample output errors on qm.heldout, computed once (vpu_core.whatif.noise)."""
+
+    def __init__(self, qm: QuantizedModel) -> None:
+        self.qm, self._base, self._float = qm, None, None
+
+    def delta_se(self, converted) -> float | None:
+        qm, n = self.qm, _batch_size(self.qm.heldout)
+        if n < MIN_SAMPLES:
+            return None
+        if self._base is None:
+            self._float = run_outputs(qm.float_graph, qm.heldout)
+            self._base = sample_noise(self._float, run_outputs(qm.converted, qm.heldout), n)
+        relaxed = sample_noise(self._float, run_outputs(converted, qm.heldout), n)
+        return delta_se_db(self._base, relaxed)
+
+
+def _batch_size(batch: tuple) -> int:
+    first = next((t for t in batch if hasattr(t, "shape") and len(t.shape)), None)
+    return int(first.shape[0]) if first is not None else 0
+
+
+def _unchanged(baseline: Analysis, rule_id: str, number: int, title: str, reason: str) -> AblationEntry:
     by_rule = Counter(v.rule for v in baseline.violations)
     part = baseline.partition
     return AblationEntry(
-        constraint=rule_id, number=number, title=title, sqnr_db=base.sqnr.db, delta_db=0.0,
+        constraint=rule_id, number=number, title=title, sqnr_db=baseline.sqnr_db, delta_db=0.0,
         layers=(), violations=len(baseline.violations),
         violations_by_rule=tuple((r, by_rule[r]) for r in RULE_IDS if by_rule[r]),
         subgraphs=len(part.subgraphs), cpu_nodes=len(part.cpu_nodes),
@@ -177,12 +194,12 @@ def _finite(x) -> bool:
     return isinstance(x, float) and math.isfinite(x)
 
 
-def _delta(relaxed: Sqnr, baseline: Sqnr) -> tuple[float, str]:
+def _delta(relaxed: Sqnr, baseline: Analysis) -> tuple[float, str]:
     """The change in end-to-end SQNR, or 0 and why there is none to compare."""
-    if _finite(relaxed.db) and _finite(baseline.db):
-        return relaxed.db - baseline.db, ""
-    if baseline.db is None:
-        return 0.0, f"no end-to-end SQNR to compare: {baseline.reason or 'the baseline has none'}"
+    if _finite(relaxed.db) and _finite(baseline.sqnr_db):
+        return relaxed.db - baseline.sqnr_db, ""
+    if baseline.sqnr_db is None:
+        return 0.0, f"no end-to-end SQNR to compare: {baseline.sqnr_reason or 'the baseline has none'}"
     return 0.0, f"no end-to-end SQNR to compare: relaxed, {relaxed.reason or 'it has none'}"
 
 

@@ -34,7 +34,6 @@ class AblationEntry:
     reason: str = ""                   # why nothing was measured ("" when it was quantized)
     seconds: float = 0.0
     delta_se_db: float | None = None   # jackknife standard error of delta_db over the held-out samples
-                                       # (baseline and relaxed graph measured on the same samples)
 
     @property
     def within_noise(self) -> bool:
@@ -50,16 +49,13 @@ class AblationEntry:
 class AblationReport:
     model: str
     profile: str
-    baseline_sqnr_db: float | None      # on the held-out samples below (the check's own SQNR line
-                                        # uses one held-out batch, so it can differ)
+    baseline_sqnr_db: float | None
     baseline_violations: int
     baseline_subgraphs: int
     baseline_cpu_nodes: int
     baseline_transfer_bytes: int
     entries: tuple[AblationEntry, ...]  # one per rule id of constraints 2..8, in rule order
     seconds: float = 0.0
-    heldout_samples: int = 0            # every SQNR above is measured on these samples, pooled
-    heldout_batches: int = 0            # … drawn as this many batches at the model's own batch
 
     def ranked(self) -> tuple[AblationEntry, ...]:
         """Costliest constraint first (largest gain when relaxed)."""

@@ -13,8 +13,8 @@ from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, code, esc, pill, table
 from vpu_core.reports.html.numbers import figure
 from vpu_core.reports.html.svg_charts import Bar, signed_hbars
-from vpu_core.reports.whatif_text import (NOISE_DB, ablation_headline, baseline_text, constraint_name, db,
-                                          delta_text, economics_sentence, human_macs, noise_note, signed_bytes)
+from vpu_core.reports.whatif_text import (NOISE_DB, ablation_headline, constraint_name, db, delta_text,
+                                          economics_sentence, human_macs, noise_note, signed_bytes)
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -80,7 +80,7 @@ def ablation_section(r: AblationReport) -> str:
             + table(["#", "Constraint relaxed", "SQNR", "Change", "Violations", "Subgraphs / CPU",
                      "Layers that gain most (dB)", "Why not run"], rows, numeric={2, 3, 4}))
     lede = (f"Each constraint 2–8 relaxed alone in the hardware profile and the model quantized again "
-            f"from the same export and calibration data ({baseline_text(r)}, "
+            f"from the same export and calibration data (baseline SQNR {db(r.baseline_sqnr_db)}, "
             f"{r.baseline_violations} violations; {r.seconds:.1f} s). Violations count the baseline "
             "profile's rules broken by the relaxed graph. " + (
                 "Whiskers: ± one jackknife standard error over the held-out samples; a change inside two "
