@@ -68,8 +68,8 @@ def corpus_models() -> list[str]:
     return sorted(f[:-3] for f in os.listdir(CORPUS_DIR) if f.endswith(".py") and not f.startswith("_"))
 
 
-def run_check(*argv) -> tuple[int, str, str]:
-    """The real command line in this process: (exit code, stdout, stderr)."""
+def run_main(argv) -> tuple[int, str, str]:
+    """`vpu-inspector ARGV` in this process: (exit code, stdout, stderr)."""
     import contextlib
     import io
 
@@ -77,8 +77,13 @@ def run_check(*argv) -> tuple[int, str, str]:
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["check", *argv])
+        code = main(list(argv))
     return code, out.getvalue(), err.getvalue()
+
+
+def run_check(*argv) -> tuple[int, str, str]:
+    """`vpu-inspector check ARGV` in this process (usable at any fixture scope)."""
+    return run_main(["check", *argv])
 
 
 @pytest.fixture(scope="session")
@@ -295,15 +300,9 @@ def html_page():
 
 
 @pytest.fixture
-def run_cli(capsys):
+def run_cli():
     """run_cli(*argv) -> (exit code, stdout, stderr) of `vpu-inspector` in this process."""
-    from app.cli import main
-
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-    return run
+    return lambda *argv: run_main(argv)
 
 
 # -- the real window --------------------------------------------------------------------------------
