@@ -7,8 +7,9 @@ first. `split_cycles` finds such a cycle between units (a subgraph, or one CPU n
 subgraph on it: the nodes that depend on where the cycle enters it go to a new subgraph, the rest
 stay. One subgraph on every such cycle exits through a node that does not depend on its entry
 (otherwise the node graph itself would have a cycle), so each split removes that cycle; every
-part is then split into its connected pieces, so a subgraph stays connected. Constants follow
-their first consumer, as in the partition.
+part is then split into its connected pieces, so a subgraph stays connected. It works on the
+proposed subgraphs only: nodes without an id (CPU ops, constants not yet attached) are CPU units
+here, which read nothing from a subgraph (constants) or are one node each (CPU ops).
 """
 from __future__ import annotations
 
@@ -16,20 +17,20 @@ import networkx as nx
 from torch.fx import Node
 
 
-def split_cycles(nodes: list[Node], assignment: dict, constants) -> dict:
-    """`assignment` (node name → subgraph id or "cpu") with subgraphs split until the graph of
-    units is acyclic; unchanged (the same dict) when it already is."""
-    changed = False
+def split_cycles(nodes: list[Node], proposed: dict) -> dict:
+    """`proposed` (node name → subgraph id, for the nodes in a subgraph) with subgraphs split until
+    the graph of units is acyclic, ids renumbered in graph order; unchanged when it already is."""
+    assignment, changed = proposed, False
     while True:
         cycle = _unit_cycle(nodes, assignment)
         if cycle is None:
-            return _renumbered(nodes, assignment, constants) if changed else assignment
-        assignment = _split_on(cycle, nodes, assignment, constants)
+            return _renumbered(nodes, assignment) if changed else assignment
+        assignment = _split_on(cycle, nodes, assignment)
         changed = True
 
 
 def _unit(assignment: dict, name: str):
-    side = assignment[name]
+    side = assignment.get(name, "cpu")
     return ("cpu", name) if side == "cpu" else side
 
 
@@ -50,11 +51,11 @@ def _unit_cycle(nodes: list[Node], assignment: dict):
     return [(a, b, graph[a][b]["pairs"]) for a, b in cycle]
 
 
-def _split_on(cycle, nodes: list[Node], assignment: dict, constants) -> dict:
+def _split_on(cycle, nodes: list[Node], assignment: dict) -> dict:
     for i, (_, unit, entering) in enumerate(cycle):
         if isinstance(unit, tuple):          # a CPU node: one node, never split
             continue
-        members = {n for n in nodes if assignment[n.name] == unit and n not in constants}
+        members = {n for n in nodes if assignment.get(n.name) == unit}
         late = _descendants_within({dst for _, dst in entering}, members)
         leaving = {src for src, _ in cycle[(i + 1) % len(cycle)][2]}
         if leaving - late:
@@ -75,7 +76,7 @@ def _descendants_within(starts: set[Node], members: set[Node]) -> set[Node]:
 def _assign_parts(assignment: dict, parts: list[set[Node]], nodes: list[Node]) -> dict:
     """Each part's connected pieces become subgraphs with new, unused ids."""
     out = dict(assignment)
-    next_id = 1 + max((v for v in out.values() if v != "cpu"), default=-1)
+    next_id = 1 + max(out.values(), default=-1)
     for part in parts:
         pieces = nx.Graph()
         pieces.add_nodes_from(part)
@@ -87,19 +88,7 @@ def _assign_parts(assignment: dict, parts: list[set[Node]], nodes: list[Node]) -
     return out
 
 
-def _renumbered(nodes: list[Node], assignment: dict, constants) -> dict:
-    """Subgraph ids 0, 1, … in graph order; constants with their first consumer."""
+def _renumbered(nodes: list[Node], assignment: dict) -> dict:
+    """Subgraph ids 0, 1, … in graph order."""
     ids: dict = {}
-    out = {}
-    for node in nodes:
-        side = assignment[node.name]
-        if side != "cpu" and node not in constants:
-            out[node.name] = ids.setdefault(side, len(ids))
-    order = {n: i for i, n in enumerate(nodes)}
-    for node in nodes:
-        if node.name in out:
-            continue
-        users = sorted(node.users, key=order.__getitem__)
-        in_subgraph = node in constants and users and assignment[node.name] != "cpu"
-        out[node.name] = out.get(users[0].name, "cpu") if in_subgraph else "cpu"
-    return out
+    return {n.name: ids.setdefault(assignment[n.name], len(ids)) for n in nodes if n.name in assignment}

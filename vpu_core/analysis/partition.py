@@ -93,10 +93,12 @@ def vpu_candidates(g: QGraph) -> set[str]:
 
 
 def _assignment(g: QGraph, partitions) -> dict[str, int | str]:
-    """Subgraph ids in graph order; constants follow their first consumer; the rest is "cpu"."""
+    """Subgraph ids in graph order, split until no two subgraphs wait on each other (acyclic.py);
+    constants follow their first consumer; the rest is "cpu"."""
     order = {n: i for i, n in enumerate(g.nodes)}
     ordered = sorted(partitions, key=lambda p: min(order[n] for n in p.nodes))
-    assignment: dict[str, int | str] = {n.name: sid for sid, p in enumerate(ordered) for n in p.nodes}
+    proposed = {n.name: sid for sid, p in enumerate(ordered) for n in p.nodes}
+    assignment: dict[str, int | str] = split_cycles(g.nodes, proposed)
     for node in reversed(g.nodes):  # consumers are resolved before the constants they read
         if node.name in assignment:
             continue
@@ -171,7 +173,7 @@ def partition(g: QGraph) -> PartitionReport:
     # skip_horizontal_fusion: only merge along data edges, so every subgraph stays connected.
     partitioner = _Partitioner(gm, _NodeSet(candidates), allows_single_node_partition=True,
                                skip_horizontal_fusion=True)
-    assignment = split_cycles(g.nodes, _assignment(g, partitioner.propose_partitions()), g.constants)
+    assignment = _assignment(g, partitioner.propose_partitions())
     n_sub = len({v for v in assignment.values() if v != "cpu"})
     members: list[list[str]] = [[] for _ in range(n_sub)]
     for node in gm.graph.nodes:
