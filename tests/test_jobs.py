@@ -70,3 +70,22 @@ def test_a_job_cancelled_while_waiting_its_turn_never_runs(qtbot):
         second.cancel()
     release.set()
     assert first.wait(10) and "b start" not in log
+
+
+def test_jobs_and_their_stages_run_on_two_long_lived_threads(qtbot):
+    """Not a thread per job or per stage: torch's native per-thread state is built once."""
+    seen = []
+
+    def body(cancel):
+        seen.append(("job", threading.current_thread()))
+        call_cancellable(lambda: seen.append(("stage", threading.current_thread())), cancel=cancel)
+
+    jobs = [Probe(body, [], name) for name in "abc"]
+    with qtbot.waitSignal(jobs[-1].finished, timeout=10_000):
+        for job in jobs:
+            job.start()
+    job_threads = {t for kind, t in seen if kind == "job"}
+    stage_threads = {t for kind, t in seen if kind == "stage"}
+    assert len(seen) == 6 and len(job_threads) == 1 and len(stage_threads) == 1
+    assert job_threads != stage_threads and threading.main_thread() not in job_threads | stage_threads
+    assert all(t.is_alive() and t.daemon for t in job_threads | stage_threads)

@@ -3,8 +3,8 @@
 Cancellation. Stages that are Python loops (calibration per batch, convert per observer, the
 observer searches) check the cancel flag at every step. Stages that are one long library call
 (torch.export, prepare_pt2e, ExecuTorch's lowering, the SQNR forward passes) cannot be stopped
-from outside, so `call_cancellable` runs them on a helper thread and waits in 50 ms slices: on
-cancel it raises Cancelled at once and *abandons* the helper, whose result is dropped when it
+from outside, so `call_cancellable` runs them on the stage thread and waits in 50 ms slices: on
+cancel it raises Cancelled at once and *abandons* the stage, whose result is dropped when it
 finishes (the CPU stays busy until then; nothing it produces is used or cached). Either way the
 caller gets control back within 0.1 s.
 
@@ -22,49 +22,40 @@ import time
 from typing import Callable, TextIO
 
 from vpu_core.errors import Cancelled
+from vpu_core.serial import SerialWorker, Task
 
 POLL_S = 0.05
 
-# Helpers abandoned on cancel that are still running: work that starts next (another job of the
+# Stages abandoned on cancel that are still running: work that starts next (another job of the
 # window) waits for them, so torch never runs two stages of different jobs side by side.
-_ABANDONED: set[threading.Thread] = set()
+_ABANDONED: set[Task] = set()
 _ABANDONED_LOCK = threading.Lock()
+# Every cancellable stage runs on this one long-lived thread (see vpu_core.serial for why).
+_STAGES = SerialWorker("vpu-inspector-stage")
 
 
-def abandoned_work() -> list[threading.Thread]:
-    """The abandoned helpers that have not finished yet."""
+def abandoned_work() -> list[Task]:
+    """The abandoned stages that have not finished yet."""
     with _ABANDONED_LOCK:
-        _ABANDONED.difference_update([t for t in _ABANDONED if not t.is_alive()])
+        _ABANDONED.difference_update([t for t in _ABANDONED if t.done.is_set()])
         return list(_ABANDONED)
 
 
 def call_cancellable(fn: Callable, *args, cancel: threading.Event | None = None):
-    """fn(*args); with a cancel flag, on a helper thread that is abandoned when the flag is set."""
+    """fn(*args); with a cancel flag, on the stage thread, abandoned when the flag is set."""
     if cancel is None:
         return fn(*args)
     if cancel.is_set():
         raise Cancelled()
-    box: dict = {}
-    done = threading.Event()
-
-    def target() -> None:
-        try:
-            box["value"] = fn(*args)
-        except BaseException as exc:  # handed to the caller as it is
-            box["error"] = exc
-        finally:
-            done.set()
-
-    helper = threading.Thread(target=target, name="vpu-inspector-stage", daemon=True)
-    helper.start()
-    while not done.wait(POLL_S):
+    if _STAGES.is_current():   # a stage inside a stage: it cannot wait for a later task
+        return fn(*args)
+    task = _STAGES.submit(fn, *args)
+    while not task.wait(POLL_S):
         if cancel.is_set():
             with _ABANDONED_LOCK:
-                _ABANDONED.add(helper)
+                _ABANDONED.add(task)
             raise Cancelled()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    return task.result()
 
 
 class Eta:

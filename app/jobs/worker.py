@@ -16,24 +16,22 @@ from PySide6.QtCore import QObject, Signal
 from vpu_core.config import RunConfig, ViewOptions
 from vpu_core.errors import Cancelled, InspectorError
 from vpu_core.progress import POLL_S, abandoned_work
+from vpu_core.serial import SerialWorker, Task
 
 
-# One job's torch work at a time: the run, the ablation (What-if) and any stage a cancelled job
-# abandoned never run side by side. torch.export and ExecuTorch's lowering change process-wide
-# state (op decompositions, the intra-op thread count) while they run.
-_TURN = threading.Lock()
+# Jobs run one at a time on one long-lived thread (vpu_core.serial says why not a thread each): the
+# run, the ablation (What-if) never run torch side by side, and a job also waits for any stage a
+# cancelled job abandoned. torch.export and ExecuTorch's lowering change process-wide state (op
+# decompositions, the intra-op thread count) while they run.
+_JOBS = SerialWorker("vpu-inspector-run")
 
 
-def _take_turn(cancel: threading.Event) -> bool:
-    """Wait for the turn and for abandoned stages to finish; False if cancelled meanwhile."""
-    while not _TURN.acquire(timeout=POLL_S):
-        if cancel.is_set():
-            return False
+def _abandoned_work_finished(cancel: threading.Event) -> bool:
+    """Wait for stages abandoned by cancelled jobs; False if this job is cancelled meanwhile."""
     while abandoned_work():
         if cancel.wait(POLL_S):
-            _TURN.release()
             return False
-    return True
+    return not cancel.is_set()
 
 
 class Job(QObject):
@@ -48,25 +46,26 @@ class Job(QObject):
         super().__init__()
         self.config, self.view = config, view
         self._cancel = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._task: Task | None = None
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="vpu-inspector-run", daemon=True)
-        self._thread.start()
+        """Queue the job: it runs when the jobs before it have finished."""
+        self._task = _JOBS.submit(self._run)
 
     def cancel(self) -> None:
         self._cancel.set()
 
     def is_running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        """Started and not finished (running, or queued behind another job)."""
+        return self._task is not None and not self._task.done.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._task is not None:
+            self._task.wait(timeout)
         return not self.is_running()
 
     def _run(self) -> None:
-        if not _take_turn(self._cancel):
+        if not _abandoned_work_finished(self._cancel):
             self.cancelled.emit()
             return
         try:
@@ -80,8 +79,6 @@ class Job(QObject):
                                             traceback.format_exc()))
         else:
             self.finished.emit(result)
-        finally:
-            _TURN.release()
 
     def work(self, cancel: threading.Event):
         raise NotImplementedError
