@@ -47,3 +47,25 @@ def test_panel_explains_nodes_that_are_not_layers_and_refusals(qtbot, report):
     assert panel.maximumHeight() < 300               # no empty chart area: the node panel gets the room
     panel.set_report(None)
     assert "not run" in panel.note.text()
+
+
+@pytest.mark.parametrize("select", [None, "layer"])
+def test_every_row_of_facts_is_visible_in_a_narrow_squeezed_dock(qtbot, report, select):
+    """The node dock is a splitter (node panel above, this below) and a splitter never asks a
+    label how tall its wrapped text is: at 1280×720 the summary's last rows were cut off."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QSplitter, QTextEdit
+
+    splitter = QSplitter(Qt.Orientation.Vertical)
+    panel = IntSimPanel()
+    splitter.addWidget(QTextEdit("the node panel, which would take all the room"))
+    splitter.addWidget(panel)
+    splitter.setStretchFactor(0, 10)
+    qtbot.addWidget(splitter)
+    splitter.resize(310, 560)
+    splitter.show()
+    panel.set_report(report)
+    if select:
+        panel.show_node(next(la for la in report.layers if la.max_abs_lsb).node)
+    qtbot.waitUntil(lambda: panel.facts.height() >= panel.facts.heightForWidth(panel.facts.width()) > 60)
+    assert panel.facts.geometry().bottom() <= panel.height()

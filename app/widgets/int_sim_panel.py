@@ -69,6 +69,7 @@ class IntSimPanel(QWidget):
         self.facts = QLabel()
         self.facts.setTextFormat(Qt.TextFormat.RichText)
         self.facts.setWordWrap(True)
+        self.facts.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.plot = pg.PlotWidget()
         self._style(self.plot.getPlotItem())
         self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
@@ -157,30 +158,46 @@ class IntSimPanel(QWidget):
         self._stack.setCurrentWidget(self.note)
         self._fit_to_text()
 
-    def _fit_to_text(self) -> None:
-        """Without a chart the panel is as tall as its text: the node panel above gets the rest."""
+    def _text_width(self) -> int:
         margins = self.layout().contentsMargins()
-        width = max(self.width() - margins.left() - margins.right(), 200)
+        return max(self.width() - margins.left() - margins.right(), 200)
+
+    def _hold_facts(self, width: int) -> int:
+        """The facts' full height at `width`, reserved: the splitter holding this panel does not
+        ask labels how tall their wrapped text is, so without it the last rows were cut off."""
+        height = max(self.facts.heightForWidth(width), 0) + self.fontMetrics().lineSpacing() // 2
+        self.facts.setMinimumHeight(height)
+        return height
+
+    def _fit_to_text(self) -> None:
+        """Without a chart the panel is exactly as tall as its text: the node panel above gets the rest."""
+        margins, width = self.layout().contentsMargins(), self._text_width()
         note = self.note.heightForWidth(width) if self.note.text() else 0
         height = (margins.top() + margins.bottom() + 2 * self.layout().spacing()
-                  + self.title.sizeHint().height() + max(self.facts.heightForWidth(width), 0) + note
+                  + self.title.sizeHint().height() + self._hold_facts(width) + note
                   + self.fontMetrics().lineSpacing())  # rich text wraps a little wider than measured
-        self.setMinimumHeight(0)
         self.plot.setMinimumHeight(0)       # the hidden chart must not reserve its height
         self._body.setVisible(bool(self.note.text()))
-        if self.maximumHeight() != height:
-            self.setMaximumHeight(max(height, 40))
+        height = max(height, 40)
+        if (self.minimumHeight(), self.maximumHeight()) != (height, height):
+            self.setMinimumHeight(height)
+            self.setMaximumHeight(height)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if self._stack.currentWidget() is self.note and event.size().width() != event.oldSize().width():
+        if event.size().width() == event.oldSize().width():
+            return
+        if self._stack.currentWidget() is self.note:
             self._fit_to_text()     # the text wraps anew at the new width
+        else:
+            self._hold_facts(self._text_width())
 
     def _fit_to_chart(self) -> None:
         self.setMaximumHeight(16777215)     # QWIDGETSIZE_MAX
         self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
         self._body.setVisible(True)
         self.setMinimumHeight(CHART_MIN_HEIGHT)
+        self._hold_facts(self._text_width())
 
     def _draw(self, la) -> None:
         item = self.plot.getPlotItem()
