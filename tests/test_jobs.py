@@ -59,17 +59,23 @@ def test_a_stage_abandoned_on_cancel_still_holds_off_the_next_job(qtbot):
     assert not abandoned_work()
 
 
-def test_a_job_cancelled_while_waiting_its_turn_never_runs(qtbot):
+def test_a_job_cancelled_while_waiting_its_turn_ends_at_once_and_never_runs(qtbot):
     log, release = [], threading.Event()
-    first = Probe(lambda cancel: release.wait(10), log, "a")
+    first = Probe(lambda cancel: release.wait(30), log, "a")
     second = Probe(lambda cancel: None, log, "b")
     first.start()
     qtbot.waitUntil(lambda: log == ["a start"])
-    with qtbot.waitSignal(second.cancelled, timeout=10_000):
-        second.start()
+    second.start()
+    assert second.is_running() and not second.wait(0.2)       # queued behind a
+    with qtbot.waitSignal(second.cancelled, timeout=1_000):   # not when a ends: now
         second.cancel()
+    assert not second.is_running() and second.wait(0) and first.is_running()
     release.set()
-    assert first.wait(10) and "b start" not in log
+    assert first.wait(10) and log == ["a start", "a end"]     # b never started
+    third = Probe(lambda cancel: None, log, "c")              # and the queue goes on
+    with qtbot.waitSignal(third.finished, timeout=10_000):
+        third.start()
+    assert log == ["a start", "a end", "c start", "c end"]
 
 
 def test_jobs_and_their_stages_run_on_two_long_lived_threads(qtbot):

@@ -45,7 +45,7 @@ class JobRunner(QObject):
             self._job.cancel()
 
     def shutdown(self, timeout: float = 5.0) -> None:
-        """Stop for good (window closing): cancel and wait for the thread to end."""
+        """Stop for good (window closing): cancel and wait for the job to end."""
         job = self._job
         self.cancel()
         if job is not None:

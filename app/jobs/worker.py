@@ -1,8 +1,8 @@
-"""One job in a Python thread, reporting back through Qt signals.
+"""Jobs on the one long-lived job thread, reporting back through Qt signals.
 
 A job asks the core session for one inspection (`session.inspect`) or for the two of compare
 mode (`session.compare`); the session does everything else (pipeline, analysis, display graph,
-remembering what it already computed). The signals are emitted from the thread and, because
+remembering what it already computed). The signals are emitted from the job thread and, because
 the receiver lives in the GUI thread, Qt queues them onto the event loop: the window keeps
 answering while a job runs.
 """
@@ -11,12 +11,12 @@ from __future__ import annotations
 import threading
 import traceback
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from vpu_core.config import RunConfig, ViewOptions
 from vpu_core.errors import Cancelled, InspectorError
 from vpu_core.progress import POLL_S, abandoned_work
-from vpu_core.serial import SerialWorker, Task
+from vpu_core.serial import SerialWorker
 
 
 # Jobs run one at a time on one long-lived thread (vpu_core.serial says why not a thread each): the
@@ -46,39 +46,65 @@ class Job(QObject):
         super().__init__()
         self.config, self.view = config, view
         self._cancel = threading.Event()
-        self._task: Task | None = None
+        self._lock = threading.Lock()
+        self._state = "new"             # new → queued → running → ended, or queued → ended on cancel
+        self._ended = threading.Event()
 
     def start(self) -> None:
         """Queue the job: it runs when the jobs before it have finished."""
-        self._task = _JOBS.submit(self._run)
+        with self._lock:
+            self._state = "queued"
+        _JOBS.submit(self._run)
 
     def cancel(self) -> None:
+        """Stop at the next check; a job still waiting for its turn ends (cancelled) at once."""
         self._cancel.set()
+        with self._lock:
+            dropped = self._state == "queued"
+            if dropped:                 # the job thread will find it ended and skip it
+                self._state = "ended"
+        if dropped:
+            self._ended.set()
+            # through the event loop, as from the job thread: callers finish what they were
+            # doing ("Cancelling…") before they hear the outcome
+            QTimer.singleShot(0, self, self.cancelled.emit)
 
     def is_running(self) -> bool:
-        """Started and not finished (running, or queued behind another job)."""
-        return self._task is not None and not self._task.done.is_set()
+        """Started and not ended (running, or queued behind another job)."""
+        return self._state in ("queued", "running")
 
     def wait(self, timeout: float | None = None) -> bool:
-        if self._task is not None:
-            self._task.wait(timeout)
-        return not self.is_running()
+        return self._state == "new" or self._ended.wait(timeout)
 
     def _run(self) -> None:
-        if not _abandoned_work_finished(self._cancel):
-            self.cancelled.emit()
-            return
+        with self._lock:
+            if self._state != "queued":
+                return
+            self._state = "running"
         try:
-            result = self.work(self._cancel)
+            kind, value = self._outcome()
+            if kind == "cancelled":
+                self.cancelled.emit()
+            else:
+                getattr(self, kind).emit(value)
+        finally:
+            with self._lock:
+                self._state = "ended"
+            self._ended.set()
+
+    def _outcome(self) -> tuple[str, object]:
+        """("finished", result), ("failed", InspectorError) or ("cancelled", None)."""
+        if not _abandoned_work_finished(self._cancel):
+            return "cancelled", None
+        try:
+            return "finished", self.work(self._cancel)
         except Cancelled:
-            self.cancelled.emit()
+            return "cancelled", None
         except InspectorError as exc:
-            self.failed.emit(exc)
+            return "failed", exc
         except Exception as exc:  # a bug: still a dialog, never a dead window
-            self.failed.emit(InspectorError(f"Unexpected error: {type(exc).__name__}: {exc}",
-                                            traceback.format_exc()))
-        else:
-            self.finished.emit(result)
+            return "failed", InspectorError(f"Unexpected error: {type(exc).__name__}: {exc}",
+                                            traceback.format_exc())
 
     def work(self, cancel: threading.Event):
         raise NotImplementedError
