@@ -30,6 +30,7 @@ from app.features.overlay import OverlayController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
 from app.features.view_options import ViewOptionsController
+from app.window import gc_guard
 from app.features.whatif import WhatIfController
 from app.jobs.worker import CatalogueLoader
 from app.settings import Store
@@ -50,6 +51,8 @@ NODE_DOCK_MIN, TABLES_MIN, PLOTS_MIN = 300, 300, 240
 class MainWindow(QMainWindow):
     def __init__(self, store: Store | None = None) -> None:
         super().__init__()
+        gc_guard.hold()             # Qt objects in cycles must die on this thread (gc_guard.py)
+        self._gc_held = True
         self.store = store or Store()
         self.state = AppState(self)
         self.setWindowTitle("VPU Inspector")
@@ -195,6 +198,9 @@ class MainWindow(QMainWindow):
         self.runs.jobs.shutdown()
         self.whatif.shutdown()
         super().closeEvent(event)
+        if self._gc_held:
+            self._gc_held = False
+            gc_guard.release()
 
 
 def first_size() -> tuple[int, int]:

@@ -1,0 +1,50 @@
+"""While a window is open, Python's cyclic garbage collector runs on the GUI thread only.
+
+Why: the collector runs on whichever thread happens to allocate when a generation is full. The
+window's job and stage threads allocate a lot (torch.export, ExecuTorch's lowering), so it was
+often they that collected a Qt object left in a reference cycle: a finished Job, the catalogue
+loader, a window of an earlier run with all its widgets. Qt objects must be destroyed on the
+thread they live on. Full test-suite runs segfaulted about one run in three: inside torch's
+FakeTensor code on the stage thread (where the allocation that triggered the collection was), and
+once on the GUI thread in QObject::event, delivering a posted event to an object destroyed
+elsewhere.
+
+The cure is pyqtgraph's GarbageCollector: automatic collection off, the same generation
+thresholds checked on a GUI-thread timer. It is held while any window is open; when the last one
+closes, what is left is collected here, on the GUI thread, and automatic collection comes back
+(the command line and the headless core never run without it).
+"""
+from __future__ import annotations
+
+import gc
+
+from pyqtgraph.util.garbage_collector import GarbageCollector
+
+INTERVAL_S = 0.5        # garbage from a torch stage waits at most this long
+
+_holders = 0
+_collector: GarbageCollector | None = None
+
+
+def hold() -> None:
+    """A window opened: collect on the GUI thread from now on."""
+    global _holders, _collector
+    _holders += 1
+    if _collector is None:
+        _collector = GarbageCollector(interval=INTERVAL_S)
+
+
+def release() -> None:
+    """A window closed: with none left, collect what is left here and give collection back."""
+    global _holders, _collector
+    _holders = max(_holders - 1, 0)
+    if _holders or _collector is None:
+        return
+    _collector.timer.stop()
+    _collector = None
+    gc.collect()
+    gc.enable()
+
+
+def active() -> bool:
+    return _collector is not None and not gc.isenabled()
