@@ -2,12 +2,9 @@
 
 Why not a thread per task: every thread that runs torch grows native per-thread state (its own
 OpenMP thread team, torch's thread-local dispatch and autograd state, a Python thread state) that
-is torn down when the thread ends. A thread per job and per cancellable stage made many
-short-lived torch threads in one session, and test-suite runs segfaulted (rarely: once in CI, twice
-locally) inside torch's FakeTensor dispatch on such a stage thread, while the single-threaded
-command line never did. With one long-lived thread per role that state is built once. A serial
-worker also makes "one at a time" a property of the structure instead of a lock every caller
-must remember to take.
+is torn down when the thread ends; a thread per job and per cancellable stage made many of them in
+one session. A serial worker also makes "one at a time" a property of the structure instead of a
+lock every caller must remember to take.
 
     worker = SerialWorker("vpu-inspector-stage")
     task = worker.submit(fn, *args)      # queued; runs after the tasks before it
