@@ -17,9 +17,10 @@ def test_a_qt_object_in_a_cycle_dies_on_the_gui_thread_while_a_worker_allocates(
     weakref.finalize(obj, lambda: died_on.append(threading.current_thread()))
     del obj
 
+    kept = []
+
     def allocate():                                 # what torch.export does on the stage thread
-        junk = [[i] for i in range(50_000)]         # fills generation 0 many times over
-        del junk
+        kept.append([[i] for i in range(50_000)])   # fills generation 0 many times over
 
     worker = threading.Thread(target=allocate)
     worker.start()
