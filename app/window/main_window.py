@@ -30,7 +30,6 @@ from app.features.overlay import OverlayController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
 from app.features.view_options import ViewOptionsController
-from app.window import gc_guard
 from app.features.whatif import WhatIfController
 from app.jobs.worker import CatalogueLoader
 from app.settings import Store
@@ -41,6 +40,7 @@ from app.widgets.panels import Panels
 from app.widgets.run_controls import RunControls
 from app.widgets.view_bar import ViewBar
 from app.widgets.whatif_panel import WhatIfPanel
+from app.window import gc_guard
 from app.window.menus import build_menus
 from vpu_core.config import RunConfig
 
