@@ -224,3 +224,22 @@ def test_measure_scene(graph, qapp):
                 "zoomed_out_pan_frame_s"):
         assert 0.0 < out[key] < 5.0
     assert out["rss_mb"] > 10
+
+
+def test_a_graph_that_fits_only_below_label_zoom_opens_with_its_labels(qtbot):
+    """ds_cnn at 1280×720 opened as a whole graph at 0.55:1, every box without its label."""
+    from app.graph_view.nodes import LOD_TEXT
+
+    m = synthetic_qdq_graph(40, seed=3)
+    lay = layout_graph(m)
+    v = GraphView()
+    qtbot.addWidget(v)
+    v.resize(900, 700)
+    v.show()
+    v.set_graph(m, lay)
+    r = v.sceneRect()
+    frame_w, frame_h = v.width() - v.viewport().width(), v.height() - v.viewport().height()
+    v.resize(int(0.55 * r.width() + 20) + frame_w + 40, int(0.55 * r.height() + 20) + frame_h)
+    v.set_graph(m, lay)
+    assert 0.5 <= v._fit_scale() < LOD_TEXT           # the whole graph would be label-less boxes
+    assert v.zoom() >= LOD_TEXT and v.visible_scene_rect().top() <= v.sceneRect().top() + 1

@@ -144,10 +144,8 @@ class GraphView(QGraphicsView):
         return self._gscene
 
     def _initial_view(self) -> None:
-        """Whole graph if it is readable that way, else the width at a legible zoom, at the top."""
-        if self._fit_scale() >= 0.5:
-            self.fit_all()
-            return
+        """Whole graph if it is readable that way, else the width at a legible zoom, at the top
+        ("readable" is LEGIBLE, where labels start to be drawn: a whole graph at 0.5 was boxes)."""
         self.fit(top=True)
 
     # ---- zoom / pan --------------------------------------------------------------------------
