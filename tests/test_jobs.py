@@ -67,7 +67,7 @@ def test_a_job_cancelled_while_waiting_its_turn_ends_at_once_and_never_runs(qtbo
     qtbot.waitUntil(lambda: log == ["a start"])
     second.start()
     assert second.is_running() and not second.wait(0.2)       # queued behind a
-    with qtbot.waitSignal(second.cancelled, timeout=1_000):   # not when a ends: now
+    with qtbot.waitSignal(second.cancelled, timeout=10_000):  # not when a ends (a waits for release): now
         second.cancel()
     assert not second.is_running() and second.wait(0) and first.is_running()
     release.set()

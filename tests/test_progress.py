@@ -1,13 +1,12 @@
 """Progress you can trust: per-observer convert progress, cancel within a second, the terminal line."""
 import io
 import threading
-import time
 
 import pytest
 
 from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled
-from vpu_core.progress import Eta, TerminalProgress, call_cancellable
+from vpu_core.progress import Eta, TerminalProgress, abandoned_work, call_cancellable
 from vpu_core.session import STAGE_TITLES, Session
 
 
@@ -18,13 +17,15 @@ def test_cancel_during_convert_stops_within_a_second_and_leaves_nothing_behind()
     def progress(stage, fraction):
         seen.append((stage, fraction))
         if stage == "convert" and fraction > 0 and not cancel.is_set():
-            cancelled_at.append(time.perf_counter())
+            cancelled_at.append((stage, fraction))
             cancel.set()
 
     config = RunConfig(model="resnet8", quantizer="xnnpack", calib_batches=2)
     with pytest.raises(Cancelled):
         session.inspect(config, view=None, progress=progress, cancel=cancel)
-    assert cancelled_at and time.perf_counter() - cancelled_at[0] < 1.0
+    # stopped at the next check: nothing ran far enough to report again after the cancel
+    # (how long that takes is a `bench` figure, cancel_latency_s, not a test)
+    assert cancelled_at and seen[-1] == cancelled_at[0]
     convert = [f for s, f in seen if s == "convert"]
     assert 0.0 < max(convert) < 1.0 and len(set(convert)) >= 2      # per observer, stopped half way
     calibrate = [f for s, f in seen if s == "calibrate"]
@@ -34,12 +35,17 @@ def test_cancel_during_convert_stops_within_a_second_and_leaves_nothing_behind()
 
 
 def test_a_long_library_call_is_abandoned_on_cancel():
-    cancel = threading.Event()
+    """The caller gets Cancelled while the library call is still running (it is abandoned, and
+    the next job waits for it: test_jobs), not when the call returns."""
+    cancel, release = threading.Event(), threading.Event()
     threading.Timer(0.1, cancel.set).start()
-    start = time.perf_counter()
     with pytest.raises(Cancelled):
-        call_cancellable(time.sleep, 3.0, cancel=cancel)
-    assert time.perf_counter() - start < 0.5
+        call_cancellable(release.wait, 60.0, cancel=cancel)
+    assert abandoned_work() and not release.is_set()     # returned before the call ended
+    release.set()
+    deadline = threading.Event()
+    while abandoned_work():
+        deadline.wait(0.01)
 
 
 def test_call_cancellable_passes_results_and_errors_through():
