@@ -5,15 +5,39 @@ from vpu_core import bench as benchmark
 
 
 def test_bench_graphs_reports_every_column():
-    rows = benchmark.bench_graphs(sizes=(300,), repeats=1, scene_measure=measure_scene, with_dot=False)
-    (row,) = rows
-    assert row["nodes"] == 300 and row["edges"] > 300
-    for key in ("layout_s", "scene_build_s", "first_frame_s", "pan_frame_s", "layout_to_frame_s",
-                "group_toggle_s", "group_toggle_all_open_s"):
-        assert row[key] > 0, key
-    assert row["crossings"] >= 0 and row["rss_mib"] > 50
+    rows = benchmark.bench_graphs(sizes=(300,), repeats=1, scene_measure=measure_scene, with_dot=False,
+                                  with_dagre=False)
+    assert [row["graph"] for row in rows] == ["synthetic-300", "fx-300"]     # both shapes
+    for row in rows:
+        assert row["nodes"] == 300 and row["edges"] > 300
+        for key in ("layout_s", "scene_build_s", "first_frame_s", "pan_frame_s", "layout_to_frame_s",
+                    "group_toggle_s", "group_toggle_all_open_s"):
+            assert row[key] > 0, key
+        assert row["crossings"] >= 0 and row["rss_mib"] > 50
     table = benchmark.format_table(rows)
     assert "layout_ms" in table.splitlines()[0] and "synthetic-300" in table
+
+
+def test_fx_shape_is_an_exported_transformer_with_module_groups():
+    from vpu_core.layout import check_layout, layout_graph
+    from vpu_core.layout.dagre_reference import to_json
+    from vpu_core.layout.synthetic import synthetic_tree
+    from vpu_core.layout.synthetic_fx import synthetic_fx_graph
+
+    model = synthetic_fx_graph(1200, seed=1)
+    assert len(model.nodes) == 1200
+    ops = [n.label for n in model.nodes]
+    assert {"softmax", "matmul", "permute", "sym_size", "linear", "quantize"} <= set(ops)
+    fan_out = {}
+    for e in model.edges:
+        fan_out[e.src] = fan_out.get(e.src, 0) + 1
+    masks = [n.id for n in model.nodes if n.label == "mul" and fan_out.get(n.id, 0) >= 4]
+    assert masks                                    # a stage's mask is read by all its layers
+    assert "model.layers.3.self_attn" in synthetic_tree(model).groups
+    layout = layout_graph(model)
+    assert check_layout(layout, [n.id for n in model.nodes]) == []
+    data = to_json(model)                           # what dagre gets: same sizes, index pairs
+    assert len(data["nodes"]) == 1200 and all(0 <= s < 1200 and 0 <= t < 1200 for s, t in data["edges"])
 
 
 def test_window_starts_without_torch():
@@ -27,4 +51,3 @@ def test_bench_loop_reports_cold_warm_and_toggles():
     assert row["graph"] == "conv_relu/vpu" and row["nodes"] > 0
     for key in ("cold_s", "warm_s", "back_s", "fold_toggle_s", "profile_change_s"):
         assert row[key] > 0, key
-    assert row["back_s"] < row["cold_s"]

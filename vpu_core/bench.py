@@ -3,7 +3,8 @@
 Synthetic Q/DQ-shaped graphs (1k / 5k / 20k nodes) measure layout, crossings and — through the
 `scene_measure` callback the GUI side supplies — scene build, first frame and pan frame. Every zoo
 model runs end to end to measure each pipeline stage and the analysis' share of the PTQ time.
-Graphviz `dot` is used as a reference column only when it is on the PATH.
+Graphviz `dot` and dagre (Netron's layout: node + the npm package, see
+vpu_core.layout.dagre_reference) are reference columns only when they are installed.
 """
 from __future__ import annotations
 
@@ -46,25 +47,51 @@ def _median_time(fn, repeats: int):
     return statistics.median(times), result
 
 
-def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | None = None,
-                 with_dot: bool = True, dot_max_nodes: int = 5_000) -> list[dict]:
-    from vpu_core.layout import count_crossings, layout_graph
+SHAPES = ("qdq", "fx")          # synthetic.py's Q/DQ spine, synthetic_fx.py's exported transformer
+
+
+def synthetic_graph(shape: str, n: int, seed: int = 0):
+    """The synthetic graph of `shape` ("qdq" or "fx") with `n` nodes."""
+    if shape == "fx":
+        from vpu_core.layout.synthetic_fx import synthetic_fx_graph
+
+        return synthetic_fx_graph(n, seed=seed)
     from vpu_core.layout.synthetic import synthetic_qdq_graph
 
+    return synthetic_qdq_graph(n, seed=seed)
+
+
+def _graph_name(shape: str, n: int) -> str:
+    size = f"{n // 1000}k" if n >= 1000 else str(n)
+    return f"synthetic-{size}" if shape == "qdq" else f"{shape}-{size}"
+
+
+def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | None = None,
+                 with_dot: bool = True, dot_max_nodes: int = 5_000, shapes=SHAPES,
+                 with_dagre: bool = True, dagre_max_nodes: int = 20_000) -> list[dict]:
+    """One row per shape and size: layout, crossings, group toggles, the scene columns
+    (`scene_measure`), and the reference layouts when installed: Graphviz dot (up to
+    `dot_max_nodes`) and dagre (up to `dagre_max_nodes`; dagre_x = how many times our layout's
+    time dagre takes on the same graph)."""
+    from vpu_core.layout import count_crossings, layout_graph
+
     rows = []
-    for n in sizes:
-        model = synthetic_qdq_graph(n, seed=0)
-        layout_s, layout = _median_time(lambda: layout_graph(model), repeats)
-        row = {"graph": f"synthetic-{n // 1000}k" if n >= 1000 else f"synthetic-{n}", "nodes": len(model.nodes), "edges": len(model.edges),
-               "layout_s": layout_s, "crossings": count_crossings(layout)}
-        row.update(bench_group_toggle(model))
-        if scene_measure is not None:
-            row.update(scene_measure(model, layout))
-            row["layout_to_frame_s"] = layout_s + row["scene_build_s"] + row["first_frame_s"]
-        row["rss_mib"] = rss_mib()
-        if with_dot and len(model.nodes) <= dot_max_nodes:
-            row.update(_dot_columns(model))
-        rows.append(row)
+    for shape in shapes:
+        for n in sizes:
+            model = synthetic_graph(shape, n)
+            layout_s, layout = _median_time(lambda: layout_graph(model), repeats)
+            row = {"graph": _graph_name(shape, n), "nodes": len(model.nodes), "edges": len(model.edges),
+                   "layout_s": layout_s, "crossings": count_crossings(layout)}
+            row.update(bench_group_toggle(model))
+            if scene_measure is not None:
+                row.update(scene_measure(model, layout))
+                row["layout_to_frame_s"] = layout_s + row["scene_build_s"] + row["first_frame_s"]
+            row["rss_mib"] = rss_mib()
+            if with_dot and len(model.nodes) <= dot_max_nodes:
+                row.update(_dot_columns(model))
+            if with_dagre and len(model.nodes) <= dagre_max_nodes:
+                row.update(_dagre_columns(model, layout_s))
+            rows.append(row)
     return rows
 
 
@@ -110,6 +137,16 @@ def _dot_columns(model) -> dict:
     if not ref:
         return {}
     return {"dot_s": ref["time_s"], "dot_crossings": ref["crossings"]}
+
+
+def _dagre_columns(model, layout_s: float) -> dict:
+    from vpu_core.layout import dagre_reference
+
+    ref = dagre_reference.run_dagre(model)
+    if not ref:
+        return {}
+    return {"dagre_s": ref["time_s"], "dagre_crossings": ref["crossings"],
+            "dagre_x": ref["time_s"] / layout_s if layout_s else None}
 
 
 def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True) -> list[dict]:
