@@ -73,7 +73,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     print(benchmark.format_table(graphs))
     print("\nZoo models end to end (times in ms; analyze = check + partition + shifts + statistics;"
           "\nanalyze_pct_of_ptq = analyze / (export+prepare+calibrate+convert); sqnr = the float-vs-quantized"
-          "\nforward passes, measured separately)")
+          "\nforward passes, measured separately; whatif = the op-list candidates and economics, computed when"
+          "\nasked for: check, report, the window's What-if dock)")
     print(benchmark.format_table(zoo))
     print("\nThe inspection loop (times in ms; cold = nothing cached, warm = a new launch reading the"
           "\ndisk cache, back = the same configuration again in one session, fold_toggle / profile_change"

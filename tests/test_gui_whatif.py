@@ -34,7 +34,7 @@ RUN_TIMEOUT_MS = 180_000
 @pytest.fixture(scope="module")
 def chain():
     """The chain model's Inspection (no drawing): what a window run would put in AppState."""
-    return Session().inspect(CHAIN_CONFIG, view=None)
+    return Session().inspect(CHAIN_CONFIG, view=None, whatif=True)
 
 
 @pytest.fixture

@@ -21,7 +21,8 @@ CHAIN = str(Path(__file__).parent / "models" / "whatif_chain.py")
 @pytest.fixture(scope="module")
 def chain():
     """x → conv1 → sigmoid → conv2 → softmax, batch 1, VPU quantizer (one real run)."""
-    return Session().inspect(RunConfig(model=CHAIN, batch_size=1, calib_batches=2), view=None).analysis
+    return Session().inspect(RunConfig(model=CHAIN, batch_size=1, calib_batches=2), view=None,
+                             whatif=True).analysis
 
 
 # Worked by hand. Q/DQ nodes sit with the op they feed; a quantize of a VPU output stays on the VPU:
@@ -48,6 +49,22 @@ def test_economics_flags_islands_that_move_more_than_they_compute(chain):
     rows = [(s.subgraph, s.ops, s.macs, s.bytes_in, s.bytes_out, s.pays) for s in e.subgraphs]
     assert rows == [(0, 1, 1024, 1024, 256, False), (1, 1, 1024, 1024, 256, False)]
     assert e.subgraphs[0].bytes_per_mac == 1.25 and len(e.flagged) == 2
+
+
+def test_the_what_if_is_computed_only_when_asked_for_and_then_cached(tmp_path):
+    """One re-partition per candidate op: not part of every analysis (the window's first graph,
+    the ablation's relaxed runs), computed on request and kept beside the analysis."""
+    config = RunConfig(model=CHAIN, batch_size=1, calib_batches=2)
+    session = Session(cache_dir=tmp_path)
+    plain = session.inspect(config, view=None).analysis
+    assert plain.op_candidates == () and plain.economics is None and "whatif" not in plain.timings_s
+    asked = session.inspect(config, view=None, whatif=True).analysis
+    assert [c.op for c in asked.op_candidates] == ["sigmoid.default", "softmax.int"]
+    assert asked.economics is not None and "whatif" in asked.timings_s
+    assert dataclasses.replace(asked, op_candidates=(), economics=None, timings_s=plain.timings_s) == plain
+    fresh = Session(cache_dir=tmp_path)                         # a new launch: from the disk cache
+    again = fresh.inspect(config, view=None, whatif=True).analysis
+    assert again.op_candidates == asked.op_candidates and fresh.memory.get("quantized", fresh.keys(config).quantized) is None
 
 
 def test_op_candidates_and_economics_are_in_check_json(capsys):
@@ -167,7 +184,7 @@ def test_session_reruns_only_what_a_profile_change_needs(tmp_path, monkeypatch):
     narrow = save_profile(edit(shipped, min_shift=40, max_shift=50, break_even_bytes_per_mac=2.0,
                                vpu_ops=(*shipped.vpu_ops, "gelu")), tmp_path / "narrow.toml")
     monkeypatch.setattr("vpu_core.pipeline.run_pipeline", _no_pipeline)
-    second = session.inspect(dataclasses.replace(base, profile=narrow.path), view=None).analysis
+    second = session.inspect(dataclasses.replace(base, profile=narrow.path), view=None, whatif=True).analysis
     assert second.sqnr_db == first.sqnr_db and second.timings_s["calibrate"] == 0.0
     assert all(s.out_of_range for s in second.requant) and not any(s.out_of_range for s in first.requant)
     assert [s.pays for s in second.economics.subgraphs] == [True, True]      # 1.25 B/MAC ≤ 2.0

@@ -151,6 +151,7 @@ def _dagre_columns(model, layout_s: float) -> dict:
 
 def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True) -> list[dict]:
     from vpu_core.analysis import analyze
+    from vpu_core.analysis.analyzer import partition_whatif
     from vpu_core.config import RunConfig
     from vpu_core.layout import count_crossings, layout_graph
     from vpu_core.session import Session
@@ -172,6 +173,7 @@ def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True)
                    "analyze_s": analysis.timings_s.get("analyze", 0.0),
                    "analyze_pct_of_ptq": 100.0 * analysis.timings_s.get("analyze", 0.0) / ptq if ptq else 0.0,
                    "sqnr_s": analysis.timings_s.get("sqnr", 0.0),
+                   "whatif_s": partition_whatif(qm, analysis).seconds,
                    "layout_s": layout_s, "crossings": count_crossings(layout)}
             if with_dot:
                 row.update(_dot_columns(graph))

@@ -146,7 +146,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         analysis = session.inspect(config, view=None, progress=progress,
                                    xnnpack_delegation=args.xnnpack_delegation,
-                                   int_sim=args.int_sim).analysis
+                                   int_sim=args.int_sim, whatif=True).analysis
         ablation = session.ablate(config, progress) if ablate else None
     finally:
         progress.close()

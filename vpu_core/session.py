@@ -147,14 +147,16 @@ class Session:
     def inspect(self, config: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
                 xnnpack_delegation: bool | None = None, fresh: bool = False,
-                int_sim: bool = False) -> Inspection:
+                int_sim: bool = False, whatif: bool = False) -> Inspection:
         """Quantize (or reuse), analyse and lay out `config`.
 
         The real XNNPACK delegation is computed when `xnnpack_delegation` is true, or when it is
         None and `view` colours by it. `fresh` re-reads the model / profile / calibration files
         (the user asked to run again: a file may have changed); results whose inputs did not
         change are still reused, since they would come out the same. `int_sim` also runs the VPU
-        partitions in integers (Analysis.int_sim, vpu_core.intsim).
+        partitions in integers (Analysis.int_sim, vpu_core.intsim). `whatif` fills in the op-list
+        candidates and the partition economics (Analysis.op_candidates / .economics: one
+        re-partition per candidate op, so only when asked for: `Session.whatif`).
         """
         start = time.perf_counter()
         if view is not None and view.partition_source not in PARTITION_SOURCES:
@@ -166,6 +168,8 @@ class Session:
         analysis = self.analysis(config, xnnpack_delegation, report, cancel, keys=keys)
         if int_sim:
             analysis = self._with_int_sim(config, analysis, report, cancel, keys)
+        if whatif:
+            analysis = self.with_whatif(config, analysis, report, cancel, keys)
         graph = None
         if view is not None:
             graph = self._display_graph(keys, analysis, view, report)
@@ -180,7 +184,8 @@ class Session:
 
     def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-                xnnpack_delegation: bool | None = None, int_sim: bool = False) -> InspectionPair:
+                xnnpack_delegation: bool | None = None, int_sim: bool = False,
+                whatif: bool = False) -> InspectionPair:
         """Inspect both configurations (A, then B) and match them. Unlike `inspect`, `progress`
         receives (stage, fraction of the whole comparison): A fills the first half of the bar, B
         the second. A failure says which side failed ("B · VPU · dynamic batch: …")."""
@@ -196,7 +201,7 @@ class Session:
                 lambda stage, f, lo=span[0]: progress(stage, lo + 0.5 * overall_fraction(stage, f)))
             try:
                 sides.append(self.inspect(config, view, scaled, cancel, xnnpack_delegation,
-                                          int_sim=int_sim))
+                                          int_sim=int_sim, whatif=whatif))
             except Cancelled:
                 raise
             except InspectorError as exc:
@@ -232,7 +237,7 @@ class Session:
         for stage, key in (("export", keys.export), ("calibration", keys.calibration),
                            ("qparams", keys.quantized), ("quantized", keys.quantized),
                            ("analysis", keys.analysis), ("analysis", keys.analysis_delegated),
-                           ("int_sim", keys.analysis)):
+                           ("int_sim", keys.analysis), ("whatif", keys.analysis)):
             self.memory.drop(stage, key)
         with self._lock:
             for key in [k for k in self._simulated if k[0] == config]:
@@ -276,6 +281,32 @@ class Session:
             while len(self._simulated) > 4 * self.keep:   # oldest first (insertion order)
                 del self._simulated[next(iter(self._simulated))]
         return simulated
+
+    def whatif(self, config: RunConfig, progress: ProgressFn | None = None,
+               cancel: threading.Event | None = None, keys: StageKeys | None = None):
+        """PartitionWhatIf of `config`: the op-list candidates and the partition economics of its
+        analysis (cached like the analysis, in memory and on disk)."""
+        from vpu_core.cache import analysis_store
+
+        keys = keys if keys is not None else self.keys(config)
+        store = analysis_store.WhatIfStore(keys, self.memory, self.disk())
+        hit = store.get()
+        if hit is not None:
+            return hit
+        from vpu_core.analysis.analyzer import partition_whatif
+
+        analysis = self.analysis(config, False, progress, cancel, keys=keys)
+        qm = self.quantized(config, progress, cancel, keys)
+        result = call_cancellable(partition_whatif, qm, analysis, cancel=cancel)
+        store.put(result)
+        return result
+
+    def with_whatif(self, config: RunConfig, analysis: Analysis, progress: ProgressFn | None = None,
+                    cancel: threading.Event | None = None, keys: StageKeys | None = None) -> Analysis:
+        """`analysis` with its op-list candidates and partition economics filled in."""
+        from vpu_core.analysis.analyzer import with_whatif
+
+        return with_whatif(analysis, self.whatif(config, progress, cancel, keys))
 
     def quantized(self, config: RunConfig, progress: ProgressFn | None = None,
                   cancel: threading.Event | None = None, keys: StageKeys | None = None):
@@ -428,6 +459,6 @@ def default_session() -> Session:
 def inspect(config: RunConfig, view: ViewOptions | None = ViewOptions(),
             progress: ProgressFn | None = None, cancel: threading.Event | None = None,
             xnnpack_delegation: bool | None = None, fresh: bool = False,
-            int_sim: bool = False) -> Inspection:
+            int_sim: bool = False, whatif: bool = False) -> Inspection:
     """`Session.inspect` on the process-wide session."""
-    return _DEFAULT.inspect(config, view, progress, cancel, xnnpack_delegation, fresh, int_sim)
+    return _DEFAULT.inspect(config, view, progress, cancel, xnnpack_delegation, fresh, int_sim, whatif)

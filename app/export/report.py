@@ -41,7 +41,7 @@ def report_model(config, output: str | Path, compare_config=None,
         from vpu_core.whatif.ablation import check_quantizer
 
         check_quantizer(config)
-    analysis = session.inspect(config, view=None, progress=progress, int_sim=int_sim).analysis
+    analysis = session.inspect(config, view=None, progress=progress, int_sim=int_sim, whatif=True).analysis
     other = session.inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
     ablation = session.ablate(config, progress) if ablate else None
     return export_report(output, analysis, compare_with=other, ablation=ablation)

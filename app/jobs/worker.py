@@ -121,7 +121,7 @@ class InspectJob(Job):
         from vpu_core.session import default_session, overall_fraction
 
         return default_session().inspect(
-            self.config, self.view, cancel=cancel, fresh=self.fresh, int_sim=True,
+            self.config, self.view, cancel=cancel, fresh=self.fresh, int_sim=True, whatif=True,
             progress=lambda stage, f: self.progress.emit(stage, overall_fraction(stage, f)))
 
 
@@ -136,7 +136,7 @@ class CompareJob(Job):
         from vpu_core.session import default_session
 
         return default_session().compare(self.config, self.config_b, self.view, cancel=cancel,
-                                         progress=self.progress.emit, int_sim=True)
+                                         progress=self.progress.emit, int_sim=True, whatif=True)
 
 
 class CatalogueLoader(QObject):

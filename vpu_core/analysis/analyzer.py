@@ -29,7 +29,6 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
     requant = requant_sites(g)
     shared = scale_groups(g)
     tensors = tensor_qparams(g, qm.observer_scales if qm.config.quantizer == "vpu" else [])
-    candidates, economics, whatif_s = _what_if(g, part)
     report("analyze", 0.4)
     # SQNR runs both graphs forward: a measurement, not graph analysis, so it is timed on its
     # own ("sqnr") and "analyze" is check + partition + shifts + statistics, as the benchmark
@@ -41,9 +40,8 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
     sqnr_s = time.perf_counter() - sqnr_start
     nodes, graph_edges, hists = node_infos(g, layers), edges(g), histograms(tensors, requant)
     timings = dict(qm.timings)
-    timings["analyze"] = time.perf_counter() - start - sqnr_s - whatif_s
+    timings["analyze"] = time.perf_counter() - start - sqnr_s
     timings["sqnr"] = sqnr_s
-    timings["whatif"] = whatif_s
     report("analyze", 0.8)
     delegation = None
     if xnnpack_delegation:  # slow (seconds): only when asked, timed on its own
@@ -59,18 +57,30 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
         sqnr_db=e2e.db, sqnr_reason=e2e.reason, layer_sqnr=layers, nodes=nodes, edges=graph_edges,
         histograms=hists, timings_s=timings, delegation=delegation, inputs=graph_inputs(g),
-        scale_groups=shared, partition_rule=OP_LIST_RULE, op_candidates=candidates, economics=economics)
+        scale_groups=shared, partition_rule=OP_LIST_RULE)
 
 
-def _what_if(g: QGraph, part):
-    """Op-list candidates and partition economics (vpu_core.whatif): re-partitions only, timed
-    apart from "analyze" so that stays check + partition + shifts + statistics."""
+def partition_whatif(qm, analysis: Analysis):
+    """The op-list candidates and partition economics of `analysis` (of `qm`'s converted graph):
+    whatif.results.PartitionWhatIf. Asked for apart from `analyze` (the window's What-if dock,
+    `check`, `report`): every candidate op re-partitions the whole graph."""
     from vpu_core.whatif.economics import subgraph_economics
     from vpu_core.whatif.op_candidates import op_candidates
+    from vpu_core.whatif.results import PartitionWhatIf
 
     start = time.perf_counter()
-    candidates, economics = op_candidates(g, part), subgraph_economics(g, part)
-    return candidates, economics, time.perf_counter() - start
+    g = QGraph(qm.converted, qm.profile)
+    part = analysis.partition
+    return PartitionWhatIf(op_candidates(g, part), subgraph_economics(g, part),
+                           time.perf_counter() - start)
+
+
+def with_whatif(analysis: Analysis, whatif) -> Analysis:
+    """`analysis` with its PartitionWhatIf's fields filled in (timings_s["whatif"] its seconds)."""
+    import dataclasses
+
+    return dataclasses.replace(analysis, op_candidates=whatif.op_candidates, economics=whatif.economics,
+                               timings_s={**analysis.timings_s, "whatif": whatif.seconds})
 
 
 def graph_inputs(g: QGraph) -> tuple[InputInfo, ...]:

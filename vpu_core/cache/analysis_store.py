@@ -69,10 +69,12 @@ class AnalysisStore:
         return analysis
 
 
-class IntSimStore:
-    """The integer simulation of one configuration (it depends on what the analysis depends on)."""
+class _SideStore:
+    """A result computed from the same program and profile as the analysis, kept beside it
+    (memory and disk, keyed by the analysis key): the integer simulation, the what-if."""
 
-    STAGE = "int_sim"
+    STAGE = ""
+    TYPE = ""
 
     def __init__(self, keys: StageKeys | None, memory, disk: DiskCache | None) -> None:
         self.key = keys.analysis if keys is not None else None
@@ -88,7 +90,7 @@ class IntSimStore:
         if data is None:
             return None
         try:
-            report = codec.decode(data, "IntSimReport")
+            report = codec.decode(data, self.TYPE)
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
             self.disk.remove(self.STAGE, self.key)
             return None
@@ -104,3 +106,17 @@ class IntSimStore:
                 self.disk.write(self.STAGE, self.key, "json", codec.encode(report))
             except (TypeError, ValueError):
                 pass
+
+
+class IntSimStore(_SideStore):
+    """The integer simulation of one configuration (it depends on what the analysis depends on)."""
+
+    STAGE = "int_sim"
+    TYPE = "IntSimReport"
+
+
+class WhatIfStore(_SideStore):
+    """The op-list what-if and partition economics of one configuration (PartitionWhatIf)."""
+
+    STAGE = "whatif"
+    TYPE = "PartitionWhatIf"

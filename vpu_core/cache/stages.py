@@ -19,7 +19,7 @@ class MemoryCache:
     """Small per-stage LRU maps of live objects."""
 
     LIMITS = {"export": 4, "calibration": 8, "qparams": 16, "quantized": 6, "analysis": 48,
-              "int_sim": 16, "graph": 24}
+              "int_sim": 16, "whatif": 16, "graph": 24}
 
     def __init__(self, limits: dict | None = None) -> None:
         self.limits = {**self.LIMITS, **(limits or {})}

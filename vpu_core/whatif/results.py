@@ -117,6 +117,17 @@ class Economics:
         return tuple(s for s in self.subgraphs if not s.pays)
 
 
+@dataclass(frozen=True)
+class PartitionWhatIf:
+    """The op-list what-if and the partition economics of one analysis: computed when asked for
+    (`Session.whatif`; `check`, `report` and the window's What-if dock ask), not with every
+    analysis, since each candidate op costs a whole re-partition."""
+
+    op_candidates: tuple[OpCandidate, ...]
+    economics: Economics | None
+    seconds: float = 0.0
+
+
 # -- profile editing -----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
