@@ -339,6 +339,12 @@ class Session:
             self._ablations[key] = result
         return result
 
+    def known_ablation(self, config: RunConfig) -> AblationReport | None:
+        """The ablation of `config` this session already made, or None (never runs one)."""
+        keys = self.keys(config)
+        with self._lock:
+            return self._ablations.get(keys.analysis if keys is not None else config)
+
     def save_program(self, config: RunConfig, path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""
         from vpu_core.pipeline.program_file import save_program
