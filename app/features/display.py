@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QTextEdit
 
+from app.features.shown import side_label, source_of
 from app.state import AppState
 from app.widgets.compare_table import pair_html
 
@@ -22,30 +23,6 @@ if TYPE_CHECKING:
     from app.graph_view import GraphView
     from app.widgets.compare_view import CompareView
     from app.widgets.panels import Panels
-    from vpu_core.session import Inspection
-
-
-def source_of(inspection: Inspection | None) -> str:
-    """The partition an inspection's graph is coloured by."""
-    return inspection.view.partition_source if inspection is not None and inspection.view else "simulated"
-
-
-def side_label(state: AppState, side: str) -> str:
-    """How compare mode names a side ("VPU", "XNNPACK · per-tensor"); "A" / "B" without one."""
-    pair = state.comparison
-    if pair is None:
-        return side.upper()
-    return pair.comparison.a_label if side == "a" else pair.comparison.b_label
-
-
-def window_title(state: AppState) -> str:
-    pair, result = state.comparison, state.result
-    if state.showing_compare and pair is not None:
-        return (f"VPU Inspector — {pair.a.analysis.model}: "
-                f"{pair.comparison.a_label} vs {pair.comparison.b_label}")
-    if result is not None:
-        return f"VPU Inspector — {result.analysis.model} ({result.analysis.quantizer.upper()})"
-    return "VPU Inspector"
 
 
 class GraphSurface(Protocol):

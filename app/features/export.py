@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication
 
 from app import dialogs
-from app.features.display import side_label, source_of
+from app.features.shown import side_label, source_of
 from app.state import AppState
 from app.widgets.delegation_legend import delegation_entries, entries_size, paint_entries
 from vpu_core.errors import InspectorError

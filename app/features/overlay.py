@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, SignalInstance
 
-from app.features.display import source_of
+from app.features.shown import source_of
 from app.state import AppState
 from app.widgets.delegation_legend import DelegationLegend
 

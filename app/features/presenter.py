@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, SignalInstance
 from PySide6.QtWidgets import QApplication
 
 from app import theme
-from app.features.display import side_label
+from app.features.shown import side_label
 from app.state import AppState
 from vpu_core.formatting import node_label
 

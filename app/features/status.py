@@ -10,7 +10,7 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject
 
-from app.features.display import source_of
+from app.features.shown import source_of
 from app.state import AppState
 from app.widgets.status import compare_html, failure_html, single_html
 from vpu_core.formatting import profile_label

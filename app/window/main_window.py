@@ -21,7 +21,7 @@ from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QVBoxLayout, QWidget
 
 from app.features.compare import CompareController
-from app.features.display import DisplayController, window_title
+from app.features.display import DisplayController
 from app.features.export import ExportController
 from app.features.files import FilesController
 from app.features.navigation import NavigationController
@@ -29,6 +29,7 @@ from app.features.overlay import OverlayController
 from app.features.persistence import SettingsController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
+from app.features.shown import window_title
 from app.features.status import StatusController
 from app.features.view_options import ViewOptionsController
 from app.features.whatif import WhatIfController
