@@ -1,35 +1,61 @@
-"""Recognising quantize / dequantize nodes in a converted graph."""
+"""Recognising quantize / dequantize nodes in a converted graph.
+
+By the op's name (namespace `quantized_decomposed`), not by comparing with torchao's op objects:
+reading a float graph (the predicted partition shown while PT2E quantizes) must not import torchao,
+which costs seconds (it pulls in torch._dynamo) and is only needed once prepare runs. A graph that
+holds these ops was built by torchao or loaded after `quiet.import_torchao()`.
+"""
 from __future__ import annotations
 
-import torch
 from torch.fx import Graph, Node
 
-from vpu_core import quiet
+_NAMESPACE = "quantized_decomposed"
+_QUANTIZE = {"quantize_per_tensor": ("default", "tensor", "tensor2"), "quantize_per_channel": ("default",)}
+_DEQUANTIZE = {"dequantize_per_tensor": ("default", "tensor", "tensor2"), "dequantize_per_channel": ("default",)}
+_PER_CHANNEL = ("quantize_per_channel", "dequantize_per_channel")
 
-quiet.import_torchao()  # registers torch.ops.quantized_decomposed
+_kinds: dict[object, str] = {}    # op target -> "q" | "dq" | "" (and "c" suffix: per channel)
 
-_qd = torch.ops.quantized_decomposed
-QUANTIZE_OPS = {
-    _qd.quantize_per_tensor.default, _qd.quantize_per_tensor.tensor, _qd.quantize_per_tensor.tensor2,
-    _qd.quantize_per_channel.default,
-}
-DEQUANTIZE_OPS = {
-    _qd.dequantize_per_tensor.default, _qd.dequantize_per_tensor.tensor, _qd.dequantize_per_tensor.tensor2,
-    _qd.dequantize_per_channel.default,
-}
-PER_CHANNEL_OPS = {_qd.quantize_per_channel.default, _qd.dequantize_per_channel.default}
+
+def _kind(node: Node) -> str:
+    if node.op != "call_function":
+        return ""
+    target = node.target
+    try:
+        return _kinds[target]
+    except (KeyError, TypeError):
+        pass
+    kind = ""
+    if getattr(target, "namespace", None) == _NAMESPACE:
+        name, overload = getattr(target, "_opname", ""), getattr(target, "_overloadname", "")
+        if overload in _QUANTIZE.get(name, ()):
+            kind = "q"
+        elif overload in _DEQUANTIZE.get(name, ()):
+            kind = "dq"
+        if kind and name in _PER_CHANNEL:
+            kind += "c"
+    try:
+        _kinds[target] = kind
+    except TypeError:              # an unhashable target: never a Q/DQ op
+        pass
+    return kind
 
 
 def is_quantize(node: Node) -> bool:
-    return node.op == "call_function" and node.target in QUANTIZE_OPS
+    return _kind(node).startswith("q")
 
 
 def is_dequantize(node: Node) -> bool:
-    return node.op == "call_function" and node.target in DEQUANTIZE_OPS
+    return _kind(node).startswith("dq")
 
 
 def is_qdq(node: Node) -> bool:
-    return is_quantize(node) or is_dequantize(node)
+    return _kind(node) != ""
+
+
+def is_per_channel(node: Node) -> bool:
+    """quantize_per_channel / dequantize_per_channel."""
+    return _kind(node).endswith("c")
 
 
 def is_qdq_graph(graph: Graph) -> bool:

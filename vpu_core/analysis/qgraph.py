@@ -18,7 +18,7 @@ from torch.fx import GraphModule, Node
 
 from vpu_core.fx_utils import dtype_name, op_name
 from vpu_core.profile import HardwareProfile, op_matches
-from vpu_core.qdq import PER_CHANNEL_OPS, is_dequantize, is_qdq, is_quantize
+from vpu_core.qdq import is_dequantize, is_per_channel, is_qdq, is_quantize
 
 # ATen ops whose args are (input, weight, bias, …): ATen semantics, not a hardware claim.
 WEIGHTED_OPS = ("conv1d", "conv2d", "conv3d", "linear")
@@ -110,7 +110,7 @@ class QGraph:
 
     def _parse(self, node: Node) -> QParams:
         a = _bound_args(node)
-        per_channel = node.target in PER_CHANNEL_OPS
+        per_channel = is_per_channel(node)
         scale_key = "scales" if per_channel else "scale"
         scales = self._value(a.get(scale_key)) or []
         zps = self._value(a.get("zero_points" if per_channel else "zero_point"))

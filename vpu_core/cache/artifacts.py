@@ -49,8 +49,9 @@ def program_from_bytes(data: bytes):
 
     from vpu_core import quiet
 
-    _import_spec_types(data)
-    quiet.import_torchao()                      # registers quantized_decomposed ops first
+    if "quantized_decomposed" in _import_spec_types(data):
+        quiet.import_torchao()                  # registers quantized_decomposed ops first
+                                                # (a float program needs no torchao: seconds)
     extra = {META: ""}
     try:
         with quiet.torch_chatter():
@@ -62,8 +63,9 @@ def program_from_bytes(data: bytes):
     return name, program, tuple(args)
 
 
-def _import_spec_types(data: bytes) -> None:
-    """Refuse pickled payloads; import the allowed library modules the pytree specs name."""
+def _import_spec_types(data: bytes) -> str:
+    """Refuse pickled payloads; import the allowed library modules the pytree specs name.
+    Returns the program's model description (its graph as JSON text)."""
     import importlib
 
     _check_raw_tensors(data)
@@ -75,6 +77,7 @@ def _import_spec_types(data: bytes) -> None:
             importlib.import_module(type_name.rsplit(".", 1)[0])
         except Exception:  # not installed / broken: torch.export.load fails, the stage runs again
             pass
+    return text
 
 
 def _check_raw_tensors(data: bytes) -> None:
