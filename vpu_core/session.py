@@ -38,7 +38,8 @@ if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's calle
     from vpu_core.analysis.results import Analysis
     from vpu_core.cache.disk import DiskCache
     from vpu_core.intsim.results import IntSimReport
-    from vpu_core.pipeline import QuantizedModel
+    from vpu_core.pipeline import OnExport, QuantizedModel
+    from vpu_core.preview import PreviewFn
     from vpu_core.whatif.results import AblationReport, PartitionWhatIf
     from vpu_core.compare import Comparison
     from vpu_core.graph.grouped import GroupedGraph
@@ -137,7 +138,7 @@ class Session:
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
                 xnnpack_delegation: bool | None = None, fresh: bool = False,
                 int_sim: bool = False, whatif: bool = False, *,
-                ctx: RunContext | None = None) -> Inspection:
+                ctx: RunContext | None = None, preview: PreviewFn | None = None) -> Inspection:
         """Quantize (or reuse), analyse and lay out `config`.
 
         The real XNNPACK delegation is computed when `xnnpack_delegation` is true, or when it is
@@ -147,7 +148,9 @@ class Session:
         partitions in integers (Analysis.int_sim, vpu_core.intsim). `whatif` fills in the op-list
         candidates and the partition economics (Analysis.op_candidates / .economics: one
         re-partition per candidate op, so only when asked for: `Session.whatif`). `ctx` replaces
-        `progress` and `cancel` (give one or the other).
+        `progress` and `cancel` (give one or the other). `preview(inspection)` receives the
+        predicted partition of the float graph as soon as it is exported, when the quantized
+        analysis has to be computed (vpu_core.preview).
         """
         ctx = _context(progress, cancel, ctx)
         start = time.perf_counter()
@@ -156,7 +159,12 @@ class Session:
         if xnnpack_delegation is None:
             xnnpack_delegation = view is not None and view.partition_source == "xnnpack"
         keys = self.keys(config, fresh)
-        analysis = self.analysis(config, xnnpack_delegation, ctx, keys=keys)
+        on_export = None
+        if preview is not None:
+            from vpu_core.preview import previewer
+
+            on_export = previewer(config, view, preview, start)
+        analysis = self.analysis(config, xnnpack_delegation, ctx, keys=keys, on_export=on_export)
         if int_sim:
             analysis = self._with_int_sim(config, analysis, ctx, keys)
         if whatif:
@@ -234,7 +242,8 @@ class Session:
             self._ablations.pop(keys.analysis, None)
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
-                 ctx: RunContext = NO_CONTEXT, keys: StageKeys | None = None) -> Analysis:
+                 ctx: RunContext = NO_CONTEXT, keys: StageKeys | None = None,
+                 on_export: OnExport | None = None) -> Analysis:
         """The Analysis of `config`, run or remembered; with the real XNNPACK delegation the
         analysis without it (run or remembered) plus the lowering (one path: with_xnnpack_delegation)."""
         from vpu_core.cache import analysis_store
@@ -245,7 +254,7 @@ class Session:
         if hit is not None:
             return hit
         base = store.get(False)           # the overlay on a known analysis: only the lowering runs
-        qm = self.quantized(config, ctx, keys)
+        qm = self.quantized(config, ctx, keys, on_export if base is None else None)
         if base is None:
             from vpu_core.analysis import analyze
 
@@ -301,8 +310,9 @@ class Session:
         return with_whatif(analysis, self.whatif(config, ctx, keys))
 
     def quantized(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
-                  keys: StageKeys | None = None) -> QuantizedModel:
-        """The QuantizedModel of `config` (core-internal: torch objects), run or remembered."""
+                  keys: StageKeys | None = None, on_export: OnExport | None = None) -> QuantizedModel:
+        """The QuantizedModel of `config` (core-internal: torch objects), run or remembered;
+        `on_export` as for run_pipeline, when the pipeline runs."""
         from vpu_core.cache.stages import StageStore
         from vpu_core.pipeline import run_pipeline
 
@@ -313,7 +323,7 @@ class Session:
                 self.memory.put("quantized", keys.quantized, qm)
                 return _for_config(qm, config)
         store = StageStore(keys, self.memory, self.disk()) if keys is not None else None
-        qm = run_pipeline(config, store=store, ctx=ctx)
+        qm = run_pipeline(config, store=store, ctx=ctx, on_export=on_export)
         if keys is not None:
             self.memory.put("quantized", keys.quantized, qm)
         return qm

@@ -168,8 +168,12 @@ def _kind(dtype: torch.dtype) -> str:
 
 
 def partition(g: QGraph) -> PartitionReport:
+    return partition_with(g, vpu_candidates(g))
+
+
+def partition_with(g: QGraph, candidates: set[str]) -> PartitionReport:
+    """The partition of `g` with `candidates` (node names) as the nodes that may run on the VPU."""
     gm, profile = g.gm, g.profile
-    candidates = vpu_candidates(g)
     # skip_horizontal_fusion: only merge along data edges, so every subgraph stays connected.
     partitioner = _Partitioner(gm, _NodeSet(candidates), allows_single_node_partition=True,
                                skip_horizontal_fusion=True)

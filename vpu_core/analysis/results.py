@@ -189,6 +189,16 @@ class InputInfo:
 
 
 @dataclass(frozen=True)
+class PredictionChange:
+    """An op whose side the quantized analysis changed from the predicted one (or dropped)."""
+
+    node: str
+    predicted: str                     # "vpu" | "cpu"
+    final: str                         # "vpu" | "cpu" | "" (no longer in the graph)
+    reason: str                        # the final partition's reason
+
+
+@dataclass(frozen=True)
 class Analysis:
     model: str
     quantizer: str
@@ -213,3 +223,6 @@ class Analysis:
     op_candidates: tuple = ()                            # whatif.results.OpCandidate, ranked
     economics: object | None = None                      # whatif.results.Economics of `partition`
     sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)
+    predicted: bool = False                              # the float graph's predicted partition
+                                                         # (vpu_core.analysis.predicted), shown
+                                                         # while PT2E quantizes: no rules, no qparams

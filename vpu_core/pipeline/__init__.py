@@ -68,12 +68,16 @@ class _Stages:
         return result
 
 
+OnExport = Callable[[HardwareProfile, str, GraphModule], None]
+
+
 def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
                  cancel: threading.Event | None = None, store: StageResults | None = None,
-                 ctx: RunContext | None = None) -> QuantizedModel:
+                 ctx: RunContext | None = None, on_export: OnExport | None = None) -> QuantizedModel:
     """`store` (vpu_core.cache.stages.StageStore) hands back stage results computed before and
     keeps new ones; without it every stage runs. `ctx` (vpu_core.progress.RunContext) replaces
-    `progress` and `cancel`."""
+    `progress` and `cancel`. `on_export(profile, name, float_gm)` is called once the float graph
+    is there, before prepare (and before torchao is imported): the predicted partition."""
     store = store or NO_STORE
     st = _Stages(ctx if ctx is not None else RunContext(progress, cancel))
     profile = st.run("load", load_profile, config.profile)
@@ -97,6 +101,8 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
                              config.model, (own, batch))
             float_gm = program_module(program)
             store.put_export(name, program, float_gm, example)
+    if on_export is not None:
+        on_export(profile, name, float_gm)
     batches, heldout = store.calibration() or store.put_calibration(
         *_calibration_data(config, example, input_names(float_gm)))
     converted, scales = _quantize(config, profile, float_gm, batches, st, store)
