@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from vpu_core.cache.keys import FileHashes, StageKeys, stage_keys
 from vpu_core.cache.stages import MemoryCache
@@ -129,7 +129,7 @@ class Session:
         self.disk_cache = disk_cache
         self.cache_dir = cache_dir
         self._disk: DiskCache | None = None
-        self._simulated: dict[tuple, tuple[Analysis, Analysis]] = {}  # analysis -> it with int_sim
+        self._simulated: dict[tuple, tuple[Analysis, Analysis]] = {}  # analysis -> it with int_sim / what-if
         self._ablations: dict = {}        # analysis key (or RunConfig) -> whatif AblationReport
         self._lock = threading.Lock()
 
@@ -237,7 +237,7 @@ class Session:
                            ("int_sim", keys.analysis), ("whatif", keys.analysis)):
             self.memory.drop(stage, key)
         with self._lock:
-            for key in [k for k in self._simulated if k[0] == config]:
+            for key in [k for k in self._simulated if k[1] == config]:
                 del self._simulated[key]
             self._ablations.pop(keys.analysis, None)
 
@@ -271,17 +271,23 @@ class Session:
                       keys: StageKeys | None = None) -> Analysis:
         """`analysis` with its integer simulation attached, remembered: asking again (the single
         view, then compare side A) gives the same result object."""
-        key = (config, id(analysis))
+        return self._attached("int_sim", config, analysis, lambda: dataclasses.replace(
+            analysis, int_sim=self.int_sim(config, ctx, keys)))
+
+    def _attached(self, what: str, config: RunConfig, analysis: Analysis,
+                  make: Callable[[], Analysis]) -> Analysis:
+        """`make()` (analysis with `what` attached), remembered per analysis object."""
+        key = (what, config, id(analysis))
         with self._lock:
             known = self._simulated.get(key)
         if known is not None and known[0] is analysis:
             return known[1]
-        simulated = dataclasses.replace(analysis, int_sim=self.int_sim(config, ctx, keys))
+        attached = make()
         with self._lock:
-            self._simulated[key] = (analysis, simulated)
-            while len(self._simulated) > 4 * self.keep:   # oldest first (insertion order)
+            self._simulated[key] = (analysis, attached)
+            while len(self._simulated) > 8 * self.keep:   # oldest first (insertion order)
                 del self._simulated[next(iter(self._simulated))]
-        return simulated
+        return attached
 
     def whatif(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
                keys: StageKeys | None = None) -> PartitionWhatIf:
@@ -307,7 +313,8 @@ class Session:
         """`analysis` with its op-list candidates and partition economics filled in."""
         from vpu_core.analysis.analyzer import with_whatif
 
-        return with_whatif(analysis, self.whatif(config, ctx, keys))
+        return self._attached("whatif", config, analysis,
+                              lambda: with_whatif(analysis, self.whatif(config, ctx, keys)))
 
     def quantized(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
                   keys: StageKeys | None = None, on_export: OnExport | None = None) -> QuantizedModel:
@@ -396,7 +403,7 @@ class Session:
     def _display_graph(self, keys: StageKeys | None, analysis: Analysis, view: ViewOptions,
                        ctx: RunContext) -> DisplayGraph:
         key = None
-        if keys is not None:
+        if keys is not None and not analysis.predicted:    # a prediction is never remembered
             key = (keys.analysis_delegated if analysis.delegation is not None else keys.analysis, view)
             hit = self.memory.get("graph", key)
             if hit is not None:

@@ -21,6 +21,7 @@ from app.widgets.compare_table import pair_html
 
 if TYPE_CHECKING:
     from app.graph_view import GraphView
+    from vpu_core.session import Inspection
     from app.widgets.compare_view import CompareView
     from app.widgets.panels import Panels
 
@@ -55,6 +56,7 @@ class DisplayController(QObject):
         state.selection_changed.connect(self._show_selection)
         state.focus_side_changed.connect(lambda _side: self._show_focus())
         state.run_changed.connect(self._show_run)
+        self._drawn: Inspection | None = None      # the single result last drawn
 
     # -- results -----------------------------------------------------------------------------------
     def _on_result(self) -> None:
@@ -73,8 +75,12 @@ class DisplayController(QObject):
             if not _typing():
                 area.compare_view.views[state.focus_side].setFocus()
         elif result is not None and result.graph is not None:
-            graph = result.graph
-            area.graph_view.set_graph(graph.model, graph.layout, graph.grouped)
+            graph, drawn = result.graph, self._drawn
+            # the quantized result replacing its prediction: same ids, so the same view
+            replacing = (drawn is not None and drawn.analysis.predicted and drawn.config == result.config
+                         and drawn is not result)
+            area.graph_view.set_graph(graph.model, graph.layout, graph.grouped, keep_view=replacing)
+            self._drawn = result
             self.panels.set_comparison(None, None)
             area.show_single()
             if not _typing():

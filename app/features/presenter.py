@@ -101,7 +101,7 @@ class PresenterController(QObject):
     def reset(self) -> None:
         self._walk, self._index = self.entries(), None
         self.status_bar.clearMessage()
-        shown = self.state.result is not None
+        shown = self.state.result is not None and not self.state.predicted   # no rules checked yet
         self.view_bar.set_violation_position(None, len(self._walk) if shown else None)
 
     def step(self, step: int) -> str | None:

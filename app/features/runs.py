@@ -78,6 +78,7 @@ class RunController(QObject):
         self.state, self.controls = state, controls
         self.jobs = JobRunner(self)
         self._quiet = False              # set while the request goes back to what is shown
+        self._before_preview: Inspection | None = None   # shown before the running job's prediction
         self._timer = QTimer(self, singleShot=True, interval=RERUN_DELAY_MS)
         self._timer.timeout.connect(self.request)
         self._bind_toolbar()
@@ -92,6 +93,7 @@ class RunController(QObject):
         self.jobs.started.connect(self._on_started)
         self.jobs.progress.connect(lambda stage, f: state.set_run(stage=STAGE_TITLES.get(stage, stage), fraction=f))
         self.jobs.running_changed.connect(lambda running: state.set_run(running=running))
+        self.jobs.preview.connect(self._on_preview)
         self.jobs.succeeded.connect(self._on_succeeded)
         self.jobs.failed.connect(self._on_failed)
         self.jobs.cancelled.connect(self._on_cancelled)
@@ -189,16 +191,36 @@ class RunController(QObject):
         self.state.set_run(stage=STAGE_TITLES["load"], fraction=0.0, model=config.model, config=config,
                            quantizer=config.quantizer, error=None, cancelled=False)
 
+    def _on_preview(self, predicted: Inspection) -> None:
+        """The predicted partition of the float graph, while PT2E quantizes: shown at once; the
+        quantized result replaces it in place (same ids, selection and view)."""
+        if self.state.compare_mode or predicted.config != self.state.config:
+            return
+        shown = self.state.result
+        self._before_preview = shown if shown is None or not shown.analysis.predicted else self._before_preview
+        self.state.prediction_changes = ()
+        self.state.set_result(predicted)
+        self.state.set_run(stage="Predicted partition shown — quantizing")
+
     def _on_succeeded(self, result: Inspection | InspectionPair) -> None:
+        from vpu_core.analysis.predicted import prediction_changes
+
+        self._before_preview = None
         self.state.set_run(stage=f"Done in {result.seconds:.1f} s", seconds=result.seconds)
         if isinstance(result, InspectionPair):
             if self.state.compare_mode:
                 self.state.set_comparison(result)
         else:
+            shown = self.state.result
+            replaced = shown is not None and shown.analysis.predicted and shown.config == result.config
+            self.state.prediction_changes = (prediction_changes(shown.analysis, result.analysis)
+                                             if replaced and shown is not None else ())
             self.state.set_result(result)
         self.succeeded.emit(result)
 
     def _on_failed(self, error: InspectorError) -> None:
+        if self.state.predicted and self.state.result is not None and self.state.result.config == self.state.run.config:
+            self.state.set_result(self._before_preview)   # the quantization failed: its prediction goes
         self._back_to_shown()
         self.state.set_run(stage="", error=error)
         dialogs.show_error(self.controls.dialog_parent(), error)

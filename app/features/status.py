@@ -12,7 +12,8 @@ from PySide6.QtCore import QObject
 
 from app.features.shown import source_of
 from app.state import AppState
-from app.widgets.status import compare_html, failure_html, single_html
+from app.widgets.status import (compare_html, failure_html, predicted_html, prediction_changes_html,
+                                single_html)
 from vpu_core.formatting import profile_label
 
 
@@ -34,6 +35,7 @@ class StatusController(QObject):
         state.comparison_changed.connect(self._show_summary)
         state.compare_mode_changed.connect(lambda _on: self._show_summary())
         state.run_changed.connect(self._show_run)
+        state.prediction_changes_changed.connect(self._show_summary)
 
     def _show_summary(self) -> None:
         state, pair, result = self.state, self.state.comparison, self.state.result
@@ -45,8 +47,13 @@ class StatusController(QObject):
         elif state.showing_compare and pair is not None:
             self.summary.setText(compare_html(pair))
         elif result is not None and result.graph is not None:
-            self.summary.setText(single_html(result.analysis, result.graph.model, source_of(result),
-                                             profile_label(result.config.profile)))
+            text = single_html(result.analysis, result.graph.model, source_of(result),
+                               profile_label(result.config.profile))
+            if result.analysis.predicted:
+                text = predicted_html(text, state.run.running and state.run.config == result.config)
+            elif state.prediction_changes:
+                text += prediction_changes_html(state.prediction_changes, result.analysis)
+            self.summary.setText(text)
 
     def _show_run(self) -> None:
         run = self.state.run

@@ -26,6 +26,7 @@ from vpu_core.graph.groups import GROUP_PREFIX
 from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
+from .anchor import restore_anchor, view_anchor
 from .breadcrumbs import Breadcrumbs
 from .group_navigator import GroupNavigator
 from .highlights import Highlights
@@ -79,19 +80,23 @@ class GraphView(QGraphicsView):
 
     # ---- content ---------------------------------------------------------------------------
     def set_graph(self, model: GraphModel, layout: Layout, grouped=None,
-                  depth: int | None = None) -> None:
+                  depth: int | None = None, keep_view: bool = False) -> None:
         """Show `model` drawn at `layout`; replaces any previous graph.
 
         `grouped` (the core GroupedGraph of this graph) switches module groups on: the graph is
         drawn collapsed to `depth`, by default the deepest depth that fits the window legibly
         (the same GroupedGraph again, or one of the same model drawn another way, keeps what
-        the user opened and closed).
+        the user opened and closed). `keep_view`: the same graph anew (app.graph_view.anchor).
         """
         vp = self.viewport().rect()
+        anchor = view_anchor(self, self._gscene) if keep_view else None
         model, layout = self.groups.attach(grouped, model, layout, depth, vp.width(), vp.height())
         self._install(model, layout)
         self._search.clear()
-        self._initial_view()
+        if anchor is None or not restore_anchor(self, self._gscene, anchor):
+            self._initial_view()
+        self._clamp_zoom()
+        self._update_tier()
         self.highlights.reapply()
 
     def show_regrouped(self, model: GraphModel, layout: Layout, anchor: str | None = None) -> None:

@@ -18,6 +18,7 @@ JobFactory = Callable[[], Job]
 class JobRunner(QObject):
     started = Signal(object)           # the RunConfig (of side A) of the job that begins
     progress = Signal(str, float)      # stage, overall fraction
+    preview = Signal(object)           # the running job's predicted Inspection (before quantizing)
     succeeded = Signal(object)         # Inspection or InspectionPair
     failed = Signal(object)            # InspectorError
     cancelled = Signal()
@@ -54,6 +55,8 @@ class JobRunner(QObject):
     def _launch(self, make_job: JobFactory) -> None:
         job = make_job()
         job.progress.connect(self._on_progress)
+        job.preview.connect(lambda inspection, j=job: self.preview.emit(inspection) if j is self._job
+                            and self._pending is None and not j.cancel_requested() else None)
         job.finished.connect(lambda result, j=job: self._on_end(j, "succeeded", result))
         job.failed.connect(lambda error, j=job: self._on_end(j, "failed", error))
         job.cancelled.connect(lambda j=job: self._on_end(j, "cancelled", None))

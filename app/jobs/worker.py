@@ -38,6 +38,7 @@ class Job(QObject):
     """Create, connect, `start()`; `cancel()` at any time. `config` is side A's RunConfig."""
 
     progress = Signal(str, float)      # stage name, overall fraction 0..1
+    preview = Signal(object)           # Inspection of the predicted partition, before quantizing
     finished = Signal(object)          # Inspection (InspectionPair for a CompareJob)
     failed = Signal(object)            # InspectorError (message + detail)
     cancelled = Signal()
@@ -68,6 +69,9 @@ class Job(QObject):
             # through the event loop, as from the job thread: callers finish what they were
             # doing ("Cancelling…") before they hear the outcome
             QTimer.singleShot(0, self, self.cancelled.emit)
+
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
 
     def is_running(self) -> bool:
         """Started and not ended (running, or queued behind another job)."""
@@ -125,7 +129,12 @@ class InspectJob(Job):
         from vpu_core.session import STAGE_SPANS, default_session
 
         return default_session().inspect(self.config, self.view, fresh=self.fresh, int_sim=True,
-                                          whatif=True, ctx=self.context(cancel).scaled(STAGE_SPANS))
+                                          whatif=True, ctx=self.context(cancel).scaled(STAGE_SPANS),
+                                          preview=self._preview)
+
+    def _preview(self, inspection: object) -> None:
+        if not self._cancel.is_set():  # a cancelled job shows nothing new
+            self.preview.emit(inspection)
 
 
 class CompareJob(Job):

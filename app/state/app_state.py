@@ -12,7 +12,9 @@ to run: a run starts because the request changed (RunController, debounced) or R
                   profile_draft (the What-if editor's form) beside profile_in_use
     the choices   catalogue (zoo) · recent_models · recent_profiles
     the result    result · comparison · ablation (of the result on screen; the session keeps them all)
-                  · selection · focus_side · search · run
+                  · selection · focus_side · search · run · prediction_changes
+                  (a result may first be the predicted partition of the float graph, replaced in
+                  place by the quantized analysis: same node ids, same selection)
     events        run_requested(fresh) · reveal_requested(side, node) · drawn
 
 Invariants kept here rather than in each feature (tests/test_state.py checks them without widgets):
@@ -36,7 +38,7 @@ from app.state.values import SIDES, CompareB, Look, RunStatus, Search, Selection
 from vpu_core.config import RunConfig, ViewOptions
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Analysis
+    from vpu_core.analysis.results import Analysis, PredictionChange
     from vpu_core.profile import HardwareProfile
     from vpu_core.session import DisplayGraph, Inspection, InspectionPair
     from vpu_core.whatif.results import AblationReport
@@ -69,6 +71,8 @@ class AppState(Evented):
     focus_side: Field[str] = Field("a", "the side the docks report on", readonly=True, emit_value=True)
     search: Field[Search] = Field(Search(), "the search text, its matches and the one shown")
     run: Field[RunStatus] = Field(RunStatus(), "the job: running, stage, progress, last outcome")
+    prediction_changes: Field[tuple[PredictionChange, ...]] = Field(
+        (), "ops the quantized partition placed otherwise than the predicted one it replaced")
 
     config_changed = Signal()
     compare_b_changed = Signal()
@@ -88,6 +92,7 @@ class AppState(Evented):
     focus_side_changed = Signal(str)
     search_changed = Signal()
     run_changed = Signal()
+    prediction_changes_changed = Signal()
     # events: not values, moments
     run_requested = Signal(bool)         # Run pressed (fresh=True: re-read the files) or Apply
     reveal_requested = Signal(str, str)  # (side, node): selected by a table / the walk; bring it into view
@@ -113,11 +118,16 @@ class AppState(Evented):
             pair = self.comparison
             ok = pair is not None and pair.a.config == self.config and pair.b.config == self.config_b()
             return (pair.a, pair.b) if ok and pair is not None else None
-        if self.result is not None and self.result.config == self.config:
+        if self.result is not None and self.result.config == self.config and not self.predicted:
             return (self.result,)
         return None
 
     # -- what is shown -------------------------------------------------------------------------------
+    @property
+    def predicted(self) -> bool:
+        """The single result on screen is the predicted partition (quantizing, or cancelled)."""
+        return self.result is not None and self.result.analysis.predicted
+
     @property
     def showing_compare(self) -> bool:
         return self.compare_mode and self.comparison is not None

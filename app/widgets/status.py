@@ -66,3 +66,23 @@ class StatusSummary(QLabel):
         super().setText(text)
         plain = html.unescape(re.sub(r"<[^>]+>", "", text.replace("&nbsp;", " ")))
         self.setToolTip(plain)
+
+
+def predicted_html(summary: str, quantizing: bool) -> str:
+    """The summary of a predicted partition (the float graph, before PT2E): said before anything."""
+    state = "predicted — quantizing…" if quantizing else "predicted — not quantized (run again for the rules)"
+    return f'<b style="color:{theme.WARN}">{state}</b>{SEP}' + summary
+
+
+def prediction_changes_html(changes, analysis) -> str:
+    """After the quantized analysis replaced its prediction: the ops it placed otherwise."""
+    from vpu_core.formatting import node_label
+
+    first = changes[0]
+    info = analysis.nodes.get(first.node)
+    where = node_label(info) if info is not None else first.node
+    more = f" and {len(changes) - 1} more" if len(changes) > 1 else ""
+    moved = f"{first.predicted.upper()} → {first.final.upper() or 'gone'}"
+    return (f'{SEP}<span style="color:{theme.WARN}">{len(changes)} op{"s" if len(changes) != 1 else ""} '
+            f'placed otherwise than predicted: {html.escape(where)} ({moved}: {html.escape(first.reason)})'
+            f'{more}</span>')

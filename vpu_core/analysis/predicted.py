@@ -34,8 +34,9 @@ if TYPE_CHECKING:
     from vpu_core.profile import HardwareProfile
 
 PREDICTED_REASON = "predicted from the float graph: quantizing…"
+GONE = "not in the quantized graph: PT2E folded it away (a constant computation, a weight norm)"
 _BATCH_NORMS = ("batch_norm", "_native_batch_norm_legit_no_training")
-_CONVS = ("conv1d", "conv2d", "conv3d", "convolution")
+_CONVS = ("conv1d", "conv2d", "conv3d", "convolution", "linear")   # prepare folds a batch norm into these
 
 
 class OpSupport(Protocol):
@@ -147,7 +148,7 @@ def prediction_changes(predicted: Analysis, final: Analysis) -> tuple[Prediction
     for c in predicted.partition.cpu_nodes:          # predicted CPU ops
         side = final_side.get(c.node)
         if side is None:
-            out.append(PredictionChange(c.node, "cpu", "", "not in the quantized graph"))
+            out.append(PredictionChange(c.node, "cpu", "", GONE))
         elif side != "cpu":
             out.append(PredictionChange(c.node, "cpu", "vpu", "joined a VPU subgraph in the quantized graph"))
     predicted_cpu = {c.node for c in predicted.partition.cpu_nodes}
@@ -156,7 +157,7 @@ def prediction_changes(predicted: Analysis, final: Analysis) -> tuple[Prediction
         if side == "cpu" or info is None or info.kind != "call_function" or name in predicted_cpu:
             continue
         if name not in final_side:
-            out.append(PredictionChange(name, "vpu", "", "not in the quantized graph"))
+            out.append(PredictionChange(name, "vpu", "", GONE))
         elif final_side[name] == "cpu" and name in final_cpu:
             out.append(PredictionChange(name, "vpu", "cpu", final_cpu[name]))
     return tuple(out)
