@@ -60,13 +60,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
         rows = benchmark.bench_ablation()
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
         return core_cli.EXIT_OK
+    if getattr(args, "first_graph", None) is not None:
+        rows = _first_graph_rows(args.first_graph)
+        print(json.dumps(rows, indent=1) if args.json else _FIRST_GRAPH_TITLE + benchmark.format_table(rows))
+        return core_cli.EXIT_OK
     sizes = benchmark.SIZES[:2] if args.quick else benchmark.SIZES
     graphs = benchmark.bench_graphs(sizes, repeats=1 if args.quick else 3, scene_measure=_scene_columns(measure_scene))
     startup = measure_window_startup()
+    first = _first_graph_rows(["resnet8"] if args.quick else [])
+    responsive = {"cancel_latency_s": benchmark.bench_cancel()}
     zoo = benchmark.bench_zoo(models=("conv_relu", "resnet8") if args.quick else None)
     loop = benchmark.bench_loop(args.loop or (("conv_relu", "resnet8") if args.quick else None))
     if args.json:
         print(json.dumps({"graphs": graphs, "zoo": zoo, "loop": loop, "startup": startup,
+                          "first_graph": first, "responsiveness": responsive,
                           "peak_rss_mib": benchmark.peak_rss_mib()}, indent=1))
         return core_cli.EXIT_OK
     print("Synthetic Q/DQ graphs (median of runs; times in ms)")
@@ -80,10 +87,29 @@ def cmd_bench(args: argparse.Namespace) -> int:
           "\ndisk cache, back = the same configuration again in one session, fold_toggle / profile_change"
           "\n= a new view / a shift-range profile without new quantization)")
     print(benchmark.format_table(loop))
+    print("\n" + _FIRST_GRAPH_TITLE + benchmark.format_table(first))
+    print(f"\ncancel during convert → the run stopped: {responsive['cancel_latency_s'] * 1000:.0f} ms")
     print(f"\nwindow on screen {startup['window_startup_s'] * 1000:.0f} ms after launch "
           f"(torch imported at start-up: {startup['torch_imported_at_startup']}); "
           f"peak resident memory of this benchmark: {benchmark.peak_rss_mib():.0f} MiB")
     return core_cli.EXIT_OK
+
+
+_FIRST_GRAPH_TITLE = ("First graph after launch, fresh processes (ms): torch_import = import torch + the model "
+                      "file's imports;\nfirst_graph_cold = the predicted partition painted (empty cache), "
+                      "final_graph_cold = the quantized one;\nfirst_graph_warm = the final analysis painted "
+                      "from the disk cache; gui_max_stall = the event loop's longest gap (cold run)\n")
+
+
+def _first_graph_rows(models: list[str]) -> list[dict]:
+    from pathlib import Path
+
+    from app.devtools.first_graph_bench import measure_first_graph
+
+    if not models:
+        bert = Path(__file__).resolve().parents[1] / "tests" / "corpus" / "bert_text.py"
+        models = ["resnet8", *([str(bert)] if bert.is_file() else [])]
+    return [measure_first_graph(m) for m in models]
 
 
 def _scene_columns(measure_scene):

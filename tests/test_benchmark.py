@@ -1,7 +1,13 @@
 """The benchmark's plumbing (not its timings: targets live in `vpu-inspector bench`, not in tests)."""
+from pathlib import Path
+
+import pytest
+
 from app.graph_view.bench import measure_scene
 from app.devtools.startup_bench import measure_window_startup
 from vpu_core import bench as benchmark
+
+CORPUS = Path(__file__).parent / "corpus"
 
 
 def test_bench_graphs_reports_every_column():
@@ -44,6 +50,24 @@ def test_window_starts_without_torch():
     result = measure_window_startup(repeats=1)
     assert result["window_startup_s"] > 0
     assert result["torch_imported_at_startup"] is False
+
+
+@pytest.mark.slow
+def test_first_graph_probe_a_cold_launch_shows_the_prediction_before_torchao_and_a_warm_one_the_final():
+    """The user's path in fresh processes (app.devtools.first_graph_bench): the window is up before
+    torch is imported, the first graph painted is the predicted one and torchao is not loaded by
+    then; a second launch paints the final analysis from the disk cache."""
+    from app.devtools.first_graph_bench import measure_first_graph, model_imports
+
+    row = measure_first_graph("conv_relu")
+    assert row["torch_imported_at_window"] is False
+    assert row["first_graph_predicted"] is True and row["torchao_at_prediction"] is False
+    assert row["warm_was_final"] is True and row["nodes"] > 0
+    for key in ("torch_import_s", "first_graph_cold_s", "final_graph_cold_s", "first_graph_warm_s",
+                "gui_max_stall_s", "cold_over_import"):
+        assert row[key] > 0, key
+    assert row["first_graph_cold_s"] <= row["final_graph_cold_s"]      # the order, not a speed
+    assert model_imports(str(CORPUS / "bert_text.py"))[:2] == ["torch", "transformers"]
 
 
 def test_bench_loop_reports_cold_warm_and_toggles():

@@ -1,16 +1,12 @@
 """The first graph while PT2E quantizes: the predicted partition of the exported float graph
-(vpu_core.analysis.predicted, vpu_core.preview), then the quantized analysis under the same ids."""
-import subprocess
-import sys
-from pathlib import Path
-
+(vpu_core.analysis.predicted, vpu_core.preview), then the quantized analysis under the same ids.
+That the prediction comes before torchao is imported is checked in a fresh process by
+test_benchmark.py (the first-graph probe)."""
 from vpu_core.analysis.predicted import prediction_changes
 from vpu_core.analysis.results import CpuNode
 from vpu_core.config import RunConfig, ViewOptions
 from vpu_core.graph.build import build_graph_model
 from vpu_core.session import Session
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def test_the_prediction_comes_first_and_the_quantized_graph_keeps_its_ids():
@@ -58,18 +54,3 @@ def test_a_changed_side_is_listed_with_the_final_reason(analysis):
     assert (change.node, change.predicted, change.final, change.reason) == (
         moved, "vpu", "cpu", "linear: in_features 512 > 256")
     assert build_graph_model(later).node(moved).category == "cpu"
-
-
-def test_the_prediction_needs_neither_torchao_nor_quantization():
-    """A fresh process: when the prediction arrives, torchao (seconds of import) is not loaded yet."""
-    code = ("import sys\n"
-            "from vpu_core.config import RunConfig, ViewOptions\n"
-            "from vpu_core.session import Session\n"
-            "seen = []\n"
-            "Session(disk_cache=False).inspect(RunConfig(model='conv_relu', calib_batches=1), ViewOptions(),\n"
-            "    preview=lambda i: seen.append(('torchao' in sys.modules, i.analysis.predicted)))\n"
-            "print(seen, 'torchao' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
-                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)})
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip().splitlines()[-1] == "[(False, True)] True"

@@ -48,6 +48,9 @@ def _median_time(fn, repeats: int):
 
 
 SHAPES = ("qdq", "fx")          # synthetic.py's Q/DQ spine, synthetic_fx.py's exported transformer
+# dagre's time grows fast with the long edges of the FX shape (77k bend points at 20k nodes): it
+# took 44 min on fx-20k and 62 s on synthetic-20k here, so by default it runs up to these sizes.
+DAGRE_MAX_NODES = {"qdq": 20_000, "fx": 5_000}
 
 
 def synthetic_graph(shape: str, n: int, seed: int = 0):
@@ -68,11 +71,11 @@ def _graph_name(shape: str, n: int) -> str:
 
 def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | None = None,
                  with_dot: bool = True, dot_max_nodes: int = 5_000, shapes=SHAPES,
-                 with_dagre: bool = True, dagre_max_nodes: int = 20_000) -> list[dict]:
+                 with_dagre: bool = True, dagre_max_nodes: dict | None = None) -> list[dict]:
     """One row per shape and size: layout, crossings, group toggles, the scene columns
     (`scene_measure`), and the reference layouts when installed: Graphviz dot (up to
-    `dot_max_nodes`) and dagre (up to `dagre_max_nodes`; dagre_x = how many times our layout's
-    time dagre takes on the same graph)."""
+    `dot_max_nodes`) and dagre (up to `dagre_max_nodes[shape]`, default DAGRE_MAX_NODES; dagre_x =
+    how many times our layout's time dagre takes on the same graph)."""
     from vpu_core.layout import count_crossings, layout_graph
 
     rows = []
@@ -89,7 +92,7 @@ def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | No
             row["rss_mib"] = rss_mib()
             if with_dot and len(model.nodes) <= dot_max_nodes:
                 row.update(_dot_columns(model))
-            if with_dagre and len(model.nodes) <= dagre_max_nodes:
+            if with_dagre and len(model.nodes) <= (dagre_max_nodes or DAGRE_MAX_NODES).get(shape, 0):
                 row.update(_dagre_columns(model, layout_s))
             rows.append(row)
     return rows
@@ -296,3 +299,27 @@ def _shift_range_profile(folder):
     path = folder / "shift_range.toml"
     path.write_text(DEFAULT_PROFILE.read_text().replace("max_shift = 31", "max_shift = 24"))
     return path
+
+
+def bench_cancel(model: str = "resnet8", quantizer: str = "xnnpack") -> float:
+    """Seconds from a cancel request during convert (a fresh session, nothing cached) to the run
+    stopping with Cancelled: the figure behind "cancel within a second"."""
+    import threading
+
+    from vpu_core.config import RunConfig
+    from vpu_core.errors import Cancelled
+    from vpu_core.session import Session
+
+    cancel, asked = threading.Event(), []
+
+    def progress(stage: str, fraction: float) -> None:
+        if stage == "convert" and fraction > 0 and not cancel.is_set():
+            asked.append(time.perf_counter())
+            cancel.set()
+
+    try:
+        Session(disk_cache=False).inspect(RunConfig(model=model, quantizer=quantizer, calib_batches=2),
+                                          view=None, progress=progress, cancel=cancel)
+    except Cancelled:
+        return time.perf_counter() - asked[0]
+    return float("nan")        # finished before a cancel could land

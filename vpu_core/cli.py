@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
     bench.add_argument("--ablate", action="store_true",
                        help="only time `check resnet8 --ablate` (target: 60 s)")
+    bench.add_argument("--first-graph", nargs="*", metavar="MODEL", dest="first_graph",
+                       help="only the first-graph rows: cold / warm launches against the torch import "
+                            "(default models: resnet8 and the corpus BERT when present)")
     bench.add_argument("--loop", nargs="+", metavar="MODEL",
                        help="models for the cold / warm / toggle rows (default: the zoo)")
     sub.add_parser("models", help="list the built-in model zoo")
