@@ -311,10 +311,12 @@ class Session:
     def with_whatif(self, config: RunConfig, analysis: Analysis, ctx: RunContext = NO_CONTEXT,
                     keys: StageKeys | None = None) -> Analysis:
         """`analysis` with its op-list candidates and partition economics filled in."""
-        from vpu_core.analysis.analyzer import with_whatif
+        def attach() -> Analysis:       # no import of the analyzer: a warm start stays torch-free
+            found = self.whatif(config, ctx, keys)
+            return dataclasses.replace(analysis, op_candidates=found.op_candidates, economics=found.economics,
+                                       timings_s={**analysis.timings_s, "whatif": found.seconds})
 
-        return self._attached("whatif", config, analysis,
-                              lambda: with_whatif(analysis, self.whatif(config, ctx, keys)))
+        return self._attached("whatif", config, analysis, attach)
 
     def quantized(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
                   keys: StageKeys | None = None, on_export: OnExport | None = None) -> QuantizedModel:

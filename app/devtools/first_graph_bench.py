@@ -69,6 +69,8 @@ def predicted(_inspection):         # on the job thread, as the prediction is ha
     marks.setdefault("torchao_at_prediction", "torchao" in sys.modules)
 
 runner = window.runs.jobs
+stages = marks.setdefault("stage_starts_s", {})
+runner.progress.connect(lambda stage, f: stages.setdefault(stage, round(time.time() - T0, 2)))
 runner.started.connect(lambda _config: runner._job.preview.connect(predicted, Qt.ConnectionType.DirectConnection))
 window.runs.failed.connect(lambda e: (print("FAILED", e.message, file=sys.stderr), app.exit(2)))
 window.runs.start(RunConfig(model=os.environ["PROBE_MODEL"], quantizer=os.environ["PROBE_QUANTIZER"]))
@@ -143,4 +145,5 @@ def measure_first_graph(model: str = "resnet8", quantizer: str = "vpu") -> dict:
             "torchao_at_prediction": cold.get("torchao_at_prediction"),
             "final_graph_cold_s": cold.get("final_s"), "gui_max_stall_s": cold["stall_s"],
             "first_graph_warm_s": warm.get("final_s"), "warm_was_final": "predicted_s" not in warm,
-            "cold_over_import": first / imports if first and imports else None}
+            "cold_over_import": first / imports if first and imports else None,
+            "cold_stage_starts_s": cold.get("stage_starts_s", {})}

@@ -78,14 +78,6 @@ def partition_whatif(qm, analysis: Analysis):
                            time.perf_counter() - start)
 
 
-def with_whatif(analysis: Analysis, whatif) -> Analysis:
-    """`analysis` with its PartitionWhatIf's fields filled in (timings_s["whatif"] its seconds)."""
-    import dataclasses
-
-    return dataclasses.replace(analysis, op_candidates=whatif.op_candidates, economics=whatif.economics,
-                               timings_s={**analysis.timings_s, "whatif": whatif.seconds})
-
-
 def graph_inputs(g: QGraph) -> tuple[InputInfo, ...]:
     """Name, shape and dtype of every tensor placeholder (the model's inputs as the run used them)."""
     import torch
