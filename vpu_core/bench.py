@@ -188,6 +188,7 @@ def format_table(rows: list[dict]) -> str:
     """A plain aligned table; seconds shown in ms, missing cells as '-'."""
     if not rows:
         return "(no rows)"
+    rows = [{k: v for k, v in row.items() if not isinstance(v, dict)} for row in rows]   # JSON only
     columns = list(dict.fromkeys(k for row in rows for k in row))
     cells = [[_cell(k, row.get(k)) for k in columns] for row in rows]
     heads = [c[:-2] + "_ms" if c.endswith("_s") else c for c in columns]
