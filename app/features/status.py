@@ -50,7 +50,8 @@ class StatusController(QObject):
             text = single_html(result.analysis, result.graph.model, source_of(result),
                                profile_label(result.config.profile))
             if result.analysis.predicted:
-                text = predicted_html(text, state.run.running and state.run.config == result.config)
+                text = predicted_html(result.analysis, result.graph.model,
+                                      state.run.running and state.run.config == result.config)
             elif state.prediction_changes:
                 text += prediction_changes_html(state.prediction_changes, result.analysis)
             self.summary.setText(text)

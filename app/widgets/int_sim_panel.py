@@ -115,7 +115,9 @@ class IntSimPanel(QWidget):
             item.getAxis(name).setTextPen(pg.mkPen(theme.MUTED))
 
     # -- what the window calls --------------------------------------------------------------------------
-    def set_report(self, report) -> None:
+    def set_report(self, report, pending: bool = False) -> None:
+        """`pending`: the graph shown is a prediction; the simulation comes with the quantized one."""
+        self._pending = pending
         """The IntSimReport of the current analysis (None: integer simulation was not run)."""
         self.report = report
         self.show_summary()
@@ -126,7 +128,8 @@ class IntSimPanel(QWidget):
         r = self.report
         if r is None:
             self.facts.setText("")
-            self._note("Integer simulation was not run for this result.")
+            self._note("Quantizing… the integer simulation follows the quantized graph."
+                       if getattr(self, "_pending", False) else "Integer simulation was not run for this result.")
         elif r.refused:
             self.facts.setText(f'<span style="color:{theme.DANGER}">Refused.</span> {r.refused}')
             self._note("")                   # the reason above says it all

@@ -56,7 +56,8 @@ class Panels(QObject):
         for widget in (self.violations, self.requant, self.scale_hist, self.shift_hist, self.pow2_plot):
             widget.set_analysis(analysis)
         self.partition.set_analysis(analysis, source)
-        self.int_sim_panel.set_report(getattr(analysis, "int_sim", None))
+        self.int_sim_panel.set_report(getattr(analysis, "int_sim", None),
+                                      pending=bool(getattr(analysis, "predicted", False)))
         count = len(analysis.violations)
         self.tables.setTabText(0, f"Violations ({count})" if count else "Violations")
         part = partition_report(analysis, source)

@@ -126,7 +126,9 @@ class ScaleHistogram(_HintPlot):
             spans.append((hist.edges[used[0]], hist.edges[used[-1] + 1]))
             plot.setYRange(0, max(hist.counts) * 1.08, padding=0)
         if not spans:
-            self.show_hint("The analysis produced no quantized tensors for this model.")
+            self.show_hint("Quantizing… the scales appear when PT2E has finished (this is the predicted graph)."
+                           if getattr(analysis, "predicted", False) else
+                           "The analysis produced no quantized tensors for this model.")
             return
         lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
         self.series_plots[-1].setXRange(lo - 0.25, hi + 0.25, padding=0)   # x is linked: both plots

@@ -68,10 +68,18 @@ class StatusSummary(QLabel):
         self.setToolTip(plain)
 
 
-def predicted_html(summary: str, quantizing: bool) -> str:
-    """The summary of a predicted partition (the float graph, before PT2E): said before anything."""
-    state = "predicted — quantizing…" if quantizing else "predicted — not quantized (run again for the rules)"
-    return f'<b style="color:{theme.WARN}">{state}</b>{SEP}' + summary
+def predicted_html(analysis, model, quantizing: bool) -> str:
+    """The summary of a predicted partition (the float graph, before PT2E): no verdict, no SQNR."""
+    part = analysis.partition
+    subs = len(part.subgraphs)
+    state = "predicted — quantizing…" if quantizing else "predicted — not quantized (Run for the rules)"
+    chips = [f'<b style="color:{theme.WARN}">{state}</b>',
+             f"<b>{html.escape(analysis.model)}</b> · {analysis.quantizer.upper()}",
+             f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)",
+             f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} VPU subgraph' + ("s" if subs != 1 else ""),
+             f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} CPU fallback ops',
+             f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})"]
+    return SEP.join(chips)
 
 
 def prediction_changes_html(changes, analysis) -> str:

@@ -105,6 +105,7 @@ class ViolationsTable(_NodeTable):
     def set_analysis(self, analysis) -> None:
         self.tree.clear()
         self._groups = []
+        self._predicted = bool(getattr(analysis, "predicted", False))   # no rule checked yet
         by_rule: dict[str, list] = {}
         for v in analysis.violations:
             by_rule.setdefault(v.rule, []).append(v)
@@ -145,6 +146,8 @@ class ViolationsTable(_NodeTable):
             self._label_group(group, result, shown)
             group.setHidden(bool(needle) and shown == 0 and not rule_match)
         summary = count_text(total - on_cpu, "violation") + (f" · {on_cpu} on the CPU" if on_cpu else "")
+        if getattr(self, "_predicted", False):
+            summary = f"rules not checked yet · {on_cpu} predicted on the CPU"
         self.count_label.setText(f"{shown_total} of {total} shown" if needle else summary)
 
     @staticmethod
