@@ -208,7 +208,7 @@ def test_session_reruns_only_what_a_profile_change_needs(tmp_path, monkeypatch):
 def test_xnnpack_run_is_only_repartitioned_for_a_new_op_list(tmp_path, monkeypatch):
     session = Session()
     base = RunConfig(model=CHAIN, quantizer="xnnpack", batch_size=1, calib_batches=2)
-    first = session.inspect(base, view=None).analysis
+    first = session.inspect(base, view=None, whatif=True).analysis
     shipped = load_profile()
     wider = save_profile(edit(shipped, vpu_ops=(*shipped.vpu_ops, "sigmoid")), tmp_path / "wider.toml")
     monkeypatch.setattr("vpu_core.pipeline.run_pipeline", _no_pipeline)
