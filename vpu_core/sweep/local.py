@@ -1,5 +1,4 @@
-"""The local engine: one worker process per run (`python -m vpu_core.sweep.worker TASK`), at
-most `workers` at a time.
+"""The local engine: one worker process per run, at most `workers` at a time.
 
 Why processes and not threads or a pool: torch.export and ExecuTorch's lowering change
 process-wide state, and a model file may segfault, call os._exit or hang. A process per run is
@@ -8,95 +7,102 @@ hang is killed with its whole process group at the timeout, and either becomes t
 while the others go on. Each worker goes through the same Session and disk cache as `check`.
 Interrupting the sweep (Ctrl+C) kills the running workers; the rows already written stay, and
 the same command resumes from them.
+
+Where the processes come from: a multiprocessing *fork server*, started once per sweep, imports
+torch, torchao, ExecuTorch's quantizer and our pipeline (vpu_core.sweep.preload: imports only,
+no torch op, one thread) and forks one child per run. A child is a fresh process as far as any
+run can tell — nothing was exported or lowered in its parent — but starts without the ~4 s of
+imports a new interpreter pays (`check` pays them every time). The child takes the driver's
+environment as it is when the run starts, starts its own session (its process group is killed
+at the timeout) and sends its output to the run's log.
 """
 from __future__ import annotations
 
 import json
+import multiprocessing
+import multiprocessing.connection
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import vpu_core
 from vpu_core.sweep.engine import Ledger, clock, timeout_reason
 from vpu_core.sweep.plan import Run
 from vpu_core.sweep.rows import failed_row
-from vpu_core.sweep.worker import task_for
+from vpu_core.sweep.worker import forked_main, task_for
 
 POLL_S = 0.05
+PRELOAD = ["vpu_core.sweep.preload"]
 
 
 @dataclass
 class _Worker:
     run: Run
-    process: subprocess.Popen
+    process: multiprocessing.process.BaseProcess
     started: float
     result_path: Path
-    log: object
+
+
+def fork_server():
+    """The multiprocessing context whose server preloads torch and the pipeline."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
+    # A child killed at its timeout cannot unregister the semaphores torch made in it; the
+    # resource tracker (started with this interpreter's -W options) then warns at exit about
+    # objects it cleans up anyway. Not the user's concern.
+    if "ignore::UserWarning" not in sys.warnoptions:
+        sys.warnoptions.append("ignore::UserWarning")
+    return ctx
 
 
 def run_local(ledger: Ledger) -> None:
     """Run every pending run of `ledger` in worker processes; rows go to the ledger as they end."""
     running: dict[str, _Worker] = {}
+    ctx = fork_server()
     with tempfile.TemporaryDirectory(prefix="vpu-sweep-") as tmp:
         try:
             while ledger.pending or running:
-                _start_more(ledger, running, Path(tmp))
+                _start_more(ledger, running, Path(tmp), ctx)
                 _reap(ledger, running)
                 ledger.progress.tick()
         finally:
             for worker in running.values():     # interrupted: no orphan keeps computing
                 _kill(worker.process)
-                worker.log.close()
 
 
-def _start_more(ledger: Ledger, running: dict[str, _Worker], tmp: Path) -> None:
+def _start_more(ledger: Ledger, running: dict[str, _Worker], tmp: Path, ctx) -> None:
     while len(running) < ledger.options.workers:
         busy = {w.run.export_key for w in running.values()}
         run = ledger.next_run(busy)
         if run is None:
             return
-        running[run.slug] = _spawn(ledger, run, tmp)
+        running[run.slug] = _spawn(ledger, run, tmp, ctx)
         ledger.began(run)
 
 
-def _spawn(ledger: Ledger, run: Run, tmp: Path) -> _Worker:
+def _spawn(ledger: Ledger, run: Run, tmp: Path, ctx) -> _Worker:
     folder, options = ledger.folder, ledger.options
     task = task_for(run.config, ledger.base(run), options.cache_dir, options.no_cache, options.html)
     result = tmp / f"{run.slug}.result.json"
     result.unlink(missing_ok=True)
     task["result_path"] = str(result)
     task["outputs"] = {"json": str(folder.check_json(run)), "html": str(folder.page(run)) if options.html else None}
+    task["env"] = dict(os.environ)
+    task["log"] = str(folder.log(run))
     task_path = tmp / f"{run.slug}.task.json"
     task_path.write_text(json.dumps(task), encoding="utf-8")
-    log = open(folder.log(run), "wb")
-    process = subprocess.Popen([sys.executable, "-m", "vpu_core.sweep.worker", str(task_path)],
-                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                               env=_worker_env(), start_new_session=True)
-    return _Worker(run, process, clock(), result, log)
-
-
-def _worker_env() -> dict:
-    """This process' environment, with this very package first on the path (the same code, so
-    the same cache keys)."""
-    env = dict(os.environ)
-    root = str(Path(vpu_core.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    env.setdefault("PYTHONUNBUFFERED", "1")
-    return env
+    process = ctx.Process(target=forked_main, args=(str(task_path),), name=f"vpu-sweep-{run.slug}", daemon=False)
+    process.start()
+    return _Worker(run, process, clock(), result)
 
 
 def _reap(ledger: Ledger, running: dict[str, _Worker]) -> None:
-    try:
-        next(iter(running.values())).process.wait(POLL_S)
-    except (StopIteration, subprocess.TimeoutExpired):
-        pass
+    multiprocessing.connection.wait([w.process.sentinel for w in running.values()], POLL_S)
     timeout = ledger.options.timeout_s
     for slug, worker in list(running.items()):
-        code = worker.process.poll()
+        code = worker.process.exitcode
         elapsed = clock() - worker.started
         if code is None:
             if timeout is None or elapsed <= timeout:
@@ -105,7 +111,6 @@ def _reap(ledger: Ledger, running: dict[str, _Worker]) -> None:
             row = failed_row(ledger.base(worker.run), "timeout", timeout_reason(timeout), elapsed)
         else:
             row = _result(ledger, worker, code, elapsed)
-        worker.log.close()
         del running[slug]
         ledger.finish(worker.run, row, elapsed)
 
@@ -141,13 +146,11 @@ def _last_line(log: Path) -> str:
     return lines[-1][:200] if lines else ""
 
 
-def _kill(process: subprocess.Popen) -> None:
-    """Kill the worker and everything it started (its own process group)."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        process.wait(5)
-    except subprocess.TimeoutExpired:
-        pass
+def _kill(process) -> None:
+    """Kill the worker and everything it started (its own process group, see forked_main)."""
+    for kill in (lambda: os.killpg(process.pid, signal.SIGKILL), process.kill):
+        try:
+            kill()
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+    process.join(5)

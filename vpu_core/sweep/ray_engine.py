@@ -29,12 +29,10 @@ from vpu_core.sweep.plan import Run
 from vpu_core.sweep.rows import failed_row
 from vpu_core.sweep.worker import RunOutput, run_task, task_for, write_outputs
 
-_started_here = False
-
-
-def connect(address: str, workers: int) -> int:
-    """Join (or, for "local", start) a Ray cluster; the number of runs to keep in flight."""
-    global _started_here
+def connect(address: str, workers: int) -> tuple[int, bool]:
+    """Join (or, for "local", start) a Ray cluster: (runs to keep in flight, whether this call
+    started the Ray session: then the caller shuts it down). A session already initialised in
+    this process (a test's, a notebook's) is used as it is."""
     try:
         import ray
     except ImportError:
@@ -47,9 +45,11 @@ def connect(address: str, workers: int) -> int:
                      log_to_driver=False, runtime_env={"env_vars": _local_env()})
         else:
             ray.init(address=address, log_to_driver=False)
-        _started_here = True
+        started = True
+    else:
+        started = False
     cpus = int(ray.cluster_resources().get("CPU", 1))
-    return max(1, workers or cpus)
+    return max(1, workers or cpus), started
 
 
 def _local_env() -> dict:
@@ -122,8 +122,6 @@ def run_ray(ledger: Ledger, workers: int, local: bool) -> None:
     finally:
         for ref in inflight:
             ray.cancel(ref, force=True)
-        if _started_here:
-            shutdown()
 
 
 def _collect(ledger: Ledger, run: Run, ref, elapsed: float) -> dict:
@@ -159,10 +157,8 @@ def _first_line(exc: BaseException) -> str:
 
 
 def shutdown() -> None:
-    """Stop the Ray session this module started (a local cluster goes with it)."""
-    global _started_here
+    """Leave the Ray session (a local cluster stops with it)."""
     import ray
 
-    if _started_here and ray.is_initialized():
+    if ray.is_initialized():
         ray.shutdown()
-    _started_here = False

@@ -44,11 +44,11 @@ def run_sweep(plan: Plan, out_dir: str | Path, options: SweepOptions, ray_addres
     (with the runs finished so far), so what is done is never lost."""
     start = time.monotonic()
     folder = SweepFolder(out_dir)
-    workers = max(1, options.workers)
+    workers, started_ray = max(1, options.workers), False
     if ray_address is not None:
         from vpu_core.sweep.ray_engine import connect
 
-        workers = connect(ray_address, options.workers)
+        workers, started_ray = connect(ray_address, options.workers)
     progress = SweepProgress(len(plan.runs), workers, stream if stream is not None else sys.stderr)
     ledger = Ledger(plan, folder, options, progress)
     ledger.start()
@@ -65,6 +65,10 @@ def run_sweep(plan: Plan, out_dir: str | Path, options: SweepOptions, ray_addres
         interrupted = False
     finally:
         progress.close()
+        if started_ray:
+            from vpu_core.sweep.ray_engine import shutdown
+
+            shutdown()
         summary = build_summary(plan, ledger, "ray" if ray_address else "local", workers,
                                 time.monotonic() - start, command, interrupted)
         write_outputs(folder, summary)

@@ -123,5 +123,23 @@ def write_outputs(output: RunOutput, json_path: str | None, html_path: str | Non
         atomic_write(Path(html_path), lambda tmp: Path(tmp).write_text(html, encoding="utf-8"))
 
 
+def forked_main(task_path: str) -> None:
+    """A run in a process forked by the sweep's fork server (vpu_core.sweep.local): its own
+    session and process group, the driver's environment, its output in the run's log."""
+    os.setsid()
+    task = json.loads(Path(task_path).read_text(encoding="utf-8"))
+    os.environ.clear()
+    os.environ.update(task.get("env") or {})
+    log = os.open(task["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
+    sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
+    code = main([task_path])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)     # no multiprocessing or atexit clean-up of the parent's copy
+
+
 if __name__ == "__main__":
     sys.exit(main())
