@@ -83,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--compare", metavar="SPEC", help="open in compare mode, side B as for report --compare")
     gui.add_argument("--xnnpack-delegation", action="store_true",
                      help="colour by what ExecuTorch's XnnpackPartitioner delegates")
+    gui.add_argument("--sweep", metavar="DIR", help="also show this sweep folder in the Sweep dock")
     gui.add_argument("--select", metavar="NODE", help="select NODE (b:NODE for compare side B) once shown")
     gui.add_argument("--tab", action="append", default=[], metavar="TAB",
                      choices=("violations", "partition", "requant", "compare", "scales", "shifts",

@@ -30,6 +30,7 @@ class GuiOptions:
     xnnpack_delegation: bool = False       # colour by the real XNNPACK delegation
     select: str | None = None              # "node" or "b:node" to select once shown
     tabs: tuple[str, ...] = field(default=())
+    sweep: str | None = None               # a sweep folder to show in the Sweep dock
 
 
 def run_gui(config=None, options: GuiOptions = GuiOptions()) -> int:
@@ -70,6 +71,8 @@ def start(window, config, options: GuiOptions) -> None:
     from app.state import CompareB
 
     state = window.state
+    if options.sweep:
+        window.sweep.open_sweep(options.sweep)
     if options.xnnpack_delegation:
         state.set_partition_source("xnnpack")      # nothing shown yet: the run lowers too
     if options.compare is not None:

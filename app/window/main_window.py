@@ -29,6 +29,7 @@ from app.features.overlay import OverlayController
 from app.features.persistence import SettingsController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
+from app.features.sweep import SweepController
 from app.features.shown import window_title
 from app.features.status import StatusController
 from app.features.view_options import ViewOptionsController
@@ -40,6 +41,7 @@ from app.widgets.compare_view import CompareView
 from app.widgets.graph_area import GraphArea
 from app.widgets.panels import Panels
 from app.widgets.run_controls import RunControls
+from app.widgets.sweep_table import SweepTable
 from app.widgets.view_bar import ViewBar
 from app.widgets.whatif_panel import WhatIfPanel
 from app.window import gc_guard
@@ -115,6 +117,11 @@ class MainWindow(QMainWindow):
                                       Qt.DockWidgetArea.RightDockWidgetArea, NODE_DOCK_MIN)
         self.tabifyDockWidget(self.node_dock, self.whatif_dock)
         self.node_dock.raise_()
+        self.sweep_table = SweepTable()             # a tab beside the report tables (File ▸ Open sweep…)
+        self.sweep_dock = self._dock("Sweep", "sweepDock", self.sweep_table, bottom, TABLES_MIN)
+        self.tabifyDockWidget(self.tables_dock, self.sweep_dock)
+        self.sweep_dock.hide()                      # shown when a sweep is opened
+        self.tables_dock.raise_()
 
     def _build_status(self) -> None:
         from app.widgets.status import StatusSummary
@@ -150,6 +157,7 @@ class MainWindow(QMainWindow):
         self.exports = ExportController(state, self.graph_view, self.compare_view, status, self.store)
         self.view_options = ViewOptionsController(state, self.view_bar, canvases)
         self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock)
+        self.sweep = SweepController(state, self.sweep_table, self.sweep_dock)
         state.drawn.connect(lambda: self.setWindowTitle(window_title(state)))
         self.setAcceptDrops(True)
         self.installEventFilter(self.files)                # drag & drop of model files

@@ -87,6 +87,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     plan = plan_sweep(args.models, args.quantizer, tuple(_absolute(p) for p in args.profile) or (None,), base)
     options = SweepOptions(workers=args.workers or (0 if args.ray else os.cpu_count() or 1), timeout_s=args.timeout, no_cache=args.no_cache,
                            retry_failed=args.retry_failed, html=not args.no_pages)
+    _terminate_as_interrupt()
     result = run_sweep(plan, out, options, ray_address=args.ray, command=["vpu-inspector", "sweep", *args.models, "-o", str(out)])
     counts = result.summary["counts"]
     print(f"{len(result.rows)} runs: {counts['ok']} ok, {counts['error']} error, {counts['timeout']} timeout "
@@ -95,6 +96,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print("vpu-inspector: error: no run of the sweep finished (see the reasons in "
               f"{out / 'summary.csv'})", file=sys.stderr)
     return result.exit_code
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (a batch scheduler, `kill`) stops the sweep as Ctrl+C does: the running workers are
+    killed, the summary of what finished is written, the same command resumes."""
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 def _absolute(path: str | None) -> str | None:

@@ -3,7 +3,10 @@
 The same counting as the partition economics (vpu_core.whatif.economics.op_macs), read from
 NodeInfo (shape text and the argument references) instead of a live graph:
 - convolution: output elements × prod(weight.shape[1:]); transposed: input elements × the same;
-- linear: output elements × in_features; matmul / mm / bmm / addmm / baddbmm: output elements × K.
+- linear: output elements × in_features; matmul / mm / bmm / addmm / baddbmm: output elements × K;
+- scaled_dot_product_attention (transformers' attention): Q·Kᵀ and the weighted sum of V,
+  query rows × key length × (E + E_v) — the economics count it as 0, but attention is where a
+  transformer's CPU MACs are when its matmuls are fused into one op.
 Every other op counts 0: a fleet's "CPU MACs" are the MAC-array work left on the CPU.
 """
 from __future__ import annotations
@@ -71,6 +74,9 @@ def node_macs(a: Analysis, info: NodeInfo) -> int:
     if op_matches(name, ("linear",)):
         weight = _shape(_arg(a, info, 1, "weight"))
         return math.prod(out) * weight[-1] if weight else 0
+    if op_matches(name, ("scaled_dot_product_attention",)):
+        q, k, v = (_shape(_arg(a, info, i, n)) for i, n in enumerate(("query", "key", "value")))
+        return math.prod(q[:-1]) * k[-2] * (q[-1] + v[-1]) if q and k and v else 0
     if op_matches(name, _MATMUL):
         first = _arg(a, info, 1, "mat1") if op_matches(name, ("addmm", "baddbmm")) else _arg(a, info, 0, "self")
         k = _shape(first)
