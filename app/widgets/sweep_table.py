@@ -18,6 +18,9 @@ ROW_ROLE = Qt.ItemDataRole.UserRole + 2
 COLUMNS = ("model", "quantizer", "profile", "status", "VPU MACs", "CPU ops", "subgraphs",
            "rules broken", "SQNR dB", "seconds", "reason")
 NUMERIC = {"VPU MACs", "CPU ops", "subgraphs", "rules broken", "SQNR dB", "seconds"}
+HEADER_TIPS = {"VPU MACs": "share of the model's multiply-accumulates that run on the VPU",
+               "CPU ops": "ops that fall back to the CPU", "subgraphs": "VPU subgraphs",
+               "rules broken": "VPU rules the quantized graph breaks", "seconds": "the run's wall time"}
 
 
 def share_colour(share: float | None) -> QColor | None:
@@ -34,10 +37,13 @@ class SweepTable(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = QLabel("File ▸ Open sweep… shows a sweep folder here (vpu-inspector sweep MODELS -o DIR).")
-        self.title.setWordWrap(True)
         self.title.setObjectName("muted")
+        self.title.setMinimumWidth(10)      # a long folder name never widens the dock
         self.model = QStandardItemModel(0, len(COLUMNS), self)
         self.model.setHorizontalHeaderLabels(list(COLUMNS))
+        for col, name in enumerate(COLUMNS):
+            if name in HEADER_TIPS:
+                self.model.horizontalHeaderItem(col).setToolTip(HEADER_TIPS[name])
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
@@ -49,6 +55,8 @@ class SweepTable(QWidget):
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.view.setWordWrap(False)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.view.doubleClicked.connect(self._open)
@@ -69,12 +77,14 @@ class SweepTable(QWidget):
         self.view.setSortingEnabled(True)
         self.view.sortByColumn(COLUMNS.index("VPU MACs"), Qt.SortOrder.AscendingOrder)
         counts = {s: sum(r.status == s for r in summary.rows) for s in ("ok", "error", "timeout")}
-        self.title.setText(f"{summary.folder} — {summary.models} models · {', '.join(summary.quantizers)} · "
-                           f"{', '.join(summary.profiles)} · {counts['ok']} ok, {counts['error']} error, "
-                           f"{counts['timeout']} timeout. Double-click a run to open it.")
+        text = (f"{counts['ok']} ok · {counts['error']} error · {counts['timeout']} timeout — "
+                f"{summary.models} models × {', '.join(summary.quantizers)} × {', '.join(summary.profiles)} — "
+                f"double-click a run to open it · {summary.folder}")
+        self.title.setText(text)
+        self.title.setToolTip(text)
         self.view.resizeColumnsToContents()
         for col in range(len(COLUMNS) - 1):
-            self.view.setColumnWidth(col, min(self.view.columnWidth(col) + 12, 220))
+            self.view.setColumnWidth(col, min(self.view.columnWidth(col), 200))
 
     def _items(self, row) -> list[QStandardItem]:
         share = row.vpu_mac_share

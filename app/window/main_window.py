@@ -16,7 +16,7 @@ window never resizes itself afterwards (no widget's size hint grows with its tex
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QVBoxLayout, QWidget
 
@@ -121,6 +121,7 @@ class MainWindow(QMainWindow):
         self.sweep_dock = self._dock("Sweep", "sweepDock", self.sweep_table, bottom, TABLES_MIN)
         self.tabifyDockWidget(self.tables_dock, self.sweep_dock)
         self.sweep_dock.hide()                      # shown when a sweep is opened
+        self.sweep_dock.visibilityChanged.connect(self._widen_sweep)
         self.tables_dock.raise_()
 
     def _build_status(self) -> None:
@@ -178,6 +179,16 @@ class MainWindow(QMainWindow):
         rest = width - max(NODE_DOCK_MIN, min(440, width // 4))
         self.resizeDocks([self.tables_dock, self.plots_dock], [rest * 11 // 20, rest * 9 // 20],
                          Qt.Orientation.Horizontal)
+
+    def _widen_sweep(self, visible: bool) -> None:
+        """A sweep's table has eleven columns: while it shows, its dock takes two thirds of the
+        width the bottom docks share (the plots keep a third)."""
+        if visible and not self.sweep_dock.isFloating():
+            QTimer.singleShot(0, self._share_bottom_for_sweep)      # once the dock is laid out
+
+    def _share_bottom_for_sweep(self) -> None:
+        rest = self.width() - self.node_dock.width()
+        self.resizeDocks([self.sweep_dock, self.plots_dock], [rest * 2 // 3, rest // 3], Qt.Orientation.Horizontal)
 
     def resize_for(self, width: int, height: int) -> None:
         """Resize (e.g. `--size`) and share the docks out for that size."""
