@@ -229,3 +229,13 @@ def test_progress_is_one_line_per_run_when_not_a_terminal():
                             "reason": "timed out after 5 s", "seconds": 5.0})
     assert stream.getvalue() == "[1/2] TIMEOUT     5.0 s  m · vpu · p: timed out after 5 s\n"
     assert "ETA" in progress.bar_text()
+
+
+def test_the_sweep_driver_never_imports_torch():
+    """Planning, scheduling, rows, the dashboard: torch is only imported in the workers."""
+    code = ("import sys; import vpu_core.sweep.cli, vpu_core.sweep.run, vpu_core.sweep.local, "
+            "vpu_core.sweep.dashboard, vpu_core.sweep.folder, vpu_core.sweep.ray_engine; "
+            "from vpu_core.sweep.plan import plan_sweep; plan_sweep(['conv_relu'], ('vpu', 'xnnpack')); "
+            "assert 'torch' not in sys.modules, 'torch imported'")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent.parent), os.environ.get("PYTHONPATH", "")])}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)

@@ -1,6 +1,7 @@
 """One run of a sweep, in this process: the same Session and disk cache as `check`.
 
-    python -m vpu_core.sweep.worker TASK.json      # the local engine starts one process per run
+    python -m vpu_core.sweep.worker TASK.json      # one run in a new interpreter
+    forked_main(TASK.json)                          # the local engine: in a child of its fork server
 
 `run_task(task)` returns a `RunOutput`: the run's `check --format json` (exactly what `check`
 prints), its HTML page (the core stakeholder report without the graph picture: that picture
