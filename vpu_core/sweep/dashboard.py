@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from vpu_core.reports.html.html_kit import card, code, esc, kpi, pill, table
+from vpu_core.reports.html.html_kit import card, code, details, esc, kpi, pill, table
 from vpu_core.reports.html.style import CSS
 from vpu_core.reports.whatif_text import human_macs
 from vpu_core.sweep import fleet
@@ -165,7 +165,7 @@ def _blockers(rows: list[dict], profiles: tuple, quantizers: tuple) -> str:
                          "op that is VPU work runs on the VPU.</p>")
             continue
         table_rows = []
-        for b in found[:25]:
+        for b in found:
             share = b.share_of_their_cpu_macs
             sentence = (f"{esc(b.key)} blocks {len(b.models)} model{'s' * (len(b.models) != 1)}"
                         + (f", {pct(share)} of their CPU MACs" if share else ""))
@@ -173,9 +173,9 @@ def _blockers(rows: list[dict], profiles: tuple, quantizers: tuple) -> str:
                 f"<b>{sentence}</b>", pill(b.cause, "cpu"), str(len(b.models)), str(b.nodes),
                 esc(human_macs(b.macs)), f'<span data-v="{share or 0}">{pct(share)}</span>',
                 f'<span class="why">{esc(", ".join(b.models[:8]))}{" …" if len(b.models) > 8 else ""}</span>'])
+        heads = ["blocker", "cause", "models", "CPU nodes", "its CPU MACs", "of their CPU MACs", "models"]
         parts.append(f"<h3>{esc(p)} <span class=\"muted small\">({n} models)</span></h3>"
-                     + table(["blocker", "cause", "models", "CPU nodes", "its CPU MACs", "of their CPU MACs",
-                              "models"], table_rows, numeric={2, 3, 4, 5}))
+                     + _top_and_rest(heads, table_rows, {2, 3, 4, 5}, "blockers"))
     return card("blockers", "What blocks the fleet", "".join(parts), lede=(
         "Ops outside the VPU op list, failing per-op limits and the SRAM bound, ranked by how many "
         "models they keep partly on the CPU. Each model counts once per profile, under the first "
@@ -192,14 +192,22 @@ def _kernels(rows: list[dict], profiles: tuple, quantizers: tuple) -> str:
             continue
         table_rows = [[code(c.op), str(len(c.models)), esc(human_macs(c.macs_moved)),
                        f'<span data-v="{c.bytes_saved}">{esc(_bytes(c.bytes_saved))}</span>',
-                       str(c.subgraphs_merged), str(c.nodes_moved)] for c in found[:20]]
-        parts.append(f"<h3>{esc(p)}</h3>" + table(
-            ["add to the VPU", "models", "MACs moved to the VPU", "boundary bytes saved", "subgraphs merged",
-             "nodes moved"], table_rows, numeric={1, 2, 3, 4, 5}))
+                       str(c.subgraphs_merged), str(c.nodes_moved)] for c in found]
+        heads = ["add to the VPU", "models", "MACs moved to the VPU", "boundary bytes saved", "subgraphs merged",
+                 "nodes moved"]
+        parts.append(f"<h3>{esc(p)}</h3>" + _top_and_rest(heads, table_rows, {1, 2, 3, 4, 5}, "candidates"))
     return card("kernels", "Which kernel next", "".join(parts), lede=(
         "Every CPU op added alone to the op list and each model re-partitioned (the runs' op "
         "candidates), summed over the fleet: the MACs that would move to the VPU, the boundary "
         "bytes saved and the subgraphs merged. Ranked by MACs, then bytes."))
+
+
+def _top_and_rest(heads: list[str], rows: list[list[str]], numeric: set[int], what: str, top: int = 12) -> str:
+    """The first `top` rows, the rest behind a closed <details> (still in the file, still searchable)."""
+    html = table(heads, rows[:top], numeric=numeric)
+    if len(rows) > top:
+        html += details(f"{len(rows) - top} more {what}", table(heads, rows[top:], numeric=numeric))
+    return html
 
 
 def _runs(rows: list[dict]) -> str:
