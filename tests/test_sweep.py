@@ -2,9 +2,9 @@
 the self-contained dashboard (the Ray engine: tests/test_sweep_ray.py).
 
 One real sweep is shared by most asserts (module fixture): a folder with a tiny model that
-breaks VPU rules under XNNPACK, a model that segfaults its process and one whose get_model()
-raises. Its first run is interrupted (SIGINT) after the first row, then resumed in this
-process, then repeated (nothing may run again).
+breaks VPU rules under XNNPACK, a model that segfaults its process, one whose get_model()
+raises and a file that is not Python. Its first run is interrupted (SIGINT) after the first
+row, then resumed in this process, then repeated (nothing may run again).
 """
 import json
 import os
@@ -51,31 +51,57 @@ def _sweep_argv(models: Path, out: Path, *extra: str) -> list[str]:
             "--calib-batches", "1", "--timeout", "300", *extra]
 
 
+class _CtrlCAfterFirstRun:
+    """A progress stream that sends this process SIGINT once the first run's line is written."""
+
+    def __init__(self):
+        self.sent = False
+
+    def write(self, text):
+        if text.startswith("[1/") and not self.sent:
+            self.sent = True
+            os.kill(os.getpid(), signal.SIGINT)
+
+    def flush(self):
+        pass
+
+
+def _interrupted_sweep(models: Path, out: Path) -> str:
+    """The sweep as the CLI runs it, interrupted: KeyboardInterrupt ends it, what finished stays."""
+    from vpu_core.config import RunConfig
+    from vpu_core.sweep.engine import SweepOptions
+    from vpu_core.sweep.plan import plan_sweep
+    from vpu_core.sweep.run import run_sweep
+
+    plan = plan_sweep([str(models)], ("xnnpack",), (None,), RunConfig(calib_batches=1))
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        run_sweep(plan, out, SweepOptions(workers=1, timeout_s=300), stream=_CtrlCAfterFirstRun())
+    except KeyboardInterrupt:
+        return "interrupted"
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return "finished"
+
+
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory):
     """The shared sweep: interrupted, resumed, repeated. Returns what each step saw."""
     root = tmp_path_factory.mktemp("fleet")
-    models = _write(root / "models", tiny=TINY, crasher=SEGFAULT, raises=RAISES)
+    models = _write(root / "models", tiny=TINY, crasher=SEGFAULT, raises=RAISES, broken="this is not python\n")
     out = root / "out"
-    # 1. started as a process and interrupted once its first run is recorded
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent.parent), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", *_sweep_argv(models, out, "--workers", "1")],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and proc.poll() is None:
-        if list((out / "rows").glob("*.json")) if (out / "rows").is_dir() else []:
-            break
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
-    _, interrupted_err = proc.communicate(timeout=60)
+    # 1. interrupted (SIGINT, as Ctrl+C sends it) as soon as its first run is recorded
+    interrupted_code = _interrupted_sweep(models, out)
     recorded = sorted(p.name for p in (out / "rows").glob("*.json"))
+    interrupted_summary = json.loads((out / "summary.json").read_text())
     log_mtimes = {p.name: p.stat().st_mtime_ns for p in (out / "logs").glob("*.log")
                   if p.stem + ".json" in recorded}
     # 2. resumed (in this process: the driver imports no torch)
     resumed = run_main(_sweep_argv(models, out))
     # 3. repeated: every run is recorded with the same key
     repeated = run_main(_sweep_argv(models, out))
-    return {"models": models, "out": out, "interrupted_code": proc.returncode, "interrupted_err": interrupted_err,
+    return {"models": models, "out": out, "interrupted_code": interrupted_code,
+            "interrupted_summary": interrupted_summary,
             "recorded": recorded, "log_mtimes": log_mtimes, "resumed": resumed, "repeated": repeated,
             "summary": json.loads((out / "summary.json").read_text())}
 
@@ -86,29 +112,32 @@ def _rows(fleet) -> dict:
 
 def test_a_crash_and_a_raising_model_are_rows_and_the_others_go_on(fleet):
     rows = _rows(fleet)
-    assert set(rows) == {"tiny", "crasher", "raises"}
+    assert set(rows) == {"tiny", "crasher", "raises", "broken"}
     assert rows["tiny"]["status"] == "ok"
     assert rows["crasher"]["status"] == "error"
     assert "crashed (SIGSEGV)" in rows["crasher"]["reason"]
     assert rows["raises"]["status"] == "error"
     assert "get_model() raised RuntimeError: weights server unreachable" in rows["raises"]["reason"]
+    assert rows["broken"]["status"] == "error" and "broken.py: it raised NameError on import" in rows["broken"]["reason"]
     # exit status: the verdict of what finished (XNNPACK breaks VPU rules) — never 2 for a partial failure
     assert fleet["resumed"][0] == 1 and fleet["repeated"][0] == 1
-    assert fleet["summary"]["counts"] == {"ok": 1, "error": 2, "timeout": 0}
+    assert fleet["summary"]["counts"] == {"ok": 1, "error": 3, "timeout": 0}
 
 
 def test_an_interrupted_sweep_resumes_and_a_repeated_one_runs_nothing(fleet):
-    assert fleet["interrupted_code"] == 2 and "interrupted" in fleet["interrupted_err"]
-    assert 1 <= len(fleet["recorded"]) < 3
+    assert fleet["interrupted_code"] == "interrupted"
+    interrupted = fleet["interrupted_summary"]        # what finished before Ctrl+C is summarised
+    assert interrupted["interrupted"] and len(interrupted["rows"]) == len(fleet["recorded"])
+    assert 1 <= len(fleet["recorded"]) < 4
     code, out, err = fleet["resumed"]
-    assert f"{len(fleet['recorded'])} of 3 runs already done" in err
+    assert f"{len(fleet['recorded'])} of 4 runs already done" in err
     # the runs recorded before the interrupt were not run again: their logs are untouched
     for name, mtime in fleet["log_mtimes"].items():
         assert (fleet["out"] / "logs" / name).stat().st_mtime_ns == mtime
     code, out, err = fleet["repeated"]
-    assert "3 of 3 runs already done" in err
+    assert "4 of 4 runs already done" in err
     summary = fleet["summary"]
-    assert summary["ran"] == 0 and summary["reused"] == 3
+    assert summary["ran"] == 0 and summary["reused"] == 4
     assert all(r["cached"] for r in summary["rows"])
 
 
@@ -137,7 +166,7 @@ def test_summary_csv_and_dashboard_are_written_and_self_contained(fleet, html_pa
     out = fleet["out"]
     csv_lines = (out / "summary.csv").read_text().splitlines()
     assert csv_lines[0].startswith("model,quantizer,profile,status,reason,vpu_mac_share,cpu_ops,")
-    assert len(csv_lines) == 4
+    assert len(csv_lines) == 5
     html = (out / "index.html").read_text()
     page = html_page(html)
     assert {"overview", "matrix", "blockers", "kernels", "runs", "failures"} <= set(page.ids)
@@ -156,10 +185,10 @@ def test_a_hang_is_killed_at_the_timeout_and_nothing_finished_is_exit_2(tmp_path
     models = _write(tmp_path / "models", sleeper=SLEEPS)
     pid_file = tmp_path / "pid"
     monkeypatch.setenv("SLEEPER_PID_FILE", str(pid_file))
-    code, out, err = run_main(["sweep", str(models), "-o", str(tmp_path / "out"), "--timeout", "8"])
+    code, out, err = run_main(["sweep", str(models), "-o", str(tmp_path / "out"), "--timeout", "3"])
     assert code == 2
     row = json.loads((tmp_path / "out" / "summary.json").read_text())["rows"][0]
-    assert row["status"] == "timeout" and "timed out after 8 s" in row["reason"]
+    assert row["status"] == "timeout" and "timed out after 3 s" in row["reason"]
     if pid_file.exists():                      # it got as far as sleeping: the process is gone
         with pytest.raises(ProcessLookupError):
             os.kill(int(pid_file.read_text()), 0)
