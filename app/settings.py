@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings
 
@@ -36,7 +37,7 @@ class Store:
 
     # -- recent files --------------------------------------------------------------------------
     def recent_files(self) -> list[str]:
-        value = self.qs.value("recent_files", [])
+        value: Any = self.qs.value("recent_files", [])
         items = [value] if isinstance(value, str) else list(value or [])
         return [p for p in items if p and Path(p).exists()]
 
@@ -50,7 +51,7 @@ class Store:
         self.qs.setValue("recent_files", list(paths)[:MAX_RECENT])
 
     def recent_profiles(self) -> list[str]:
-        value = self.qs.value("recent_profiles", [])
+        value: Any = self.qs.value("recent_profiles", [])
         items = [value] if isinstance(value, str) else list(value or [])
         return [p for p in items if p and Path(p).exists()]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from typing import Callable
+from typing import Any, Callable
 
 SIZES = (1_000, 5_000, 20_000)
 PTQ_STAGES = ("export", "prepare", "calibrate", "convert")
@@ -123,7 +123,9 @@ def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True)
     for name in models or ZOO:
         for quantizer in quantizers:
             session, config = Session(keep=1, disk_cache=False), RunConfig(model=name, quantizer=quantizer)
-            graph = session.inspect(config).graph.model
+            shown = session.inspect(config).graph
+            assert shown is not None, "inspect draws the default view"
+            graph = shown.model
             qm = session.quantized(config)
             # PTQ runs once (seconds); the analysis of its result is cheap: median of 3.
             runs = sorted((analyze(qm) for _ in range(3)), key=lambda a: a.timings_s["analyze"])
@@ -228,7 +230,7 @@ def bench_loop(models=None, quantizers=("vpu", "xnnpack")) -> list[dict]:
         for quantizer in quantizers:
             with tempfile.TemporaryDirectory(prefix="vpu-inspector-bench-") as tmp:
                 config = RunConfig(model=name, quantizer=quantizer)
-                row = {"graph": f"{Path(name).stem}/{quantizer}"}
+                row: dict[str, Any] = {"graph": f"{Path(name).stem}/{quantizer}"}
                 row["cold_s"], inspection = _timed(lambda: Session(cache_dir=tmp).inspect(config))
                 row["nodes"] = len(inspection.graph.model.nodes)
                 session = Session(cache_dir=tmp)

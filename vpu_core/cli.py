@@ -12,7 +12,7 @@ import sys
 import traceback
 import warnings
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from vpu_core.errors import InspectorError, short_reason
 
@@ -193,12 +193,12 @@ def install_thread_excepthook(debug: bool) -> None:
             return
         if debug:
             traceback.print_exception(args.exc_type, args.exc_value, args.exc_traceback)
-        print(error_line(args.exc_value), file=sys.stderr)
+        print(error_line(args.exc_value or RuntimeError("unknown error")), file=sys.stderr)
 
     threading.excepthook = hook
 
 
-def main(argv: list[str] | None = None, handlers: dict[str, Handler] | None = None) -> int:
+def main(argv: list[str] | None = None, handlers: Mapping[str, Handler] | None = None) -> int:
     warnings.filterwarnings("ignore")  # library deprecation chatter is not for our users
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
@@ -225,7 +225,8 @@ def run_guarded(handler: Handler, args: argparse.Namespace) -> int:
     except Exception as exc:  # InspectorError: the user's problem; anything else: a bug, same line
         if args.debug:
             traceback.print_exc()
-            if getattr(exc, "detail", ""):
-                print(exc.detail, file=sys.stderr)
+            detail = getattr(exc, "detail", "")
+            if detail:
+                print(detail, file=sys.stderr)
         print(error_line(exc), file=sys.stderr)
     return EXIT_ERROR

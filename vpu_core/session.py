@@ -224,8 +224,8 @@ class Session:
                            ("int_sim", keys.analysis)):
             self.memory.drop(stage, key)
         with self._lock:
-            for key in [k for k in self._simulated if k[0] == config]:
-                del self._simulated[key]
+            for simulated in [k for k in self._simulated if k[0] == config]:
+                del self._simulated[simulated]
             self._ablations.pop(keys.analysis, None)
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,

@@ -16,5 +16,6 @@ def render_model(config, output: str | Path, fold_params: bool = True, hide_qdq:
 
     view = ViewOptions(fold_params=fold_params, hide_qdq=hide_qdq, collapse_depth=collapse)
     graph = inspect(config, view=view).graph
+    assert graph is not None, "inspect draws the view it is given"
     atomic_write(output, lambda tmp: render_to_image(graph.model, graph.layout, tmp))
     return output

@@ -153,8 +153,8 @@ def build_labels(edges: tuple[EdgeRoute, ...], texts: dict, theme_ref, width: fl
         old = band.get(key)
         band[key] = (x, y, got[0], max(got[1], old[3]) if old else got[1])
     items = []
-    for key in sorted(groups):
-        labels = list(groups[key].values())
+    for band_index in sorted(groups):
+        labels = list(groups[band_index].values())
         ys = [l[1] for l in labels]
         items.append(EdgeLabelItem(labels, QRectF(-20.0, min(ys) - 8.0, width + 200.0,
                                                   max(ys) - min(ys) + 30.0), theme_ref))

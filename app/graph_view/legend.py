@@ -192,7 +192,7 @@ class LegendOverlay(QWidget):
         self.theme, self.subgraphs = theme, subgraphs
         if groups is not None:
             self.groups = groups
-        if metric is not False:
+        if not isinstance(metric, bool):
             self.gradient = metric
         s = legend_size(theme, subgraphs, self.groups, self.gradient)
         self.resize(int(s.width()) + 2, int(s.height()) + 2)

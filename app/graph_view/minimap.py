@@ -7,11 +7,16 @@ so it costs one small image blit per frame.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from .style import CPU_FILL, VIOLATION
+
+if TYPE_CHECKING:
+    from .scene import GraphScene
 
 MAX_W, MAX_H, MIN_W = 180, 260, 36
 MARK = 3.0          # px: half size of a violation / CPU mark
@@ -23,9 +28,9 @@ class MiniMap(QWidget):
     def __init__(self, parent: QWidget):
         super().__init__(parent)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self._scene = None
+        self._scene: GraphScene | None = None
         self._image: QImage | None = None
-        self._pixels = None
+        self._pixels: Any = None            # the raster's pixels (kept alive while the QImage uses them)
         self._viewport = QRectF()
         self._marks: list[tuple[float, float, QColor]] = []
         self.hide()

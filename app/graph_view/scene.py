@@ -82,7 +82,7 @@ class GraphScene(QGraphicsScene):
         self.x0, self.y0 = arr[:, 0], arr[:, 1]
         self.x1, self.y1 = arr[:, 0] + arr[:, 2], arr[:, 1] + arr[:, 3]
         cache, add = self.cache, self.addItem
-        self.items: dict[str, NodeItem] = {}
+        self.items: dict[str, NodeItem] = {}    # type: ignore[assignment]  # by node id; Qt's items() unused
         for n in self.model.nodes:
             b = boxes.get(n.id)
             if b is not None:
@@ -101,7 +101,8 @@ class GraphScene(QGraphicsScene):
         colors = np.array([argb(self.cache.fill(n)[1]) for n in nodes], dtype=np.uint32)
         prio = np.array([PRIORITY.get(n.category, 1) for n in nodes], dtype=np.int64)
         viol = np.array([n.violations for n in nodes], dtype=np.int64)
-        segs, bnd = [], []
+        segs: list = []
+        bnd: list = []
         for e in self.layout.edges:
             pts = e.points
             segs.extend(a + b for a, b in zip(pts, pts[1:]))
@@ -126,8 +127,9 @@ class GraphScene(QGraphicsScene):
         self.theme = theme
         old, self.cache = self.cache, StyleCache(theme)
         self.cache.overrides = old.overrides
-        for it in (*self.items.values(), *self.frames.values(), *self.headers.values()):
-            it.cache = self.cache
+        items: list[NodeItem | FrameItem] = [*self.items.values(), *self.frames.values(), *self.headers.values()]
+        for item in items:
+            item.cache = self.cache
         self.overview.invalidate()
         self.update()
 

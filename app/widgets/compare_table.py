@@ -8,6 +8,7 @@ below, so tests can compare a row with the pair it shows.
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -16,6 +17,9 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QSiz
 
 from app import theme
 from vpu_core.formatting import op_label, scales_text
+
+if TYPE_CHECKING:
+    from vpu_core.compare import Comparison
 
 PAIR_ROLE = Qt.ItemDataRole.UserRole + 3     # (side, node) to select when the row is clicked
 DIFF_BG = "#fff4d6"
@@ -118,7 +122,7 @@ class CompareTable(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
         layout.addWidget(self.tree)
-        self.comparison = None
+        self.comparison: Comparison | None = None
         self._differs: list[bool] = []
 
     def set_comparison(self, cmp, names: dict | None = None) -> None:

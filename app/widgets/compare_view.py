@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
@@ -23,6 +24,9 @@ from PySide6.QtWidgets import (QGraphicsItem, QLabel, QSizePolicy, QSplitter,
 from app import theme
 from app.graph_view import GraphView
 from vpu_core.graph.placement import partition_report
+
+if TYPE_CHECKING:
+    from vpu_core.session import InspectionPair
 
 SIDES = ("a", "b")
 UNMATCHED = "#7e22ce"          # purple: no category, selection or search colour uses it
@@ -95,7 +99,7 @@ class _Anchors:
     """The matched ops of one side, by layout row, with their partners' centres."""
 
     def __init__(self, view: SyncedGraphView, partners: dict[str, str], other_view: SyncedGraphView):
-        rows: dict[float, list[tuple[float, QPointF]]] = {}
+        rows: dict[float, list[tuple[float, QPointF, QPointF]]] = {}
         for node, partner in partners.items():
             here, there = view.box_center(node), other_view.box_center(partner)
             if here is not None and there is not None:
@@ -131,7 +135,7 @@ class CompareView(QWidget):
         super().__init__(parent)
         self.views = {s: SyncedGraphView() for s in SIDES}
         self.headers = {s: QLabel() for s in SIDES}
-        self.result = None
+        self.result: InspectionPair | None = None
         self.partners: dict[str, dict[str, str]] = {"a": {}, "b": {}}
         self.owners: dict[str, dict[str, str]] = {"a": {}, "b": {}}
         self.unmatched: dict[str, tuple[str, ...]] = {"a": (), "b": ()}

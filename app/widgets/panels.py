@@ -32,10 +32,10 @@ class Panels(QObject):
             self.node_area.setCollapsible(index, False)
         self.violations, self.partition, self.requant = ViolationsTable(), PartitionTable(), RequantTable()
         self.tables = QTabWidget()
-        for widget, title in ((self.violations, "Violations"), (self.partition, "Partition"),
-                              (self.requant, "Requant shifts")):
-            self.tables.addTab(widget, title)
-            widget.node_activated.connect(self.node_activated)
+        for table, title in ((self.violations, "Violations"), (self.partition, "Partition"),
+                             (self.requant, "Requant shifts")):
+            self.tables.addTab(table, title)
+            table.node_activated.connect(self.node_activated)
         self.compare = CompareTable()                       # compare mode only
         self.compare_index = self.tables.addTab(self.compare, "Compare")
         self.tables.setTabVisible(self.compare_index, False)

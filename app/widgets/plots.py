@@ -71,7 +71,7 @@ def _centers(hist) -> tuple[np.ndarray, np.ndarray]:
 class _HintPlot(QWidget):
     """A plot with a hint page shown when there is nothing to plot."""
 
-    def __init__(self, plot: QWidget, hint: str) -> None:
+    def __init__(self, plot: pg.PlotWidget, hint: str) -> None:
         super().__init__()
         self.plot = plot
         self.hint = QLabel(hint)
@@ -229,7 +229,7 @@ class Pow2Comparison(_HintPlot):
     def set_analysis(self, analysis) -> None:
         item = self.plot.getPlotItem()
         item.clear()
-        points = {"activation": ([], []), "weight": ([], [])}
+        points: dict[str, tuple[list[float], list[float]]] = {"activation": ([], []), "weight": ([], [])}
         for t in analysis.tensors:
             if not t.float_scales or t.kind not in points:
                 continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QObject, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QPainter
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QListView, QMenu,
                                QPushButton, QSpinBox, QStyle, QStyledItemDelegate,
@@ -30,7 +30,8 @@ DESC_ROLE = Qt.ItemDataRole.UserRole + 2
 class _ModelDelegate(QStyledItemDelegate):
     """Popup rows: the model name in bold, its description in grey after it."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
         desc = index.data(DESC_ROLE)
         if not desc:
             super().paint(painter, option, index)
@@ -53,7 +54,7 @@ class _ModelDelegate(QStyledItemDelegate):
         painter.drawText(desc_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, elided)
         painter.restore()
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         size = super().sizeHint(option, index)
         return QSize(max(size.width(), 640) if index.data(DESC_ROLE) else size.width(), max(size.height(), 28))
 
@@ -170,7 +171,7 @@ class RunControls(QObject):
         self.model.activated.connect(self._on_model_activated)
         self.profile.changed.connect(self._changed)
         self.profile.open_requested.connect(self.open_profile_requested)
-        self.quantizer.idClicked.connect(lambda _id: (self._sync_weights(), self._changed()))
+        self.quantizer.idClicked.connect(self._on_quantizer)
         self.weights.currentIndexChanged.connect(self._changed)
         self.batch.currentIndexChanged.connect(self._changed)
         self.batch_size.valueChanged.connect(self._changed)
@@ -183,6 +184,10 @@ class RunControls(QObject):
         if not self._updating:
             self.options_changed.emit()
             self.config_changed.emit(self.config())
+
+    def _on_quantizer(self, _id: int) -> None:
+        self._sync_weights()
+        self._changed()
 
     def dialog_parent(self) -> QWidget:
         """The window the toolbar sits in (dialogs of the run and file features open over it)."""

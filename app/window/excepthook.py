@@ -34,7 +34,7 @@ class ErrorRouter(QObject):
     def report(self, exc_type, exc, tb, where: str = "") -> None:
         detail = "".join(traceback.format_exception(exc_type, exc, tb))
         try:
-            sys.__stderr__.write(detail)
+            sys.__stderr__.write(detail)           # type: ignore[union-attr]  # None: caught below
         except (AttributeError, OSError):
             pass
         if isinstance(exc, InspectorError):

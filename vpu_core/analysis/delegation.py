@@ -148,8 +148,9 @@ def xnnpack_delegation(qm, g: QGraph | None = None, lowered: GraphModule | None 
     n_sub = counts["delegated_subgraphs"]
     members: list[list[str]] = [[] for _ in range(n_sub)]
     for node in g.nodes:
-        if assignment[node.name] != "cpu":
-            members[assignment[node.name]].append(node.name)
+        side = assignment[node.name]
+        if isinstance(side, int):
+            members[side].append(node.name)
     cpu_nodes = tuple(CpuNode(n.name, op_name(n), _reason(n, portable))
                       for n in g.nodes if is_op(n) and assignment[n.name] == "cpu")
     bounds = boundaries(g, assignment)

@@ -177,8 +177,9 @@ def partition(g: QGraph) -> PartitionReport:
     n_sub = len({v for v in assignment.values() if v != "cpu"})
     members: list[list[str]] = [[] for _ in range(n_sub)]
     for node in gm.graph.nodes:
-        if assignment[node.name] != "cpu":
-            members[assignment[node.name]].append(node.name)
+        side = assignment[node.name]
+        if isinstance(side, int):
+            members[side].append(node.name)
     dtypes_of = dtype_lookup(g)
     cpu_nodes = tuple(CpuNode(n.name, op_name(n), cpu_reason(n, profile, candidates, dtypes_of))
                       for n in gm.graph.nodes if is_op(n) and assignment[n.name] == "cpu")

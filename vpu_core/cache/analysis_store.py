@@ -22,6 +22,7 @@ class AnalysisStore:
         self.keys, self.memory, self.disk = keys, memory, disk
 
     def _key(self, delegated: bool) -> str:
+        assert self.keys is not None, "asked for a key of an uncached configuration"
         return self.keys.analysis_delegated if delegated else self.keys.analysis
 
     def get(self, delegated: bool):

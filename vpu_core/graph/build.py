@@ -149,8 +149,8 @@ def _fold_targets(infos: dict, succs: dict, constant: set[str]) -> dict[str, str
     for name in reversed(list(infos)):          # consumers come later in graph order
         if name not in constant:
             continue
-        targets = [home.get(s, s if s not in constant else None) for s in succs[name]]
-        targets = [t for t in targets if t is not None and infos[t].kind != "output"]
+        found = [home.get(s, s if s not in constant else None) for s in succs[name]]
+        targets = [t for t in found if t is not None and infos[t].kind != "output"]
         if targets:
             home[name] = min(targets, key=order.__getitem__)
     return home
@@ -194,7 +194,8 @@ def _is_subgraph_id(value) -> bool:
 def _graph_edges(edges: list, shown: set[str], home: dict, boundaries) -> tuple[GraphEdge, ...]:
     """Displayed edges; the partition's boundary edges keep their direction (a boundary on a
     folded parameter is drawn on the edge into the op that shows it)."""
-    marked, nbytes = {}, {}
+    marked: dict = {}
+    nbytes: dict = {}
     for b in boundaries:
         key = (home.get(b.src, b.src), home.get(b.dst, b.dst))
         marked.setdefault(key, b.direction)

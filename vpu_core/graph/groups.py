@@ -105,7 +105,7 @@ def visible_model(model: GraphModel, vis: Visibility, stats: dict[str, GroupStat
             into[n.id] = r
             if r not in added:
                 added.add(r)
-                nodes.append(box(group_path(r)))
+                nodes.append(box(r[len(GROUP_PREFIX):]))
     if added:                                    # folded into a node that is now in a group
         into = {k: rep.get(v, v) for k, v in into.items()}
     edges: dict[tuple[str, str], GraphEdge] = {}
@@ -216,7 +216,7 @@ class VisibleModels:
                               tuple(self.stats[p] for p in vis.frames()))
         items = self._items(vis)
         by_id = self._by_id
-        nodes = tuple(by_id[i] if i in by_id else self.box(group_path(i))
+        nodes = tuple(by_id[i] if i in by_id else self.box(i[len(GROUP_PREFIX):])
                       for i in sorted(items, key=self._first.__getitem__))
         into = ShownAs(model.meta.get("folded_into", {}), rep)
         meta = {**model.meta, "folded_into": into, "expanded": vis.expanded,

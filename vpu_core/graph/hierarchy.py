@@ -105,10 +105,10 @@ def build_tree(order: Iterable[str], stacks: dict[str, Stack]) -> ModuleTree:
         owner[node] = stack[-1][0] if stack else None
     members: dict[str, list[str]] = {p: [] for p in info}
     for node in order:
-        path = owner[node]
-        while path is not None:
-            members[path].append(node)
-            path = info[path][1]
+        member_of = owner[node]
+        while member_of is not None:
+            members[member_of].append(node)
+            member_of = info[member_of][1]
     groups = {}
     for path, (cls, parent) in info.items():
         depth, p = 1, parent

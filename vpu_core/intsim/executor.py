@@ -13,7 +13,7 @@ float constant), it runs in float on the dequantized inputs and is listed in `fl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 from torch.fx import Interpreter, Node
@@ -84,7 +84,7 @@ class IntExecutor:
     """One integer pass. `read(node)` supplies the value of an input node (the pass's environment)."""
 
     def __init__(self, g: QGraph, assignment: dict, settings: Settings,
-                 read: Callable[[Node], object]) -> None:
+                 read: Callable[[Node], Any]) -> None:
         self.g, self.assignment, self.settings, self.read = g, assignment, settings, read
         self.records: dict[str, Record] = {}
         self.float_ops: list[str] = []

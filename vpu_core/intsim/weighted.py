@@ -72,6 +72,7 @@ def _int8_input(x) -> IntValue:
 
 def _range_max(x: IntValue) -> int:
     """max |q| of a quantized tensor, from its range (its padding value z_x lies inside it)."""
+    assert x.qmin is not None and x.qmax is not None, "a quantized value"
     return max(abs(x.qmin), abs(x.qmax))
 
 

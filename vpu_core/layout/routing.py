@@ -67,7 +67,7 @@ def route_edges(model: GraphModel, g: LayeredGraph, x, width, height, tops, row_
         lu, lv = layer[u], layer[v]
         sx, tx = out_port[key], in_port[key]
         bottom = top[u] + height[u]
-        pts = [(sx, bottom)]
+        pts: list[tuple[float, float]] = [(sx, bottom)]
         row_bottom = tops[lu] + row_h[lu]
         if bottom < row_bottom:
             pts.append((sx, row_bottom))
@@ -82,15 +82,16 @@ def route_edges(model: GraphModel, g: LayeredGraph, x, width, height, tops, row_
     index = {nid: i for i, nid in enumerate(g.ids)}
     routes: list[EdgeRoute] = []
     for e in model.edges:
-        u, v = index.get(e.src), index.get(e.dst)
-        if u is None or v is None:
+        iu, iv = index.get(e.src), index.get(e.dst)
+        if iu is None or iv is None:
             continue                              # dangling edge: nothing to draw
+        u, v = iu, iv
         if u == v:
             routes.append(EdgeRoute(e.src, e.dst, e.boundary, tuple(_self_loop(boxes[e.src]))))
             continue
-        pts = paths.get((u, v))
-        if pts is not None:
-            routes.append(EdgeRoute(e.src, e.dst, e.boundary, pts))
+        found = paths.get((u, v))
+        if found is not None:
+            routes.append(EdgeRoute(e.src, e.dst, e.boundary, found))
         else:                                     # closed a cycle: routed upward
             routes.append(EdgeRoute(e.src, e.dst, e.boundary, paths[(v, u)][::-1], True))
     return tuple(routes)

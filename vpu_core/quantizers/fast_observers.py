@@ -172,7 +172,8 @@ def search_bins(obs: HistogramObserver) -> tuple[int, int] | None:
     batch = 2
     try:
         while True:
-            moves, state = [], (start, end, ia, ib)
+            moves: list = []
+            state = (start, end, ia, ib)
             while len(moves) < batch:          # the moves the loop makes if it keeps accepting
                 move = walk.next_move(*state)
                 if move is None:

@@ -19,7 +19,7 @@ import dataclasses
 import math
 import time
 from collections import Counter
-from typing import Iterator
+from typing import Iterator, TypeGuard
 
 from torch.fx import GraphModule
 
@@ -172,7 +172,7 @@ def _unchanged(baseline: Analysis, rule_id: str, number: int, title: str, reason
         transfer_bytes=part.transfer_bytes, reason=reason)
 
 
-def _finite(x) -> bool:
+def _finite(x: object) -> TypeGuard[float]:
     return isinstance(x, float) and math.isfinite(x)
 
 

@@ -14,7 +14,7 @@ def symbols_of(val) -> set[str]:
     if isinstance(val, (list, tuple)):
         return set().union(*(symbols_of(v) for v in val)) if val else set()
     dims = val.shape if isinstance(val, torch.Tensor) else [val]
-    out = set()
+    out: set = set()
     for d in dims:
         if isinstance(d, torch.SymInt):
             out.update(str(s) for s in d.node.expr.free_symbols)
