@@ -22,7 +22,7 @@ IMAGE_REGIONS = (("graph", "Whole graph"), ("view", "Current view (as on screen)
 KEEP_NOTE = "The previous results are still shown."
 
 
-def show_error(parent: QWidget | None, error, title: str = "Run failed", note: str = KEEP_NOTE) -> QMessageBox:
+def show_error(parent: QWidget | None, error: object, title: str = "Run failed", note: str = KEEP_NOTE) -> QMessageBox:
     """One-line reason in the box, the technical detail behind "Show Details…"."""
     message = getattr(error, "message", None) or str(error)
     detail = getattr(error, "detail", "") or ""

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QByteArray
 
 ENV_VAR = "VPU_INSPECTOR_SETTINGS"
 MAX_RECENT = 8
@@ -91,7 +94,7 @@ class Store:
     def window_state(self) -> tuple:
         return self.qs.value("window/geometry"), self.qs.value("window/state")
 
-    def save_window_state(self, geometry, state) -> None:
+    def save_window_state(self, geometry: QByteArray, state: QByteArray) -> None:
         self.qs.setValue("window/geometry", geometry)
         self.qs.setValue("window/state", state)
 

@@ -12,9 +12,12 @@ import sys
 import traceback
 import warnings
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from vpu_core.errors import InspectorError, short_reason
+
+if TYPE_CHECKING:
+    from vpu_core.config import RunConfig
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
 Handler = Callable[[argparse.Namespace], int]
@@ -111,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def config_from_args(args: argparse.Namespace):
+def config_from_args(args: argparse.Namespace) -> RunConfig:
     from vpu_core.config import RunConfig
 
     return RunConfig(model=args.model, quantizer=args.quantizer, per_tensor=args.per_tensor,

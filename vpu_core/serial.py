@@ -60,7 +60,7 @@ class SerialWorker:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
-    def submit(self, fn: Callable, *args) -> Task:
+    def submit(self, fn: Callable, *args: Any) -> Task:
         task = Task(fn, args)
         with self._lock:
             if self._thread is None:

@@ -30,12 +30,11 @@ class StatusLine(Protocol):
 
 
 class _BusyCursor:
-    def __enter__(self):
+    def __enter__(self) -> None:
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         QGuiApplication.restoreOverrideCursor()
-        return False
 
 
 class ExportController(QObject):

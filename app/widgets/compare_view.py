@@ -27,6 +27,8 @@ from vpu_core.graph.placement import partition_report
 
 if TYPE_CHECKING:
     from vpu_core.session import InspectionPair
+    from PySide6.QtGui import QTransform
+    from vpu_core.session import DisplayGraph
 
 SIDES = ("a", "b")
 UNMATCHED = "#7e22ce"          # purple: no category, selection or search colour uses it
@@ -47,7 +49,7 @@ class SyncedGraphView(GraphView):
         super().scrollContentsBy(dx, dy)
         self.viewport_changed.emit()
 
-    def setTransform(self, matrix, combine: bool = False) -> None:   # GraphView zooms through this
+    def setTransform(self, matrix: QTransform, combine: bool = False) -> None:   # GraphView zooms through this
         super().setTransform(matrix, combine)
         self.viewport_changed.emit()
 
@@ -79,7 +81,7 @@ class MarkItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._bounds
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         pen = QPen(self.pen)
         pen.setCosmetic(lod < 0.5)
@@ -98,7 +100,7 @@ class MarkItem(QGraphicsItem):
 class _Anchors:
     """The matched ops of one side, by layout row, with their partners' centres."""
 
-    def __init__(self, view: SyncedGraphView, partners: dict[str, str], other_view: SyncedGraphView):
+    def __init__(self, view: SyncedGraphView, partners: dict[str, str], other_view: SyncedGraphView) -> None:
         rows: dict[float, list[tuple[float, QPointF, QPointF]]] = {}
         for node, partner in partners.items():
             here, there = view.box_center(node), other_view.box_center(partner)
@@ -168,7 +170,7 @@ class CompareView(QWidget):
         layout.addWidget(self.splitter)
 
     # -- content ------------------------------------------------------------------------------
-    def set_result(self, result, graph_a, graph_b) -> None:
+    def set_result(self, result: InspectionPair, graph_a: DisplayGraph | None, graph_b: DisplayGraph | None) -> None:
         """Show an InspectionPair with the DisplayGraphs (model + layout) of its two sides."""
         from vpu_core.compare import violation_owners
 

@@ -9,6 +9,8 @@ model's own example inputs; the inputs the last run used are in the tooltip.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +24,9 @@ from app import theme
 from app.widgets.profile_combo import ProfileCombo
 from app.widgets.quantizer_buttons import quantizer_switch, segmented
 from vpu_core.config import RunConfig
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import InputInfo
 
 OPEN_MODEL = "__open_model__"
 DESC_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -272,7 +277,7 @@ class RunControls(QObject):
             self._changed()
 
     # -- inputs of the last run --------------------------------------------------------------------
-    def set_inputs(self, inputs) -> None:
+    def set_inputs(self, inputs: tuple[InputInfo, ...]) -> None:
         """Show the graph inputs (Analysis.inputs) the shown result was run with."""
         lines = [f"{i.name}: {'×'.join(str(d) for d in i.shape) or 'scalar'} {i.dtype}"
                  + (" (dynamic batch)" if i.dynamic_dims else "") for i in inputs]

@@ -8,7 +8,7 @@ window centres the graph on it. Constraint 1 (the op list) is listed with the ru
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -17,6 +17,9 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTre
 
 from app import theme
 from vpu_core.formatting import compact_ints, count_text, node_label
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -48,7 +51,7 @@ def _first_column(tree: QTreeWidget, width: int) -> None:
     tree.setColumnWidth(0, max(150, min(width, (table.width() - 30) // 2)))
 
 
-def label(analysis, node: str) -> str:
+def label(analysis: Analysis, node: str) -> str:
     """The table name of `node`: module path · op (the fx name when the analysis lacks it)."""
     info = analysis.nodes.get(node)
     return node_label(info) if info is not None else node
@@ -105,7 +108,7 @@ class ViolationsTable(_NodeTable):
         layout.addWidget(self.tree)
         self._groups: list[tuple[QTreeWidgetItem, Any]] = []      # (group row, RuleResult or the op-list rule)
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         self.tree.clear()
         self._groups = []
         by_rule: dict[str, list] = {}
@@ -187,7 +190,7 @@ class PartitionTable(_NodeTable):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.tree)
 
-    def set_analysis(self, analysis, source: str = "simulated") -> None:
+    def set_analysis(self, analysis: Analysis, source: str = "simulated") -> None:
         """`source` = the partition the graph is coloured by: its report comes first."""
         self.tree.clear()
         reports = [("simulated", analysis.partition)]
@@ -275,7 +278,7 @@ class RequantTable(_NodeTable):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.tree)
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         self.tree.clear()
         for site in analysis.requant:
             shifts = site.shifts if site.shifts is not None else site.nearest_shifts

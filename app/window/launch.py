@@ -37,7 +37,7 @@ class GuiOptions:
     tabs: tuple[str, ...] = field(default=())
 
 
-def run_gui(config=None, options: GuiOptions = GuiOptions()) -> int:
+def run_gui(config: RunConfig | None = None, options: GuiOptions = GuiOptions()) -> int:
     """Open the window on `config` (a RunConfig; None = resnet8 / VPU) and run it."""
     if options.screenshot:
         from app.export.image_export import check_screenshot_path
@@ -90,7 +90,7 @@ def start(window: MainWindow, config: RunConfig, options: GuiOptions) -> None:
 class Screenshot:
     """Waits for the result on screen, applies --select / --tab, saves the window, quits."""
 
-    def __init__(self, window, options: GuiOptions) -> None:
+    def __init__(self, window: MainWindow, options: GuiOptions) -> None:
         self.window, self.options, self.code = window, options, 2
         window.state.drawn.connect(self._on_shown)
         window.runs.failed.connect(self._on_failed)

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from vpu_core.pipeline import QuantizedModel
 
 
-def lower_xnnpack(qm) -> GraphModule:
+def lower_xnnpack(qm: QuantizedModel) -> GraphModule:
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
 
@@ -139,7 +139,8 @@ def _reason(node: Node, portable: dict[str, list[str]]) -> str:
     return "not delegated by XnnpackPartitioner (removed or folded while lowering)"
 
 
-def xnnpack_delegation(qm, g: QGraph | None = None, lowered: GraphModule | None = None) -> PartitionReport:
+def xnnpack_delegation(qm: QuantizedModel, g: QGraph | None = None,
+                       lowered: GraphModule | None = None) -> PartitionReport:
     """The delegation report; `lowered` reuses an already lowered graph module of qm.converted."""
     g = g or QGraph(qm.converted, qm.profile)
     lowered = lowered if lowered is not None else lower_xnnpack(qm)

@@ -32,7 +32,7 @@ PACKAGES = ("torch", "torchao", "executorch", "transformers", "numpy")
 FORMAT = 1   # bump when the layout of any cached entry changes
 
 
-def digest(*parts) -> str:
+def digest(*parts: object) -> str:
     """32 hex chars of SHA-256 over a canonical JSON of `parts`."""
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]

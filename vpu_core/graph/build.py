@@ -27,6 +27,7 @@ from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
     from vpu_core.analysis.results import Analysis, NodeInfo
+    from vpu_core.analysis.results import PartitionReport
 
 _HIDDEN_OPS = ("_guards_fn",)      # torch.export's guard call: no data flows through it
 _QDQ_PREFIX = "quantized_decomposed."
@@ -86,7 +87,7 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str) -> Grap
                       metrics=_display_metrics(analysis, home, shown))
 
 
-def partition_report(analysis: Analysis, partition_source: str = "simulated"):
+def partition_report(analysis: Analysis, partition_source: str = "simulated") -> PartitionReport:
     """The PartitionReport a graph is coloured by: the simulated VPU one or the real XNNPACK one."""
     if partition_source not in PARTITION_SOURCES:
         raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}, not {partition_source!r}")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, NodeInfo
@@ -119,7 +119,7 @@ def build_tree(order: Iterable[str], stacks: dict[str, Stack]) -> ModuleTree:
     return ModuleTree(groups, owner)
 
 
-def dissolve(tree: ModuleTree, drop) -> ModuleTree:
+def dissolve(tree: ModuleTree, drop: Callable[[ModuleGroup], bool]) -> ModuleTree:
     """`tree` without the groups for which `drop(group)` is true: their nodes and child groups
     move to the parent. Used for display: a module with a single op (a Conv2d, a ReLU) is
     better shown as that op than as a box around it."""

@@ -59,7 +59,7 @@ def simulate_graph(converted: GraphModule, profile: HardwareProfile, batch: tupl
         seconds=time.perf_counter() - start)
 
 
-def run_integer(converted: GraphModule, profile: HardwareProfile, batch: tuple):
+def run_integer(converted: GraphModule, profile: HardwareProfile, batch: tuple) -> object:
     """The graph's outputs as the VPU computes them (what a deployment returns), as graph values."""
     g = QGraph(converted, profile)
     assignment = partition(g).assignment

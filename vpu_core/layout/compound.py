@@ -64,7 +64,7 @@ class _Local:
 
 class CompoundLayout:
     def __init__(self, model: GraphModel, tree: ModuleTree,
-                 group_node: Callable[[str], GraphNode], node_size: NodeSize | None = None):
+                 group_node: Callable[[str], GraphNode], node_size: NodeSize | None = None) -> None:
         self.model, self.tree = model, tree
         self.group_node = group_node              # path -> the GraphNode of its collapsed box
         self.size = node_size or default_node_size

@@ -8,10 +8,15 @@ of one node do not start on top of each other.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vpu_core.graph.model import GraphModel
 
 from .layering import LayeredGraph
 from .types import EdgeRoute, Point
+
+if TYPE_CHECKING:
+    from vpu_core.layout.types import Box
 
 PORT_STEP = 10.0        # px between neighbouring ports on a node's top or bottom side
 
@@ -56,8 +61,9 @@ def _self_loop(box) -> list[Point]:
             (r + 14.0, y - 8.0), (r - 12.0, y - 8.0), (r - 12.0, y)]
 
 
-def route_edges(model: GraphModel, g: LayeredGraph, x, width, height, tops, row_h,
-                boxes) -> tuple[EdgeRoute, ...]:
+def route_edges(model: GraphModel, g: LayeredGraph, x: list[float], width: list[float], height: list[float],
+                tops: list[float], row_h: list[float],
+                boxes: dict[str, Box]) -> tuple[EdgeRoute, ...]:
     layer = g.layer
     top = [tops[layer[v]] + (row_h[layer[v]] - height[v]) / 2.0 for v in range(g.n_real)]
     out_port, in_port = _ports(g, x, width)

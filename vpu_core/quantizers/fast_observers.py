@@ -59,7 +59,7 @@ class FastHistogramObserver(HistogramObserver):
         self._memo = None
         return super().forward(x_orig)
 
-    def calculate_qparams(self):
+    def calculate_qparams(self) -> tuple[torch.Tensor, torch.Tensor]:
         memo = getattr(self, "_memo", None)
         if memo is None:
             memo = super().calculate_qparams()

@@ -9,11 +9,11 @@ from html import escape
 from typing import AbstractSet
 
 
-def esc(value) -> str:
+def esc(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def code(value) -> str:
+def code(value: object) -> str:
     return f"<code>{esc(value)}</code>"
 
 

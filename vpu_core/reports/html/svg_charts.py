@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from html import escape
-from typing import Sequence
+from typing import Any, Sequence
 
 AXIS = "#9aa3af"
 GRID = "#e5e7eb"
@@ -203,7 +203,7 @@ class Bar:
     spread: float = 0.0         # ± whisker drawn by signed_hbars (0: none)
 
 
-def hbars(bars: list[Bar], *, unit: str, marker: RefLine | None = None, **kw) -> str:
+def hbars(bars: list[Bar], *, unit: str, marker: RefLine | None = None, **kw: Any) -> str:
     """One horizontal bar per row (label left, value at the bar's end), zero at the left edge."""
     return hbar_groups([(b.label, (b,)) for b in bars], unit=unit, marker=marker, **kw)
 
