@@ -7,11 +7,16 @@ and the sweep's run options. A failed run's row says why, in its reason column a
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from app import theme
+
+if TYPE_CHECKING:
+    from vpu_core.sweep.folder import SweepRow, SweepSummary
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ROW_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -65,9 +70,9 @@ class SweepTable(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
         layout.addWidget(self.view, 1)
-        self.summary = None
+        self.summary: SweepSummary | None = None
 
-    def set_summary(self, summary) -> None:
+    def set_summary(self, summary: SweepSummary) -> None:
         """Show a SweepSummary (vpu_core.sweep.folder)."""
         self.summary = summary
         self.view.setSortingEnabled(False)
@@ -86,7 +91,7 @@ class SweepTable(QWidget):
         for col in range(len(COLUMNS) - 1):
             self.view.setColumnWidth(col, min(self.view.columnWidth(col), 200))
 
-    def _items(self, row) -> list[QStandardItem]:
+    def _items(self, row: SweepRow) -> list[QStandardItem]:
         share = row.vpu_mac_share
         values = {
             "model": (row.model, row.model), "quantizer": (row.quantizer, row.quantizer),

@@ -28,7 +28,8 @@ def _env(cache: Path) -> dict:
     return env
 
 
-def time_sequential(command: list[str], cache: Path, models=MODELS, quantizers=QUANTIZERS) -> float:
+def time_sequential(command: list[str], cache: Path, models: tuple[str, ...] = MODELS,
+                    quantizers: tuple[str, ...] = QUANTIZERS) -> float:
     start = time.perf_counter()
     for model in models:
         for q in quantizers:
@@ -39,8 +40,8 @@ def time_sequential(command: list[str], cache: Path, models=MODELS, quantizers=Q
     return time.perf_counter() - start
 
 
-def time_sweep(command: list[str], cache: Path, out: Path, workers: int = 2, models=MODELS,
-               quantizers=QUANTIZERS) -> float:
+def time_sweep(command: list[str], cache: Path, out: Path, workers: int = 2, models: tuple[str, ...] = MODELS,
+               quantizers: tuple[str, ...] = QUANTIZERS) -> float:
     start = time.perf_counter()
     done = subprocess.run([*command, "sweep", *models, "--quantizer", ",".join(quantizers),
                            "--workers", str(workers), "-o", str(out)],
@@ -62,11 +63,11 @@ def format_rows(rows: list[dict]) -> str:
 
 def bench_sweep(command: list[str], repeat: int = 1, workers: int = 2) -> list[dict]:
     """Rows {round, first, sequential_s, sweep_s, ratio} and a last "median" row."""
-    rows = []
+    rows: list[dict] = []
     for r in range(repeat):
-        with tempfile.TemporaryDirectory(prefix="vpu-bench-sweep-") as tmp:
-            tmp = Path(tmp)
-            times = {}
+        with tempfile.TemporaryDirectory(prefix="vpu-bench-sweep-") as name:
+            tmp = Path(name)
+            times: dict[str, float] = {}
             order = ("sequential", "sweep") if r % 2 == 0 else ("sweep", "sequential")
             for side in order:
                 if side == "sequential":
@@ -78,10 +79,12 @@ def bench_sweep(command: list[str], repeat: int = 1, workers: int = 2) -> list[d
                      "sweep_s": round(times["sweep"], 1),
                      "ratio": round(times["sweep"] / times["sequential"], 3)})
     if repeat > 1:
+        def median(key: str) -> float:
+            return float(statistics.median(float(x[key]) for x in rows))
+
         rows.append({"round": "median", "first": "", "runs": rows[0]["runs"], "workers": workers,
-                     "sequential_s": round(statistics.median(x["sequential_s"] for x in rows), 1),
-                     "sweep_s": round(statistics.median(x["sweep_s"] for x in rows), 1),
-                     "ratio": round(statistics.median(x["ratio"] for x in rows), 3)})
+                     "sequential_s": round(median("sequential_s"), 1), "sweep_s": round(median("sweep_s"), 1),
+                     "ratio": round(median("ratio"), 3)})
     for row in rows:
         row["target"] = TARGET
         row["meets_target"] = row["ratio"] <= TARGET

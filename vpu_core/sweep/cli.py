@@ -38,7 +38,7 @@ def _workers(text: str) -> int:
     return value
 
 
-def add_sweep_parser(sub) -> argparse.ArgumentParser:
+def add_sweep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     from vpu_core.cli import add_shared_run_options
 
     p = sub.add_parser("sweep", help="many models x quantizers x profiles in parallel: per-run JSON, "

@@ -260,9 +260,9 @@ def _links(r: dict) -> str:
 
 def _bytes(n: int) -> str:
     sign = "−" if n < 0 else ""
-    n = abs(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{sign}{n:.0f} {unit}" if unit == "B" else f"{sign}{n:.1f} {unit}"
-        n /= 1024
-    return f"{sign}{n} B"
+    size = float(abs(n))
+    for unit in ("B", "KiB", "MiB"):
+        if size < 1024:
+            return f"{sign}{size:.0f} {unit}" if unit == "B" else f"{sign}{size:.1f} {unit}"
+        size /= 1024
+    return f"{sign}{size:.1f} GiB"

@@ -45,7 +45,7 @@ class _Worker:
     result_path: Path
 
 
-def fork_server():
+def fork_server() -> multiprocessing.context.ForkServerContext:
     """The multiprocessing context whose server preloads torch and the pipeline."""
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)

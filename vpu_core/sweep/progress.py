@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
-from typing import TextIO
+from typing import Callable, TextIO
 
 from vpu_core.progress import format_seconds
 
@@ -34,7 +34,7 @@ def verdict(row: dict) -> str:
 
 class SweepProgress:
     def __init__(self, total: int, workers: int, stream: TextIO | None = None,
-                 clock=time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.total, self.workers = total, max(1, workers)
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())

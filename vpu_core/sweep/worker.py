@@ -91,7 +91,7 @@ def _inspect(task: dict, config: RunConfig, start: float) -> RunOutput:
     return RunOutput(row, check, html)
 
 
-def write_json(path: Path, data) -> None:
+def write_json(path: Path, data: object) -> None:
     """Atomically (temp + rename): a reader sees the whole file or none."""
     from vpu_core.files import atomic_write
 
