@@ -1,8 +1,8 @@
 """The sweep's progress on stderr: a bar with ETA on a terminal, one line per run elsewhere.
 
 On a terminal every finished run prints a line (status, seconds, model · quantizer · profile,
-its verdict or why it failed) above one refreshing bar line: runs done of all, what is running
-and for how long, and the time left (the mean time of this sweep's finished runs, spread over
+its verdict or why it failed) above one refreshing bar line: runs done of all, the time left,
+and what is running for how long (the mean time of this sweep's finished runs, spread over
 the workers). Not a terminal (a log, CI): only the per-run lines, nothing that refreshes.
 """
 from __future__ import annotations
@@ -84,7 +84,8 @@ class SweepProgress:
         mean = sum(self.ran) / len(self.ran)
         now = self.clock()
         queued = self.total - self.done - len(self.running)
-        work = queued * mean + sum(max(mean - (now - t), 0.0) for _, t in self.running.values())
+        # a run past the mean is expected to need a little more, never nothing
+        work = queued * mean + sum(max(mean - (now - t), 0.1 * mean) for _, t in self.running.values())
         lanes = min(self.workers, max(1, queued + len(self.running)))
         return work / lanes
 
@@ -97,9 +98,9 @@ class SweepProgress:
             running += f" +{more}"
         eta = self.eta_s()
         text = f"[{'#' * filled}{'.' * (BAR - filled)}] {self.done}/{self.total} runs"
-        if running:
-            text += f" · running {running}"
         text += f" · ETA {format_seconds(eta)}" if eta is not None else " · ETA after the first run"
+        if running:                           # last: what a narrow terminal cuts off
+            text += f" · running {running}"
         return text
 
     def _line(self, text: str) -> None:
