@@ -268,3 +268,19 @@ def test_the_sweep_driver_never_imports_torch():
             "assert 'torch' not in sys.modules, 'torch imported'")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent.parent), os.environ.get("PYTHONPATH", "")])}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_after_an_edit_only_the_edited_model_runs_again(fleet, tmp_path):
+    """A second sweep re-runs what changed: the edited model's run (new content key), nothing else."""
+    import shutil
+
+    models, out = tmp_path / "models", tmp_path / "out"
+    shutil.copytree(fleet["models"], models)
+    shutil.copytree(fleet["out"], out)
+    with open(models / "raises.py", "a", encoding="utf-8") as f:
+        f.write("# edited\n")
+    code, _, err = run_main(_sweep_argv(models, out))
+    summary = json.loads((out / "summary.json").read_text())
+    assert "3 of 4 runs already done" in err and summary["ran"] == 1
+    assert [r["model"] for r in summary["rows"] if not r["cached"]] == ["raises"]
+    assert code == 1
