@@ -42,7 +42,7 @@ class Ledger:
         self.folder.prepare()
         for run in self.plan.runs:
             row = None if self.options.no_cache else self.folder.finished(
-                run, self.options.timeout_s, self.options.retry_failed)
+                run, self.options.timeout_s, self.options.retry_failed, self.options.html)
             if row is not None:
                 self.rows[run.slug] = {**row, "cached": True}
             else:
@@ -60,7 +60,7 @@ class Ledger:
         return pick
 
     def base(self, run: Run) -> dict:
-        return self.folder.base(run, self.options.timeout_s)
+        return self.folder.base(run, self.options.timeout_s, self.options.html)
 
     def began(self, run: Run) -> None:
         self.progress.started(run.slug, run_label(self.base(run)))

@@ -46,17 +46,20 @@ class SweepFolder:
     def log(self, run: Run) -> Path:
         return self.root / "logs" / f"{run.slug}.log"
 
-    def base(self, run: Run, timeout_s: float | None) -> dict:
-        """The identity fields of `run`'s row (the worker adds the verdict)."""
+    def base(self, run: Run, timeout_s: float | None, page: bool = True) -> dict:
+        """The identity fields of `run`'s row (the worker adds the verdict); `page`: the run
+        gets an HTML page (not with --no-pages)."""
         return {"model": run.model_label, "quantizer": run.config.quantizer,
                 "profile": run.profile.label, "spec": run.config.model,
                 "profile_path": run.profile.path, "json": f"runs/{run.slug}.json",
-                "html": f"runs/{run.slug}.html", "log": f"logs/{run.slug}.log", "key": run.key, "slug": run.slug,
+                "html": f"runs/{run.slug}.html" if page else None, "log": f"logs/{run.slug}.log", "key": run.key, "slug": run.slug,
                 "timeout_s": timeout_s}
 
-    def finished(self, run: Run, timeout_s: float | None, retry_failed: bool = False) -> dict | None:
-        """The recorded row of `run` when it is still valid: same content key; an error only
-        without `retry_failed`; a timeout only when it had at least as long as now."""
+    def finished(self, run: Run, timeout_s: float | None, retry_failed: bool = False,
+                 page: bool = True) -> dict | None:
+        """The recorded row of `run` when it is still valid: same content key, its files there
+        (the page too when one is wanted); an error only without `retry_failed`; a timeout only
+        when it had at least as long as now."""
         if run.key is None:
             return None
         try:
@@ -67,7 +70,8 @@ class SweepFolder:
             return None
         status = row.get("status")
         if status == "ok":
-            return row if self.check_json(run).exists() else None
+            files = (self.check_json(run), self.page(run)) if page else (self.check_json(run),)
+            return row if all(f.exists() for f in files) else None
         if retry_failed:
             return None
         if status == "timeout":
