@@ -4,7 +4,8 @@
     result = run_sweep(plan, out_dir, SweepOptions(workers=2, timeout_s=600))   # local processes
     result = run_sweep(plan, out_dir, options, ray_address="local")           # as Ray tasks
 
-Modules (none imports torch; the workers do, each in its own process):
+Modules (the driver's import no torch — a test checks it; preload.py and worker.py do, in the
+worker processes):
 - plan.py       models and profiles expanded into runs, each with its content key
 - worker.py     one run in this process (Session + disk cache, like `check`); `python -m` entry
 - preload.py    what the local engine's fork server imports once (no run imports it again)
