@@ -227,6 +227,10 @@ def test_fleet_ranks_blockers_by_models_then_macs():
     assert found[1].models == ("m1", "m2") and found[1].share_of_their_cpu_macs == pytest.approx(0.4)
     kernels = next_kernels(rows, "p", ("vpu",))
     assert kernels[0].op == "matmul.default" and kernels[0].macs_moved == 300
+    rows[1]["op_candidates"] = [{"op": "conv2d.default", "kind": "limit", "limit": "conv2d.kernel_max",
+                                 "from": [3, 3], "to": [5, 5], "bytes_saved": 64}]
+    relaxed = [k for k in next_kernels(rows, "p", ("vpu",)) if k.op.startswith("conv2d")]
+    assert [(k.op, k.models, k.bytes_saved) for k in relaxed] == [("conv2d.kernel_max → [5, 5]", ("m2",), 64)]
 
 
 def test_rows_read_the_check_summary_and_causes_when_present():

@@ -221,7 +221,7 @@ def _runs(rows: list[dict]) -> str:
             status += f'<div class="why">{esc(r.get("reason", ""))}</div>'
         cells = [code(r["model"]), esc(r["quantizer"]), esc(r["profile"]), status,
                  _num(r.get("vpu_mac_share"), pct(r.get("vpu_mac_share"))), _num(r.get("cpu_ops")),
-                 esc(", ".join(f"{k} {v}" for k, v in (r.get("cpu_ops_by_cause") or {}).items())),
+                 esc(", ".join(f"{k} {v}" for k, v in (r.get("cpu_ops_by_cause") or {}).items() if v)),
                  _num(r.get("subgraphs")),
                  _num(len(r.get("rules_broken") or []), " ".join(pill(x, "rule") for x in r.get("rules_broken") or [])
                       or ("—" if not ok else pill("none", "ok"))),

@@ -7,9 +7,10 @@ VPU quantizer when it was swept: what the VPU would be given), else its next.
   → models it keeps off the VPU, their CPU nodes, and the share of those models' CPU MACs that
   are its own nodes' ("layer_norm blocks 41 models, 38 % of their CPU MACs"; ops without
   multiply-accumulates, like layer_norm, block by the boundaries they cut, not by MACs).
-- next kernels: the runs' op candidates (each CPU op added alone to the op list, re-partitioned)
-  summed over the models: MACs moved to the VPU (that op's CPU MACs), boundary bytes saved,
-  subgraphs merged, ranked by MACs then bytes.
+- next kernels: the runs' op candidates (each CPU op added alone to the op list, re-partitioned;
+  with per-op limits also each limit relaxed to a bound) summed over the models: MACs moved to
+  the VPU (an added op's CPU MACs; not counted for a limit relaxation, which may move only some of
+  the nodes failing it), boundary bytes saved, subgraphs merged, ranked by MACs then bytes.
 """
 from __future__ import annotations
 
@@ -72,16 +73,25 @@ def next_kernels(rows: list[dict], profile: str, quantizers: tuple[str, ...]) ->
     for model, row in per_model.items():
         own = row.get("blockers") or {}
         for c in row.get("op_candidates") or []:
-            key = str(c.get("limit") or c.get("op"))
+            key = candidate_key(c)
             e = found.setdefault(key, {"models": [], "macs": 0, "bytes": 0, "merged": 0, "moved": 0})
             e["models"].append(model)
-            e["macs"] += int((own.get(key) or {}).get("macs", 0))
+            if not c.get("limit"):      # an op added to the list moves all its CPU nodes' MACs
+                e["macs"] += int((own.get(key) or {}).get("macs", 0))
             e["bytes"] += int(c.get("bytes_saved") or 0)
             e["merged"] += int(c.get("subgraphs_merged") or 0)
             e["moved"] += int(c.get("nodes_moved") or 0)
     out = [KernelCandidate(k, tuple(e["models"]), e["macs"], e["bytes"], e["merged"], e["moved"])
            for k, e in found.items()]
     return sorted(out, key=lambda c: (-c.macs_moved, -c.bytes_saved, -len(c.models), c.op))
+
+
+def candidate_key(c: dict) -> str:
+    """An op to add ("silu.default"), or a limit relaxed to a bound ("conv2d.kernel_max → [5, 5]":
+    different bounds are different proposals)."""
+    if c.get("limit"):
+        return f"{c['limit']} → {c.get('to')}" if c.get("to") is not None else str(c["limit"])
+    return str(c.get("op"))
 
 
 def fleet_json(rows: list[dict], profiles: tuple[str, ...], quantizers: tuple[str, ...]) -> dict:

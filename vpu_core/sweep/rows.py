@@ -45,8 +45,8 @@ def verdict_fields(check: dict) -> dict:
         by_cause[cause] = by_cause.get(cause, 0) + 1
         by_op[c["op"]] = by_op.get(c["op"], 0) + 1
     summary = check.get("summary") or {}
-    if isinstance(summary.get("cpu_ops_by_cause"), dict):
-        by_cause = {k: int(v) for k, v in summary["cpu_ops_by_cause"].items() if v}
+    if isinstance(summary.get("cpu_ops_by_cause"), dict):     # the check's own, exactly (zeros too)
+        by_cause = {k: int(v) for k, v in summary["cpu_ops_by_cause"].items()}
     return {
         "cpu_ops": len(part["cpu_nodes"]),
         "cpu_ops_by_cause": dict(sorted(by_cause.items())),
@@ -69,8 +69,8 @@ def ok_row(base: dict, check: dict, macs: MacBreakdown | None, seconds: float) -
     row["macs"] = {"total": macs.total, "vpu": macs.vpu, "cpu": macs.cpu} if macs else None
     row["blockers"] = blockers(check, macs.cpu_by_node if macs else {})
     row["op_candidates"] = [
-        {k: c.get(k) for k in ("op", "limit", "bytes_saved", "subgraphs_merged", "cpu_nodes_left",
-                               "nodes_moved") if k in c}
+        {k: c.get(k) for k in ("op", "kind", "limit", "from", "to", "bytes_saved", "subgraphs_merged",
+                               "cpu_nodes_left", "nodes_moved") if k in c}
         for c in check.get("op_candidates", [])]
     return _ordered(row)
 
