@@ -288,3 +288,16 @@ def test_after_an_edit_only_the_edited_model_runs_again(fleet, tmp_path):
     assert "3 of 4 runs already done" in err and summary["ran"] == 1
     assert [r["model"] for r in summary["rows"] if not r["cached"]] == ["raises"]
     assert code == 1
+
+
+def test_children_never_import_the_drivers_main_module():
+    """A driver read from stdin cannot be imported again, a user's script must not run once per
+    run: while a worker starts, multiprocessing is given nothing to re-import."""
+    from multiprocessing import spawn
+
+    from vpu_core.sweep.local import _without_main_module
+
+    with _without_main_module():
+        data = spawn.get_preparation_data("vpu-sweep-x")
+    assert "init_main_from_name" not in data and "init_main_from_path" not in data
+    assert sys.modules["__main__"].__name__ == "__main__" and hasattr(sys.modules["__main__"], "__spec__")

@@ -18,6 +18,7 @@ at the timeout) and sends its output to the run's log.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -25,8 +26,10 @@ import os
 import signal
 import sys
 import tempfile
+import types
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from vpu_core.sweep.engine import Ledger, clock, timeout_reason
 from vpu_core.sweep.plan import Run
@@ -94,8 +97,23 @@ def _spawn(ledger: Ledger, run: Run, tmp: Path, ctx) -> _Worker:
     task_path = tmp / f"{run.slug}.task.json"
     task_path.write_text(json.dumps(task), encoding="utf-8")
     process = ctx.Process(target=forked_main, args=(str(task_path),), name=f"vpu-sweep-{run.slug}", daemon=False)
-    process.start()
+    with _without_main_module():
+        process.start()
     return _Worker(run, process, clock(), result)
+
+
+@contextlib.contextmanager
+def _without_main_module() -> Iterator[None]:
+    """multiprocessing makes each child import the driver's __main__ again (for targets defined
+    there). Ours lives in vpu_core, so a child needs none of it — and a driver script read from
+    stdin cannot be imported again, while a user's own script would run its module code once
+    per run. While a child starts, __main__ is an empty module: nothing is sent to re-import."""
+    real = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = real
 
 
 def _reap(ledger: Ledger, running: dict[str, _Worker]) -> None:
