@@ -11,7 +11,10 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    from vpu_core.graph.model import GraphModel
 
 SIZES = (1_000, 5_000, 20_000)
 PTQ_STAGES = ("export", "prepare", "calibrate", "convert")
@@ -53,7 +56,7 @@ SHAPES = ("qdq", "fx")          # synthetic.py's Q/DQ spine, synthetic_fx.py's e
 DAGRE_MAX_NODES = {"qdq": 20_000, "fx": 5_000}
 
 
-def synthetic_graph(shape: str, n: int, seed: int = 0):
+def synthetic_graph(shape: str, n: int, seed: int = 0) -> GraphModel:
     """The synthetic graph of `shape` ("qdq" or "fx") with `n` nodes."""
     if shape == "fx":
         from vpu_core.layout.synthetic_fx import synthetic_fx_graph
@@ -69,9 +72,9 @@ def _graph_name(shape: str, n: int) -> str:
     return f"synthetic-{size}" if shape == "qdq" else f"{shape}-{size}"
 
 
-def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | None = None,
-                 with_dot: bool = True, dot_max_nodes: int = 5_000, shapes=SHAPES,
-                 with_dagre: bool = True, dagre_max_nodes: dict | None = None) -> list[dict]:
+def bench_graphs(sizes: tuple[int, ...] = SIZES, repeats: int = 3, scene_measure: SceneMeasure | None = None,
+                 with_dot: bool = True, dot_max_nodes: int = 5_000, shapes: tuple[str, ...] = SHAPES,
+                 with_dagre: bool = True, dagre_max_nodes: dict[str, int] | None = None) -> list[dict]:
     """One row per shape and size: layout, crossings, group toggles, the scene columns
     (`scene_measure`), and the reference layouts when installed: Graphviz dot (up to
     `dot_max_nodes`) and dagre (up to `dagre_max_nodes[shape]`, default DAGRE_MAX_NODES; dagre_x =
@@ -98,7 +101,7 @@ def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | No
     return rows
 
 
-def bench_group_toggle(model, width: int = 1280, height: int = 800) -> dict:
+def bench_group_toggle(model: GraphModel, width: int = 1280, height: int = 800) -> dict:
     """Expanding / collapsing module groups in place (the synthetic graphs' hierarchy).
 
     group_toggle_s: median over the top-level blocks and their children of one expand or
@@ -142,7 +145,7 @@ def _dot_columns(model) -> dict:
     return {"dot_s": ref["time_s"], "dot_crossings": ref["crossings"]}
 
 
-def _dagre_columns(model, layout_s: float) -> dict:
+def _dagre_columns(model: GraphModel, layout_s: float) -> dict:
     from vpu_core.layout import dagre_reference
 
     ref = dagre_reference.run_dagre(model)
@@ -152,7 +155,8 @@ def _dagre_columns(model, layout_s: float) -> dict:
             "dagre_x": ref["time_s"] / layout_s if layout_s else None}
 
 
-def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True) -> list[dict]:
+def bench_zoo(models: Sequence[str] | None = None, quantizers: tuple[str, ...] = ("vpu", "xnnpack"),
+              with_dot: bool = True) -> list[dict]:
     from vpu_core.analysis import analyze
     from vpu_core.analysis.analyzer import partition_whatif
     from vpu_core.config import RunConfig
@@ -164,7 +168,9 @@ def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True)
     for name in models or ZOO:
         for quantizer in quantizers:
             session, config = Session(keep=1, disk_cache=False), RunConfig(model=name, quantizer=quantizer)
-            graph = session.inspect(config).graph.model
+            shown = session.inspect(config).graph
+            assert shown is not None, "inspect draws the default view"
+            graph = shown.model
             qm = session.quantized(config)
             # PTQ runs once (seconds); the analysis of its result is cheap: median of 3.
             runs = sorted((analyze(qm) for _ in range(3)), key=lambda a: a.timings_s["analyze"])
@@ -211,7 +217,7 @@ def _cell(key: str, value) -> str:
 ABLATION_TARGET_S = 60.0      # issue 14: `check resnet8 --ablate` on the 2-core machine
 
 
-def bench_ablation(models=("resnet8",)) -> list[dict]:
+def bench_ablation(models: Sequence[str] | None = ("resnet8",)) -> list[dict]:
     """Wall time of `vpu-inspector check MODEL --ablate` as a user runs it (a fresh process:
     interpreter start, imports, baseline run, then one quantization per constraint)."""
     import json
@@ -220,7 +226,7 @@ def bench_ablation(models=("resnet8",)) -> list[dict]:
     import sys
 
     rows = []
-    for name in models:
+    for name in models or ():
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "app", "check", name, "--ablate", "--format", "json"],
@@ -249,7 +255,7 @@ def _load() -> float | None:
         return None
 
 
-def bench_loop(models=None, quantizers=("vpu", "xnnpack")) -> list[dict]:
+def bench_loop(models: Sequence[str] | None = None, quantizers: tuple[str, ...] = ("vpu", "xnnpack")) -> list[dict]:
     """The inspection loop per model and quantizer, each in a fresh cache folder:
 
     cold_s            first inspection, nothing cached (export → … → layout; libraries already
@@ -271,7 +277,7 @@ def bench_loop(models=None, quantizers=("vpu", "xnnpack")) -> list[dict]:
         for quantizer in quantizers:
             with tempfile.TemporaryDirectory(prefix="vpu-inspector-bench-") as tmp:
                 config = RunConfig(model=name, quantizer=quantizer)
-                row = {"graph": f"{Path(name).stem}/{quantizer}"}
+                row: dict[str, Any] = {"graph": f"{Path(name).stem}/{quantizer}"}
                 row["cold_s"], inspection = _timed(lambda: Session(cache_dir=tmp).inspect(config))
                 row["nodes"] = len(inspection.graph.model.nodes)
                 session = Session(cache_dir=tmp)

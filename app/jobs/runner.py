@@ -55,8 +55,7 @@ class JobRunner(QObject):
     def _launch(self, make_job: JobFactory) -> None:
         job = make_job()
         job.progress.connect(self._on_progress)
-        job.preview.connect(lambda inspection, j=job: self.preview.emit(inspection) if j is self._job
-                            and self._pending is None and not j.cancel_requested() else None)
+        job.preview.connect(lambda inspection, j=job: self._on_preview(j, inspection))
         job.finished.connect(lambda result, j=job: self._on_end(j, "succeeded", result))
         job.failed.connect(lambda error, j=job: self._on_end(j, "failed", error))
         job.cancelled.connect(lambda j=job: self._on_end(j, "cancelled", None))
@@ -64,6 +63,11 @@ class JobRunner(QObject):
         self.running_changed.emit(True)
         self.started.emit(job.config)
         job.start()
+
+    def _on_preview(self, job: Job, inspection: object) -> None:
+        """Only the current job's prediction, and not once a cancel or a newer request is pending."""
+        if job is self._job and self._pending is None and not job.cancel_requested():
+            self.preview.emit(inspection)
 
     def _on_progress(self, stage: str, fraction: float) -> None:
         if self.sender() is self._job:

@@ -6,6 +6,8 @@ tooltip). Its numbers come from the same PartitionReport as the node panel's sum
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import html
 import re
 
@@ -16,6 +18,11 @@ from app import theme
 from vpu_core.formatting import human_bytes
 from vpu_core.graph.placement import partition_report
 
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis, PredictionChange
+    from vpu_core.graph.model import GraphModel
+    from vpu_core.session import InspectionPair
+
 SEP = "&nbsp;&nbsp;·&nbsp;&nbsp;"
 
 
@@ -23,7 +30,7 @@ def violations_chip(n: int) -> str:
     return f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
 
 
-def single_html(analysis, model, source: str = "simulated", profile: str = "") -> str:
+def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "") -> str:
     part = partition_report(analysis, source)
     xnn = part.source == "xnnpack"
     subs = len(part.subgraphs)
@@ -40,7 +47,7 @@ def single_html(analysis, model, source: str = "simulated", profile: str = "") -
     return SEP.join(chips)
 
 
-def compare_html(pair) -> str:
+def compare_html(pair: InspectionPair) -> str:
     cmp, a, b = pair.comparison, pair.a.analysis, pair.b.analysis
     chips = [f"<b>{html.escape(a.model)}</b> · compare",
              f"<b>A {html.escape(cmp.a_label)}</b> {violations_chip(len(a.violations))}",
@@ -68,7 +75,7 @@ class StatusSummary(QLabel):
         self.setToolTip(plain)
 
 
-def predicted_html(analysis, model, quantizing: bool) -> str:
+def predicted_html(analysis: Analysis, model: GraphModel, quantizing: bool) -> str:
     """The summary of a predicted partition (the float graph, before PT2E): no verdict, no SQNR."""
     part = analysis.partition
     subs = len(part.subgraphs)
@@ -82,7 +89,7 @@ def predicted_html(analysis, model, quantizing: bool) -> str:
     return SEP.join(chips)
 
 
-def prediction_changes_html(changes, analysis) -> str:
+def prediction_changes_html(changes: tuple[PredictionChange, ...], analysis: Analysis) -> str:
     """After the quantized analysis replaced its prediction: the ops it placed otherwise."""
     from vpu_core.formatting import node_label
 

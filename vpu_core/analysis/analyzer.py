@@ -17,6 +17,7 @@ from vpu_core.analysis.stats import histograms, tensor_qparams
 
 if TYPE_CHECKING:
     from vpu_core.pipeline import QuantizedModel
+    from vpu_core.whatif.results import PartitionWhatIf
 
 ProgressFn = Callable[[str, float], None]
 
@@ -40,7 +41,8 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
     # own ("sqnr") and "analyze" is check + partition + shifts + statistics, as the benchmark
     # targets define it.
     sqnr_start = time.perf_counter()
-    layers, e2e = {}, Sqnr(None, "no float reference: the program was loaded already quantized")
+    layers: dict = {}
+    e2e = Sqnr(None, "no float reference: the program was loaded already quantized")
     if qm.float_graph is not None:
         layers, e2e = measure(qm.float_graph, qm.converted, qm.heldout)
     sqnr_s = time.perf_counter() - sqnr_start
@@ -63,7 +65,7 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
     return analysis
 
 
-def partition_whatif(qm, analysis: Analysis):
+def partition_whatif(qm: QuantizedModel, analysis: Analysis) -> PartitionWhatIf:
     """The op-list candidates and partition economics of `analysis` (of `qm`'s converted graph):
     whatif.results.PartitionWhatIf. Asked for apart from `analyze` (the window's What-if dock,
     `check`, `report`): every candidate op re-partitions the whole graph."""
