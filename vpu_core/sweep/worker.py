@@ -80,7 +80,7 @@ def _inspect(task: dict, config: RunConfig, start: float) -> RunOutput:
 
     session = default_session()
     session.set_disk_cache(not task.get("no_cache", False))
-    analysis = session.inspect(config, view=None).analysis
+    analysis = session.inspect(config, view=None, whatif=True).analysis     # the JSON `check` prints
     check = analysis_to_json(analysis)
     html = None
     if task.get("html", True):
