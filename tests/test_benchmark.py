@@ -59,12 +59,11 @@ def test_first_graph_probe_a_cold_launch_shows_the_prediction_before_torchao_and
     then; a second launch paints the final analysis from the disk cache."""
     from app.devtools.first_graph_bench import measure_first_graph, model_imports
 
-    row = measure_first_graph("conv_relu")
+    row = measure_first_graph("conv_relu", with_import=False)       # the import figure is the bench's
     assert row["torch_imported_at_window"] is False
     assert row["first_graph_predicted"] is True and row["torchao_at_prediction"] is False
     assert row["warm_was_final"] is True and row["nodes"] > 0
-    for key in ("torch_import_s", "first_graph_cold_s", "final_graph_cold_s", "first_graph_warm_s",
-                "gui_max_stall_s", "cold_over_import"):
+    for key in ("first_graph_cold_s", "final_graph_cold_s", "first_graph_warm_s", "gui_max_stall_s"):
         assert row[key] > 0, key
     assert row["first_graph_cold_s"] <= row["final_graph_cold_s"]      # the order, not a speed
     assert model_imports(str(CORPUS / "bert_text.py"))[:2] == ["torch", "transformers"]

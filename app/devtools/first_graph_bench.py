@@ -130,11 +130,11 @@ def _launch(model: str, quantizer: str, cache: str, settings: str) -> dict:
     return json.loads(line[6:])
 
 
-def measure_first_graph(model: str = "resnet8", quantizer: str = "vpu") -> dict:
-    """One row: torch_import_s, the cold launch's marks, the warm launch's first graph."""
+def measure_first_graph(model: str = "resnet8", quantizer: str = "vpu", with_import: bool = True) -> dict:
+    """One row: torch_import_s (`with_import`), the cold launch's marks, the warm launch's first graph."""
     with tempfile.TemporaryDirectory(prefix="vpu-inspector-first-graph-") as tmp:
         settings = os.path.join(tmp, "settings.ini")
-        imports = torch_import_s(model)
+        imports = torch_import_s(model) if with_import else None
         cold = _launch(model, quantizer, os.path.join(tmp, "cache"), settings)
         warm = _launch(model, quantizer, os.path.join(tmp, "cache"), settings)
     first = cold.get("predicted_s", cold.get("final_s"))
