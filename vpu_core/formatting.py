@@ -206,10 +206,18 @@ def op_label(op: str) -> str:
     return base
 
 
+def module_name(info: NodeInfo) -> str:
+    """The module a node is shown in: its module path; at the top level (an op written in the
+    model's own `forward`, its Q/DQ) the model's class ("BertModel"); "" for graph inputs."""
+    return info.module or info.top_module
+
+
 def node_label(info: NodeInfo) -> str:
-    """How tables name a node: its module path and op ("stages.0.path_a.0 · conv2d"), never only
-    the generated fx name; a node without a module (a graph input) keeps its name."""
+    """How tables name a node: its module and op ("stages.0.path_a.0 · conv2d", "BertModel · ge"
+    for an op of the model's own forward), never only the generated fx name; a node without a
+    module (a graph input) keeps its name."""
     if info.kind in ("placeholder", "output"):
         return info.name
     what = "parameter" if info.kind == "get_attr" else op_label(info.op)
-    return f"{info.module} · {what}" if info.module else f"{info.name} · {what}"
+    where = module_name(info)
+    return f"{where} · {what}" if where else f"{info.name} · {what}"

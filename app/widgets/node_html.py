@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 
 from app import theme
-from vpu_core.formatting import (argument_text, compact_ints, human_bytes, node_label,
+from vpu_core.formatting import (argument_text, compact_ints, human_bytes, module_name, node_label,
                                  quant_params_rows, scale_detail, scales_detail, shape_text,
                                  value_text, zero_points_text)
 from vpu_core.graph.placement import partition_report, placement
@@ -174,7 +174,7 @@ def _header(info, gnode, source: str) -> str:
     warn = ""
     if gnode is not None and gnode.violations:
         warn = " " + badge(f"{gnode.violations} violation{'s' if gnode.violations > 1 else ''}", theme.DANGER)
-    where = f"{_breakable(info.module)} · " if info.module else ""
+    where = f"{_breakable(module_name(info))} · " if module_name(info) else ""
     return (f'<h2 style="margin:0">{esc(label)}</h2>'
             f'<p style="margin:2px 0 0 0; color:{theme.MUTED}">{where}node {esc(info.name)}</p>'
             f'<p style="margin:6px 0 0 0">{badge(text, color) if text else ""}{warn}</p>')
@@ -185,11 +185,19 @@ def _operation(info) -> str:
     inputs = [n for n in info.inputs if n not in named]    # the arguments list the others by name
     return section("Operation", rows([
         ("op", _breakable(info.op)), ("target", _breakable(info.target) if info.target != info.op else ""),
-        ("module", _breakable(info.module)), ("kind", esc(info.kind)),
+        ("module", _module_row(info)), ("kind", esc(info.kind)),
         ("shape", esc(shape_text(info.shape))), ("dtype", esc(info.dtype)),
         ("inputs", ", ".join(node_link(n) for n in inputs)),
         ("outputs", ", ".join(node_link(n) for n in info.outputs)),
     ]))
+
+
+def _module_row(info) -> str:
+    """The module path; an op of the model's own forward says so (it is drawn at the top level)."""
+    name = module_name(info)
+    if name and not info.module:
+        return f"{_breakable(name)} <span style=\"color:{theme.MUTED}\">(the model's own forward)</span>"
+    return _breakable(name)
 
 
 def _arguments(info) -> str:

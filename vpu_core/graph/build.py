@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vpu_core.config import PARTITION_SOURCES
-from vpu_core.formatting import op_label, quant_params_short, shape_text
+from vpu_core.formatting import module_name, op_label, quant_params_short, shape_text
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
@@ -72,7 +72,7 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str) -> Grap
             violations=counts.get(name, 0),
             is_param=name in constant and not fold_params,
             folded=tuple(folded.get(name, ())),
-            module=info.module,
+            module=module_name(info),
         ))
     shown = {n.id for n in nodes}
     graph_edges = _graph_edges(edges, shown, home, part.boundaries)
