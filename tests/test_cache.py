@@ -242,3 +242,28 @@ def test_the_integer_simulation_is_cached_with_the_analysis(cache):
     warm = Session().inspect(config, view=None, int_sim=True).analysis
     assert "cache_load" in warm.timings_s and warm.int_sim == cold.int_sim
     assert analysis_to_json(warm)["int_sim"] == analysis_to_json(cold)["int_sim"]
+
+
+@pytest.mark.parametrize("quantizer", ["vpu", pytest.param("xnnpack", marks=pytest.mark.slow)])
+def test_the_window_opened_after_check_quantizes_nothing(cache, monkeypatch, capsys, quantizer):
+    """`gui M` right after `check M` (issue 21): check also caches the integer simulation the
+    window shows, so the window's run — a new launch, a new Session on the same disk cache, asking
+    what the window's run job asks — computes nothing but its layout."""
+    from app.cli import main
+    from vpu_core import session as session_module
+    from vpu_core.config import ViewOptions
+
+    monkeypatch.setattr(session_module, "_DEFAULT", Session())        # check: its own launch
+    argv = ["check", "conv_relu", "--quantizer", quantizer, "--calib-batches", "1", "--format", "json"]
+    assert main(argv) in (0, 1)
+    assert "int_sim" not in json.loads(capsys.readouterr().out)         # not asked: not printed
+    assert len(entries(cache, "int_sim")) == 1
+    seen = []
+    window_run = Session().inspect(RunConfig(model="conv_relu", quantizer=quantizer, calib_batches=1),
+                                   ViewOptions(), int_sim=True, progress=lambda s, f: seen.append(s))
+    assert window_run.stages_run == ("layout",) and set(seen) == {"layout"}
+    assert window_run.analysis.int_sim is not None
+    assert (window_run.analysis.int_sim.refused is not None) == (quantizer == "xnnpack")
+    again = main(argv)                                    # a warm check: nothing simulated again
+    assert again in (0, 1) and not session_module._DEFAULT.cache_int_sim(
+        RunConfig(model="conv_relu", quantizer=quantizer, calib_batches=1))

@@ -83,6 +83,7 @@ class Inspection:
     graph: DisplayGraph | None      # drawn for `view`; None when no view was asked for
     view: ViewOptions | None
     seconds: float
+    stages_run: tuple[str, ...] = ()    # the stages computed for it, in order (none: all cached)
 
     @property
     def has_delegation(self) -> bool:
@@ -115,14 +116,18 @@ def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> Disp
 
 
 class _Reporter:
+    """Forwards progress, honours cancel, and records which stages ran (every stage reports)."""
+
     def __init__(self, progress: ProgressFn | None, cancel: threading.Event | None) -> None:
         self.progress, self.cancel = progress, cancel
+        self.ran: dict[str, None] = {}
 
     def __call__(self, stage: str, fraction: float) -> None:
         if self.cancel is not None and self.cancel.is_set():
             from vpu_core.errors import Cancelled
 
             raise Cancelled()
+        self.ran.setdefault(stage)
         if self.progress is not None:
             self.progress(stage, fraction)
 
@@ -169,14 +174,15 @@ class Session:
         graph = None
         if view is not None:
             graph = self._display_graph(keys, analysis, view, report)
-        return Inspection(config, analysis, graph, view, time.perf_counter() - start)
+        return Inspection(config, analysis, graph, view, time.perf_counter() - start, tuple(report.ran))
 
     def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
         """The same result drawn for another view (fold, colouring): milliseconds, never a run.
         Raises ValueError when `view` colours by an XNNPACK delegation the analysis lacks."""
         graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view,
                                     _Reporter(None, None))
-        return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds)
+        return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds,
+                          inspection.stages_run)
 
     def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
@@ -276,6 +282,35 @@ class Session:
             while len(self._simulated) > 4 * self.keep:   # oldest first (insertion order)
                 del self._simulated[next(iter(self._simulated))]
         return simulated
+
+    def cache_int_sim(self, config: RunConfig, progress: ProgressFn | None = None,
+                      cancel: threading.Event | None = None) -> bool:
+        """Simulate `config` in integers and keep the result on disk, when its quantized program
+        is at hand (this session just quantized it) and the result is not cached yet; never
+        quantizes for it. `check` calls it, so the window opened next on the same model finds
+        everything it shows in the cache and quantizes nothing. True when it simulated."""
+        keys = self.keys(config)
+        disk = self.disk()
+        if keys is None or disk is None:
+            return False
+        from vpu_core.cache import analysis_store
+
+        store = analysis_store.IntSimStore(keys, self.memory, disk)
+        qm = self.memory.get("quantized", keys.quantized)
+        if qm is None or store.get() is not None:
+            return False
+        from vpu_core.errors import Cancelled
+        from vpu_core.intsim import simulate
+
+        try:
+            report = call_cancellable(simulate, _for_config(qm, config), _Reporter(progress, cancel),
+                                      cancel=cancel)
+        except Cancelled:
+            raise
+        except Exception:  # nobody asked for it here: the window simulates again and reports it
+            return False
+        store.put(report)
+        return True
 
     def quantized(self, config: RunConfig, progress: ProgressFn | None = None,
                   cancel: threading.Event | None = None, keys: StageKeys | None = None):
