@@ -65,9 +65,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     startup = measure_window_startup()
     zoo = benchmark.bench_zoo(models=("conv_relu", "resnet8") if args.quick else None)
     loop = benchmark.bench_loop(args.loop or (("conv_relu", "resnet8") if args.quick else None))
+    plots = _plot_zoom()
     if args.json:
         print(json.dumps({"graphs": graphs, "zoo": zoo, "loop": loop, "startup": startup,
-                          "peak_rss_mib": benchmark.peak_rss_mib()}, indent=1))
+                          "plot_zoom": plots, "peak_rss_mib": benchmark.peak_rss_mib()}, indent=1))
         return core_cli.EXIT_OK
     print("Synthetic Q/DQ graphs (median of runs; times in ms)")
     print(benchmark.format_table(graphs))
@@ -79,10 +80,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
           "\ndisk cache, back = the same configuration again in one session, fold_toggle / profile_change"
           "\n= a new view / a shift-range profile without new quantization)")
     print(benchmark.format_table(loop))
+    print("\nPlot zoom (resnet8; 60 wheel notches out, then 60 in, each repainted; target: every"
+          "\nrepaint under 50 ms)")
+    print(benchmark.format_table(plots))
     print(f"\nwindow on screen {startup['window_startup_s'] * 1000:.0f} ms after launch "
           f"(torch imported at start-up: {startup['torch_imported_at_startup']}); "
           f"peak resident memory of this benchmark: {benchmark.peak_rss_mib():.0f} MiB")
     return core_cli.EXIT_OK
+
+
+def _plot_zoom() -> list[dict]:
+    from app.devtools.plot_bench import measure_plot_zoom
+    from vpu_core.config import RunConfig
+    from vpu_core.session import default_session
+
+    return measure_plot_zoom(default_session().inspect(RunConfig("resnet8"), view=None).analysis)
 
 
 def _scene_columns(measure_scene):
