@@ -197,6 +197,14 @@ def argument_text(arg: OpArgument) -> str:
 _QDQ_PREFIX = "quantized_decomposed."
 
 
+_DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64"}
+
+
+def dtype_short(dtype: str) -> str:
+    """"float32" → "fp32" (graph boxes are narrow); integer dtypes as they are."""
+    return _DTYPE_SHORT.get(dtype, dtype)
+
+
 def op_label(op: str) -> str:
     """"conv2d.default" → "conv2d"; "quantized_decomposed.quantize_per_tensor.default" → "quantize"."""
     op = op[len(_QDQ_PREFIX):] if op.startswith(_QDQ_PREFIX) else op
@@ -221,3 +229,36 @@ def node_label(info: NodeInfo) -> str:
     what = "parameter" if info.kind == "get_attr" else op_label(info.op)
     where = module_name(info)
     return f"{where} · {what}" if where else f"{info.name} · {what}"
+
+
+# -- metric legends ------------------------------------------------------------------------------------
+
+def metric_value_text(value: float, unit: str = "") -> str:
+    """A metric value as a legend or a group box shows it: 3 significant digits, thousands
+    grouped from 10^4, the unit after a space ("9.17 dB", "12,288 B")."""
+    if abs(value) >= 1e4:
+        text = f"{value:,.0f}"
+    else:
+        text = f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+    return f"{text} {unit}".strip()
+
+
+def metric_legend_texts(r, unit: str, neutral: bool) -> tuple[str, str, str]:
+    """(left end, right end, note) of a metric gradient legend for a vpu_core.graph.metrics
+    MetricRange `r`, worst end on the left: an end with values beyond it says so ("≤ 9.17 dB"),
+    and the note names the clipping and the true worst value ("5th–95th percentile shown:
+    3 ops beyond · worst 3.52 dB")."""
+    worst_end, best_end = r.ends
+    below, above = ("≤ ", "≥ ") if r.low_end_worst else ("≥ ", "≤ ")
+    left = (below if r.beyond_worst else "") + metric_value_text(worst_end, unit)
+    right = (above if r.beyond_best else "") + metric_value_text(best_end, unit)
+    if not neutral:
+        left, right = f"{left} (worse)", f"{right} (better)"
+    note = ""
+    if r.clipped:
+        ends = "5th–95th percentile" if r.percentiles else "scale"
+        beyond = r.beyond_worst + r.beyond_best
+        note = f"{ends} shown: {beyond} op{'s' if beyond != 1 else ''} beyond"
+        if r.worst is not None and r.beyond_worst:
+            note += f" · worst {metric_value_text(r.worst, unit)}"
+    return left, right, note

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPen
 
+from vpu_core.graph.legend import LegendFacts
+
 # VPU subgraph shades, ordered so neighbouring ids differ in hue family as well as lightness.
 VPU_PALETTE = ("#6cc58a", "#4db6ac", "#74a9e4", "#a3d468", "#4fc3dd", "#9aa6ec",
                "#3fae8c", "#8ccbf2", "#b6dc9a", "#6f98d6")
@@ -114,21 +116,39 @@ def gradient_color(fraction: float, neutral: bool = False) -> QColor:
                   round(a.blue() + (b.blue() - a.blue()) * t))
 
 
-def legend_entries(theme: Theme, subgraphs: int, groups: bool = False
-                   ) -> list[tuple[str, str, QColor | None]]:
-    """(kind, text, colour) rows of the legend; kind is "box", "edge", "badge" or "group"."""
-    rows: list[tuple[str, str, QColor | None]] = []
-    shown = max(1, min(subgraphs, 4))
-    for i in range(shown):
-        rows.append(("box", f"VPU subgraph {i}" if subgraphs > 1 else "VPU", theme.fill("vpu", i)))
-    if subgraphs > shown:
-        rows.append(("box", f"… {subgraphs - shown} more VPU subgraphs", theme.fill("vpu", shown)))
-    rows += [("box", "CPU fallback", theme.fill("cpu", None)),
-             ("box", "quantize / dequantize", theme.fill("qdq", None)),
-             ("box", "parameter", theme.fill("param", None)),
-             ("box", "input / output", theme.fill("io", None)),
-             ("edge", "VPU ↔ CPU boundary", QColor(BOUNDARY)),
-             ("badge", "rule violations", QColor(VIOLATION))]
-    if groups:
+MAX_SHADE_ROWS = 4        # VPU subgraphs listed one per row; beyond, one row of all the shades
+
+
+def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, object]]:
+    """(kind, text, colour) rows of the legend, one per colour the picture uses (vpu_core.graph.
+    legend.LegendFacts); kind is "box", "shades" (a tuple of colours), "edge", "mark", "badge",
+    "group" or "frame"."""
+    rows: list[tuple[str, str, object]] = []
+    subs = facts.subgraphs
+    if len(subs) == 1:
+        rows.append(("box", "VPU", theme.fill("vpu", subs[0])))
+    elif len(subs) <= MAX_SHADE_ROWS:
+        rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in subs]
+    elif subs:
+        head = subs[:MAX_SHADE_ROWS - 1]
+        rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in head]
+        rest = subs[len(head):]
+        shades = tuple(dict.fromkeys(theme.fill("vpu", i).name() for i in rest))
+        rows.append(("shades", f"VPU subgraphs {rest[0]}–{rest[-1]} ({len(rest)})",
+                     tuple(QColor(c) for c in shades)))
+    cats = facts.categories
+    for cat, text in (("cpu", "CPU fallback"), ("qdq", "quantize / dequantize"),
+                      ("param", "parameter"), ("io", "input / output")):
+        if cat in cats:
+            rows.append(("box", text, theme.fill(cat, None)))
+    if facts.boundary:
+        rows.append(("edge", "VPU ↔ CPU boundary", QColor(BOUNDARY)))
+    if facts.violations:
+        rows.append(("badge", "rule violations", QColor(VIOLATION)))
+    if facts.edge_violations:
+        rows.append(("mark", "folded Q/DQ breaks a rule", QColor(VIOLATION)))
+    if "group" in cats:
         rows.append(("group", "module group: VPU | CPU share", QColor(GROUP_FILL)))
+    if facts.frames:
+        rows.append(("frame", "open module group", QColor(FRAME_FILLS[0])))
     return rows

@@ -23,6 +23,7 @@ from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from vpu_core.graph.groups import GROUP_PREFIX
+from vpu_core.graph.legend import legend_facts
 from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
@@ -68,6 +69,7 @@ class GraphView(QGraphicsView):
         self.setBackgroundBrush(QColor("#ffffff"))
         self._legend = LegendOverlay(self)
         self._legend.hide()
+        self._legend.toggled.connect(lambda _collapsed: self._place_overlays())
         self._legend_on = True
         self._minimap = MiniMap(self)
         self._minimap.jump_to.connect(self._jump)
@@ -133,8 +135,7 @@ class GraphView(QGraphicsView):
         self.setScene(self._gscene)
         if old is not None:
             old.deleteLater()
-        groups = bool(model.frames) or any(n.category == "group" for n in model.nodes)
-        self._legend.configure(self._theme, self._gscene.subgraphs, groups=groups)
+        self._legend.configure(self._theme, legend_facts(model))
         self._legend.setVisible(self._legend_on)
         self._minimap.set_scene(self._gscene)
         self._crumbs.set_path([])
@@ -258,6 +259,8 @@ class GraphView(QGraphicsView):
             (self.prev_match if mods & Qt.KeyboardModifier.ShiftModifier else self.next_match)()
         elif k == Qt.Key.Key_Escape:
             self.select_node(None)
+        elif k == Qt.Key.Key_L and not mods & ~Qt.KeyboardModifier.KeypadModifier:
+            self.fold_legend(not self._legend.collapsed)
         elif not self.groups.key_press(event):
             super().keyPressEvent(event)
 
@@ -362,7 +365,7 @@ class GraphView(QGraphicsView):
         self._theme = Theme.make(large, contrast, self._theme.version + 1)
         if self._gscene is not None:
             self._gscene.set_theme(self._theme)
-            self._legend.configure(self._theme, self._gscene.subgraphs)
+            self._legend.configure(self._theme)
             self._place_overlays()
 
     def show_minimap(self, on: bool) -> None:
@@ -379,20 +382,32 @@ class GraphView(QGraphicsView):
         self._legend_on = on
         self._legend.setVisible(on and self._gscene is not None)
 
+    def fold_legend(self, collapsed: bool) -> None:
+        """Fold the canvas legend to its "Legend ▸" chip (True) or unfold it."""
+        self._legend.set_collapsed(collapsed)
+
+    def legend_collapsed(self) -> bool:
+        return self._legend.collapsed
+
     def show_metric_legend(self, legend: MetricLegend | None) -> None:
         """The metric overlay's gradient under the canvas legend (None: none); for Highlights."""
         if self._gscene is not None:
-            self._legend.configure(self._theme, self._gscene.subgraphs, metric=legend)
+            self._legend.configure(self._theme, metric=legend)
         self._place_overlays()
         self._minimap.invalidate()
 
     def _place_overlays(self) -> None:
-        """Legend top-right, breadcrumbs top-left, minimap bottom-right (beside the scroll bar)."""
+        """Legend top-right, breadcrumbs top-left, minimap bottom-right (beside the scroll bar).
+        The legend never covers the breadcrumbs: where both would meet, it goes below them."""
         vp = self.viewport().geometry()
-        self._legend.move(vp.right() - self._legend.width() - 10, vp.top() + 10)
         self._crumbs.move(vp.left() + 10, vp.top() + 10)
+        x, y = vp.right() - self._legend.width() - 10, vp.top() + 10
+        crumbs = self._crumbs.geometry()
+        if self._crumbs.isVisible() and crumbs.right() + 8 > x:
+            y = crumbs.bottom() + 6
+        self._legend.move(x, y)
         mm = self._minimap
         mm.move(vp.right() - mm.width() - 10, vp.bottom() - mm.height() - 10)
         mm.setVisible(self._minimap_on and self._gscene is not None and not self._all_visible()
-                      and mm.height() < vp.height() - self._legend.height() - 30)
+                      and mm.height() < vp.height() - self._legend.geometry().bottom() - 30)
         mm.raise_()

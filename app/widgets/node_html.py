@@ -10,7 +10,8 @@ from __future__ import annotations
 import html
 
 from app import theme
-from vpu_core.formatting import (argument_text, compact_ints, human_bytes, module_name, node_label,
+from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human_bytes, module_name,
+                                 node_label,
                                  quant_params_rows, scale_detail, scales_detail, shape_text,
                                  value_text, zero_points_text)
 from vpu_core.graph.placement import partition_report, placement
@@ -145,7 +146,7 @@ def node_html(analysis, model, node_id: str, source: str = "simulated") -> str:
     if info is None:
         return group_html(model, node_id) or f"<p>No information for node {esc(node_id)}.</p>"
     members = (node_id, *(gnode.folded if gnode else ()))
-    parts = [_header(info, gnode, source), _operation(info), _arguments(info),
+    parts = [_header(info, gnode, source), _operation(info, gnode), _arguments(info),
              _quantization(analysis, info, members), _partition(analysis, node_id, source),
              _violations(analysis, members), _requant(analysis, node_id),
              shared_scale_html(analysis, node_id, model), _accuracy(analysis, info),
@@ -180,13 +181,25 @@ def _header(info, gnode, source: str) -> str:
             f'<p style="margin:6px 0 0 0">{badge(text, color) if text else ""}{warn}</p>')
 
 
-def _operation(info) -> str:
+def _dtype_row(info, gnode) -> str:
+    """The dtype the node's box states (GraphNode.dtype), and the Q/DQ graph's when it differs."""
+    ref = esc(info.dtype)
+    if gnode is None or gnode.category not in ("vpu", "cpu"):
+        return ref
+    if not gnode.dtype:
+        return f"none: fused into the next op on the VPU ({ref} in the Q/DQ graph)" if ref else ""
+    if gnode.dtype == dtype_short(info.dtype):
+        return ref
+    return f"{esc(gnode.dtype)} on the VPU ({ref} in the Q/DQ graph)" if ref else esc(gnode.dtype)
+
+
+def _operation(info, gnode=None) -> str:
     named = {r for arg in info.arguments for r in arg.refs}
     inputs = [n for n in info.inputs if n not in named]    # the arguments list the others by name
     return section("Operation", rows([
         ("op", _breakable(info.op)), ("target", _breakable(info.target) if info.target != info.op else ""),
         ("module", _module_row(info)), ("kind", esc(info.kind)),
-        ("shape", esc(shape_text(info.shape))), ("dtype", esc(info.dtype)),
+        ("shape", esc(shape_text(info.shape))), ("dtype", _dtype_row(info, gnode)),
         ("inputs", ", ".join(node_link(n) for n in inputs)),
         ("outputs", ", ".join(node_link(n) for n in info.outputs)),
     ]))
