@@ -147,8 +147,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         analysis = session.inspect(config, view=None, progress=progress,
                                    xnnpack_delegation=args.xnnpack_delegation,
                                    int_sim=args.int_sim).analysis
-        if not args.int_sim:
-            session.cache_int_sim(config, progress)   # for the window: it then quantizes nothing
         ablation = session.ablate(config, progress) if ablate else None
     finally:
         progress.close()

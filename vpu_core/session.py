@@ -283,35 +283,6 @@ class Session:
                 del self._simulated[next(iter(self._simulated))]
         return simulated
 
-    def cache_int_sim(self, config: RunConfig, progress: ProgressFn | None = None,
-                      cancel: threading.Event | None = None) -> bool:
-        """Simulate `config` in integers and keep the result on disk, when its quantized program
-        is at hand (this session just quantized it) and the result is not cached yet; never
-        quantizes for it. `check` calls it, so the window opened next on the same model finds
-        everything it shows in the cache and quantizes nothing. True when it simulated."""
-        keys = self.keys(config)
-        disk = self.disk()
-        if keys is None or disk is None:
-            return False
-        from vpu_core.cache import analysis_store
-
-        store = analysis_store.IntSimStore(keys, self.memory, disk)
-        qm = self.memory.get("quantized", keys.quantized)
-        if qm is None or store.get() is not None:
-            return False
-        from vpu_core.errors import Cancelled
-        from vpu_core.intsim import simulate
-
-        try:
-            report = call_cancellable(simulate, _for_config(qm, config), _Reporter(progress, cancel),
-                                      cancel=cancel)
-        except Cancelled:
-            raise
-        except Exception:  # nobody asked for it here: the window simulates again and reports it
-            return False
-        store.put(report)
-        return True
-
     def quantized(self, config: RunConfig, progress: ProgressFn | None = None,
                   cancel: threading.Event | None = None, keys: StageKeys | None = None):
         """The QuantizedModel of `config` (core-internal: torch objects), run or remembered."""
