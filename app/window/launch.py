@@ -5,12 +5,16 @@ once the result is on screen and exit.
 
 The screenshot is the real window at that size, drawn as on screen (QWidget.grab), taken once
 the display has shown the result (and the optional `--select` / `--tab`), never after a fixed
-delay. A screenshot run uses a throw-away settings file, so the user's window layout neither
+delay. Beside F.png it writes F.json, so the layout is testable: {"window": [w, h], "canvas":
+[x, y, w, h]} (the graph canvas in window pixels; in compare mode both canvases), plus
+"canvas_share" (its share of the window's area), "canvases" (each canvas of compare mode) and
+"stages_run" (the stages the shown result computed: [] or ["layout"] when it came from the cache). A screenshot run uses a throw-away settings file, so the user's window layout neither
 changes the picture nor is changed by it. Exit code 0 when the picture is written; 2 with one
 line on stderr when the run (or the file) fails.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -119,8 +123,10 @@ class Screenshot:
 
         path = Path(self.options.screenshot)
         image = self.window.grab()
+        facts = json.dumps(layout_facts(self.window), indent=1)
         try:
             atomic_write(path, lambda tmp: _save_image(image, tmp))
+            atomic_write(path.with_suffix(".json"), lambda tmp: tmp.write_text(facts, encoding="utf-8"))
         except OSError as exc:
             self._quit(2, f"vpu-inspector: error: cannot write {path}: {exc.strerror or exc}")
             return
@@ -138,6 +144,31 @@ class Screenshot:
         self.code = code
         self.window.close()
         QApplication.instance().exit(code)
+
+
+def _rect_in(window, widget) -> list[int]:
+    """[x, y, w, h] of `widget` in `window`'s pixels."""
+    from PySide6.QtCore import QPoint
+
+    top_left = widget.mapTo(window, QPoint(0, 0))
+    return [top_left.x(), top_left.y(), widget.width(), widget.height()]
+
+
+def layout_facts(window) -> dict:
+    """What F.json says about the window on screen (see the module doc)."""
+    state = window.state
+    views = window.compare_view.views_list() if state.showing_compare else [window.graph_view]
+    canvases = [_rect_in(window, v) for v in views if v.isVisible()] or [_rect_in(window, window.graph_stack)]
+    x0 = min(r[0] for r in canvases)
+    y0 = min(r[1] for r in canvases)
+    x1 = max(r[0] + r[2] for r in canvases)
+    y1 = max(r[1] + r[3] for r in canvases)
+    area = sum(r[2] * r[3] for r in canvases)
+    sides = [state.inspection(side) for side in state.sides()]
+    ran = sorted({stage for i in sides if i is not None for stage in i.stages_run})
+    return {"window": [window.width(), window.height()], "canvas": [x0, y0, x1 - x0, y1 - y0],
+            "canvas_share": round(area / max(1, window.width() * window.height()), 4),
+            "canvases": canvases, "stages_run": ran}
 
 
 def _save_image(image, tmp: Path) -> None:
