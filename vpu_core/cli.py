@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--xnnpack-delegation", action="store_true",
                      help="colour by what ExecuTorch's XnnpackPartitioner delegates")
     gui.add_argument("--select", metavar="NODE", help="select NODE (b:NODE for compare side B) once shown")
+    gui.add_argument("--focus", action="store_true", help="focus mode: only the canvas (F11)")
+    gui.add_argument("--presentation", action="store_true",
+                     help="presentation mode: large labels, thick edges, scaled legend (F5)")
     gui.add_argument("--tab", action="append", default=[], metavar="TAB",
                      choices=("violations", "partition", "requant", "compare", "scales", "shifts",
                               "selected", "pow2"), help="show this dock tab (repeatable)")

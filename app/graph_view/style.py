@@ -49,17 +49,24 @@ class Theme:
     version: int = 0                       # bumped on every change; items drop text caches
     label_font: QFont = field(default_factory=QFont, compare=False)
     detail_font: QFont = field(default_factory=QFont, compare=False)
+    presentation: bool = False             # demos: larger labels, thick edges, the legend scaled
 
     @staticmethod
-    def make(large_font: bool = False, high_contrast: bool = False, version: int = 0) -> "Theme":
+    def make(large_font: bool = False, high_contrast: bool = False, version: int = 0,
+             presentation: bool = False) -> "Theme":
         lf, df = QFont(), QFont()
-        lf.setPixelSize(14 if large_font else 11)
-        df.setPixelSize(11 if large_font else 9)
+        lf.setPixelSize(16 if presentation else 14 if large_font else 11)
+        df.setPixelSize(12 if presentation else 11 if large_font else 9)
         lf.setStyleHint(QFont.StyleHint.SansSerif)
         df.setStyleHint(QFont.StyleHint.SansSerif)
-        if high_contrast:
+        if high_contrast or presentation:
             lf.setBold(True)
-        return Theme(large_font, high_contrast, version, lf, df)
+        return Theme(large_font, high_contrast, version, lf, df, presentation)
+
+    @property
+    def edge_scale(self) -> float:
+        """Edge and outline widths: 2× for a projector."""
+        return 2.0 if self.presentation else 1.0
 
     # ---- node colours -------------------------------------------------------------------
     def fill(self, category: str, subgraph: int | None) -> QColor:
@@ -76,27 +83,27 @@ class Theme:
     def outline(self, category: str) -> QPen:
         col = QColor("#000000") if self.high_contrast else QColor(
             "#9aa0a6" if category in ("qdq", "param") else "#41484f")
-        pen = QPen(col, 1.6 if self.high_contrast else 1.0)
+        pen = QPen(col, (1.6 if self.high_contrast else 1.0) * (1.5 if self.presentation else 1.0))
         pen.setCosmetic(False)
         return pen
 
     # ---- edges ---------------------------------------------------------------------------
     def edge_pen(self, lod: float) -> QPen:
-        pen = QPen(QColor("#30363d" if self.high_contrast else "#7d848c"),
-                   1.6 if self.high_contrast else 1.1)
-        pen.setCosmetic(lod < 1.0)     # zoomed out: one device pixel, cheapest to stroke
+        pen = QPen(QColor("#30363d" if self.high_contrast or self.presentation else "#7d848c"),
+                   (1.6 if self.high_contrast else 1.1) * self.edge_scale)
+        pen.setCosmetic(lod < 1.0)     # zoomed out: device pixels, cheapest to stroke
         return pen
 
     def edge_brush(self) -> QBrush:
-        return QBrush(QColor("#30363d" if self.high_contrast else "#7d848c"))
+        return QBrush(QColor("#30363d" if self.high_contrast or self.presentation else "#7d848c"))
 
     def boundary_pen(self, lod: float) -> QPen:
-        pen = QPen(QColor(BOUNDARY), 3.0 if lod >= 0.4 else 2.0, Qt.PenStyle.DashLine)
+        pen = QPen(QColor(BOUNDARY), (3.0 if lod >= 0.4 else 2.0) * self.edge_scale, Qt.PenStyle.DashLine)
         pen.setCosmetic(lod < 0.4)
         return pen
 
     def select_pen(self, width: float = 3.0) -> QPen:
-        return QPen(QColor(SELECT), width)
+        return QPen(QColor(SELECT), width * (1.5 if self.presentation else 1.0))
 
     def match_pen(self) -> QPen:
         return QPen(QColor(MATCH), 4.0)
@@ -125,8 +132,8 @@ def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, obj
     "group" or "frame"."""
     rows: list[tuple[str, str, object]] = []
     subs = facts.subgraphs
-    if len(subs) == 1:
-        rows.append(("box", "VPU", theme.fill("vpu", subs[0])))
+    if subs == (0,):
+        rows.append(("box", "VPU", theme.fill("vpu", 0)))
     elif len(subs) <= MAX_SHADE_ROWS:
         rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in subs]
     elif subs:
@@ -134,7 +141,7 @@ def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, obj
         rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in head]
         rest = subs[len(head):]
         shades = tuple(dict.fromkeys(theme.fill("vpu", i).name() for i in rest))
-        rows.append(("shades", f"VPU subgraphs {rest[0]}–{rest[-1]} ({len(rest)})",
+        rows.append(("shades", f"{len(rest)} more VPU subgraphs ({rest[0]}–{rest[-1]})",
                      tuple(QColor(c) for c in shades)))
     cats = facts.categories
     for cat, text in (("cpu", "CPU fallback"), ("qdq", "quantize / dequantize"),

@@ -336,6 +336,36 @@ class GraphView(QGraphicsView):
         self._update_tier()
         return True
 
+    def anchor_of(self, node_id: str | None) -> tuple[QPointF, float] | None:
+        """Where `node_id` is on screen now (viewport point of its centre) and the zoom; None
+        when it is not drawn. With keep_in_view after a redraw: the user's place is kept."""
+        s = self._gscene
+        if s is None or node_id is None or node_id not in s.items:
+            return None
+        return QPointF(self.mapFromScene(s.items[node_id].box.center())), self.zoom()
+
+    def keep_in_view(self, node_id: str, anchor: tuple[QPointF, float] | None = None) -> bool:
+        """After a redraw of the same graph (another view, an applied profile, an overlay): put
+        `node_id` where `anchor` says it was, at the zoom it had; if (any of) it is off screen
+        then, centre it. Returns whether the view moved."""
+        s = self._gscene
+        if s is None or node_id not in s.items:
+            return False
+        box = s.items[node_id].box
+        if anchor is not None:
+            point, zoom = anchor
+            lo, hi = self.zoom_range()
+            zoom = min(max(zoom, lo), hi)
+            self.setTransform(QTransform.fromScale(zoom, zoom))
+            vc = QPointF(self.viewport().rect().center())
+            self.centerOn(box.center() - (point - vc) / zoom)
+            self._update_tier()
+        if self.visible_scene_rect().contains(box):
+            return anchor is not None
+        self.centerOn(box.center())
+        self._update_tier()
+        return True
+
     def search(self, text: str) -> list[str]:
         """Ids whose name, label or module path contains `text` (case-insensitive; the core's
         vpu_core.graph.search), in model order; they get a yellow outline (a closed group: the
@@ -361,8 +391,10 @@ class GraphView(QGraphicsView):
     def theme(self) -> Theme:
         return self._theme
 
-    def _set_theme(self, large: bool, contrast: bool) -> None:
-        self._theme = Theme.make(large, contrast, self._theme.version + 1)
+    def _set_theme(self, large: bool, contrast: bool, presentation: bool | None = None) -> None:
+        if presentation is None:
+            presentation = self._theme.presentation
+        self._theme = Theme.make(large, contrast, self._theme.version + 1, presentation)
         if self._gscene is not None:
             self._gscene.set_theme(self._theme)
             self._legend.configure(self._theme)
@@ -377,6 +409,11 @@ class GraphView(QGraphicsView):
 
     def set_high_contrast(self, on: bool) -> None:
         self._set_theme(self._theme.large_font, on)
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: larger bold labels, edges and outlines twice as thick, the legend
+        drawn in the larger font (a projector at the back of a room)."""
+        self._set_theme(self._theme.large_font, self._theme.high_contrast, on)
 
     def show_legend(self, on: bool) -> None:
         self._legend_on = on

@@ -34,6 +34,8 @@ class GuiOptions:
     xnnpack_delegation: bool = False       # colour by the real XNNPACK delegation
     select: str | None = None              # "node" or "b:node" to select once shown
     tabs: tuple[str, ...] = field(default=())
+    focus: bool = False                    # focus mode: only the canvas
+    presentation: bool = False             # presentation mode: large labels, thick edges
 
 
 def run_gui(config=None, options: GuiOptions = GuiOptions()) -> int:
@@ -74,6 +76,12 @@ def start(window, config, options: GuiOptions) -> None:
     from app.state import CompareB
 
     state = window.state
+    if options.focus:
+        state.focus_mode = True
+    if options.presentation:
+        from dataclasses import replace
+
+        state.look = replace(state.look, presentation=True)
     if options.xnnpack_delegation:
         state.set_partition_source("xnnpack")      # nothing shown yet: the run lowers too
     if options.compare is not None:
