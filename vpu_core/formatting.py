@@ -262,3 +262,35 @@ def metric_legend_texts(r, unit: str, neutral: bool) -> tuple[str, str, str]:
         if r.worst is not None and r.beyond_worst:
             note += f" · worst {metric_value_text(r.worst, unit)}"
     return left, right, note
+
+
+# -- before / after ------------------------------------------------------------------------------------
+
+def card_value_text(value: float | None, unit: str) -> str:
+    """A before / after value: counts as integers, bytes as KiB / MiB, dB to 0.1, a share in %."""
+    if value is None:
+        return "—"
+    if unit == "B":
+        return human_bytes(int(value))
+    if unit == "dB":
+        return f"{value:.1f} dB"
+    if unit == "share":
+        return f"{100 * value:.1f} %"
+    return f"{value:.0f}"
+
+
+def card_delta_text(delta: float | None, unit: str) -> str:
+    """The change: "−2", "+1.3 dB", "−12.5 KiB", "+4.0 pp", "±0" when nothing moved."""
+    if delta is None:
+        return "—"
+    if abs(delta) < 1e-9:
+        return "±0"
+    sign = "+" if delta > 0 else "−"
+    size = abs(delta)
+    if unit == "B":
+        return sign + human_bytes(int(round(size)))
+    if unit == "dB":
+        return f"{sign}{size:.1f} dB"
+    if unit == "share":
+        return f"{sign}{100 * size:.1f} pp"
+    return f"{sign}{size:.0f}"

@@ -257,10 +257,26 @@ def placement_html(analysis, node_id: str, source: str) -> str:
     return esc(where.reason)
 
 
+def try_html(analysis, node_id: str) -> str:
+    """The "Try it on the VPU" link of a CPU node whose cause a profile edit removes (T does the
+    same): opens What-if with the edit made, ready to Apply."""
+    from vpu_core.whatif.try_on_vpu import vpu_fix
+
+    fix = vpu_fix(analysis, node_id)
+    if fix is None:
+        return ""
+    return (f'<a href="try:{esc(node_id)}" style="color:{theme.ACCENT}; font-weight:600; '
+            f'text-decoration:none">Try it on the VPU ▸</a> <span style="color:{theme.MUTED}">'
+            f"({esc(fix.text)}; T)</span>")
+
+
 def _partition(analysis, node_id: str, source: str) -> str:
     part = partition_report(analysis, source)
     label = "XNNPACK" if part.source == "xnnpack" else "VPU partition"
     pairs = [(label, placement_html(analysis, node_id, source))]
+    fix = try_html(analysis, node_id) if part.source != "xnnpack" else ""
+    if fix:
+        pairs.append(("what-if", fix))
     for b in part.boundaries:
         if node_id in (b.src, b.dst):
             other = b.dst if b.src == node_id else b.src

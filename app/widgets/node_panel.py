@@ -17,7 +17,7 @@ class NodePanel(QTextBrowser):
     """Read-only rich text; `node_link_clicked` fires for links to other nodes."""
 
     node_link_clicked = Signal(str)
-
+    try_clicked = Signal(str)          # "Try it on the VPU" of a CPU node
     def __init__(self) -> None:
         super().__init__()
         self.setOpenLinks(False)
@@ -49,3 +49,5 @@ class NodePanel(QTextBrowser):
         text = url.toString()
         if text.startswith("node:"):
             self.node_link_clicked.emit(text[len("node:"):])
+        elif text.startswith("try:"):
+            self.try_clicked.emit(text[len("try:"):])

@@ -16,11 +16,13 @@ class Panels(QObject):
     """Owns the widgets of the three docks; `node_activated` = a table row or node link clicked."""
 
     node_activated = Signal(str)
+    try_on_vpu = Signal(str)           # the node panel's "Try it on the VPU" for this node
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.node_panel = NodePanel()
         self.node_panel.node_link_clicked.connect(self.node_activated)
+        self.node_panel.try_clicked.connect(self.try_on_vpu)
         # the node dock: the node's facts above, its integer simulation below
         self.int_sim_panel = IntSimPanel()
         self.node_area = QSplitter(Qt.Orientation.Vertical)

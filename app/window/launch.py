@@ -21,6 +21,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+WHATIF_TABS = {"profile": 0, "cost": 1, "next-kernel": 2}     # the What-if dock's tabs
 TABS = {"violations": ("tables", 0), "partition": ("tables", 1), "requant": ("tables", 2),
         "compare": ("tables", 3), "scales": ("plots", 0), "shifts": ("plots", 1),
         "selected": ("plots", 2), "pow2": ("plots", 3)}
@@ -126,8 +127,12 @@ class Screenshot:
                     print(f"vpu-inspector: warning: nothing to select for '{options.select}'", file=sys.stderr)
         panels = window.panels
         for name in options.tabs:
+            if name in WHATIF_TABS:
+                window.whatif.show(WHATIF_TABS[name])
+                continue
             widget, index = TABS[name]
             getattr(panels, widget).setCurrentIndex(index)
+            (window.tables_dock if widget == "tables" else window.plots_dock).raise_()   # a tab beside the node panel
 
     def _save(self) -> None:
         from vpu_core.files import atomic_write

@@ -64,6 +64,8 @@ def build_menus(w) -> None:
         view_menu.addAction(dock.toggleViewAction())
     _action(w, view_menu, "What-if: profile, constraint cost, next kernel", lambda: w.whatif.show(),
             "Ctrl+Shift+W", "Edit the hardware profile, rank what each constraint costs, which kernel to add")
+    _action(w, view_menu, "Try the selected CPU node on the VPU", w.whatif.try_selected, "T",
+            "What-if with the profile edit that moves the selected node to the VPU, ready to Apply")
 
     back = QShortcut(QKeySequence("Shift+Return"), w.view_bar.search, lambda: nav.step_match(-1))
     back.setContext(Qt.ShortcutContext.WidgetShortcut)
