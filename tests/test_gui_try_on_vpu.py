@@ -44,8 +44,10 @@ def _click_link(qtbot, browser, text: str) -> None:
 
 
 def _check_card(window, before, after) -> None:
-    card = window.whatif_panel.editor.card
+    card = window.graph_stack.card
     assert card.isVisible() and "softmax.int" in card.title.text()
+    assert window.graph_stack.rect().contains(card.geometry())           # over the canvas
+    assert (window.width(), window.height()) == (1280, 720)              # the window never grew
     expected = before_after(before, after)
     moved = len(before.partition.cpu_nodes) - len(after.partition.cpu_nodes)
     assert moved > 0

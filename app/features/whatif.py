@@ -19,7 +19,7 @@ what they announce:
 - Try it on the VPU (the node panel's link on a CPU node, or T with one selected): the edit that
   removes the node's cause (vpu_core.whatif.try_on_vpu) becomes the draft, the What-if dock opens
   on the Profile tab with that op's row selected and Apply focused. After an Apply, the result's
-  numbers against the ones before the Apply are the before / after card above the form.
+  numbers against the ones before the Apply are the before / after card over the canvas.
 """
 from __future__ import annotations
 
@@ -56,6 +56,12 @@ class Dock(Protocol):
     def raise_(self) -> None: ...
 
 
+class CardView(Protocol):
+    """Where the before / after card of an Apply is shown (app.widgets.graph_area.GraphArea)."""
+
+    def show_card(self, card: object) -> None: ...
+
+
 class TryLinks(Protocol):
     """Where "Try it on the VPU" is clicked (app.widgets.panels.Panels)."""
 
@@ -65,10 +71,11 @@ class TryLinks(Protocol):
 
 class WhatIfController(QObject):
     def __init__(self, state: AppState, panel: WhatIfPanel, dock: Dock,
-                 profile_dir: str | Path | None = None, try_links: TryLinks | None = None) -> None:
+                 profile_dir: str | Path | None = None, try_links: TryLinks | None = None,
+                 cards: CardView | None = None) -> None:
         super().__init__(state)
         self.state, self.panel, self.dock = state, panel, dock
-        self.try_links = try_links
+        self.try_links, self.cards = try_links, cards
         self._applied: tuple[str, Analysis, str] | None = None   # (profile path, analysis before, change)
         self.profile_dir = Path(profile_dir) if profile_dir else _default_dir()
         # Profiles are loaded after the first run (validating op names imports torch).
@@ -284,7 +291,8 @@ class WhatIfController(QObject):
         if applied is None or inspection.config.profile != applied[0]:
             return
         self._applied = None
-        self.panel.editor.show_card(before_after(applied[1], inspection.analysis, applied[2]))
+        if self.cards is not None:
+            self.cards.show_card(before_after(applied[1], inspection.analysis, applied[2]))
 
     def revert(self) -> None:
         if self.in_use is not None:

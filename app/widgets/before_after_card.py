@@ -2,7 +2,9 @@
 
 Displays a vpu_core.whatif.try_on_vpu.BeforeAfter (the core computed every number and delta;
 vpu_core.formatting writes them): CPU ops, VPU subgraphs, boundary bytes, SQNR and the VPU's share
-of the MACs, an improvement in green, a regression in red. The × closes it.
+of the MACs, an improvement in green, a regression in red. It floats over the canvas' bottom-left
+corner (app.widgets.graph_area), where the eye goes back after Apply, and takes no room from the
+docks at 1280×720. The × (or Escape on it) closes it.
 """
 from __future__ import annotations
 
@@ -16,11 +18,14 @@ from vpu_core.formatting import card_delta_text, card_value_text
 
 
 class BeforeAfterCard(QFrame):
-    def __init__(self) -> None:
-        super().__init__()
+    WIDTH = 340
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
         self.setObjectName("beforeAfter")
-        self.setStyleSheet(f"#beforeAfter {{ background: #f3f8f4; border: 1px solid #b9d7c2; border-radius: 6px; }}"
-                           f"#beforeAfter QLabel {{ background: transparent; }}")
+        self.setStyleSheet(f"#beforeAfter {{ background: rgba(243,248,244,245); border: 1px solid #9cc7a9; "
+                           f"border-radius: 6px; }} #beforeAfter QLabel {{ background: transparent; }}")
+        self.setFixedWidth(self.WIDTH)
         self.card = None
         self.grid = QGridLayout(self)
         self.grid.setContentsMargins(10, 6, 6, 6)
@@ -63,7 +68,9 @@ class BeforeAfterCard(QFrame):
             for col, label in enumerate(cells, start=1):
                 self.grid.addWidget(label, row, col, Qt.AlignmentFlag.AlignRight)
             self.cells[d.key] = cells
+        self.adjustSize()
         self.show()
+        self.raise_()
 
     def texts(self, key: str) -> tuple[str, str, str]:
         """(before, after, change) as shown for a row key (for tests)."""

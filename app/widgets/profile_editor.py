@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog
                                QVBoxLayout, QWidget)
 
 from app import theme
-from app.widgets.before_after_card import BeforeAfterCard
 
 OP_ROWS = 8                          # op-list rows always visible (issue 21: one row at 1280×720)
 OP_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -62,8 +61,6 @@ class ProfileEditor(QWidget):
         """The op list first and outside any scroll area (at least OP_ROWS rows, even at 720 px
         high: in a scrolling form it showed one row); the other settings scroll below it."""
         self.in_use_label = _wrapping(QLabel())
-        self.card = BeforeAfterCard()
-        self.card.hide()
         self._form = form = QWidget()
         self._ops = self._ops_box()
         settings = QWidget()
@@ -79,7 +76,7 @@ class ProfileEditor(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # the form fits the dock
         scroll.setWidget(settings)
-        scroll.setMinimumHeight(60)
+        scroll.setMinimumHeight(44)
         form_column = QVBoxLayout(form)
         form_column.setContentsMargins(0, 0, 0, 0)
         form_column.addWidget(self._ops, 3)
@@ -97,16 +94,22 @@ class ProfileEditor(QWidget):
         buttons.addStretch(1)
         self.diff_view = QPlainTextEdit()
         self.diff_view.setReadOnly(True)
+        self.diff_view.setToolTip("Difference from the shipped profile")
+        self.diff_view.setMinimumHeight(30)
         self.diff_view.setMaximumHeight(46)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.in_use_label)
-        layout.addWidget(self.card)
         layout.addWidget(form, 1)
         layout.addWidget(self.needs_label)
         layout.addLayout(buttons)
-        layout.addWidget(QLabel("Difference from the shipped profile:"))
-        layout.addWidget(self.diff_view)
+        diff = QHBoxLayout()
+        caption = QLabel("vs shipped:")
+        caption.setToolTip("Difference from the shipped profile")
+        caption.setAlignment(Qt.AlignmentFlag.AlignTop)
+        diff.addWidget(caption)
+        diff.addWidget(self.diff_view, 1)
+        layout.addLayout(diff)
 
     def _ops_box(self) -> QGroupBox:
         box = QGroupBox("VPU op list (constraint 1)")
@@ -206,10 +209,6 @@ class ProfileEditor(QWidget):
                 self.op_list.scrollToItem(item, QListWidget.ScrollHint.PositionAtCenter)
                 return True
         return False
-
-    def show_card(self, card) -> None:
-        """The before / after card of the last Apply (None: hide it)."""
-        self.card.show_card(card)
 
     def set_enabled(self, on: bool) -> None:
         self._form.setEnabled(on)

@@ -152,7 +152,8 @@ class MainWindow(QMainWindow):
         self.files = FilesController(state, self.controls, self.store)
         self.exports = ExportController(state, self.graph_view, self.compare_view, status, self.store)
         self.view_options = ViewOptionsController(state, self.view_bar, canvases)
-        self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock, try_links=self.panels)
+        self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock, try_links=self.panels,
+                                       cards=self.graph_stack)
         self.focus = FocusController(state, [self.node_dock, self.whatif_dock, self.tables_dock,
                                              self.plots_dock, self.run_toolbar, self.view_bar,
                                              status])

@@ -128,6 +128,6 @@ def before_after(before: Analysis, after: Analysis, change: str = "") -> BeforeA
             ("subgraphs", "VPU subgraphs", "low", "", lambda a: float(len(a.partition.subgraphs))),
             ("boundary_bytes", "Boundary bytes", "low", "B", lambda a: float(a.partition.transfer_bytes)),
             ("sqnr_db", "SQNR", "high", "dB", lambda a: a.sqnr_db),
-            ("vpu_mac_share", "MACs on the VPU", "high", "share", _mac_share)):
+            ("vpu_mac_share", "VPU MAC share", "high", "share", _mac_share)):
         rows.append(Delta(key, title, value(before), value(after), better, unit))
     return BeforeAfter(after.model, change, tuple(rows))
