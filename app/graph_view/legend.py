@@ -7,6 +7,8 @@ a one-line "Legend ▸" chip (a click on it, or L on the canvas, toggles it).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt, Signal
@@ -16,6 +18,9 @@ from PySide6.QtWidgets import QWidget
 from vpu_core.graph.legend import LegendFacts
 
 from .style import FRAME_EDGE, Theme, legend_entries
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QMouseEvent, QPaintEvent
 
 PAD, SWATCH_W, SWATCH_H, GAP = 8.0, 22.0, 12.0, 6.0
 
@@ -121,7 +126,7 @@ def paint_metric_legend(painter: QPainter, top_left: QPointF, theme: Theme,
     return box
 
 
-def rows_size(theme: Theme, rows, title: str | None = None) -> QSizeF:
+def rows_size(theme: Theme, rows: list, title: str | None = None) -> QSizeF:
     """Size of a legend box of (kind, text, colour) rows, plus a bold title line if given."""
     fm = QFontMetricsF(_font(theme))
     line_h = max(fm.height(), SWATCH_H) + 3.0
@@ -134,7 +139,7 @@ def rows_size(theme: Theme, rows, title: str | None = None) -> QSizeF:
     return QSizeF(2 * PAD + SWATCH_W + GAP + text_w, 2 * PAD + line_h * lines)
 
 
-def paint_rows(painter: QPainter, top_left: QPointF, theme: Theme, rows,
+def paint_rows(painter: QPainter, top_left: QPointF, theme: Theme, rows: list,
                title: str | None = None) -> QRectF:
     """Any legend box in the canvas' style: the on-screen legend, exports and overlays share it."""
     painter.save()
@@ -219,7 +224,7 @@ class LegendOverlay(QWidget):
 
     toggled = Signal(bool)                      # collapsed
 
-    def __init__(self, parent: QWidget, title: str = "Legend"):
+    def __init__(self, parent: QWidget, title: str = "Legend") -> None:
         super().__init__(parent)
         self.theme = Theme.make()
         self.facts = LegendFacts()
@@ -237,7 +242,7 @@ class LegendOverlay(QWidget):
         self.theme = theme
         if facts is not None:
             self.facts = facts
-        if metric is not False:
+        if not isinstance(metric, bool):
             self.gradient = metric
         if rows is not False:
             self.rows = rows
@@ -263,12 +268,12 @@ class LegendOverlay(QWidget):
         self.resize(int(s.width()) + 2, int(s.height()) + 2)
         self.update()
 
-    def mousePressEvent(self, event) -> None:
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
             self.set_collapsed(not self.collapsed)
         event.accept()
 
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         if self.collapsed:
             self._paint_chip(p)

@@ -11,6 +11,8 @@ per repaint, then MemoryError).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
 import numpy as np
@@ -19,6 +21,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app import theme
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.graph.model import GraphModel
 
 pg.setConfigOptions(background="w", foreground=theme.TEXT, antialias=True)
 _LABEL_STYLE = {"color": theme.MUTED, "font-size": "10pt"}
@@ -114,7 +120,7 @@ def _centers(hist) -> tuple[np.ndarray, np.ndarray]:
 class _HintPlot(QWidget):
     """A plot with a hint page shown when there is nothing to plot."""
 
-    def __init__(self, plot: QWidget, hint: str) -> None:
+    def __init__(self, plot: pg.PlotWidget, hint: str) -> None:
         super().__init__()
         self.plot = plot
         self.hint = QLabel(hint)
@@ -156,7 +162,7 @@ class ScaleHistogram(_HintPlot):
         self.series_plots[0].setXLink(self.series_plots[-1])
         super().__init__(layout, "Run a model to see its scale histogram.")
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         spans = []
         for plot, (key, _name, kind) in zip(self.series_plots, self.SERIES):
             plot.clear()
@@ -187,7 +193,7 @@ class ShiftHistogram(_HintPlot):
                                       _integer_axes("bottom")),
                          "Run a model to see its requantization shifts.")
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         item = self.plot.getPlotItem()
         item.clear()
         _unbound(item)
@@ -222,7 +228,7 @@ class ChannelPlot(_HintPlot):
         super().__init__(layout, self.HINT)
         self.node: str | None = None
 
-    def set_node(self, analysis, model, node_id: str | None) -> None:
+    def set_node(self, analysis: Analysis, model: GraphModel, node_id: str | None) -> None:
         self.node = node_id
         scales, shifts, exact = self._data(analysis, model, node_id)
         for plot in (self.scales_plot, self.shifts_plot):
@@ -281,11 +287,11 @@ class Pow2Comparison(_HintPlot):
         self.plot.setMouseEnabled(x=True, y=True)
         self.plot.getPlotItem().addLegend(offset=(-10, -10), labelTextColor=theme.TEXT)
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         item = self.plot.getPlotItem()
         item.clear()
         _unbound(item)
-        points = {"activation": ([], []), "weight": ([], [])}
+        points: dict[str, tuple[list[float], list[float]]] = {"activation": ([], []), "weight": ([], [])}
         for t in analysis.tensors:
             if not t.float_scales or t.kind not in points:
                 continue

@@ -9,6 +9,8 @@ numbers come from the same PartitionReport as the node panel's summary
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import html
 import re
 
@@ -19,6 +21,11 @@ from PySide6.QtWidgets import QLabel, QSizePolicy
 from app import theme
 from vpu_core.formatting import human_bytes
 from vpu_core.graph.placement import partition_report
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.graph.model import GraphModel
+    from vpu_core.session import InspectionPair
 
 SEP = "&nbsp;&nbsp;·&nbsp;&nbsp;"
 
@@ -39,7 +46,7 @@ def violations_chip(n: int) -> str:
     return f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
 
 
-def single_html(analysis, model, source: str = "simulated", profile: str = "") -> ChipLine:
+def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "") -> ChipLine:
     part = partition_report(analysis, source)
     xnn = part.source == "xnnpack"
     subs = len(part.subgraphs)
@@ -57,7 +64,7 @@ def single_html(analysis, model, source: str = "simulated", profile: str = "") -
         (3, f"SQNR {sqnr}")])
 
 
-def compare_html(pair) -> ChipLine:
+def compare_html(pair: InspectionPair) -> ChipLine:
     cmp, a, b = pair.comparison, pair.a.analysis, pair.b.analysis
     return ChipLine([
         (0, f"<b>{html.escape(a.model)}</b> · compare"),
