@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import NodeInfo, OpArgument, QuantParams, TensorQParams
+    from vpu_core.graph.metrics import MetricRange
 
 POW2_TOLERANCE = 1e-6   # relative: float32 rounding of 2^k stays far inside it, 2^k·(1+1e-3) does not
 
@@ -243,7 +244,7 @@ def metric_value_text(value: float, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
-def metric_legend_texts(r, unit: str, neutral: bool) -> tuple[str, str, str]:
+def metric_legend_texts(r: MetricRange, unit: str, neutral: bool) -> tuple[str, str, str]:
     """(left end, right end, note) of a metric gradient legend for a vpu_core.graph.metrics
     MetricRange `r`, worst end on the left: an end with values beyond it says so ("≤ 9.17 dB"),
     and the note names the clipping and the true worst value ("5th–95th percentile shown:

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import statistics
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
 
 NOTCHES = 60
 
 
-def measure_plot_zoom(analysis, notches: int = NOTCHES) -> list[dict]:
+def measure_plot_zoom(analysis: Analysis, notches: int = NOTCHES) -> list[dict]:
     """One row per plot: the slowest and the median repaint over `notches` out and in."""
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtGui import QWheelEvent
@@ -24,12 +28,13 @@ def measure_plot_zoom(analysis, notches: int = NOTCHES) -> list[dict]:
     app = QApplication.instance() or QApplication([])
     conv = next((n for n, i in analysis.nodes.items() if i.op.startswith(("conv", "linear"))), None)
     rows = []
-    for name, cls in (("scales", ScaleHistogram), ("shifts", ShiftHistogram),
-                      ("channels", ChannelPlot), ("pow2", Pow2Comparison)):
-        widget = cls()
-        if cls is ChannelPlot:
-            widget.set_node(analysis, None, conv)
-        else:
+    channels = ChannelPlot()
+    channels.set_node(analysis, None, conv)
+    widgets: list[tuple[str, ScaleHistogram | ShiftHistogram | ChannelPlot | Pow2Comparison]] = [
+        ("scales", ScaleHistogram()), ("shifts", ShiftHistogram()), ("channels", channels),
+        ("pow2", Pow2Comparison())]
+    for name, widget in widgets:
+        if not isinstance(widget, ChannelPlot):
             widget.set_analysis(analysis)
         widget.resize(420, 300)
         widget.show()

@@ -56,7 +56,8 @@ def run_story(model: str, op: str, size: tuple[int, int], out: Path) -> int:
     from app.window.main_window import MainWindow
     from vpu_core.config import RunConfig
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     theme.apply_theme(app)
     window = MainWindow()
     window.resize_for(*size)
@@ -64,11 +65,14 @@ def run_story(model: str, op: str, size: tuple[int, int], out: Path) -> int:
     window.whatif.profile_dir = Path(tempfile.mkdtemp(prefix="vpu-story-profiles-"))
     window.runs.start(RunConfig(model=model))
     _wait(app, lambda: window.state.result is not None and not window.state.run.running)
-    analysis = window.state.result.analysis
-    node = next(c.node for c in analysis.partition.cpu_nodes if c.op.startswith(op))
+    result = window.state.result
+    assert result is not None
+    node = next(c.node for c in result.analysis.partition.cpu_nodes if c.op.startswith(op))
     view = window.graph_view                                  # 1: a click on the CPU node
     view.groups.reveal(node)
-    box = view.graph_scene().items[node].box
+    scene = view.graph_scene()
+    assert scene is not None
+    box = scene.items[node].box
     view.centerOn(box.center())
     _click(view.viewport(), view.mapFromScene(box.center()))
     _wait(app, lambda: window.state.selection is not None)

@@ -20,6 +20,9 @@ from app.state import AppState
 from app.widgets.compare_table import pair_html
 
 if TYPE_CHECKING:
+    from vpu_core.session import Inspection
+    from vpu_core.whatif.try_on_vpu import VpuFix
+
     from app.graph_view import GraphView
     from app.widgets.compare_view import CompareView
     from app.widgets.panels import Panels
@@ -152,7 +155,8 @@ class DisplayController(QObject):
         if state.showing_compare and pair is not None:
             op = self.area.compare_view.op_of(side, selection.node)
             prefix = pair_html(pair.comparison, side, selection.node, op)
-        self.panels.show_node(inspection.analysis, model, selection.node, prefix, source)
+        self.panels.show_node(inspection.analysis, model, selection.node, prefix, source,
+                              _fix(inspection, selection.node) if selection.side == "a" else None)
 
     # -- while nothing is shown ----------------------------------------------------------------------
     def _show_run(self) -> None:
@@ -169,6 +173,13 @@ class DisplayController(QObject):
         elif run.cancelled:
             self.area.show_placeholder("Cancelled — press Run to start again.")
             self.panels.clear("Cancelled: nothing to show yet.")
+
+
+def _fix(inspection: Inspection, node: str) -> VpuFix | None:
+    """The profile edit that would move `node` to the VPU: the node panel offers it."""
+    from vpu_core.whatif.try_on_vpu import vpu_fix
+
+    return vpu_fix(inspection.analysis, node)
 
 
 def _typing() -> bool:

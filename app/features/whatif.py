@@ -42,6 +42,7 @@ from vpu_core.profile import AVG_POOL_DIVISORS, ROUNDING_MODES, RULE_IDS
 from vpu_core.reports.whatif_text import constraint_name, profile_change_lines
 
 if TYPE_CHECKING:
+    from vpu_core.whatif.try_on_vpu import BeforeAfter
     from vpu_core.analysis.results import Analysis
     from vpu_core.config import RunConfig
     from vpu_core.profile import HardwareProfile
@@ -59,7 +60,7 @@ class Dock(Protocol):
 class CardView(Protocol):
     """Where the before / after card of an Apply is shown (app.widgets.graph_area.GraphArea)."""
 
-    def show_card(self, card: object) -> None: ...
+    def show_card(self, card: BeforeAfter | None) -> None: ...
 
 
 class TryLinks(Protocol):

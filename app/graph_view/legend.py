@@ -244,7 +244,7 @@ class LegendOverlay(QWidget):
             self.facts = facts
         if not isinstance(metric, bool):
             self.gradient = metric
-        if rows is not False:
+        if not isinstance(rows, bool):
             self.rows = rows
         self._resize()
 

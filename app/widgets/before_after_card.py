@@ -9,24 +9,28 @@ docks at 1280×720. The × (or Escape on it) closes it.
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QToolButton
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
 from app import theme
 from vpu_core.formatting import card_delta_text, card_value_text
+
+if TYPE_CHECKING:
+    from vpu_core.whatif.try_on_vpu import BeforeAfter
 
 
 class BeforeAfterCard(QFrame):
     WIDTH = 340
 
-    def __init__(self, parent=None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("beforeAfter")
         self.setStyleSheet(f"#beforeAfter {{ background: rgba(243,248,244,245); border: 1px solid #9cc7a9; "
                            f"border-radius: 6px; }} #beforeAfter QLabel {{ background: transparent; }}")
         self.setFixedWidth(self.WIDTH)
-        self.card = None
+        self.card: BeforeAfter | None = None
         self.grid = QGridLayout(self)
         self.grid.setContentsMargins(10, 6, 6, 6)
         self.grid.setHorizontalSpacing(10)
@@ -41,7 +45,7 @@ class BeforeAfterCard(QFrame):
         self.close_button.clicked.connect(self.hide)
         self.cells: dict[str, tuple[QLabel, QLabel, QLabel]] = {}
 
-    def show_card(self, card) -> None:
+    def show_card(self, card: BeforeAfter | None) -> None:
         self.card = card
         while self.grid.count():
             item = self.grid.takeAt(0)

@@ -11,6 +11,9 @@ from app import theme
 from app.widgets.before_after_card import BeforeAfterCard
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QResizeEvent
+
+    from vpu_core.whatif.try_on_vpu import BeforeAfter
     from app.graph_view import GraphView
     from app.widgets.compare_view import CompareView
 
@@ -28,7 +31,7 @@ class GraphArea(QStackedWidget):
         self.card = BeforeAfterCard(self)        # floats over the canvas, bottom left
         self.card.hide()
 
-    def show_card(self, card) -> None:
+    def show_card(self, card: BeforeAfter | None) -> None:
         """The before / after card of the last Apply (None: hide it)."""
         self.card.show_card(card)
         self._place_card()
@@ -37,7 +40,7 @@ class GraphArea(QStackedWidget):
         self.card.adjustSize()
         self.card.move(12, max(0, self.height() - self.card.height() - 12))
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._place_card()
 

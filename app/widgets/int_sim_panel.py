@@ -61,7 +61,7 @@ def report_facts(report: IntSimReport) -> list[tuple[str, str]]:
             ("saturated", f"{report.saturated} accumulator sums")]
 
 
-def report_line(report) -> str:
+def report_line(report: IntSimReport | None) -> str:
     """The folded panel's one line for the whole model (plain text)."""
     if report is None:
         return "not run for this result"
@@ -71,7 +71,7 @@ def report_line(report) -> str:
             f"{len(report.layers)} layers · {report.saturated} saturated")
 
 
-def layer_line(layer) -> str:
+def layer_line(layer: IntSimLayer) -> str:
     """The folded panel's one line for the selected layer (plain text)."""
     return (f"{layer.node}: max {layer.max_abs_lsb} LSB · {percent_text(layer.mismatch_frac)} differ"
             + (f" · {layer.saturated} saturated" if layer.saturated else ""))

@@ -19,6 +19,7 @@ from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human
 from vpu_core.graph.placement import partition_report, placement
 
 if TYPE_CHECKING:
+    from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis, InputInfo
     from vpu_core.graph.model import GraphModel
 
@@ -143,8 +144,10 @@ def waiting_html(text: str) -> str:
 
 # -- one node ---------------------------------------------------------------------------------------
 
-def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str = "simulated") -> str:
-    """One node; a module group ("group:<path>") shows the group's numbers instead."""
+def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str = "simulated",
+              fix: VpuFix | None = None) -> str:
+    """One node; a module group ("group:<path>") shows the group's numbers instead. `fix`
+    (vpu_core.whatif.try_on_vpu, computed by the caller's feature): its "Try it on the VPU" link."""
     from app.graph_view.info_html import group_html, shared_scale_html
 
     info = analysis.nodes.get(node_id)
@@ -153,7 +156,7 @@ def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str =
         return group_html(model, node_id) or f"<p>No information for node {esc(node_id)}.</p>"
     members = (node_id, *(gnode.folded if gnode else ()))
     parts = [_header(info, gnode, source), _operation(info, gnode), _arguments(info),
-             _quantization(analysis, info, members), _partition(analysis, node_id, source),
+             _quantization(analysis, info, members), _partition(analysis, node_id, source, fix),
              _violations(analysis, members), _requant(analysis, node_id),
              shared_scale_html(analysis, node_id, model), _accuracy(analysis, info),
              _folded(analysis, gnode), _source(info)]
@@ -263,26 +266,23 @@ def placement_html(analysis: Analysis, node_id: str, source: str) -> str:
     return esc(where.reason)
 
 
-def try_html(analysis, node_id: str) -> str:
+def try_html(fix: VpuFix | None) -> str:
     """The "Try it on the VPU" link of a CPU node whose cause a profile edit removes (T does the
     same): opens What-if with the edit made, ready to Apply."""
-    from vpu_core.whatif.try_on_vpu import vpu_fix
-
-    fix = vpu_fix(analysis, node_id)
     if fix is None:
         return ""
-    return (f'<a href="try:{esc(node_id)}" style="color:{theme.ACCENT}; font-weight:600; '
+    return (f'<a href="try:{esc(fix.node)}" style="color:{theme.ACCENT}; font-weight:600; '
             f'text-decoration:none">Try it on the VPU ▸</a> <span style="color:{theme.MUTED}">'
             f"({esc(fix.text)}; T)</span>")
 
 
-def _partition(analysis, node_id: str, source: str) -> str:
+def _partition(analysis: Analysis, node_id: str, source: str, fix: VpuFix | None = None) -> str:
     part = partition_report(analysis, source)
     label = "XNNPACK" if part.source == "xnnpack" else "VPU partition"
     pairs = [(label, placement_html(analysis, node_id, source))]
-    fix = try_html(analysis, node_id) if part.source != "xnnpack" else ""
-    if fix:
-        pairs.append(("what-if", fix))
+    link = try_html(fix) if part.source != "xnnpack" and fix is not None and fix.node == node_id else ""
+    if link:
+        pairs.append(("what-if", link))
     for b in part.boundaries:
         if node_id in (b.src, b.dst):
             other = b.dst if b.src == node_id else b.src

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QTextBrowser
 from app.widgets.node_html import node_html, running_html, summary_html, waiting_html
 
 if TYPE_CHECKING:
+    from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis
     from vpu_core.graph.model import GraphModel
 
@@ -47,10 +48,11 @@ class NodePanel(QTextBrowser):
             self.setHtml(running_html(model, quantizer))
 
     def show_node(self, analysis: Analysis, model: GraphModel, node_id: str, prefix: str = "",
-                  source: str = "simulated") -> None:
-        """`prefix`: HTML shown above the node (compare mode: how it matches the other side)."""
+                  source: str = "simulated", fix: VpuFix | None = None) -> None:
+        """`prefix`: HTML shown above the node (compare mode: how it matches the other side);
+        `fix`: the profile edit that moves this CPU node to the VPU ("Try it on the VPU")."""
         self.current_node = node_id
-        self.setHtml(prefix + node_html(analysis, model, node_id, source))
+        self.setHtml(prefix + node_html(analysis, model, node_id, source, fix))
 
     def _on_anchor(self, url: QUrl) -> None:
         text = url.toString()

@@ -22,6 +22,7 @@ from vpu_core.formatting import op_label
 from vpu_core.reports.whatif_text import economics_sentence, human_bytes, human_macs, signed_bytes
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QResizeEvent, QShowEvent
     from vpu_core.analysis.results import Analysis
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -137,11 +138,11 @@ class OpCandidatesPanel(QWidget):
         fit_columns(self.candidates, FOLD_FIRST["candidates"])
         fit_columns(self.economics, FOLD_FIRST["economics"])
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit()
 
-    def showEvent(self, event) -> None:
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._fit()
 

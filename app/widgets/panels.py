@@ -14,6 +14,7 @@ from vpu_core.graph.placement import partition_report
 from app.widgets.int_sim_panel import IntSimPanel
 
 if TYPE_CHECKING:
+    from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis
     from vpu_core.compare import Comparison
     from vpu_core.graph.model import GraphModel
@@ -88,8 +89,9 @@ class Panels(QObject):
         self.int_sim_panel.show_summary()
 
     def show_node(self, analysis: Analysis, model: GraphModel, node: str, prefix: str = "",
-                  source: str = "simulated") -> None:
-        self.node_panel.show_node(analysis, model, node, prefix, source)
+                  source: str = "simulated", fix: VpuFix | None = None) -> None:
+        """`fix`: the profile edit that would move this CPU node to the VPU (its link)."""
+        self.node_panel.show_node(analysis, model, node, prefix, source, fix)
         self.channel_plot.set_node(analysis, model, node)
         self._int_sim_of(analysis)
         self.int_sim_panel.show_node(node)

@@ -228,7 +228,7 @@ class ChannelPlot(_HintPlot):
         super().__init__(layout, self.HINT)
         self.node: str | None = None
 
-    def set_node(self, analysis: Analysis, model: GraphModel, node_id: str | None) -> None:
+    def set_node(self, analysis: Analysis, model: GraphModel | None, node_id: str | None) -> None:
         self.node = node_id
         scales, shifts, exact = self._data(analysis, model, node_id)
         for plot in (self.scales_plot, self.shifts_plot):

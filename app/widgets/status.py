@@ -23,6 +23,9 @@ from vpu_core.formatting import human_bytes
 from vpu_core.graph.placement import partition_report
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from PySide6.QtGui import QResizeEvent
     from vpu_core.analysis.results import Analysis
     from vpu_core.graph.model import GraphModel
     from vpu_core.session import InspectionPair
@@ -36,7 +39,7 @@ class ChipLine(str):
 
     chips: tuple[tuple[int, str], ...]
 
-    def __new__(cls, chips) -> "ChipLine":
+    def __new__(cls, chips: Iterable[tuple[int, str]]) -> "ChipLine":
         line = super().__new__(cls, SEP.join(text for _, text in chips))
         line.chips = tuple(chips)
         return line
@@ -108,7 +111,7 @@ class StatusSummary(QLabel):
         """The chips on screen now (their HTML), in display order (for tests)."""
         return self._shown
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit()
 
@@ -141,7 +144,7 @@ class StatusSummary(QLabel):
             self._widths[text] = doc.idealWidth()
         return self._widths[text]
 
-    def changeEvent(self, event) -> None:
+    def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self._widths.clear()

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from app.window.main_window import MainWindow
+    from app.window.main_window import MainWindow
     from vpu_core.config import RunConfig
 
 WHATIF_TABS = {"profile": 0, "cost": 1, "next-kernel": 2}     # the What-if dock's tabs
@@ -177,7 +178,7 @@ def _rect_in(window, widget) -> list[int]:
     return [top_left.x(), top_left.y(), widget.width(), widget.height()]
 
 
-def layout_facts(window) -> dict:
+def layout_facts(window: MainWindow) -> dict:
     """What F.json says about the window on screen (see the module doc)."""
     state = window.state
     views = window.compare_view.views_list() if state.showing_compare else [window.graph_view]

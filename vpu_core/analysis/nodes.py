@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import replace
 
 import torch
@@ -123,7 +124,7 @@ def node_infos(g: QGraph, layer_sqnr: dict[str, float]) -> dict[str, NodeInfo]:
     return with_modules(out, root_class(g.nodes))
 
 
-def root_class(nodes) -> str:
+def root_class(nodes: Iterable[Node]) -> str:
     """The short class name of the exported model ("BertModel"): the root entry of the first
     nn_module_stack; "" when the graph has none (a re-exported program)."""
     for n in nodes:

@@ -22,6 +22,10 @@ import io
 import json
 import math
 import operator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from torch.fx import GraphModule
 
 NAMESPACES = ("aten", "quantized_decomposed")
 FUNCTIONS = {"operator.getitem": operator.getitem}
@@ -38,7 +42,7 @@ class BadEntry(Exception):
 
 # -- writing ---------------------------------------------------------------------------------------
 
-def to_bytes(gm, observer_scales: list[dict]) -> bytes:
+def to_bytes(gm: GraphModule, observer_scales: list[dict]) -> bytes:
     """The entry of a converted GraphModule and its observers' float vs power-of-two scales."""
     import torch
 
@@ -141,7 +145,7 @@ def _meta(meta: dict) -> dict:
 
 # -- reading ---------------------------------------------------------------------------------------
 
-def from_bytes(data: bytes):
+def from_bytes(data: bytes) -> tuple[GraphModule, list[dict]]:
     """(GraphModule, observer_scales) of `to_bytes`; raises BadEntry on anything else."""
     import torch
     from torch.fx import Graph, GraphModule

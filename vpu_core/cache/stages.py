@@ -138,7 +138,7 @@ class StageStore:
         self.memory.put("qparams", self.keys.quantized, recorded)
 
     # -- program: the converted GraphModule itself (program_codec) ----------------------------------
-    def converted(self):
+    def converted(self) -> tuple[GraphModule, list[dict]] | None:
         """(converted GraphModule, observer scales) recorded by an earlier run, or None."""
         from vpu_core.cache import program_codec
 
@@ -150,7 +150,7 @@ class StageStore:
         except program_codec.BadEntry as exc:
             return self._bad("program", self.keys.quantized, exc)
 
-    def put_converted(self, gm, observer_scales: list[dict]) -> None:
+    def put_converted(self, gm: GraphModule, observer_scales: list[dict]) -> None:
         """Keep the converted graph on disk (not in memory: the session keeps the whole run)."""
         from vpu_core.cache import program_codec
 

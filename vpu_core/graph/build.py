@@ -26,6 +26,8 @@ from vpu_core.formatting import dtype_short, module_name, op_label, quant_params
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
+    from collections.abc import Iterable
+
     from vpu_core.analysis.results import Analysis, NodeInfo
     from vpu_core.analysis.results import PartitionReport
 
@@ -244,7 +246,7 @@ def _detail(info: NodeInfo, dtype: str) -> str:
     return " ".join(part for part in (shape_text(info.shape), dtype) if part)
 
 
-def display_dtype(info: NodeInfo, category: str, users) -> str:
+def display_dtype(info: NodeInfo, category: str, users: Iterable[NodeInfo]) -> str:
     """The dtype a node's box and its panel both state: where its output really lives.
 
     A VPU op requantizes its result on the VPU: the dtype of the quantize after it (int8). A VPU

@@ -163,6 +163,10 @@ class StageResults(Protocol):
 
     def put_qparams(self, recorded: Any) -> None: ...
 
+    def converted(self) -> tuple[GraphModule, list[dict]] | None: ...
+
+    def put_converted(self, gm: GraphModule, observer_scales: list[dict]) -> None: ...
+
 
 class _NoStore:
     """run_pipeline without a cache: every stage runs, nothing is kept."""
@@ -185,10 +189,10 @@ class _NoStore:
     def put_qparams(self, recorded: Any) -> None:
         pass
 
-    def converted(self):
+    def converted(self) -> None:
         return None
 
-    def put_converted(self, gm, observer_scales) -> None:
+    def put_converted(self, gm: GraphModule, observer_scales: list[dict]) -> None:
         pass
 
 
