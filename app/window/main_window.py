@@ -179,6 +179,7 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.node_dock], [max(NODE_DOCK_MIN, min(400, width // 4))],
                              Qt.Orientation.Horizontal)
             return
+        self._docks_below()
         self.resizeDocks([self.node_dock], [max(NODE_DOCK_MIN, min(440, width // 4))], Qt.Orientation.Horizontal)
         self.resizeDocks([self.tables_dock], [max(200, height // 3)], Qt.Orientation.Vertical)
         rest = width - max(NODE_DOCK_MIN, min(440, width // 4))
@@ -193,6 +194,15 @@ class MainWindow(QMainWindow):
                 self.addDockWidget(right, dock)
             self.tabifyDockWidget(self.whatif_dock, dock)
         self.node_dock.raise_()
+
+    def _docks_below(self) -> None:
+        """Report and Plots side by side under the graph (where a taller window has room)."""
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        if self.dockWidgetArea(self.tables_dock) == bottom and self.dockWidgetArea(self.plots_dock) == bottom:
+            return
+        self.addDockWidget(bottom, self.tables_dock)
+        self.addDockWidget(bottom, self.plots_dock)
+        self.splitDockWidget(self.tables_dock, self.plots_dock, Qt.Orientation.Horizontal)
 
     def resize_for(self, width: int, height: int) -> None:
         """Resize (e.g. `--size`) and share the docks out for that size."""
