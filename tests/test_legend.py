@@ -10,7 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from app.graph_view.legend import LegendOverlay
-from app.graph_view.style import BOUNDARY, FRAME_FILLS, GROUP_FILL, VIOLATION, Theme, legend_entries
+from app.graph_view.style import (BOUNDARY, FRAME_FILLS, GROUP_FILL, MATCH, SHARED, VIOLATION, Theme,
+                                  legend_entries)
 from vpu_core.formatting import metric_legend_texts
 from vpu_core.graph.grouped import GroupedGraph
 from vpu_core.graph.legend import legend_facts
@@ -114,3 +115,11 @@ def test_the_legend_folds_and_never_covers_the_breadcrumbs(qtbot, pictures):
     qtbot.mouseClick(legend, Qt.MouseButton.LeftButton)
     assert not view.legend_collapsed() and legend.size() == full
     assert isinstance(legend, LegendOverlay)
+
+
+def test_the_canvas_outlines_drawn_are_listed_too(qapp, pictures):
+    """A view export with a shared-scale group or search matches outlined lists those outlines."""
+    facts = legend_facts(pictures["flat"])
+    plain = _names(c for _, _, c in legend_entries(Theme.make(), facts))
+    marked = _names(c for _, _, c in legend_entries(Theme.make(), replace(facts, shared=True, matches=True)))
+    assert marked - plain == {QColor(SHARED).name(), QColor(MATCH).name()}

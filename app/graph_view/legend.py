@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QWidget
 
 from vpu_core.graph.legend import LegendFacts
 
-from .style import FRAME_EDGE, Theme, legend_entries
+from .style import FRAME_EDGE, SHARED, Theme, legend_entries
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QMouseEvent, QPaintEvent
@@ -200,6 +200,11 @@ def _paint_swatch(painter: QPainter, kind: str, sw: QRectF, color) -> None:
         painter.setBrush(QBrush(color))
         painter.drawRoundedRect(sw.adjusted(0, -2, 0, 2), 4.0, 4.0)
         painter.fillRect(QRectF(sw.left() + 1, sw.top() - 1, sw.width() - 2, 4), QColor("#e8ecf1"))
+    elif kind == "outline":                 # the canvas' outline of a node: shared scale, match
+        painter.setPen(QPen(color, 2.0, Qt.PenStyle.DashLine if color.name() == QColor(SHARED).name()
+                            else Qt.PenStyle.SolidLine))
+        painter.setBrush(QBrush(QColor("#ffffff")))
+        painter.drawRoundedRect(sw, 3.0, 3.0)
     elif kind == "edge":
         painter.setPen(QPen(color, 3.0, Qt.PenStyle.DashLine))
         painter.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))

@@ -129,7 +129,7 @@ MAX_SHADE_ROWS = 4        # VPU subgraphs listed one per row; beyond, one row of
 def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, object]]:
     """(kind, text, colour) rows of the legend, one per colour the picture uses (vpu_core.graph.
     legend.LegendFacts); kind is "box", "shades" (a tuple of colours), "edge", "mark", "badge",
-    "group" or "frame"."""
+    "group", "frame" or "outline"."""
     rows: list[tuple[str, str, object]] = []
     subs = facts.subgraphs
     if subs == (0,):
@@ -158,4 +158,8 @@ def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, obj
         rows.append(("group", "module group: VPU | CPU share", QColor(GROUP_FILL)))
     if facts.frames:
         rows.append(("frame", "open module group", QColor(FRAME_FILLS[0])))
+    if facts.shared:
+        rows.append(("outline", "shares one scale with the selection", QColor(SHARED)))
+    if facts.matches:
+        rows.append(("outline", "search match", QColor(MATCH)))
     return rows

@@ -18,6 +18,7 @@ dense and sparse regions).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -323,8 +324,8 @@ class GraphView(QGraphicsView):
             s.set_selection(None if frame else node_id)
             s.set_frame_selected(frame)
             self._crumbs.set_path(*self.groups.breadcrumbs(node_id))
-            self._place_overlays()
             self.highlights.shared_for(node_id)
+            self._legend_marks()
             self.node_selected.emit(node_id or "")
         return True
 
@@ -379,7 +380,18 @@ class GraphView(QGraphicsView):
         hits = self._search.find(self.full_model(), text)
         if self._gscene is not None:
             self._gscene.set_matches(self._search.drawn(self._gscene.model))
+            self._legend_marks()
         return hits
+
+    def _legend_marks(self) -> None:
+        """The legend lists the outlines drawn now (shared scale, search matches), then the
+        overlays are placed again (the legend's height changed)."""
+        s = self._gscene
+        if s is not None:
+            facts = replace(self._legend.facts, shared=bool(s.shared), matches=bool(s.matches))
+            if facts != self._legend.facts:
+                self._legend.configure(self._theme, facts)
+        self._place_overlays()
 
     def _step_match(self, step: int) -> str | None:
         nid = self._search.step(step)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 class BeforeAfterCard(QFrame):
-    WIDTH = 340
+    WIDTH = 370
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -22,6 +22,8 @@ class LegendFacts:
     violations: bool = False                  # a node carries a violation badge
     edge_violations: bool = False             # an edge carries a folded Q/DQ that breaks a rule
     frames: bool = False                      # an open module group is drawn as a frame
+    shared: bool = False                      # the canvas outlines tensors sharing one scale
+    matches: bool = False                     # the canvas outlines search matches
 
     @property
     def groups(self) -> bool:
@@ -29,7 +31,7 @@ class LegendFacts:
 
 
 def legend_facts(model: GraphModel) -> LegendFacts:
-    """The facts of `model` as drawn."""
+    """The facts of `model` as drawn (the canvas adds its outlines: `shared`, `matches`)."""
     subgraphs = sorted({n.subgraph for n in model.nodes
                         if n.category == "vpu" and n.subgraph is not None})
     if any(n.category == "vpu" and n.subgraph is None for n in model.nodes):
