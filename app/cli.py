@@ -20,7 +20,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
     options = GuiOptions(screenshot=args.screenshot, size=args.size,
                          compare=config_variant(config, args.compare) if args.compare else None,
                          xnnpack_delegation=args.xnnpack_delegation, select=args.select,
-                         tabs=tuple(args.tab), focus=args.focus, presentation=args.presentation)
+                         tabs=tuple(args.tab), sweep=args.sweep, focus=args.focus,
+                         presentation=args.presentation)
     return run_gui(config, options)
 
 
@@ -56,6 +57,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from app.devtools.startup_bench import measure_window_startup
     from vpu_core import bench as benchmark
 
+    if getattr(args, "sweep", False):
+        from vpu_core.sweep.bench import bench_sweep, format_rows
+
+        rows = bench_sweep([sys.executable, "-m", "app.cli"], repeat=args.repeat)
+        print(json.dumps(rows, indent=1) if args.json else format_rows(rows))
+        return core_cli.EXIT_OK
     if getattr(args, "ablate", False):
         rows = benchmark.bench_ablation()
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))

@@ -41,6 +41,7 @@ class GuiOptions:
     xnnpack_delegation: bool = False       # colour by the real XNNPACK delegation
     select: str | None = None              # "node" or "b:node" to select once shown
     tabs: tuple[str, ...] = field(default=())
+    sweep: str | None = None               # a sweep folder to show in the Sweep dock
     focus: bool = False                    # focus mode: only the canvas
     presentation: bool = False             # presentation mode: large labels, thick edges
 
@@ -85,6 +86,8 @@ def start(window: MainWindow, config: RunConfig, options: GuiOptions) -> None:
     from vpu_core.config import RunConfig
 
     state = window.state
+    if options.sweep:
+        window.sweep.open_sweep(options.sweep)
     if options.focus:
         state.focus_mode = True
     if options.presentation:

@@ -16,7 +16,7 @@ window never resizes itself afterwards (no widget's size hint grows with its tex
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QVBoxLayout, QWidget
 
@@ -30,6 +30,7 @@ from app.features.overlay import OverlayController
 from app.features.persistence import SettingsController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
+from app.features.sweep import SweepController
 from app.features.shown import window_title
 from app.features.status import StatusController
 from app.features.view_options import ViewOptionsController
@@ -41,6 +42,7 @@ from app.widgets.compare_view import CompareView
 from app.widgets.graph_area import GraphArea
 from app.widgets.panels import Panels
 from app.widgets.run_controls import RunControls
+from app.widgets.sweep_table import SweepTable
 from app.widgets.view_bar import ViewBar
 from app.widgets.whatif_panel import WhatIfPanel
 from app.window import gc_guard
@@ -118,6 +120,12 @@ class MainWindow(QMainWindow):
                                       Qt.DockWidgetArea.RightDockWidgetArea, NODE_DOCK_MIN)
         self.tabifyDockWidget(self.node_dock, self.whatif_dock)
         self.node_dock.raise_()
+        self.sweep_table = SweepTable()             # a tab beside the report tables (File ▸ Open sweep…)
+        self.sweep_dock = self._dock("Sweep", "sweepDock", self.sweep_table, bottom, TABLES_MIN)
+        self.tabifyDockWidget(self.tables_dock, self.sweep_dock)
+        self.sweep_dock.hide()                      # shown when a sweep is opened
+        self.sweep_dock.visibilityChanged.connect(self._widen_sweep)
+        self.tables_dock.raise_()
 
     def _build_status(self) -> None:
         from app.widgets.status import StatusSummary
@@ -154,9 +162,10 @@ class MainWindow(QMainWindow):
         self.view_options = ViewOptionsController(state, self.view_bar, canvases)
         self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock, try_links=self.panels,
                                        cards=self.graph_stack)
+        self.sweep = SweepController(state, self.sweep_table, self.sweep_dock)
         self.focus = FocusController(state, [self.node_dock, self.whatif_dock, self.tables_dock,
-                                             self.plots_dock, self.run_toolbar, self.view_bar,
-                                             status])
+                                             self.plots_dock, self.sweep_dock, self.run_toolbar,
+                                             self.view_bar, status])
         state.drawn.connect(lambda: self.setWindowTitle(window_title(state)))
         self.setAcceptDrops(True)
         self.installEventFilter(self.files)                # drag & drop of model files
@@ -203,6 +212,18 @@ class MainWindow(QMainWindow):
         self.addDockWidget(bottom, self.tables_dock)
         self.addDockWidget(bottom, self.plots_dock)
         self.splitDockWidget(self.tables_dock, self.plots_dock, Qt.Orientation.Horizontal)
+        self.tabifyDockWidget(self.tables_dock, self.sweep_dock)     # the sweep's place again
+        self.tables_dock.raise_()
+
+    def _widen_sweep(self, visible: bool) -> None:
+        """A sweep's table has eleven columns: while it shows, its dock takes two thirds of the
+        width the bottom docks share (the plots keep a third)."""
+        if visible and not self.sweep_dock.isFloating():
+            QTimer.singleShot(0, self._share_bottom_for_sweep)      # once the dock is laid out
+
+    def _share_bottom_for_sweep(self) -> None:
+        rest = self.width() - self.node_dock.width()
+        self.resizeDocks([self.sweep_dock, self.plots_dock], [rest * 2 // 3, rest // 3], Qt.Orientation.Horizontal)
 
     def resize_for(self, width: int, height: int) -> None:
         """Resize (e.g. `--size`) and share the docks out for that size."""

@@ -29,6 +29,8 @@ def build_menus(w: MainWindow) -> None:
     _action(w, file_menu, "Open hardware profile…", files.open_profile_dialog)
     _action(w, file_menu, "Calibration data…", files.open_calibration_dialog,
             tip="Calibrate on samples from a .pt / .npz file instead of random batches")
+    _action(w, file_menu, "Open sweep…", w.sweep.open_sweep_dialog, "Ctrl+Shift+O",
+            "A folder written by `vpu-inspector sweep`: every run in a sortable table")
     file_menu.addSeparator()
     _action(w, file_menu, "Export report…", exports.export_report_dialog, "Ctrl+E",
             "One self-contained HTML file (with the comparison in compare mode)")
@@ -65,7 +67,7 @@ def build_menus(w: MainWindow) -> None:
     w.state.look_changed.connect(lambda: show.setChecked(w.state.look.presentation))
     _action(w, view_menu, "High contrast", w.view_bar.high_contrast.click)
     view_menu.addSeparator()
-    for dock in (w.node_dock, w.tables_dock, w.plots_dock, w.whatif_dock):
+    for dock in (w.node_dock, w.tables_dock, w.plots_dock, w.whatif_dock, w.sweep_dock):
         view_menu.addAction(dock.toggleViewAction())
     _action(w, view_menu, "What-if: profile, constraint cost, next kernel", lambda: w.whatif.show(),
             "Ctrl+Shift+W", "Edit the hardware profile, rank what each constraint costs, which kernel to add")
