@@ -268,9 +268,9 @@ class WhatIfController(QObject):
         a, in_use = self.analysis, self.in_use
         fix = vpu_fix(a, node) if a is not None and node in a.nodes else None
         draft = fixed_profile(self.edited_profile(), fix) if fix is not None and in_use is not None else None
-        self.show(TAB_PROFILE)
         if fix is None or draft is None:
             return False
+        self.show(TAB_PROFILE)
         self.state.profile_draft = draft
         editor = self.panel.editor
         editor.focus_op(fix.entry)
