@@ -20,7 +20,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
     options = GuiOptions(screenshot=args.screenshot, size=args.size,
                          compare=config_variant(config, args.compare) if args.compare else None,
                          xnnpack_delegation=args.xnnpack_delegation, select=args.select,
-                         tabs=tuple(args.tab), sweep=args.sweep)
+                         tabs=tuple(args.tab), sweep=args.sweep, focus=args.focus,
+                         presentation=args.presentation)
     return run_gui(config, options)
 
 
@@ -77,10 +78,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     responsive = {"cancel_latency_s": benchmark.bench_cancel()}
     zoo = benchmark.bench_zoo(models=("conv_relu", "resnet8") if args.quick else None)
     loop = benchmark.bench_loop(args.loop or (("conv_relu", "resnet8") if args.quick else None))
+    plots = _plot_zoom()
     if args.json:
         print(json.dumps({"graphs": graphs, "zoo": zoo, "loop": loop, "startup": startup,
                           "first_graph": first, "responsiveness": responsive,
-                          "peak_rss_mib": benchmark.peak_rss_mib()}, indent=1))
+                          "plot_zoom": plots, "peak_rss_mib": benchmark.peak_rss_mib()}, indent=1))
         return core_cli.EXIT_OK
     print("Synthetic Q/DQ graphs (median of runs; times in ms)")
     print(benchmark.format_table(graphs))
@@ -95,6 +97,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     print(benchmark.format_table(loop))
     print("\n" + _FIRST_GRAPH_TITLE + benchmark.format_table(first))
     print(f"\ncancel during convert → the run stopped: {responsive['cancel_latency_s'] * 1000:.0f} ms")
+    print("\nPlot zoom (resnet8; 60 wheel notches out, then 60 in, each repainted; target: every"
+          "\nrepaint under 50 ms)")
+    print(benchmark.format_table(plots))
     print(f"\nwindow on screen {startup['window_startup_s'] * 1000:.0f} ms after launch "
           f"(torch imported at start-up: {startup['torch_imported_at_startup']}); "
           f"peak resident memory of this benchmark: {benchmark.peak_rss_mib():.0f} MiB")
@@ -116,6 +121,14 @@ def _first_graph_rows(models: list[str]) -> list[dict]:
         bert = Path(__file__).resolve().parents[1] / "tests" / "corpus" / "bert_text.py"
         models = ["resnet8", *([str(bert)] if bert.is_file() else [])]
     return [measure_first_graph(m) for m in models]
+
+
+def _plot_zoom() -> list[dict]:
+    from app.devtools.plot_bench import measure_plot_zoom
+    from vpu_core.config import RunConfig
+    from vpu_core.session import default_session
+
+    return measure_plot_zoom(default_session().inspect(RunConfig("resnet8"), view=None).analysis)
 
 
 def _scene_columns(measure_scene):

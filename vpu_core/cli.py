@@ -88,9 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="colour by what ExecuTorch's XnnpackPartitioner delegates")
     gui.add_argument("--sweep", metavar="DIR", help="also show this sweep folder in the Sweep dock")
     gui.add_argument("--select", metavar="NODE", help="select NODE (b:NODE for compare side B) once shown")
+    gui.add_argument("--focus", action="store_true", help="focus mode: only the canvas (F11)")
+    gui.add_argument("--presentation", action="store_true",
+                     help="presentation mode: large labels, thick edges, scaled legend (F5)")
     gui.add_argument("--tab", action="append", default=[], metavar="TAB",
                      choices=("violations", "partition", "requant", "compare", "scales", "shifts",
-                              "selected", "pow2"), help="show this dock tab (repeatable)")
+                              "selected", "pow2", "profile", "cost", "next-kernel"), help="show this dock tab (repeatable)")
     render = sub.add_parser("render", help="headless image of the graph view (.png or .svg)")
     add_run_options(render)
     render.add_argument("-o", "--output", required=True, metavar="F")

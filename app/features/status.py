@@ -12,8 +12,8 @@ from PySide6.QtCore import QObject
 
 from app.features.shown import source_of
 from app.state import AppState
-from app.widgets.status import (compare_html, failure_html, predicted_html, prediction_changes_html,
-                                single_html)
+from app.widgets.status import (compare_html, failure_html, predicted_html, single_html,
+                                with_prediction_changes)
 from vpu_core.formatting import profile_label
 
 
@@ -53,7 +53,7 @@ class StatusController(QObject):
                 text = predicted_html(result.analysis, result.graph.model,
                                       state.run.running and state.run.config == result.config)
             elif state.prediction_changes:
-                text += prediction_changes_html(state.prediction_changes, result.analysis)
+                text = with_prediction_changes(text, state.prediction_changes, result.analysis)
             self.summary.setText(text)
 
     def _show_run(self) -> None:
