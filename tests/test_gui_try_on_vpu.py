@@ -67,7 +67,7 @@ def _usable_at_720(qtbot, window) -> None:
     for table in (panel.candidates.candidates, panel.candidates.economics):
         header = table.horizontalHeader()
         assert header.length() <= table.viewport().width() + 1       # no sideways scrolling
-        qtbot.waitUntil(lambda t=table: t.horizontalScrollBar().maximum() == 0, timeout=2000)
+        qtbot.waitUntil(lambda t=table: t.horizontalScrollBar().maximum() == 0, timeout=30_000)
     panel.setCurrentIndex(0)
 
 
