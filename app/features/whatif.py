@@ -289,8 +289,8 @@ class WhatIfController(QObject):
         from vpu_core.whatif.try_on_vpu import before_after
 
         applied = self._applied
-        if applied is None or inspection.config.profile != applied[0]:
-            return
+        if applied is None or inspection.config.profile != applied[0] or inspection.analysis.predicted:
+            return                       # (a prediction first: the card waits for the quantized result)
         self._applied = None
         if self.cards is not None:
             self.cards.show_card(before_after(applied[1], inspection.analysis, applied[2]))
