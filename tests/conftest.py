@@ -87,6 +87,20 @@ def run_check(*argv) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="session")
+def check_json():
+    """check_json(*argv) -> (exit code, parsed JSON or None, stderr) of `check ARGV --format json`,
+    run once per session for each argv (share one expensive run between several tests)."""
+    import json
+
+    @functools.lru_cache(maxsize=None)
+    def run(*argv: str):
+        code, out, err = run_check(*argv, "--format", "json")
+        return code, json.loads(out) if out else None, err
+
+    return run
+
+
+@pytest.fixture(scope="session")
 def corpus_check(tmp_path_factory):
     """corpus_check(stem, quantizer, save) -> dict with the `check --format json` run of a corpus model at
     its own batch (calib_batches 1, the program saved), the display graph the window would draw of

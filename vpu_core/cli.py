@@ -40,6 +40,14 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
                    help="torchao's stock observers instead of the fast, identical ones")
 
 
+def add_runtime_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--run", action="store_true", help=(
+        "also lower the converted graph to an ExecuTorch XNNPACK program and run it on this CPU: "
+        "latency, SQNR, per-op times (JSON \"runtime\")"))
+    p.add_argument("--runs", type=_positive, default=20, metavar="N",
+                   help="timed runs of --run, after 3 warm-up runs (default 20)")
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -70,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run the VPU partitions in integer arithmetic (JSON \"int_sim\")")
     check.add_argument("--ablate", action="store_true",
                        help="also quantize once per constraint 2-8 relaxed and report what each costs")
+    add_runtime_options(check)
     gui = sub.add_parser("gui", help="open the inspector window on MODEL")
     add_run_options(gui, model_required=False)
     gui.add_argument("--screenshot", metavar="F.png",
@@ -146,7 +155,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         analysis = session.inspect(config, view=None, progress=progress,
                                    xnnpack_delegation=args.xnnpack_delegation,
-                                   int_sim=args.int_sim).analysis
+                                   int_sim=args.int_sim,
+                                   runtime_runs=args.runs if args.run else None).analysis
         ablation = session.ablate(config, progress) if ablate else None
     finally:
         progress.close()
@@ -170,6 +180,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         # Not an error: the check itself succeeded (the refusal is data in the report, and the
         # rule it names is broken in the graph, so the exit code already says "violations").
         print(f"vpu-inspector: note: {analysis.int_sim.refused}", file=sys.stderr)
+    if analysis.runtime is not None and analysis.runtime.refused:
+        # The same: the check succeeded, what ExecuTorch cannot run is reported with it.
+        print(f"vpu-inspector: note: {analysis.runtime.refused}", file=sys.stderr)
     return EXIT_VIOLATIONS if analysis.violations else EXIT_OK
 
 

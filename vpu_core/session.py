@@ -43,18 +43,19 @@ if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's calle
 ProgressFn = Callable[[str, float], None]
 
 STAGES = ("load", "export", "prepare", "calibrate", "convert", "analyze", "delegate", "int_sim",
-          "layout")
+          "lower", "run", "layout")
 STAGE_TITLES = {
     "load": "Loading model", "export": "Exporting (torch.export)", "prepare": "Preparing (PT2E)",
     "calibrate": "Calibrating", "convert": "Converting to Q/DQ", "analyze": "Checking VPU rules",
     "delegate": "Lowering with ExecuTorch XNNPACK", "layout": "Laying out graph",
     "int_sim": "Simulating the VPU in integers",
+    "lower": "Lowering to an ExecuTorch program", "run": "Running on this CPU (ExecuTorch)",
 }
 # Share of a progress bar per stage (rough: a smooth bar, not a time estimate).
 _STAGE_SPAN = {
     "load": (0.0, 0.1), "export": (0.1, 0.35), "prepare": (0.35, 0.45), "calibrate": (0.45, 0.7),
     "convert": (0.7, 0.8), "analyze": (0.8, 0.9), "delegate": (0.9, 0.95), "layout": (0.95, 1.0),
-    "int_sim": (0.9, 0.95),
+    "int_sim": (0.9, 0.95), "lower": (0.8, 0.93), "run": (0.93, 0.98),
 }
 
 
@@ -134,7 +135,7 @@ class Session:
         """`disk_cache`: use the disk cache at `cache_dir` (None: $VPU_INSPECTOR_CACHE_DIR, else
         the user cache folder, looked up at each run)."""
         self.keep = keep
-        self.memory = MemoryCache({"quantized": keep})
+        self.memory = MemoryCache({"quantized": keep, "program": 4})
         self.hashes = FileHashes()
         self.disk_cache = disk_cache
         self.cache_dir = cache_dir
@@ -147,14 +148,16 @@ class Session:
     def inspect(self, config: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
                 xnnpack_delegation: bool | None = None, fresh: bool = False,
-                int_sim: bool = False) -> Inspection:
+                int_sim: bool = False, runtime_runs: int | None = None) -> Inspection:
         """Quantize (or reuse), analyse and lay out `config`.
 
         The real XNNPACK delegation is computed when `xnnpack_delegation` is true, or when it is
         None and `view` colours by it. `fresh` re-reads the model / profile / calibration files
         (the user asked to run again: a file may have changed); results whose inputs did not
         change are still reused, since they would come out the same. `int_sim` also runs the VPU
-        partitions in integers (Analysis.int_sim, vpu_core.intsim).
+        partitions in integers (Analysis.int_sim, vpu_core.intsim); `runtime_runs` also lowers the
+        converted graph to an ExecuTorch XNNPACK program and runs it that many times on this CPU
+        (Analysis.runtime, vpu_core.runtime).
         """
         start = time.perf_counter()
         if view is not None and view.partition_source not in PARTITION_SOURCES:
@@ -166,6 +169,9 @@ class Session:
         analysis = self.analysis(config, xnnpack_delegation, report, cancel, keys=keys)
         if int_sim:
             analysis = self._with_int_sim(config, analysis, report, cancel, keys)
+        if runtime_runs:
+            analysis = dataclasses.replace(analysis, runtime=self.runtime(
+                config, runtime_runs, progress=report, cancel=cancel, keys=keys))
         graph = None
         if view is not None:
             graph = self._display_graph(keys, analysis, view, report)
@@ -226,13 +232,15 @@ class Session:
 
     def forget(self, config: RunConfig) -> None:
         """Drop what this session remembers in memory for `config` (the disk cache stays)."""
+        from vpu_core.runtime.store import program_key
+
         keys = self.keys(config, fresh=True)
         if keys is None:
             return
         for stage, key in (("export", keys.export), ("calibration", keys.calibration),
                            ("qparams", keys.quantized), ("quantized", keys.quantized),
                            ("analysis", keys.analysis), ("analysis", keys.analysis_delegated),
-                           ("int_sim", keys.analysis)):
+                           ("int_sim", keys.analysis), ("program", program_key(keys))):
             self.memory.drop(stage, key)
         with self._lock:
             for key in [k for k in self._simulated if k[0] == config]:
@@ -347,6 +355,15 @@ class Session:
             self._ablations[key] = result
         return result
 
+    def runtime(self, config: RunConfig, runs: int = 20, warmup: int = 3,
+                progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+                keys: StageKeys | None = None):
+        """RuntimeReport of `config` run on ExecuTorch's runtime here (vpu_core.runtime.service:
+        the lowered program is cached, the measurement always runs; a refusal is data)."""
+        from vpu_core.runtime.service import runtime_report
+
+        return runtime_report(self, config, runs, warmup, progress, cancel, keys)
+
     def save_program(self, config: RunConfig, path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""
         from vpu_core.pipeline.program_file import save_program
@@ -428,6 +445,7 @@ def default_session() -> Session:
 def inspect(config: RunConfig, view: ViewOptions | None = ViewOptions(),
             progress: ProgressFn | None = None, cancel: threading.Event | None = None,
             xnnpack_delegation: bool | None = None, fresh: bool = False,
-            int_sim: bool = False) -> Inspection:
+            int_sim: bool = False, runtime_runs: int | None = None) -> Inspection:
     """`Session.inspect` on the process-wide session."""
-    return _DEFAULT.inspect(config, view, progress, cancel, xnnpack_delegation, fresh, int_sim)
+    return _DEFAULT.inspect(config, view, progress, cancel, xnnpack_delegation, fresh, int_sim,
+                            runtime_runs)

@@ -213,3 +213,4 @@ class Analysis:
     op_candidates: tuple = ()                            # whatif.results.OpCandidate, ranked
     economics: object | None = None                      # whatif.results.Economics of `partition`
     sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)
+    runtime: object | None = None                        # vpu_core.runtime.results.RuntimeReport, with --run

@@ -49,6 +49,10 @@ def analysis_to_json(a: Analysis) -> dict:
         from vpu_core.reports.int_sim import int_sim_to_json
 
         out["int_sim"] = int_sim_to_json(a.int_sim)
+    if a.runtime is not None:                                       # check --run
+        from vpu_core.reports.runtime import runtime_to_json
+
+        out["runtime"] = runtime_to_json(a.runtime)
     return out
 
 

@@ -27,6 +27,10 @@ def analysis_to_text(a: Analysis) -> str:
         from vpu_core.reports.int_sim import int_sim_lines
 
         lines += int_sim_lines(a.int_sim)
+    if a.runtime is not None:
+        from vpu_core.reports.runtime import runtime_lines
+
+        lines += runtime_lines(a.runtime)
     t = a.timings_s
     lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
                                           for k in ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")))

@@ -1,0 +1,89 @@
+"""The session's side of a run on ExecuTorch: lower once (cached), measure on every request.
+
+    report = runtime_report(session, config, runs=20)     # Session.runtime calls this
+
+Lowering changes process-wide state (torch.export, ExecuTorch's passes): like the XNNPACK
+delegation overlay it runs on the session's one stage thread (vpu_core.progress.call_cancellable),
+so it never overlaps another stage and a cancel returns within 0.1 s. The measurement runs there
+too: the timings are not shared with a concurrent quantization.
+"""
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Callable
+
+from vpu_core.progress import call_cancellable
+
+if TYPE_CHECKING:
+    from vpu_core.cache.keys import StageKeys
+    from vpu_core.config import RunConfig
+    from vpu_core.runtime.lowering import LoweredProgram
+    from vpu_core.runtime.results import RuntimeReport
+
+ProgressFn = Callable[[str, float], None]
+DEFAULT_RUNS = 20
+DEFAULT_WARMUP = 3
+
+
+def lowered_program(session, config: RunConfig, progress: ProgressFn | None = None,
+                    cancel: threading.Event | None = None, keys: StageKeys | None = None):
+    """The LoweredProgram of `config` (or the RuntimeRefusal remembered for it), lowering it
+    when neither memory nor disk has it."""
+    from vpu_core.runtime.lowering import RuntimeRefusal, lower_program
+    from vpu_core.runtime.store import ProgramStore
+
+    keys = keys if keys is not None else session.keys(config)
+    store = ProgramStore(keys, session.memory, session.disk())
+    hit = store.get()
+    if hit is not None:
+        return hit
+    qm = session.quantized(config, progress, cancel, keys)
+    if progress is not None:
+        progress("lower", 0.0)
+    try:
+        value = call_cancellable(lower_program, qm, progress, cancel=cancel)
+    except RuntimeRefusal as refusal:
+        value = refusal
+    store.put(value)
+    return value
+
+
+def runtime_report(session, config: RunConfig, runs: int = DEFAULT_RUNS, warmup: int = DEFAULT_WARMUP,
+                   progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+                   keys: StageKeys | None = None) -> RuntimeReport:
+    """Lower (or reuse) and run `config`'s converted graph; a refusal is returned, not raised."""
+    from vpu_core.runtime.lowering import BACKEND, RuntimeRefusal
+    from vpu_core.runtime.measure import run_program
+    from vpu_core.runtime.results import RuntimeReport
+
+    lowered = lowered_program(session, config, progress, cancel, keys)
+    if isinstance(lowered, RuntimeRefusal):
+        return _refused(lowered)
+    if progress is not None:
+        progress("run", 0.0)
+    try:
+        report = call_cancellable(run_program, lowered, runs, warmup, progress, cancel=cancel)
+    except RuntimeRefusal as refusal:
+        return _refused(refusal)
+    if progress is not None:
+        progress("run", 1.0)
+    assert isinstance(report, RuntimeReport) and report.backend == BACKEND
+    return report
+
+
+def _refused(refusal) -> RuntimeReport:
+    from vpu_core.runtime.lowering import BACKEND
+    from vpu_core.runtime.results import RuntimeReport
+
+    return RuntimeReport(BACKEND, refused=refusal.message, refused_op=refusal.op, refused_node=refusal.node)
+
+
+def program_bytes(session, config: RunConfig, progress: ProgressFn | None = None,
+                  cancel: threading.Event | None = None) -> LoweredProgram:
+    """The lowered program of `config` for `export`; a refusal is raised (nothing else to show)."""
+    from vpu_core.runtime.lowering import RuntimeRefusal
+
+    lowered = lowered_program(session, config, progress, cancel)
+    if isinstance(lowered, RuntimeRefusal):
+        raise lowered
+    return lowered
