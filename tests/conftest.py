@@ -319,6 +319,12 @@ def run_cli():
     return lambda *argv: run_main(argv)
 
 
+@pytest.fixture(scope="session")
+def cli():
+    """run_cli for fixtures of any scope (a module-scoped export shared by a module's tests)."""
+    return lambda *argv: run_main(argv)
+
+
 # -- the real window --------------------------------------------------------------------------------
 
 @pytest.fixture

@@ -19,7 +19,8 @@ RUNTIME_KEYS = {"backend", "latency_ms", "sqnr_vs_float_db", "sqnr_vs_qdq_db", "
 
 @pytest.fixture(scope="module")
 def resnet8(check_json):
-    return check_json("resnet8", "--quantizer", "xnnpack", "--run", "--runs", "3", "--calib-batches", "2")
+    # the same argv as tests/test_export.py: one run for both modules
+    return check_json("resnet8", "--quantizer", "xnnpack", "--calib-batches", "2", "--run", "--runs", "3")
 
 
 def test_resnet8_xnnpack_run_meets_the_targets(resnet8):

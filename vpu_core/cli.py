@@ -79,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ablate", action="store_true",
                        help="also quantize once per constraint 2-8 relaxed and report what each costs")
     add_runtime_options(check)
+    export = sub.add_parser("export", help=(
+        "XNNPACK: write the ExecuTorch program (.pte); VPU: a hand-off folder (manifest.json + weights.npz)"))
+    add_run_options(export)
+    export.add_argument("-o", "--output", required=True, metavar="F",
+                        help="F.pte (--quantizer xnnpack) or a folder (--quantizer vpu)")
     gui = sub.add_parser("gui", help="open the inspector window on MODEL")
     add_run_options(gui, model_required=False)
     gui.add_argument("--screenshot", metavar="F.png",
@@ -186,7 +191,22 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_VIOLATIONS if analysis.violations else EXIT_OK
 
 
-HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models}
+def cmd_export(args: argparse.Namespace) -> int:
+    from vpu_core.handoff import export_model
+    from vpu_core.progress import TerminalProgress
+    from vpu_core.session import STAGE_TITLES, default_session
+
+    progress = TerminalProgress(STAGE_TITLES)
+    try:
+        done = export_model(default_session(), config_from_args(args), args.output, progress)
+    finally:
+        progress.close()
+    what = "ExecuTorch program" if done.kind == "pte" else "VPU hand-off"
+    print(f"wrote {done.path} ({what}, {done.bytes} bytes; {done.detail})")
+    return EXIT_OK
+
+
+HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models, "export": cmd_export}
 
 
 def error_line(exc: BaseException) -> str:
