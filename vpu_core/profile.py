@@ -11,6 +11,7 @@ from pathlib import Path
 
 from resources import DEFAULT_PROFILE
 from vpu_core.errors import ProfileError
+from vpu_core.timing.assumptions import TIMING_KEYS, TimingAssumptions, parse_timing
 
 RULE_IDS = (
     "act_per_tensor_symmetric", "weight_per_channel_symmetric", "pow2_scale",
@@ -23,6 +24,7 @@ _SCHEMA = {
     "requant": {"min_shift", "max_shift", "rounding", "accumulator_bits", "avg_pool_divisor",
                 "reciprocal_bits"},
     "economics": {"break_even_bytes_per_mac"},
+    "timing": set(TIMING_KEYS),
 }
 # Integer simulation (vpu_core.intsim): how the VPU rounds a right shift, how wide its accumulator
 # is, and how it divides an average-pool window of K != 2^k values.
@@ -50,6 +52,8 @@ class HardwareProfile:
     # A VPU subgraph pays for its boundary transfers when it moves at most this many bytes per
     # MAC it keeps on the VPU (vpu_core.whatif.economics).
     break_even_bytes_per_mac: float = DEFAULT_BREAK_EVEN_BYTES_PER_MAC
+    # The VPU side of the timing model (vpu_core.timing): [timing] in the TOML.
+    timing: TimingAssumptions = TimingAssumptions()
 
     def enabled(self, rule_id: str) -> bool:
         return bool(self.constraints.get(rule_id, True))
@@ -123,6 +127,7 @@ def parse_profile(text: str, path: str | Path) -> HardwareProfile:
         fused_activations=_op_list(path, ops, "fused_activations"),
         constraints=constraints, min_shift=min_shift, max_shift=max_shift, **int_sim,
         break_even_bytes_per_mac=_break_even(path, data.get("economics", {})),
+        timing=parse_timing(path, data.get("timing", {})),
     )
 
 

@@ -170,7 +170,9 @@ class Session:
         if int_sim:
             analysis = self._with_int_sim(config, analysis, report, cancel, keys)
         if runtime_runs:
-            analysis = dataclasses.replace(analysis, runtime=self.runtime(
+            from vpu_core.runtime.service import with_runtime
+
+            analysis = with_runtime(analysis, config, self.runtime(
                 config, runtime_runs, progress=report, cancel=cancel, keys=keys))
         graph = None
         if view is not None:

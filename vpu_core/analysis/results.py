@@ -214,3 +214,4 @@ class Analysis:
     economics: object | None = None                      # whatif.results.Economics of `partition`
     sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)
     runtime: object | None = None                        # vpu_core.runtime.results.RuntimeReport, with --run
+    timing: object | None = None                         # vpu_core.timing.SplitTiming of `partition`, with --run

@@ -53,6 +53,10 @@ def analysis_to_json(a: Analysis) -> dict:
         from vpu_core.reports.runtime import runtime_to_json
 
         out["runtime"] = runtime_to_json(a.runtime)
+    if a.timing is not None:
+        from vpu_core.reports.timing import timing_to_json
+
+        out["timing"] = timing_to_json(a.timing)
     return out
 
 

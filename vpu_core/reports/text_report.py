@@ -31,6 +31,10 @@ def analysis_to_text(a: Analysis) -> str:
         from vpu_core.reports.runtime import runtime_lines
 
         lines += runtime_lines(a.runtime)
+    if a.timing is not None:
+        from vpu_core.reports.timing import timing_lines
+
+        lines += timing_lines(a.timing)
     t = a.timings_s
     lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
                                           for k in ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")))

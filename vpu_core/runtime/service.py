@@ -71,6 +71,19 @@ def runtime_report(session, config: RunConfig, runs: int = DEFAULT_RUNS, warmup:
     return report
 
 
+def with_runtime(analysis, config: RunConfig, report: RuntimeReport):
+    """`analysis` with the run attached, and the timing model of its partition (vpu_core.timing)
+    with the profile's [timing] assumptions and the run's measured CPU times."""
+    import dataclasses
+
+    from vpu_core.profile import load_profile
+    from vpu_core.timing import split_timing
+
+    profile = load_profile(config.profile)
+    return dataclasses.replace(analysis, runtime=report,
+                               timing=split_timing(analysis, report, profile.timing, profile.name))
+
+
 def _refused(refusal) -> RuntimeReport:
     from vpu_core.runtime.lowering import BACKEND
     from vpu_core.runtime.results import RuntimeReport

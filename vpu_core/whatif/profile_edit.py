@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from vpu_core.profile import RULE_IDS, HardwareProfile, load_profile, op_matches, parse_profile
+from vpu_core.timing.assumptions import TIMING_KEYS
 from vpu_core.whatif.results import ModelOp, OpListRow, ProfileChange
 
 # (section, key, HardwareProfile field) in the order a saved file lists them.
@@ -28,6 +29,7 @@ TOML_KEYS: tuple[tuple[str, str, str], ...] = (
     ("requant", "rounding", "rounding"), ("requant", "accumulator_bits", "accumulator_bits"),
     ("requant", "avg_pool_divisor", "avg_pool_divisor"), ("requant", "reciprocal_bits", "reciprocal_bits"),
     ("economics", "break_even_bytes_per_mac", "break_even_bytes_per_mac"),
+    *(("timing", key, f"timing.{key}") for key in TIMING_KEYS),
 )
 # Keys whose change can alter what the VPU quantizer annotates (the rest only changes the analysis).
 _OP_LISTS = ("vpu_ops", "shared_scale_ops", "fusable_ops", "fused_activations")
@@ -37,12 +39,16 @@ _SECTION_NOTES = {
     "requant": "Requantization: the right-shift range, and how the integer simulation rounds, "
                "accumulates and divides average pools.",
     "economics": "A VPU subgraph pays when it moves at most this many bytes per MAC it keeps on the VPU.",
+    "timing": "The VPU side of the timing model (check --run measures the CPU side): MAC rate, link "
+              "bandwidth, launch overhead per subgraph and latency per transfer.",
 }
 
 
 def field_value(profile: HardwareProfile, field: str):
     if field.startswith("constraints."):
         return profile.enabled(field.split(".", 1)[1])
+    if field.startswith("timing."):
+        return getattr(profile.timing, field.split(".", 1)[1])
     return getattr(profile, field)
 
 
