@@ -193,12 +193,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from vpu_core.handoff import export_model
-    from vpu_core.progress import TerminalProgress
+    from vpu_core.progress import RunContext, TerminalProgress
     from vpu_core.session import STAGE_TITLES, default_session
 
     progress = TerminalProgress(STAGE_TITLES)
     try:
-        done = export_model(default_session(), config_from_args(args), args.output, progress)
+        done = export_model(default_session(), config_from_args(args), args.output, RunContext(progress))
     finally:
         progress.close()
     what = "ExecuTorch program" if done.kind == "pte" else "VPU hand-off"

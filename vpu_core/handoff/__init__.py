@@ -14,11 +14,11 @@
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from vpu_core.errors import InspectorError
+from vpu_core.progress import NO_CONTEXT, RunContext
 
 
 @dataclass(frozen=True)
@@ -29,20 +29,19 @@ class Exported:
     detail: str               # one line for the terminal
 
 
-def export_model(session, config, output: str | Path, progress=None,
-                 cancel: threading.Event | None = None) -> Exported:
+def export_model(session, config, output: str | Path, ctx: RunContext = NO_CONTEXT) -> Exported:
     output = Path(output)
     if config.quantizer == "xnnpack":
-        return _export_pte(session, config, output, progress, cancel)
-    return _export_handoff(session, config, output, progress, cancel)
+        return _export_pte(session, config, output, ctx)
+    return _export_handoff(session, config, output, ctx)
 
 
-def _export_pte(session, config, output: Path, progress, cancel) -> Exported:
+def _export_pte(session, config, output: Path, ctx: RunContext) -> Exported:
     from vpu_core.files import SaveError, atomic_write, check_output_path
     from vpu_core.runtime.service import program_bytes
 
     check_output_path(output, (".pte",), "the ExecuTorch program")
-    lowered = program_bytes(session, config, progress, cancel)
+    lowered = program_bytes(session, config, ctx)
     try:
         atomic_write(output, lambda tmp: Path(tmp).write_bytes(lowered.buffer))
     except OSError as exc:
@@ -53,7 +52,7 @@ def _export_pte(session, config, output: Path, progress, cancel) -> Exported:
                     f"{len(lowered.op_map.delegates)} XNNPACK delegate(s); inputs: {inputs}")
 
 
-def _export_handoff(session, config, output: Path, progress, cancel) -> Exported:
+def _export_handoff(session, config, output: Path, ctx: RunContext) -> Exported:
     import numpy as np
 
     from vpu_core.handoff.manifest import WEIGHTS_FILE, build_manifest
@@ -63,8 +62,8 @@ def _export_handoff(session, config, output: Path, progress, cancel) -> Exported
     if not output.parent.is_dir():
         raise InspectorError(f"Cannot write the VPU hand-off to {output}: the folder {output.parent} "
                              "does not exist.")
-    analysis = session.inspect(config, view=None, progress=progress, cancel=cancel).analysis
-    qm = session.quantized(config, progress, cancel)
+    analysis = session.inspect(config, view=None, ctx=ctx).analysis
+    qm = session.quantized(config, ctx)
     _refuse_unshiftable(qm, analysis)
     manifest, arrays = build_manifest(qm, analysis)
     output.mkdir(exist_ok=True)

@@ -3,30 +3,29 @@
     report = runtime_report(session, config, runs=20)     # Session.runtime calls this
 
 Lowering changes process-wide state (torch.export, ExecuTorch's passes): like the XNNPACK
-delegation overlay it runs on the session's one stage thread (vpu_core.progress.call_cancellable),
-so it never overlaps another stage and a cancel returns within 0.1 s. The measurement runs there
-too: the timings are not shared with a concurrent quantization.
+delegation overlay it runs on the session's one stage thread (RunContext.call, i.e.
+vpu_core.progress.call_cancellable), so it never overlaps another stage and a cancel returns
+within 0.1 s. The measurement runs there too: the timings are not shared with a quantization.
 """
 from __future__ import annotations
 
-import threading
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from vpu_core.progress import call_cancellable
+from vpu_core.progress import NO_CONTEXT, RunContext
 
 if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
     from vpu_core.cache.keys import StageKeys
     from vpu_core.config import RunConfig
-    from vpu_core.runtime.lowering import LoweredProgram
+    from vpu_core.runtime.lowering import LoweredProgram, RuntimeRefusal
     from vpu_core.runtime.results import RuntimeReport
 
-ProgressFn = Callable[[str, float], None]
 DEFAULT_RUNS = 20
 DEFAULT_WARMUP = 3
 
 
-def lowered_program(session, config: RunConfig, progress: ProgressFn | None = None,
-                    cancel: threading.Event | None = None, keys: StageKeys | None = None):
+def lowered_program(session, config: RunConfig, ctx: RunContext = NO_CONTEXT,
+                    keys: StageKeys | None = None) -> LoweredProgram | RuntimeRefusal:
     """The LoweredProgram of `config` (or the RuntimeRefusal remembered for it), lowering it
     when neither memory nor disk has it."""
     from vpu_core.runtime.lowering import RuntimeRefusal, lower_program
@@ -37,11 +36,10 @@ def lowered_program(session, config: RunConfig, progress: ProgressFn | None = No
     hit = store.get()
     if hit is not None:
         return hit
-    qm = session.quantized(config, progress, cancel, keys)
-    if progress is not None:
-        progress("lower", 0.0)
+    qm = session.quantized(config, ctx, keys)
+    ctx.report("lower", 0.0)
     try:
-        value = call_cancellable(lower_program, qm, progress, cancel=cancel)
+        value = ctx.call(lower_program, qm, ctx)
     except RuntimeRefusal as refusal:
         value = refusal
     store.put(value)
@@ -49,29 +47,26 @@ def lowered_program(session, config: RunConfig, progress: ProgressFn | None = No
 
 
 def runtime_report(session, config: RunConfig, runs: int = DEFAULT_RUNS, warmup: int = DEFAULT_WARMUP,
-                   progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-                   keys: StageKeys | None = None) -> RuntimeReport:
+                   ctx: RunContext = NO_CONTEXT, keys: StageKeys | None = None) -> RuntimeReport:
     """Lower (or reuse) and run `config`'s converted graph; a refusal is returned, not raised."""
     from vpu_core.runtime.lowering import BACKEND, RuntimeRefusal
     from vpu_core.runtime.measure import run_program
     from vpu_core.runtime.results import RuntimeReport
 
-    lowered = lowered_program(session, config, progress, cancel, keys)
+    lowered = lowered_program(session, config, ctx, keys)
     if isinstance(lowered, RuntimeRefusal):
         return _refused(lowered)
-    if progress is not None:
-        progress("run", 0.0)
+    ctx.report("run", 0.0)
     try:
-        report = call_cancellable(run_program, lowered, runs, warmup, progress, cancel=cancel)
+        report = ctx.call(run_program, lowered, runs, warmup, ctx)
     except RuntimeRefusal as refusal:
         return _refused(refusal)
-    if progress is not None:
-        progress("run", 1.0)
+    ctx.report("run", 1.0)
     assert isinstance(report, RuntimeReport) and report.backend == BACKEND
     return report
 
 
-def with_runtime(analysis, config: RunConfig, report: RuntimeReport):
+def with_runtime(analysis: Analysis, config: RunConfig, report: RuntimeReport) -> Analysis:
     """`analysis` with the run attached, and the timing model of its partition (vpu_core.timing)
     with the profile's [timing] assumptions and the run's measured CPU times."""
     import dataclasses
@@ -84,19 +79,18 @@ def with_runtime(analysis, config: RunConfig, report: RuntimeReport):
                                timing=split_timing(analysis, report, profile.timing, profile.name))
 
 
-def _refused(refusal) -> RuntimeReport:
+def _refused(refusal: RuntimeRefusal) -> RuntimeReport:
     from vpu_core.runtime.lowering import BACKEND
     from vpu_core.runtime.results import RuntimeReport
 
     return RuntimeReport(BACKEND, refused=refusal.message, refused_op=refusal.op, refused_node=refusal.node)
 
 
-def program_bytes(session, config: RunConfig, progress: ProgressFn | None = None,
-                  cancel: threading.Event | None = None) -> LoweredProgram:
+def program_bytes(session, config: RunConfig, ctx: RunContext = NO_CONTEXT) -> LoweredProgram:
     """The lowered program of `config` for `export`; a refusal is raised (nothing else to show)."""
     from vpu_core.runtime.lowering import RuntimeRefusal
 
-    lowered = lowered_program(session, config, progress, cancel)
+    lowered = lowered_program(session, config, ctx)
     if isinstance(lowered, RuntimeRefusal):
         raise lowered
     return lowered
