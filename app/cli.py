@@ -42,7 +42,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     output = check_output(args.output)
     config = core_cli.config_from_args(args)
     other = config_variant(config, args.compare) if args.compare else None
-    report_model(config, output, compare_config=other, int_sim=args.int_sim, ablate=args.ablate)
+    report_model(config, output, compare_config=other, int_sim=args.int_sim, ablate=args.ablate,
+                 runtime_runs=args.runs if args.run else None)
     print(f"wrote {output}")
     return core_cli.EXIT_OK
 

@@ -100,3 +100,19 @@ def test_a_model_the_runtime_cannot_run_is_refused_in_one_sentence_with_the_chec
 def test_check_without_run_has_no_runtime_key(run_cli):
     code, out, _ = run_cli("check", "conv_relu", "--format", "json", "--calib-batches", "2")
     assert "runtime" not in json.loads(out)
+
+
+def test_html_report_has_the_runtime_section(run_cli, tmp_path, html_page):
+    out = tmp_path / "r.html"
+    code, _out, err = run_cli("report", "resnet8", "--quantizer", "xnnpack", "--calib-batches", "2",
+                              "--run", "--runs", "3", "-o", str(out))
+    assert code == 0, err
+    html = out.read_text(encoding="utf-8")
+    page = html_page(html)
+    assert "runtime" in page.ids and "#runtime" in page.urls
+    section = html[html.index('id="runtime"'):]
+    section = section[:section.index("</section>")]
+    assert "Runs in " in section and "Latency (median)" in section and "Where the time goes" in section
+    assert "Does each VPU subgraph pay, in time?" in section and "[timing] of profile vpu-default" in section
+    assert ("pays (saves" in section) or ("costs " in section)
+    assert section.count('class="pill sg') == 0 and section.count(">sg 0<") == 1   # resnet8: one subgraph

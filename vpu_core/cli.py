@@ -114,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         "KEY=VALUE,... e.g. 'quantizer=xnnpack,per_tensor=1'"))
     report.add_argument("--ablate", action="store_true",
                         help="add what each constraint 2-8 costs (quantizes once per constraint)")
+    add_runtime_options(report)
     bench = sub.add_parser("bench", help="benchmark: layout, rendering and every zoo model")
     bench.add_argument("--json", action="store_true", help="machine-readable output")
     bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")

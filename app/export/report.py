@@ -29,10 +29,11 @@ def check_output(output: str | Path) -> Path:
 
 
 def report_model(config, output: str | Path, compare_config=None,
-                 progress: ProgressFn | None = None, int_sim: bool = False, ablate: bool = False) -> Path:
+                 progress: ProgressFn | None = None, int_sim: bool = False, ablate: bool = False,
+                 runtime_runs: int | None = None) -> Path:
     """Run the pipeline and analysis for `config` (and `compare_config`), then write the report;
     `int_sim` adds the integer simulation of `config`'s VPU partitions, `ablate` its constraint
-    ablation."""
+    ablation, `runtime_runs` a run of its lowered program on this CPU (the runtime section)."""
     from vpu_core.session import default_session
 
     output = check_output(output)
@@ -41,7 +42,8 @@ def report_model(config, output: str | Path, compare_config=None,
         from vpu_core.whatif.ablation import check_quantizer
 
         check_quantizer(config)
-    analysis = session.inspect(config, view=None, progress=progress, int_sim=int_sim).analysis
+    analysis = session.inspect(config, view=None, progress=progress, int_sim=int_sim,
+                               runtime_runs=runtime_runs).analysis
     other = session.inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
     ablation = session.ablate(config, progress) if ablate else None
     return export_report(output, analysis, compare_with=other, ablation=ablation)

@@ -58,11 +58,11 @@ def runtime_lines(r: RuntimeReport) -> list[str]:
     lines.append(f"  SQNR vs float {_db(r.sqnr_vs_float_db, r.sqnr_vs_float_reason)} · "
                  f"vs the Q/DQ graph {_db(r.sqnr_vs_qdq_db, r.sqnr_vs_qdq_reason)}")
     if r.ops:
-        lines.append(f"  Slowest ops (per inference, mean of the middle half of {r.profiled_runs} "
-                     "profiled runs, ETDump):")
+        lines.append(f"  Slowest ops (per inference: ETDump time, mean of the middle half of {r.profiled_runs} "
+                     "profiled runs, + the node's share of its delegate's overhead):")
         for o in r.slowest(TOP_OPS):
             where = f"delegate {o.delegate}" if o.delegate is not None else "portable kernel"
-            lines.append(f"    {o.node:<32} {time_text(o.us):>10}  {where}: {', '.join(o.kernels)}")
+            lines.append(f"    {o.node:<32} {time_text(o.total_us):>10}  {where}: {', '.join(o.kernels)}")
     for d in r.delegates:
         lines.append(f"  XNNPACK delegate {d.delegate}: {time_text(d.us)} per call, "
                      f"{count_text(d.ops, 'operator')} account for {time_text(d.ops_us)} "

@@ -103,7 +103,8 @@ class RuntimeReport:
         return {o.node: o.total_us for o in self.ops}
 
     def slowest(self, n: int = 3) -> tuple[OpTime, ...]:
-        return tuple(sorted(self.ops, key=lambda o: -o.us)[:n])
+        """The `n` nodes that cost the most (delegate overhead shares included)."""
+        return tuple(sorted(self.ops, key=lambda o: -o.total_us)[:n])
 
     @property
     def ops_us(self) -> float:
