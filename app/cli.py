@@ -20,7 +20,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
     options = GuiOptions(screenshot=args.screenshot, size=args.size,
                          compare=config_variant(config, args.compare) if args.compare else None,
                          xnnpack_delegation=args.xnnpack_delegation, select=args.select,
-                         tabs=tuple(args.tab))
+                         tabs=tuple(args.tab), measure=args.run)
     return run_gui(config, options)
 
 

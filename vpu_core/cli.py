@@ -93,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--xnnpack-delegation", action="store_true",
                      help="colour by what ExecuTorch's XnnpackPartitioner delegates")
     gui.add_argument("--select", metavar="NODE", help="select NODE (b:NODE for compare side B) once shown")
+    gui.add_argument("--run", action="store_true",
+                     help="Run ▸ Run on this CPU from the start (colour by the measured µs)")
     gui.add_argument("--tab", action="append", default=[], metavar="TAB",
                      choices=("violations", "partition", "requant", "compare", "scales", "shifts",
                               "selected", "pow2"), help="show this dock tab (repeatable)")

@@ -12,7 +12,7 @@ import html
 from app import theme
 from vpu_core.formatting import (argument_text, compact_ints, human_bytes, node_label,
                                  quant_params_rows, scale_detail, scales_detail, shape_text,
-                                 value_text, zero_points_text)
+                                 time_text, value_text, zero_points_text)
 from vpu_core.graph.placement import partition_report, placement
 
 _CAT_TEXT = {"vpu": "VPU", "cpu": "CPU fallback", "qdq": "Q/DQ", "param": "parameter", "io": "graph I/O"}
@@ -149,7 +149,7 @@ def node_html(analysis, model, node_id: str, source: str = "simulated") -> str:
              _quantization(analysis, info, members), _partition(analysis, node_id, source),
              _violations(analysis, members), _requant(analysis, node_id),
              shared_scale_html(analysis, node_id, model), _accuracy(analysis, info),
-             _folded(analysis, gnode), _source(info)]
+             _measured(analysis, members), _folded(analysis, gnode), _source(info)]
     return "".join(p for p in parts if p)
 
 
@@ -293,6 +293,25 @@ def _accuracy(analysis, info) -> str:
     if sqnr is None:
         return ""
     return section("Accuracy", rows([("SQNR vs float", f"{sqnr:.1f} dB")]))
+
+
+def _measured(analysis, members) -> str:
+    """Its time in the program run on this CPU (Run ▸ Run on this CPU), folded nodes included."""
+    runtime = analysis.runtime
+    if runtime is None or runtime.refused:
+        return ""
+    times = [o for o in runtime.ops if o.node in members]
+    if not times:
+        return section("Measured on this CPU", rows([("time", esc("not timed (fused into a neighbour "
+                                                                 "or removed while lowering)"))]))
+    where = ", ".join(dict.fromkeys("portable kernel" if o.delegate is None else f"XNNPACK delegate {o.delegate}"
+                                    for o in times))
+    pairs = [("time", esc(time_text(sum(o.total_us for o in times)))),
+             ("of which", esc(f"{time_text(sum(o.us for o in times))} in its kernels, "
+                              f"{time_text(sum(o.overhead_us for o in times))} delegate overhead share")),
+             ("ran in", esc(where)),
+             ("events", esc(", ".join(k for o in times for k in o.kernels)))]
+    return section("Measured on this CPU", rows(pairs))
 
 
 def _folded(analysis, gnode) -> str:

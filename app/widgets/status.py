@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from app import theme
-from vpu_core.formatting import human_bytes
+from vpu_core.formatting import human_bytes, time_text
 from vpu_core.graph.placement import partition_report
 
 SEP = "&nbsp;&nbsp;·&nbsp;&nbsp;"
@@ -37,6 +37,10 @@ def single_html(analysis, model, source: str = "simulated", profile: str = "") -
              + ("not delegated" if xnn else "CPU fallback ops"),
              violations_chip(len(analysis.violations)),
              f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})", f"SQNR {sqnr}"]
+    runtime = analysis.runtime
+    if runtime is not None:                        # Run ▸ Run on this CPU
+        chips.append(f'<span style="color:{theme.DANGER}">CPU run refused</span>' if runtime.refused else
+                     f"<b>CPU {time_text(runtime.latency.median_ms * 1e3)}</b> median (XNNPACK)")
     return SEP.join(chips)
 
 

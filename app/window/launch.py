@@ -30,6 +30,7 @@ class GuiOptions:
     xnnpack_delegation: bool = False       # colour by the real XNNPACK delegation
     select: str | None = None              # "node" or "b:node" to select once shown
     tabs: tuple[str, ...] = field(default=())
+    measure: bool = False                  # Run ▸ Run on this CPU from the start (--run)
 
 
 def run_gui(config=None, options: GuiOptions = GuiOptions()) -> int:
@@ -76,6 +77,9 @@ def start(window, config, options: GuiOptions) -> None:
         state.config = config
         state.compare_b = CompareB.of(options.compare)
         window.compare.set_mode(True)
+    elif options.measure:
+        state.config = config
+        window.runtime.run()                        # the request includes the measurement: one job
     else:
         window.runs.start(config)
 

@@ -17,7 +17,7 @@ window never resizes itself afterwards (no widget's size hint grows with its tex
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QVBoxLayout, QWidget
 
 from app.features.compare import CompareController
@@ -29,6 +29,7 @@ from app.features.overlay import OverlayController
 from app.features.persistence import SettingsController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
+from app.features.runtime import RuntimeController
 from app.features.shown import window_title
 from app.features.status import StatusController
 from app.features.view_options import ViewOptionsController
@@ -68,6 +69,11 @@ class MainWindow(QMainWindow):
 
     # -- layout ----------------------------------------------------------------------------------
     def _build_toolbars(self) -> None:
+        self.measure_action = QAction("Run on this CPU (ExecuTorch XNNPACK)", self)
+        self.measure_action.setCheckable(True)
+        self.measure_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.measure_action.setStatusTip("Lower the graph to an ExecuTorch program and run it here: latency, "
+                                         "SQNR, and every op's measured µs (colour by Measured µs)")
         self.controls = RunControls(self)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.controls.toolbar())
         self.addToolBarBreak()
@@ -150,6 +156,7 @@ class MainWindow(QMainWindow):
         self.exports = ExportController(state, self.graph_view, self.compare_view, status, self.store)
         self.view_options = ViewOptionsController(state, self.view_bar, canvases)
         self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock)
+        self.runtime = RuntimeController(state, self.measure_action)
         state.drawn.connect(lambda: self.setWindowTitle(window_title(state)))
         self.setAcceptDrops(True)
         self.installEventFilter(self.files)                # drag & drop of model files
