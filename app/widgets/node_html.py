@@ -145,11 +145,11 @@ def node_html(analysis, model, node_id: str, source: str = "simulated") -> str:
     if info is None:
         return group_html(model, node_id) or f"<p>No information for node {esc(node_id)}.</p>"
     members = (node_id, *(gnode.folded if gnode else ()))
-    parts = [_header(info, gnode, source), _operation(info), _arguments(info),
+    parts = [_header(info, gnode, source), _measured(analysis, members), _operation(info), _arguments(info),
              _quantization(analysis, info, members), _partition(analysis, node_id, source),
              _violations(analysis, members), _requant(analysis, node_id),
              shared_scale_html(analysis, node_id, model), _accuracy(analysis, info),
-             _measured(analysis, members), _folded(analysis, gnode), _source(info)]
+             _folded(analysis, gnode), _source(info)]
     return "".join(p for p in parts if p)
 
 
@@ -304,13 +304,15 @@ def _measured(analysis, members) -> str:
     if not times:
         return section("Measured on this CPU", rows([("time", esc("not timed (fused into a neighbour "
                                                                  "or removed while lowering)"))]))
-    where = ", ".join(dict.fromkeys("portable kernel" if o.delegate is None else f"XNNPACK delegate {o.delegate}"
-                                    for o in times))
-    pairs = [("time", esc(time_text(sum(o.total_us for o in times)))),
-             ("of which", esc(f"{time_text(sum(o.us for o in times))} in its kernels, "
-                              f"{time_text(sum(o.overhead_us for o in times))} delegate overhead share")),
-             ("ran in", esc(where)),
-             ("events", esc(", ".join(k for o in times for k in o.kernels)))]
+    places = [f"XNNPACK delegate {o.delegate}" for o in times if o.delegate is not None]
+    if any("::" in k for o in times for k in o.kernels):         # ExecuTorch's portable kernels
+        places.append("portable kernels")
+    where = ", ".join(dict.fromkeys(places))
+    total, own = sum(o.total_us for o in times), sum(o.us for o in times)
+    pairs = [("time", f"<b>{esc(time_text(total))}</b> " + esc(f"({time_text(own)} kernels + "
+                                                              f"{time_text(total - own)} delegate overhead)")),
+             ("ran in", esc(where) + f'<br><span style="color:{theme.MUTED}">'
+                        + esc(", ".join(k for o in times for k in o.kernels)) + "</span>")]
     return section("Measured on this CPU", rows(pairs))
 
 
