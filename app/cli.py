@@ -57,6 +57,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from app.devtools.startup_bench import measure_window_startup
     from vpu_core import bench as benchmark
 
+    if getattr(args, "run", None) is not None:
+        from vpu_core.runtime.bench import bench_runtime
+
+        rows = bench_runtime(tuple(args.run) or ("resnet8",))
+        print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
+        return core_cli.EXIT_OK
     if getattr(args, "ablate", False):
         rows = benchmark.bench_ablation()
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))

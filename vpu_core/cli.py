@@ -122,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
     bench.add_argument("--ablate", action="store_true",
                        help="only time `check resnet8 --ablate` (target: 60 s)")
+    bench.add_argument("--run", nargs="*", metavar="MODEL", default=None,
+                       help="only time `check MODEL --quantizer xnnpack` against the same with --run, cold "
+                            "and warm cache, medians of 3 (default resnet8; target: at most 3x)")
     bench.add_argument("--loop", nargs="+", metavar="MODEL",
                        help="models for the cold / warm / toggle rows (default: the zoo)")
     sub.add_parser("models", help="list the built-in model zoo")

@@ -23,7 +23,9 @@ SHOTS = {
     "xnnpack_overlay.png": ["transformer", "--xnnpack-delegation", "--select", "softmax", "--tab", "partition"],
 }
 # the same window on a laptop screen: `--size` is part of the shot
-SIZED = {"laptop_1280x720.png": (["resnet8", "--quantizer", "xnnpack", "--select", "add"], "1280x720")}
+SIZED = {"laptop_1280x720.png": (["resnet8", "--quantizer", "xnnpack", "--select", "add"], "1280x720"),
+         # Run ▸ Run on this CPU: coloured by the measured µs, the node panel's measured time
+         "runtime.png": (["resnet8", "--quantizer", "xnnpack", "--run", "--select", "conv2d_1"], "1280x720")}
 
 
 def commands(out_dir: Path, size: str, only=()) -> list[list[str]]:

@@ -16,9 +16,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vpu_core.errors import InspectorError
 from vpu_core.progress import NO_CONTEXT, RunContext
+
+if TYPE_CHECKING:
+    from vpu_core.config import RunConfig
+    from vpu_core.session import Session
 
 
 @dataclass(frozen=True)
@@ -29,7 +34,7 @@ class Exported:
     detail: str               # one line for the terminal
 
 
-def export_model(session, config, output: str | Path, ctx: RunContext = NO_CONTEXT) -> Exported:
+def export_model(session: Session, config: RunConfig, output: str | Path, ctx: RunContext = NO_CONTEXT) -> Exported:
     output = Path(output)
     if config.quantizer == "xnnpack":
         return _export_pte(session, config, output, ctx)

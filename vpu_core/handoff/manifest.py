@@ -11,6 +11,7 @@ the output's is aligned by a shift of k_out − k_in. The schema is in the READM
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -25,6 +26,9 @@ from vpu_core.formatting import is_pow2
 from vpu_core.profile import op_matches
 from vpu_core.qdq import is_dequantize, is_quantize
 
+if TYPE_CHECKING:
+    from vpu_core.pipeline import QuantizedModel
+
 FORMAT, VERSION = "vpu-inspector-handoff", 1
 WEIGHTS_FILE = "weights.npz"
 _LAYOUT = ("flatten", "reshape", "view", "permute", "squeeze", "unsqueeze", "transpose")
@@ -33,7 +37,7 @@ _SCHEMA_ARGS = {"stride", "padding", "dilation", "groups", "kernel_size", "ceil_
                 "dims", "min_val", "max_val", "alpha"}
 
 
-def build_manifest(qm, a: Analysis) -> tuple[dict, dict[str, np.ndarray]]:
+def build_manifest(qm: QuantizedModel, a: Analysis) -> tuple[dict, dict[str, np.ndarray]]:
     """(manifest, arrays for the .npz) of a VPU-quantized model and its analysis."""
     g = QGraph(qm.converted, qm.profile)
     builder = _Builder(g, a)

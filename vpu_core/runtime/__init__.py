@@ -15,17 +15,27 @@ cache entry), results (dataclasses). Importing this package does not import torc
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from vpu_core.progress import ProgressFn
+
+if TYPE_CHECKING:
+    from vpu_core.pipeline import QuantizedModel
+    from vpu_core.runtime.lowering import LoweredProgram
+    from vpu_core.runtime.results import RuntimeReport
+
 __all__ = ["lower_program", "run_program"]
 
 
-def lower_program(qm, progress=None):
+def lower_program(qm: QuantizedModel, progress: ProgressFn | None = None) -> LoweredProgram:
     """LoweredProgram of a QuantizedModel (vpu_core.runtime.lowering)."""
     from vpu_core.runtime.lowering import lower_program as lower
 
     return lower(qm, progress)
 
 
-def run_program(lowered, runs: int = 20, warmup: int = 3, progress=None):
+def run_program(lowered: LoweredProgram, runs: int = 20, warmup: int = 3,
+                progress: ProgressFn | None = None) -> RuntimeReport:
     """RuntimeReport of a LoweredProgram (vpu_core.runtime.measure)."""
     from vpu_core.runtime.measure import run_program as run
 

@@ -31,6 +31,7 @@ import re
 import time
 import traceback
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import torch
 from torch.fx import GraphModule, Node
@@ -39,8 +40,12 @@ from torch.utils._pytree import tree_leaves
 
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.errors import InspectorError, short_reason
+from vpu_core.progress import ProgressFn
 from vpu_core.qdq import is_dequantize
 from vpu_core.runtime.op_map import OpMap, build_op_map, non_delegated_kernels
+
+if TYPE_CHECKING:
+    from vpu_core.pipeline import QuantizedModel
 
 BACKEND = "xnnpack"
 
@@ -69,7 +74,7 @@ class LoweredProgram:
     meta: dict = field(default_factory=dict)   # input names / shapes, for `export`
 
 
-def lower_program(qm, progress=None) -> LoweredProgram:
+def lower_program(qm: QuantizedModel, progress: ProgressFn | None = None) -> LoweredProgram:
     """Lower `qm.converted` (a QuantizedModel's) to an XNNPACK program; see the module docstring."""
     start = time.perf_counter()
     gm, folded = fold_int32_biases(qm)
@@ -119,7 +124,7 @@ def lowering_refusal(exc: BaseException, detail: str = "") -> RuntimeRefusal:
     return RuntimeRefusal(f"ExecuTorch could not lower the program for XNNPACK: {short_reason(exc)}", detail)
 
 
-def fold_int32_biases(qm) -> tuple[GraphModule, int]:
+def fold_int32_biases(qm: QuantizedModel) -> tuple[GraphModule, int]:
     """A copy of the converted graph with every int32 bias dequantize replaced by its float value
     (the graph itself when there is none); and how many were folded."""
     g = QGraph(qm.converted, qm.profile)

@@ -6,8 +6,12 @@
    `warmup` untimed calls of `forward`, then `runs` calls each timed with perf_counter around
    `Method.execute` (what a Python caller waits for: input hand-over, the run, output copies).
    Median, p10 and p90 over those runs.
-2. Per-op times: the program loaded a second time with ETDump enabled, run `runs` + 1 times, the
-   ETDump written to a temporary file and read with `executorch.devtools.Inspector` (µs). Each
+2. Per-op times: the program loaded a second time with ETDump enabled and run `runs` + 1 times,
+   each profiled run right after a timed one (the two passes see the same load on a shared
+   machine, so the per-op times add up to the latency beside them; and neither copy stays hot in
+   the caches between its runs, as in an application that does other work between inferences);
+   the ETDump written to a
+   temporary file and read with `executorch.devtools.Inspector` (µs). Each
    event's first run is dropped (first-call setup), the middle half of the rest averaged
    (`middle_mean`: robust to a run the shared machine interrupted, and XNNPACK logs whole
    microseconds, which a mean resolves below 1 µs where a median cannot). Events become graph
@@ -30,10 +34,13 @@ import time
 import traceback
 import warnings
 
+from typing import Iterator
+
 import torch
 
 from vpu_core.analysis.sqnr import sqnr
 from vpu_core.errors import short_reason
+from vpu_core.progress import ProgressFn
 from vpu_core.runtime.lowering import BACKEND, LoweredProgram, RuntimeRefusal
 from vpu_core.runtime.results import DelegateTime, Latency, OpTime, OutputDigest, RuntimeReport
 from vpu_core.runtime.xnn_blob import align
@@ -41,11 +48,12 @@ from vpu_core.runtime.xnn_blob import align
 IDENTICAL = "the program's outputs equal the converted Q/DQ graph's bit for bit"
 
 
-def run_program(lowered: LoweredProgram, runs: int = 20, warmup: int = 3, progress=None) -> RuntimeReport:
+def run_program(lowered: LoweredProgram, runs: int = 20, warmup: int = 3,
+                progress: ProgressFn | None = None) -> RuntimeReport:
     start = time.perf_counter()
     runs, warmup = max(1, int(runs)), max(0, int(warmup))
-    latency, outputs = _latency(lowered, runs, warmup, progress)
-    ops, delegates = _profile(lowered, runs, progress)
+    latency, outputs, profiled = _runs(lowered, runs, warmup, progress)
+    ops, delegates = _profile(lowered, profiled)
     numerics = _numerics(lowered, outputs)
     from executorch import version
 
@@ -72,7 +80,7 @@ def _method(buffer: bytes, etdump: bool = False):
 
 
 @contextlib.contextmanager
-def native_stderr():
+def native_stderr() -> Iterator[io.StringIO]:
     """Capture what the runtime writes to stderr meanwhile, natively (file descriptor 2) or through
     Python's sys.stderr (ExecuTorch's cpuinfo reports the files it cannot open when its threadpool
     starts): stderr is for our one-line errors."""
@@ -99,20 +107,25 @@ def _execute(method, inputs: tuple) -> list:
                              traceback.format_exc()) from None
 
 
-def _latency(lowered: LoweredProgram, runs: int, warmup: int, progress) -> tuple[Latency, list]:
+def _runs(lowered: LoweredProgram, runs: int, warmup: int, progress) -> tuple[Latency, list, object]:
+    """The timed runs and the profiled runs, interleaved: on a shared machine both passes then see
+    the same load, so the per-op times add up to the latency they are shown beside."""
     _program, method = _method(lowered.buffer)
+    profiled = _method(lowered.buffer, etdump=True)
     outputs = []
     for _ in range(warmup):
         outputs = _execute(method, lowered.inputs)
+    _execute(profiled[1], lowered.inputs)               # its first run is dropped from every event
     times = []
     for i in range(runs):
         t0 = time.perf_counter()
         outputs = _execute(method, lowered.inputs)
         times.append((time.perf_counter() - t0) * 1e3)
+        _execute(profiled[1], lowered.inputs)
         if progress is not None:
-            progress("run", 0.5 * (i + 1) / runs)
+            progress("run", 0.9 * (i + 1) / runs)
     return Latency(statistics.median(times), _percentile(times, 10), _percentile(times, 90), runs, warmup,
-                   min(times), max(times)), [t for t in outputs if isinstance(t, torch.Tensor)]
+                   min(times), max(times)), [t for t in outputs if isinstance(t, torch.Tensor)], profiled[0]
 
 
 def _percentile(values: list[float], p: float) -> float:
@@ -124,12 +137,8 @@ def _percentile(values: list[float], p: float) -> float:
     return data[lo] + (data[hi] - data[lo]) * (k - lo)
 
 
-def _profile(lowered: LoweredProgram, runs: int, progress) -> tuple[tuple[OpTime, ...], tuple[DelegateTime, ...]]:
-    program, method = _method(lowered.buffer, etdump=True)
-    for i in range(runs + 1):
-        _execute(method, lowered.inputs)
-        if progress is not None:
-            progress("run", 0.5 + 0.4 * (i + 1) / (runs + 1))
+def _profile(lowered: LoweredProgram, program) -> tuple[tuple[OpTime, ...], tuple[DelegateTime, ...]]:
+    """Per-node and per-delegate times from the ETDump of `program` (the profiled runs)."""
     with tempfile.TemporaryDirectory(prefix="vpu-etdump-") as folder:
         path = os.path.join(folder, "run.etdp")
         program.write_etdump_result_to_file(path, os.path.join(folder, "debug.bin"))

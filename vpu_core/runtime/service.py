@@ -15,6 +15,7 @@ from vpu_core.progress import NO_CONTEXT, RunContext
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
+    from vpu_core.session import Session
     from vpu_core.cache.keys import StageKeys
     from vpu_core.config import RunConfig
     from vpu_core.runtime.lowering import LoweredProgram, RuntimeRefusal
@@ -24,7 +25,7 @@ DEFAULT_RUNS = 20
 DEFAULT_WARMUP = 3
 
 
-def lowered_program(session, config: RunConfig, ctx: RunContext = NO_CONTEXT,
+def lowered_program(session: Session, config: RunConfig, ctx: RunContext = NO_CONTEXT,
                     keys: StageKeys | None = None) -> LoweredProgram | RuntimeRefusal:
     """The LoweredProgram of `config` (or the RuntimeRefusal remembered for it), lowering it
     when neither memory nor disk has it."""
@@ -46,7 +47,7 @@ def lowered_program(session, config: RunConfig, ctx: RunContext = NO_CONTEXT,
     return value
 
 
-def runtime_report(session, config: RunConfig, runs: int = DEFAULT_RUNS, warmup: int = DEFAULT_WARMUP,
+def runtime_report(session: Session, config: RunConfig, runs: int = DEFAULT_RUNS, warmup: int = DEFAULT_WARMUP,
                    ctx: RunContext = NO_CONTEXT, keys: StageKeys | None = None) -> RuntimeReport:
     """Lower (or reuse) and run `config`'s converted graph; a refusal is returned, not raised."""
     from vpu_core.runtime.lowering import BACKEND, RuntimeRefusal
@@ -86,7 +87,7 @@ def _refused(refusal: RuntimeRefusal) -> RuntimeReport:
     return RuntimeReport(BACKEND, refused=refusal.message, refused_op=refusal.op, refused_node=refusal.node)
 
 
-def program_bytes(session, config: RunConfig, ctx: RunContext = NO_CONTEXT) -> LoweredProgram:
+def program_bytes(session: Session, config: RunConfig, ctx: RunContext = NO_CONTEXT) -> LoweredProgram:
     """The lowered program of `config` for `export`; a refusal is raised (nothing else to show)."""
     from vpu_core.runtime.lowering import RuntimeRefusal
 

@@ -9,9 +9,15 @@ minute lowering it. Measurements are never cached: a run measures again.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from vpu_core.cache import artifacts
 from vpu_core.cache.keys import StageKeys, digest
+
+if TYPE_CHECKING:
+    from vpu_core.cache.disk import DiskCache
+    from vpu_core.cache.stages import MemoryCache
+    from vpu_core.runtime.lowering import LoweredProgram, RuntimeRefusal
 
 STAGE = "program"
 
@@ -21,10 +27,10 @@ def program_key(keys: StageKeys | None) -> str | None:
 
 
 class ProgramStore:
-    def __init__(self, keys: StageKeys | None, memory, disk) -> None:
+    def __init__(self, keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> None:
         self.key, self.memory, self.disk = program_key(keys), memory, disk
 
-    def get(self):
+    def get(self) -> LoweredProgram | RuntimeRefusal | None:
         """A LoweredProgram, a RuntimeRefusal (remembered), or None."""
         if self.key is None:
             return None
@@ -42,7 +48,7 @@ class ProgramStore:
         self.memory.put(STAGE, self.key, value)
         return value
 
-    def put(self, value) -> None:
+    def put(self, value: LoweredProgram | RuntimeRefusal) -> None:
         """Keep a LoweredProgram or a RuntimeRefusal."""
         if self.key is None:
             return
