@@ -12,9 +12,12 @@ import sys
 import traceback
 import warnings
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from vpu_core.errors import InspectorError, short_reason
+
+if TYPE_CHECKING:
+    from vpu_core.config import RunConfig
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
 Handler = Callable[[argparse.Namespace], int]
@@ -26,6 +29,12 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
     else:
         p.add_argument("model", nargs="?", default="resnet8", help="as for check (default resnet8)")
     p.add_argument("--quantizer", choices=("vpu", "xnnpack"), default="vpu")
+    add_shared_run_options(p)
+    p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
+
+
+def add_shared_run_options(p: argparse.ArgumentParser) -> None:
+    """The run options of every command (`sweep` takes its quantizers and profiles as lists)."""
     p.add_argument("--per-tensor", action="store_true", help="XNNPACK weights per-tensor")
     p.add_argument("--dynamic-batch", action="store_true", help="export the batch dim as dynamic")
     p.add_argument("--calib-batches", type=_positive, default=4, metavar="N")
@@ -33,7 +42,6 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
                    help="change the batch (default: the batch of the model's own example inputs)")
     p.add_argument("--seed", type=int, default=0, metavar="S")
     p.add_argument("--calib-data", metavar="FILE", help="calibration samples (.pt or .npz)")
-    p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
     p.add_argument("--no-cache", action="store_true", help=(
         "neither read nor write the result cache (VPU_INSPECTOR_CACHE_DIR moves it)"))
     p.add_argument("--reference-observers", action="store_true",
@@ -92,12 +100,16 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--compare", metavar="SPEC", help="open in compare mode, side B as for report --compare")
     gui.add_argument("--xnnpack-delegation", action="store_true",
                      help="colour by what ExecuTorch's XnnpackPartitioner delegates")
+    gui.add_argument("--sweep", metavar="DIR", help="also show this sweep folder in the Sweep dock")
     gui.add_argument("--select", metavar="NODE", help="select NODE (b:NODE for compare side B) once shown")
+    gui.add_argument("--focus", action="store_true", help="focus mode: only the canvas (F11)")
+    gui.add_argument("--presentation", action="store_true",
+                     help="presentation mode: large labels, thick edges, scaled legend (F5)")
     gui.add_argument("--run", action="store_true",
                      help="Run ▸ Run on this CPU from the start (colour by the measured µs)")
     gui.add_argument("--tab", action="append", default=[], metavar="TAB",
                      choices=("violations", "partition", "requant", "compare", "scales", "shifts",
-                              "selected", "pow2"), help="show this dock tab (repeatable)")
+                              "selected", "pow2", "profile", "cost", "next-kernel"), help="show this dock tab (repeatable)")
     render = sub.add_parser("render", help="headless image of the graph view (.png or .svg)")
     add_run_options(render)
     render.add_argument("-o", "--output", required=True, metavar="F")
@@ -127,11 +139,18 @@ def build_parser() -> argparse.ArgumentParser:
                             "and warm cache, medians of 3 (default resnet8; target: at most 3x)")
     bench.add_argument("--loop", nargs="+", metavar="MODEL",
                        help="models for the cold / warm / toggle rows (default: the zoo)")
+    bench.add_argument("--sweep", action="store_true", help=(
+        "only time a sweep of 4 models x 2 quantizers with --workers 2 against the same 8 `check` "
+        "runs one after another (target: 0.75x)"))
+    bench.add_argument("--repeat", type=_positive, default=1, metavar="N", help="bench --sweep: rounds")
     sub.add_parser("models", help="list the built-in model zoo")
+    from vpu_core.sweep.cli import add_sweep_parser
+
+    add_sweep_parser(sub)
     return parser
 
 
-def config_from_args(args: argparse.Namespace):
+def config_from_args(args: argparse.Namespace) -> RunConfig:
     from vpu_core.config import RunConfig
 
     return RunConfig(model=args.model, quantizer=args.quantizer, per_tensor=args.per_tensor,
@@ -212,7 +231,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models, "export": cmd_export}
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from vpu_core.sweep.cli import cmd_sweep as sweep
+
+    return sweep(args)
+
+
+HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models, "sweep": cmd_sweep,
+                                "export": cmd_export}
 
 
 def error_line(exc: BaseException) -> str:
@@ -232,12 +258,12 @@ def install_thread_excepthook(debug: bool) -> None:
             return
         if debug:
             traceback.print_exception(args.exc_type, args.exc_value, args.exc_traceback)
-        print(error_line(args.exc_value), file=sys.stderr)
+        print(error_line(args.exc_value or RuntimeError("unknown error")), file=sys.stderr)
 
     threading.excepthook = hook
 
 
-def main(argv: list[str] | None = None, handlers: dict[str, Handler] | None = None) -> int:
+def main(argv: list[str] | None = None, handlers: Mapping[str, Handler] | None = None) -> int:
     warnings.filterwarnings("ignore")  # library deprecation chatter is not for our users
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
@@ -264,7 +290,8 @@ def run_guarded(handler: Handler, args: argparse.Namespace) -> int:
     except Exception as exc:  # InspectorError: the user's problem; anything else: a bug, same line
         if args.debug:
             traceback.print_exc()
-            if getattr(exc, "detail", ""):
-                print(exc.detail, file=sys.stderr)
+            detail = getattr(exc, "detail", "")
+            if detail:
+                print(detail, file=sys.stderr)
         print(error_line(exc), file=sys.stderr)
     return EXIT_ERROR

@@ -87,6 +87,7 @@ class Inspection:
     graph: DisplayGraph | None      # drawn for `view`; None when no view was asked for
     view: ViewOptions | None
     seconds: float
+    stages_run: tuple[str, ...] = ()    # the stages computed for it, in order (none: all cached)
 
     @property
     def has_delegation(self) -> bool:
@@ -118,10 +119,22 @@ def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> Disp
     return DisplayGraph(model, layout_graph(model), grouped)
 
 
+def _recording(ctx: RunContext) -> tuple[RunContext, dict[str, None]]:
+    """`ctx`, also noting the name of every stage that reports (every stage that runs does)."""
+    ran: dict[str, None] = {}
+    parent = ctx.progress
+
+    def report(stage: str, fraction: float) -> None:
+        ran.setdefault(stage)
+        if parent is not None:
+            parent(stage, fraction)
+    return RunContext(report, ctx.cancel), ran
+
+
 class Session:
     """Runs inspections; keeps every stage's results in memory and (unless disabled) on disk."""
 
-    def __init__(self, keep: int = 6, disk_cache: bool = True, cache_dir=None) -> None:
+    def __init__(self, keep: int = 6, disk_cache: bool = True, cache_dir: str | Path | None = None) -> None:
         """`disk_cache`: use the disk cache at `cache_dir` (None: $VPU_INSPECTOR_CACHE_DIR, else
         the user cache folder, looked up at each run)."""
         self.keep = keep
@@ -151,7 +164,7 @@ class Session:
         (Analysis.runtime and its timing model, Analysis.timing: vpu_core.runtime). `ctx` replaces
         `progress` and `cancel` (give one or the other).
         """
-        ctx = _context(progress, cancel, ctx)
+        ctx, ran = _recording(_context(progress, cancel, ctx))
         start = time.perf_counter()
         if view is not None and view.partition_source not in PARTITION_SOURCES:
             raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}")
@@ -168,13 +181,14 @@ class Session:
         graph = None
         if view is not None:
             graph = self._display_graph(keys, analysis, view, ctx)
-        return Inspection(config, analysis, graph, view, time.perf_counter() - start)
+        return Inspection(config, analysis, graph, view, time.perf_counter() - start, tuple(ran))
 
     def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
         """The same result drawn for another view (fold, colouring): milliseconds, never a run.
         Raises ValueError when `view` colours by an XNNPACK delegation the analysis lacks."""
         graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view, NO_CONTEXT)
-        return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds)
+        return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds,
+                          inspection.stages_run)
 
     def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
@@ -235,8 +249,8 @@ class Session:
                            ("int_sim", keys.analysis), ("program", program_key(keys))):
             self.memory.drop(stage, key)
         with self._lock:
-            for key in [k for k in self._simulated if k[0] == config]:
-                del self._simulated[key]
+            for simulated in [k for k in self._simulated if k[0] == config]:
+                del self._simulated[simulated]
             self._ablations.pop(keys.analysis, None)
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
@@ -365,7 +379,7 @@ class Session:
 
         return runtime_report(self, config, runs, warmup, _context(progress, cancel, ctx), keys)
 
-    def save_program(self, config: RunConfig, path) -> None:
+    def save_program(self, config: RunConfig, path: str | Path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""
         from vpu_core.pipeline.program_file import save_program
 

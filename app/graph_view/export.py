@@ -6,6 +6,8 @@ Works without a display (QT_QPA_PLATFORM=offscreen is chosen when none is availa
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import os
 from pathlib import Path
 
@@ -15,9 +17,16 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
+from vpu_core.graph.legend import legend_facts
+
 from .legend import legend_size, paint_legend
 from .scene import GraphScene
 from .style import Theme
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QGuiApplication
+    from app.graph_view.view import GraphView
+    from PySide6.QtCore import QCoreApplication
 
 MAX_SIDE = 30_000          # QImage / raster engine comfort limit per side
 MAX_PIXELS = 64_000_000    # 256 MB of ARGB32 at most
@@ -26,7 +35,7 @@ LEGEND_GAP = 16.0
 _app = None
 
 
-def ensure_app():
+def ensure_app() -> QCoreApplication:
     """A Q(Gui)Application for painting text; created offscreen if there is no display."""
     global _app
     from PySide6.QtWidgets import QApplication
@@ -60,8 +69,8 @@ def render_to_image(model: GraphModel, layout: Layout, path: str | os.PathLike,
     path = Path(path)
     theme = theme or Theme.make()
     scene = GraphScene(model, layout, theme)
-    groups = bool(model.frames) or any(n.category == "group" for n in model.nodes)
-    lsize = legend_size(theme, scene.subgraphs, groups) if legend else None
+    facts = legend_facts(model)
+    lsize = legend_size(theme, facts) if legend else None
     extra_w = (lsize.width() + 2 * LEGEND_GAP) if lsize else 0.0
     svg = path.suffix.lower() == ".svg"
     s = scale if svg else png_scale(layout, scale, extra_w)
@@ -85,14 +94,14 @@ def render_to_image(model: GraphModel, layout: Layout, path: str | os.PathLike,
         p.fillRect(QRectF(0, 0, W, H), QColor("#ffffff"))
     scene.render(p, QRectF(0, 0, gw, gh), scene.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
     if lsize:
-        paint_legend(p, QPointF(gw + LEGEND_GAP, LEGEND_GAP), theme, scene.subgraphs, groups)
+        paint_legend(p, QPointF(gw + LEGEND_GAP, LEGEND_GAP), theme, facts)
     p.end()
     if not svg and not device.save(str(path)):
         raise OSError(f"could not write {path}")
     return {"path": str(path), "scale": s, "size": (W, H)}
 
 
-def render_view_to_image(view, path: str | os.PathLike) -> dict:
+def render_view_to_image(view: GraphView, path: str | os.PathLike) -> dict:
     """Save the current viewport of a GraphView (with its legend) to .png or .svg."""
     ensure_app()
     path = Path(path)
@@ -109,7 +118,7 @@ def render_view_to_image(view, path: str | os.PathLike) -> dict:
         if scene is not None and view._legend.isVisible():
             pos = view._legend.geometry().topLeft() - vp.geometry().topLeft()
             lg = view._legend
-            paint_legend(p, QPointF(pos), view.theme(), scene.subgraphs, lg.groups, lg.gradient)
+            paint_legend(p, QPointF(pos), view.theme(), lg.facts, lg.gradient)
         p.end()
     else:
         img = view.grab(vp.geometry())          # includes the legend overlay

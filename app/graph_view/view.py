@@ -18,11 +18,15 @@ dense and sparse regions).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from vpu_core.graph.groups import GROUP_PREFIX
+from vpu_core.graph.legend import legend_facts
 from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
@@ -34,6 +38,10 @@ from .minimap import MiniMap
 from .scene import GraphScene
 from .search_matches import SearchMatches
 from .style import Theme
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QContextMenuEvent, QMouseEvent, QResizeEvent
+    from vpu_core.graph.grouped import GroupedGraph
 
 ZOOM_MIN, ZOOM_MAX = 1e-4, 4.0
 ZOOM_OUT_SLACK = 0.75          # zoom out at most to 3/4 of the "whole graph" scale
@@ -49,7 +57,7 @@ class GraphView(QGraphicsView):
                                     # (a module group: "group:<path>")
     groups_changed = Signal()       # a group was expanded / collapsed: another model is shown
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._theme = Theme.make()
         self._gscene: GraphScene | None = None
@@ -68,6 +76,7 @@ class GraphView(QGraphicsView):
         self.setBackgroundBrush(QColor("#ffffff"))
         self._legend = LegendOverlay(self)
         self._legend.hide()
+        self._legend.toggled.connect(lambda _collapsed: self._place_overlays())
         self._legend_on = True
         self._minimap = MiniMap(self)
         self._minimap.jump_to.connect(self._jump)
@@ -78,7 +87,7 @@ class GraphView(QGraphicsView):
         self._crumbs.group_clicked.connect(self.groups.reveal_group)
 
     # ---- content ---------------------------------------------------------------------------
-    def set_graph(self, model: GraphModel, layout: Layout, grouped=None,
+    def set_graph(self, model: GraphModel, layout: Layout, grouped: GroupedGraph | None = None,
                   depth: int | None = None) -> None:
         """Show `model` drawn at `layout`; replaces any previous graph.
 
@@ -133,8 +142,7 @@ class GraphView(QGraphicsView):
         self.setScene(self._gscene)
         if old is not None:
             old.deleteLater()
-        groups = bool(model.frames) or any(n.category == "group" for n in model.nodes)
-        self._legend.configure(self._theme, self._gscene.subgraphs, groups=groups)
+        self._legend.configure(self._theme, legend_facts(model))
         self._legend.setVisible(self._legend_on)
         self._minimap.set_scene(self._gscene)
         self._crumbs.set_path([])
@@ -220,7 +228,7 @@ class GraphView(QGraphicsView):
         super().scrollContentsBy(dx, dy)
         self._update_tier()
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._place_overlays()
         self._update_tier()
@@ -258,25 +266,27 @@ class GraphView(QGraphicsView):
             (self.prev_match if mods & Qt.KeyboardModifier.ShiftModifier else self.next_match)()
         elif k == Qt.Key.Key_Escape:
             self.select_node(None)
+        elif k == Qt.Key.Key_L and not mods & ~Qt.KeyboardModifier.KeypadModifier:
+            self.fold_legend(not self._legend.collapsed)
         elif not self.groups.key_press(event):
             super().keyPressEvent(event)
 
-    def mouseDoubleClickEvent(self, event) -> None:
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.groups.double_click(self.mapToScene(event.position().toPoint())):
             event.accept()
         else:
             super().mouseDoubleClickEvent(event)
 
-    def contextMenuEvent(self, event) -> None:
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         menu = self.groups.menu(self.mapToScene(event.pos()))
         if menu is not None:
             menu.exec(event.globalPos())
 
-    def mousePressEvent(self, event) -> None:
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         self._press = event.position()
         super().mousePressEvent(event)
 
-    def mouseReleaseEvent(self, event) -> None:
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         super().mouseReleaseEvent(event)
         p, self._press = self._press, None
         if p is None or event.button() != Qt.MouseButton.LeftButton or self._gscene is None:
@@ -314,8 +324,8 @@ class GraphView(QGraphicsView):
             s.set_selection(None if frame else node_id)
             s.set_frame_selected(frame)
             self._crumbs.set_path(*self.groups.breadcrumbs(node_id))
-            self._place_overlays()
             self.highlights.shared_for(node_id)
+            self._legend_marks()
             self.node_selected.emit(node_id or "")
         return True
 
@@ -333,6 +343,36 @@ class GraphView(QGraphicsView):
         self._update_tier()
         return True
 
+    def anchor_of(self, node_id: str | None) -> tuple[QPointF, float] | None:
+        """Where `node_id` is on screen now (viewport point of its centre) and the zoom; None
+        when it is not drawn. With keep_in_view after a redraw: the user's place is kept."""
+        s = self._gscene
+        if s is None or node_id is None or node_id not in s.items:
+            return None
+        return QPointF(self.mapFromScene(s.items[node_id].box.center())), self.zoom()
+
+    def keep_in_view(self, node_id: str, anchor: tuple[QPointF, float] | None = None) -> bool:
+        """After a redraw of the same graph (another view, an applied profile, an overlay): put
+        `node_id` where `anchor` says it was, at the zoom it had; if (any of) it is off screen
+        then, centre it. Returns whether the view moved."""
+        s = self._gscene
+        if s is None or node_id not in s.items:
+            return False
+        box = s.items[node_id].box
+        if anchor is not None:
+            point, zoom = anchor
+            lo, hi = self.zoom_range()
+            zoom = min(max(zoom, lo), hi)
+            self.setTransform(QTransform.fromScale(zoom, zoom))
+            vc = QPointF(self.viewport().rect().center())
+            self.centerOn(box.center() - (point - vc) / zoom)
+            self._update_tier()
+        if self.visible_scene_rect().contains(box):
+            return anchor is not None
+        self.centerOn(box.center())
+        self._update_tier()
+        return True
+
     def search(self, text: str) -> list[str]:
         """Ids whose name, label or module path contains `text` (case-insensitive; the core's
         vpu_core.graph.search), in model order; they get a yellow outline (a closed group: the
@@ -340,7 +380,18 @@ class GraphView(QGraphicsView):
         hits = self._search.find(self.full_model(), text)
         if self._gscene is not None:
             self._gscene.set_matches(self._search.drawn(self._gscene.model))
+            self._legend_marks()
         return hits
+
+    def _legend_marks(self) -> None:
+        """The legend lists the outlines drawn now (shared scale, search matches), then the
+        overlays are placed again (the legend's height changed)."""
+        s = self._gscene
+        if s is not None:
+            facts = replace(self._legend.facts, shared=bool(s.shared), matches=bool(s.matches))
+            if facts != self._legend.facts:
+                self._legend.configure(self._theme, facts)
+        self._place_overlays()
 
     def _step_match(self, step: int) -> str | None:
         nid = self._search.step(step)
@@ -358,11 +409,13 @@ class GraphView(QGraphicsView):
     def theme(self) -> Theme:
         return self._theme
 
-    def _set_theme(self, large: bool, contrast: bool) -> None:
-        self._theme = Theme.make(large, contrast, self._theme.version + 1)
+    def _set_theme(self, large: bool, contrast: bool, presentation: bool | None = None) -> None:
+        if presentation is None:
+            presentation = self._theme.presentation
+        self._theme = Theme.make(large, contrast, self._theme.version + 1, presentation)
         if self._gscene is not None:
             self._gscene.set_theme(self._theme)
-            self._legend.configure(self._theme, self._gscene.subgraphs)
+            self._legend.configure(self._theme)
             self._place_overlays()
 
     def show_minimap(self, on: bool) -> None:
@@ -375,24 +428,41 @@ class GraphView(QGraphicsView):
     def set_high_contrast(self, on: bool) -> None:
         self._set_theme(self._theme.large_font, on)
 
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: larger bold labels, edges and outlines twice as thick, the legend
+        drawn in the larger font (a projector at the back of a room)."""
+        self._set_theme(self._theme.large_font, self._theme.high_contrast, on)
+
     def show_legend(self, on: bool) -> None:
         self._legend_on = on
         self._legend.setVisible(on and self._gscene is not None)
 
+    def fold_legend(self, collapsed: bool) -> None:
+        """Fold the canvas legend to its "Legend ▸" chip (True) or unfold it."""
+        self._legend.set_collapsed(collapsed)
+
+    def legend_collapsed(self) -> bool:
+        return self._legend.collapsed
+
     def show_metric_legend(self, legend: MetricLegend | None) -> None:
         """The metric overlay's gradient under the canvas legend (None: none); for Highlights."""
         if self._gscene is not None:
-            self._legend.configure(self._theme, self._gscene.subgraphs, metric=legend)
+            self._legend.configure(self._theme, metric=legend)
         self._place_overlays()
         self._minimap.invalidate()
 
     def _place_overlays(self) -> None:
-        """Legend top-right, breadcrumbs top-left, minimap bottom-right (beside the scroll bar)."""
+        """Legend top-right, breadcrumbs top-left, minimap bottom-right (beside the scroll bar).
+        The legend never covers the breadcrumbs: where both would meet, it goes below them."""
         vp = self.viewport().geometry()
-        self._legend.move(vp.right() - self._legend.width() - 10, vp.top() + 10)
         self._crumbs.move(vp.left() + 10, vp.top() + 10)
+        x, y = vp.right() - self._legend.width() - 10, vp.top() + 10
+        crumbs = self._crumbs.geometry()
+        if self._crumbs.isVisible() and crumbs.right() + 8 > x:
+            y = crumbs.bottom() + 6
+        self._legend.move(x, y)
         mm = self._minimap
         mm.move(vp.right() - mm.width() - 10, vp.bottom() - mm.height() - 10)
         mm.setVisible(self._minimap_on and self._gscene is not None and not self._all_visible()
-                      and mm.height() < vp.height() - self._legend.height() - 30)
+                      and mm.height() < vp.height() - self._legend.geometry().bottom() - 30)
         mm.raise_()

@@ -6,25 +6,32 @@ VPU) is replaced by `DelegationLegend`, painted in the same style.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QWidget
 
 from app.graph_view.legend import paint_rows, rows_size
 from app.graph_view.style import Theme, legend_entries
+from vpu_core.graph.legend import LegendFacts, legend_facts
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPaintEvent
+    from app.graph_view.view import GraphView
 
 _RELABEL = {"VPU": "XNNPACK delegate", "CPU fallback": "not delegated (portable CPU kernel)",
             "VPU ↔ CPU boundary": "delegate ↔ CPU boundary"}
 
 
-def delegation_entries(theme: Theme, subgraphs: int) -> list[tuple[str, str, QColor | None]]:
+def delegation_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, object]]:
     """The canvas legend's rows, worded for the XNNPACK delegation."""
     rows = []
-    for kind, text, color in legend_entries(theme, subgraphs):
-        if text.startswith("VPU subgraph"):
+    for kind, text, color in legend_entries(theme, facts):
+        if text.startswith("VPU subgraphs"):
+            text = text.replace("VPU subgraphs", "XNNPACK delegates")
+        elif text.startswith("VPU subgraph"):
             text = text.replace("VPU subgraph", "XNNPACK delegate")
-        elif text.startswith("…"):
-            text = text.replace("VPU subgraphs", "delegates")
         rows.append((kind, _RELABEL.get(text, text), color))
     return rows
 
@@ -32,11 +39,11 @@ def delegation_entries(theme: Theme, subgraphs: int) -> list[tuple[str, str, QCo
 TITLE = "XNNPACK delegation"
 
 
-def entries_size(theme: Theme, rows) -> QSizeF:
+def entries_size(theme: Theme, rows: list) -> QSizeF:
     return rows_size(theme, rows, TITLE)
 
 
-def paint_entries(painter: QPainter, top_left: QPointF, theme: Theme, rows) -> QRectF:
+def paint_entries(painter: QPainter, top_left: QPointF, theme: Theme, rows: list) -> QRectF:
     """A legend box like the canvas' own (same swatches, same painter), with a title line."""
     return paint_rows(painter, top_left, theme, rows, TITLE)
 
@@ -45,7 +52,7 @@ class DelegationLegend(QWidget):
     """Floats over a GraphView's top-right corner while the overlay is on (the view's own
     legend is hidden then); follows the view's size through an event filter."""
 
-    def __init__(self, view) -> None:
+    def __init__(self, view: GraphView) -> None:
         super().__init__(view)
         self.view = view
         self.rows: list = []
@@ -60,7 +67,7 @@ class DelegationLegend(QWidget):
         if not on or scene is None:
             self.hide()
             return
-        self.rows = delegation_entries(self.view.theme(), scene.subgraphs)
+        self.rows = delegation_entries(self.view.theme(), legend_facts(scene.model))
         size = entries_size(self.view.theme(), self.rows)
         self.resize(int(size.width()) + 2, int(size.height()) + 2)
         self.place()
@@ -72,7 +79,7 @@ class DelegationLegend(QWidget):
         vp = self.view.viewport().geometry()
         self.move(vp.right() - self.width() - 10, vp.top() + 10)
 
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         paint_entries(painter, QPointF(0.5, 0.5), self.view.theme(), self.rows)
         painter.end()

@@ -1,6 +1,8 @@
 """The dock contents: node panel, report tables and plots, updated together from one Analysis."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QSplitter, QTabWidget
 
@@ -11,16 +13,24 @@ from app.widgets.tables import PartitionTable, RequantTable, ViolationsTable
 from vpu_core.graph.placement import partition_report
 from app.widgets.int_sim_panel import IntSimPanel
 
+if TYPE_CHECKING:
+    from vpu_core.whatif.try_on_vpu import VpuFix
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.compare import Comparison
+    from vpu_core.graph.model import GraphModel
+
 
 class Panels(QObject):
     """Owns the widgets of the three docks; `node_activated` = a table row or node link clicked."""
 
     node_activated = Signal(str)
+    try_on_vpu = Signal(str)           # the node panel's "Try it on the VPU" for this node
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.node_panel = NodePanel()
         self.node_panel.node_link_clicked.connect(self.node_activated)
+        self.node_panel.try_clicked.connect(self.try_on_vpu)
         # the node dock: the node's facts above, its integer simulation below
         self.int_sim_panel = IntSimPanel()
         self.node_area = QSplitter(Qt.Orientation.Vertical)
@@ -32,10 +42,10 @@ class Panels(QObject):
             self.node_area.setCollapsible(index, False)
         self.violations, self.partition, self.requant = ViolationsTable(), PartitionTable(), RequantTable()
         self.tables = QTabWidget()
-        for widget, title in ((self.violations, "Violations"), (self.partition, "Partition"),
-                              (self.requant, "Requant shifts")):
-            self.tables.addTab(widget, title)
-            widget.node_activated.connect(self.node_activated)
+        for table, title in ((self.violations, "Violations"), (self.partition, "Partition"),
+                             (self.requant, "Requant shifts")):
+            self.tables.addTab(table, title)
+            table.node_activated.connect(self.node_activated)
         self.compare = CompareTable()                       # compare mode only
         self.compare_index = self.tables.addTab(self.compare, "Compare")
         self.tables.setTabVisible(self.compare_index, False)
@@ -51,7 +61,7 @@ class Panels(QObject):
                                      "Observer's float scale vs the power-of-two scale used")):
             self.plots.setTabToolTip(index, tip)
 
-    def set_analysis(self, analysis, source: str = "simulated") -> None:
+    def set_analysis(self, analysis: Analysis, source: str = "simulated") -> None:
         """Fill the tables and plots; `source` is the partition the graph is coloured by."""
         for widget in (self.violations, self.requant, self.scale_hist, self.shift_hist, self.pow2_plot):
             widget.set_analysis(analysis)
@@ -63,7 +73,7 @@ class Panels(QObject):
         unit = "not delegated" if part.source == "xnnpack" else "CPU"
         self.tables.setTabText(1, f"Partition ({len(part.cpu_nodes)} {unit})")
 
-    def set_comparison(self, comparison, names: dict | None) -> None:
+    def set_comparison(self, comparison: Comparison | None, names: dict | None) -> None:
         """Show (comparison) or hide (None) the Compare tab."""
         if comparison is not None:
             self.compare.set_comparison(comparison, names)
@@ -72,14 +82,16 @@ class Panels(QObject):
                                    + (f", {unmatched} unmatched)" if unmatched else ")"))
         self.tables.setTabVisible(self.compare_index, comparison is not None)
 
-    def show_summary(self, analysis, model, source: str = "simulated") -> None:
+    def show_summary(self, analysis: Analysis, model: GraphModel, source: str = "simulated") -> None:
         self.node_panel.show_summary(analysis, model, source)
         self.channel_plot.set_node(analysis, model, None)
         self._int_sim_of(analysis)
         self.int_sim_panel.show_summary()
 
-    def show_node(self, analysis, model, node: str, prefix: str = "", source: str = "simulated") -> None:
-        self.node_panel.show_node(analysis, model, node, prefix, source)
+    def show_node(self, analysis: Analysis, model: GraphModel, node: str, prefix: str = "",
+                  source: str = "simulated", fix: VpuFix | None = None) -> None:
+        """`fix`: the profile edit that would move this CPU node to the VPU (its link)."""
+        self.node_panel.show_node(analysis, model, node, prefix, source, fix)
         self.channel_plot.set_node(analysis, model, node)
         self._int_sim_of(analysis)
         self.int_sim_panel.show_node(node)

@@ -21,6 +21,8 @@ dimension counts at its example value). transfer_bytes is the sum over all bound
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import math
 
 import torch
@@ -61,7 +63,7 @@ class _Partitioner(CapabilityBasedPartitioner):
         return self.operator_support.is_node_supported({}, node)
 
 
-def dtype_lookup(g: QGraph):
+def dtype_lookup(g: QGraph) -> Callable[[Node], list[torch.dtype]]:
     """Output dtypes of a node of the converted graph (Q/DQ nodes carry no meta of their own)."""
     def dtypes_of(node: Node) -> list[torch.dtype]:
         meta = g.tensor_meta.get(node.name)
@@ -147,7 +149,8 @@ def boundaries(g: QGraph, assignment: dict) -> tuple[Boundary, ...]:
 INT_REASON = "the VPU computes int8-quantized float activations only"
 
 
-def cpu_reason(node: Node, profile: HardwareProfile, candidates: set[str], dtypes_of=node_dtypes) -> str:
+def cpu_reason(node: Node, profile: HardwareProfile, candidates: set[str],
+               dtypes_of: Callable[[Node], list[torch.dtype]] = node_dtypes) -> str:
     """Why `node` runs on the CPU. A non-float output comes first (its op may well be listed:
     an int64 `view` or `add` is index arithmetic, not an activation), then the op list."""
     name = op_name(node)
@@ -177,8 +180,9 @@ def partition(g: QGraph) -> PartitionReport:
     n_sub = len({v for v in assignment.values() if v != "cpu"})
     members: list[list[str]] = [[] for _ in range(n_sub)]
     for node in gm.graph.nodes:
-        if assignment[node.name] != "cpu":
-            members[assignment[node.name]].append(node.name)
+        side = assignment[node.name]
+        if isinstance(side, int):
+            members[side].append(node.name)
     dtypes_of = dtype_lookup(g)
     cpu_nodes = tuple(CpuNode(n.name, op_name(n), cpu_reason(n, profile, candidates, dtypes_of))
                       for n in gm.graph.nodes if is_op(n) and assignment[n.name] == "cpu")

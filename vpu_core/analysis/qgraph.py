@@ -10,6 +10,8 @@ are read from the GraphModule.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -92,7 +94,7 @@ class QGraph:
         self.qp: dict[Node, QParams] = {n: self._parse(n) for n in self.nodes if is_qdq(n)}
 
     # -- reading values ----------------------------------------------------------------------------
-    def attr_value(self, node: Node):
+    def attr_value(self, node: Node) -> Any:
         """The tensor behind a get_attr node (None for anything else)."""
         if node.op != "get_attr":
             return None
@@ -136,7 +138,7 @@ class QGraph:
         arg = op.args[index] if index < len(op.args) else None
         return self.qp.get(arg) if isinstance(arg, Node) and is_dequantize(arg) else None
 
-    def bias_arg(self, op: Node):
+    def bias_arg(self, op: Node) -> object:
         if len(op.args) > 2:
             return op.args[2]
         return op.kwargs.get("bias")

@@ -12,6 +12,8 @@ holds round(-log2 M) with the relative error of that shift in `max_rel_error`.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 from torch.fx import Node
@@ -27,7 +29,7 @@ AVG_POOL_OPS = ("avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
                 "adaptive_avg_pool3d")
 
 
-def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **extra) -> RequantSite:
+def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **extra: Any) -> RequantSite:
     nearest = tuple(round(-math.log2(m)) for m in multipliers)
     exact = all(is_pow2(m) for m in multipliers)
     err = 0.0 if exact else max(abs(m - 2.0 ** -n) / m for m, n in zip(multipliers, nearest))
@@ -38,7 +40,7 @@ def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **e
 
 def _weighted_site(g: QGraph, op: Node) -> RequantSite | None:
     x, w, out = g.dq_input(op, 0), g.dq_input(op, 1), g.output_q(op)
-    if x is None or out is None or len(x.scales) != 1 or len(out.scales) != 1 or not w.scales:
+    if x is None or w is None or out is None or len(x.scales) != 1 or len(out.scales) != 1 or not w.scales:
         return None
     s_in, s_out = x.scales[0], out.scales[0]
     mult = [s_in * s / s_out for s in w.scales]

@@ -6,6 +6,13 @@ the HTML report). No torch objects cross it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vpu_core.intsim.results import IntSimReport
+    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.timing.results import SplitTiming
+    from vpu_core.whatif.results import Economics
 
 
 @dataclass(frozen=True)
@@ -144,9 +151,14 @@ class NodeInfo:
     outputs: tuple[str, ...] = ()
     module_stack: tuple[tuple[str, str], ...] = ()  # (module id, short class) outermost first,
                                        # from nn_module_stack; a repeated call's id ends "@k"
-    module: str = ""                   # module path the node belongs to: its own nn_module_stack
-                                       # entry; a quantize its producer's, a dequantize or a
-                                       # parameter its consumer's ("" for graph inputs / output)
+    traced: bool = False               # torch.export recorded where this op ran (nn_module_stack):
+                                       # module_stack () then means the model's own forward
+    module: str = ""                   # module path the node belongs to: an op's own
+                                       # nn_module_stack entry ("" in the model's own forward);
+                                       # a quantize its producer's, a dequantize or a parameter
+                                       # its consumer's ("" for graph inputs / output)
+    top_module: str = ""               # the model's class ("BertModel") for a node at the top
+                                       # level (module ""), what tables name it by; "" otherwise
 
 
 @dataclass(frozen=True)
@@ -209,9 +221,9 @@ class Analysis:
     scale_groups: tuple[ScaleGroup, ...] = ()            # tensors forced to share one scale
     partition_rule: RuleInfo | None = None               # constraint 1 (the op list), which the
                                                          # partition enforces: shown with the rules
-    int_sim: object | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for
+    int_sim: IntSimReport | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for
     op_candidates: tuple = ()                            # whatif.results.OpCandidate, ranked
-    economics: object | None = None                      # whatif.results.Economics of `partition`
+    economics: Economics | None = None                      # whatif.results.Economics of `partition`
     sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)
-    runtime: object | None = None                        # vpu_core.runtime.results.RuntimeReport, with --run
-    timing: object | None = None                         # vpu_core.timing.SplitTiming of `partition`, with --run
+    runtime: RuntimeReport | None = None                 # the lowered program run on this CPU, with --run
+    timing: SplitTiming | None = None                    # vpu_core.timing of `partition`, with --run

@@ -115,8 +115,8 @@ class _Builder:
         if weighted:
             entry.update(self._weighted(node, entry, tensors))
         else:
-            k_ins = [_log2(tensors[t]) for t in entry["inputs"]]
-            if k_out is not None and k_ins and None not in k_ins:
+            k_ins = [k for k in (_log2(tensors[t]) for t in entry["inputs"]) if k is not None]
+            if k_out is not None and k_ins and len(k_ins) == len(entry["inputs"]):
                 entry["input_shifts"] = [k_out - k for k in k_ins]
             if op_matches(op_name(node), AVG_POOL_OPS):
                 entry["window"] = pool_window(self.g, node)

@@ -4,8 +4,9 @@
 CLI, the GUI worker, render, report and the benchmark call). It reports progress per stage, per
 calibration batch and per convert observer, and stops within 0.1 s of a cancel request (see
 vpu_core.progress). With a `store` (vpu_core.cache) each stage's result is reused when its
-inputs did not change: a cached export skips loading and tracing, recorded qparams skip
-calibration and the observer searches.
+inputs did not change: a cached export skips loading and tracing, a cached converted graph
+skips prepare, calibration and convert (recorded qparams alone skip calibration and the observer
+searches).
 The result (`QuantizedModel`) holds live torch objects and stays inside the core; the analysis
 turns it into plain frozen dataclasses for the views.
 """
@@ -16,7 +17,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 
 import torch
 from torch.fx import GraphModule
@@ -30,6 +31,9 @@ from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import HardwareProfile, load_profile
 from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext
 from vpu_core.qdq import is_qdq_graph
+
+if TYPE_CHECKING:
+    from vpu_core.pipeline.loading import LoadedModel
 
 STAGES = ("load", "export", "prepare", "calibrate", "convert")
 T = TypeVar("T")
@@ -99,7 +103,12 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
             store.put_export(name, program, float_gm, example)
     batches, heldout = store.calibration() or store.put_calibration(
         *_calibration_data(config, example, input_names(float_gm)))
-    converted, scales = _quantize(config, profile, float_gm, batches, st, store)
+    recorded = store.converted()
+    if recorded is not None:              # the converted graph itself: no prepare, no convert
+        converted, scales = recorded
+    else:
+        converted, scales = _quantize(config, profile, float_gm, batches, st, store)
+        store.put_converted(converted, scales)
     if not is_qdq_graph(converted.graph):
         raise QuantizationError(
             f"Nothing to quantize: the {config.quantizer} quantizer found no op it can quantize in "
@@ -154,6 +163,10 @@ class StageResults(Protocol):
 
     def put_qparams(self, recorded: Any) -> None: ...
 
+    def converted(self) -> tuple[GraphModule, list[dict]] | None: ...
+
+    def put_converted(self, gm: GraphModule, observer_scales: list[dict]) -> None: ...
+
 
 class _NoStore:
     """run_pipeline without a cache: every stage runs, nothing is kept."""
@@ -176,11 +189,17 @@ class _NoStore:
     def put_qparams(self, recorded: Any) -> None:
         pass
 
+    def converted(self) -> None:
+        return None
+
+    def put_converted(self, gm: GraphModule, observer_scales: list[dict]) -> None:
+        pass
+
 
 NO_STORE = _NoStore()
 
 
-def program_example(loaded, batch_size: int | None) -> tuple:
+def program_example(loaded: LoadedModel, batch_size: int | None) -> tuple:
     """Example inputs of a saved program, re-batched only if asked and its batch is dynamic."""
     example = loaded.example_inputs
     own = own_batch(example)

@@ -128,9 +128,11 @@ def fold_int32_biases(qm: QuantizedModel) -> tuple[GraphModule, int]:
     """A copy of the converted graph with every int32 bias dequantize replaced by its float value
     (the graph itself when there is none); and how many were folded."""
     g = QGraph(qm.converted, qm.profile)
-    targets = [g.bias_arg(op) for op in g.weighted_ops]
-    targets = [b for b in targets if isinstance(b, Node) and is_dequantize(b) and b in g.constants
-               and g.qp[b].dtype == torch.int32]
+    targets: list[Node] = []
+    for op in g.weighted_ops:
+        b = g.bias_arg(op)
+        if isinstance(b, Node) and is_dequantize(b) and b in g.constants and g.qp[b].dtype == torch.int32:
+            targets.append(b)
     if not targets:
         return qm.converted, 0
     gm = copy.deepcopy(qm.converted)

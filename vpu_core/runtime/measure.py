@@ -43,7 +43,7 @@ from vpu_core.errors import short_reason
 from vpu_core.progress import ProgressFn
 from vpu_core.runtime.lowering import BACKEND, LoweredProgram, RuntimeRefusal
 from vpu_core.runtime.results import DelegateTime, Latency, OpTime, OutputDigest, RuntimeReport
-from vpu_core.runtime.xnn_blob import align
+from vpu_core.runtime.xnn_blob import XNode, align
 
 IDENTICAL = "the program's outputs equal the converted Q/DQ graph's bit for bit"
 
@@ -198,7 +198,7 @@ def _map_events(lowered: LoweredProgram, events) -> tuple[tuple[OpTime, ...], tu
     delegates = []
     for d in op_map.delegates:
         evs = inside.get(d.instruction, [])
-        match = align([n for n, _ in evs], [_XN(t) for t, _ in d.xnodes])
+        match = align([n for n, _ in evs], [XNode(t, None) for t, _ in d.xnodes])
         nodes = []
         for (name, us), j in zip(evs, match):
             node = d.xnodes[j][1] if j is not None else None
@@ -231,13 +231,6 @@ class _Charges:
         self.kernels.setdefault(node, []).append(kernel)
         if delegate is not None:
             self.where.setdefault(node, delegate)
-
-
-class _XN:
-    """What xnn_blob.align reads of an xnode: its type."""
-
-    def __init__(self, type_: str) -> None:
-        self.type = type_
 
 
 def _numerics(lowered: LoweredProgram, outputs: list) -> dict:

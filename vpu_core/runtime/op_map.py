@@ -92,11 +92,14 @@ def build_op_map(program_gm: GraphModule, lowered_gm: GraphModule) -> OpMap:
             module = getattr(program_gm, node.args[0].target)
             handles = _handle_origins(module.original_module.graph_module, gid, names)
             xnodes = decode_xnodes(module.processed_bytes)
-            resolved = _resolve([handles.get(x.debug_handle) for x in xnodes])
+            resolved = _resolve([handles.get(x.debug_handle) if x.debug_handle is not None else None
+                                 for x in xnodes])
             delegates.append(DelegateOps(len(delegates), instruction,
                                          tuple((x.type, n) for x, n in zip(xnodes, resolved))))
-        elif kernel_name(node) is not None:
-            kernels[instruction] = (_origin(node, gid, set(names)), kernel_name(node))
+        else:
+            kernel = kernel_name(node)
+            if kernel is not None:
+                kernels[instruction] = (_origin(node, gid, set(names)), kernel)
     order = {n: i for i, n in enumerate(names)}
     return OpMap(kernels, tuple(delegates), order)
 
@@ -138,5 +141,9 @@ def _resolve(nodes: list[str | None]) -> list[str | None]:
 
 def non_delegated_kernels(program_gm: GraphModule) -> list[tuple[str, Node]]:
     """(kernel name, node) of every operator the program runs outside a delegate, in order."""
-    return [(kernel_name(n), n) for n in program_gm.graph.nodes
-            if n.op == "call_function" and not is_delegate_call(n) and kernel_name(n) is not None]
+    out = []
+    for n in program_gm.graph.nodes:
+        kernel = kernel_name(n) if n.op == "call_function" and not is_delegate_call(n) else None
+        if kernel is not None:
+            out.append((kernel, n))
+    return out

@@ -39,6 +39,7 @@ def lowered_program(session: Session, config: RunConfig, ctx: RunContext = NO_CO
         return hit
     qm = session.quantized(config, ctx, keys)
     ctx.report("lower", 0.0)
+    value: LoweredProgram | RuntimeRefusal
     try:
         value = ctx.call(lower_program, qm, ctx)
     except RuntimeRefusal as refusal:

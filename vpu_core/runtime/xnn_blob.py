@@ -132,12 +132,12 @@ def align(events: list[str], xnodes: list[XNode]) -> list[int | None]:
             i += 1
         else:
             j += 1
-    previous = None
-    for k, hit in enumerate(match):
-        if hit is None:
+    previous: int | None = None
+    for k, found in enumerate(match):
+        if found is None:
             match[k] = previous
         previous = match[k]
-    following = None
+    following: int | None = None
     for k in range(n - 1, -1, -1):       # leading unmatched events: the first match after them
         if match[k] is None:
             match[k] = following

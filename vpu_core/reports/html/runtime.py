@@ -28,9 +28,10 @@ LEDE = ("The converted graph lowered to an ExecuTorch program for XNNPACK and ru
 
 
 def runtime_section(a: Analysis, tag: str = "") -> str:
-    r: RuntimeReport = a.runtime
-    if r.refused:
-        return card("runtime", "Run on this CPU", f'<p><span class="pill fail">refused</span> {esc(r.refused)}</p>',
+    r = a.runtime
+    assert r is not None, "the report adds this section only with a run"
+    if r.refused or r.latency is None:
+        return card("runtime", "Run on this CPU", f'<p><span class="pill fail">refused</span> {esc(r.refused or "")}</p>',
                     lede=LEDE, tag=tag)
     body = (_headline(r, a.timing) + f'<div class="kpis">{_tiles(r)}</div>' + _top_ops(a, r)
             + (_economics(a.timing) if a.timing is not None else "") + _footnote(r))
@@ -38,6 +39,7 @@ def runtime_section(a: Analysis, tag: str = "") -> str:
 
 
 def _headline(r: RuntimeReport, t: SplitTiming | None) -> str:
+    assert r.latency is not None
     same = ("computes exactly what the Q/DQ graph computes" if r.outputs_identical else
             f"stays within {db_text(r.sqnr_vs_qdq_db)} of the Q/DQ graph")
     text = f"Runs in {time_text(r.latency.median_ms * 1e3)} on this CPU and {same}"
@@ -50,6 +52,7 @@ def _headline(r: RuntimeReport, t: SplitTiming | None) -> str:
 
 def _tiles(r: RuntimeReport) -> str:
     lat = r.latency
+    assert lat is not None
     return "".join([
         kpi("Latency (median)", esc(time_text(lat.median_ms * 1e3)),
             esc(f"p10 {time_text(lat.p10_ms * 1e3)} · p90 {time_text(lat.p90_ms * 1e3)} · {lat.runs} runs")),
