@@ -62,6 +62,8 @@ def test_pte_runs_in_a_fresh_process_and_gives_the_outputs_run_reported(exported
 def test_export_checks_the_file_name_before_any_work(run_cli, tmp_path):
     code, _out, err = run_cli("export", "conv_relu", "--quantizer", "xnnpack", "-o", str(tmp_path / "m.bin"))
     assert code == 2 and "must end in .pte" in err and not (tmp_path / "m.bin").exists()
+    code, _out, err = run_cli("export", "conv_relu", "-o", str(tmp_path / "m.pte"))     # VPU: a folder
+    assert code == 2 and "add --quantizer xnnpack" in err and not (tmp_path / "m.pte").exists()
 
 
 @pytest.fixture(scope="module")

@@ -62,6 +62,9 @@ def _export_handoff(session, config, output: Path, ctx: RunContext) -> Exported:
 
     from vpu_core.handoff.manifest import WEIGHTS_FILE, build_manifest
 
+    if output.suffix.lower() == ".pte":
+        raise InspectorError(f"Cannot write {output}: a .pte is the ExecuTorch program of the XNNPACK "
+                             "quantizer (add --quantizer xnnpack); the VPU quantizer exports a hand-off folder.")
     if output.exists() and not output.is_dir():
         raise InspectorError(f"Cannot write the VPU hand-off to {output}: it is a file, not a folder.")
     if not output.parent.is_dir():
