@@ -79,3 +79,24 @@ def test_runtime_json_has_the_contract_keys_and_refusals_have_no_numbers():
     assert data["latency_ms"] is None and data["ops"] == [] and data["refused_op"] == "aten::sort.values"
     assert runtime_lines(refused) == ["Run on this CPU refused: ExecuTorch's runtime has no kernel for "
                                       "aten::sort.values."]
+
+
+def test_a_program_the_runtime_will_not_load_is_refused_naming_the_op_from_its_log():
+    from vpu_core.runtime.measure import load_refusal
+    from vpu_core.runtime.op_map import DelegateOps, OpMap
+
+    # what ExecuTorch 1.5 logs for tests/corpus/swin_vision.py (VPU quantizer): XNNPACK names the
+    # node by its debug handle, which the op map keeps per xnode
+    log = ("[XNNCompiler.cpp:1262] Failed to create StaticConstantPad node 83 with code: "
+           "xnn_status_invalid_parameter\n[XNNPACKBackend.cpp:143] XNNCompiler::compileModel failed: 0x1\n")
+    op_map = OpMap(delegates=(DelegateOps(0, 4, (("XNNConv2d", "conv2d"), ("XNNStaticConstantPad", "pad_1")),
+                                          (82, 83)),))
+    refusal = load_refusal(RuntimeError("Failed to load method forward, error: 0x:1"), log, op_map)
+    assert refusal.message == ("XNNPACK cannot build the StaticConstantPad operator (node pad_1) it was given "
+                               "(xnn_status_invalid_parameter), so the lowered program does not load on this CPU.")
+    assert (refusal.op, refusal.node) == ("StaticConstantPad", "pad_1") and log in refusal.detail
+    missing = load_refusal(RuntimeError("x"), "[operator_registry.cpp:256] Missing operator: [3] aten::sort.values\n",
+                           OpMap())
+    assert missing.op == "aten::sort.values" and missing.message.startswith("ExecuTorch's runtime has no kernel")
+    other = load_refusal(RuntimeError("Failed to load method forward, error: 0x:1"), "", OpMap())
+    assert other.message == "ExecuTorch's runtime could not load the program: Failed to load method forward, error: 0x:1"

@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import io
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -42,6 +43,7 @@ from vpu_core.analysis.sqnr import sqnr
 from vpu_core.errors import short_reason
 from vpu_core.progress import ProgressFn
 from vpu_core.runtime.lowering import BACKEND, LoweredProgram, RuntimeRefusal
+from vpu_core.runtime.op_map import OpMap
 from vpu_core.runtime.results import DelegateTime, Latency, OpTime, OutputDigest, RuntimeReport
 from vpu_core.runtime.xnn_blob import XNode, align
 
@@ -66,17 +68,42 @@ def run_program(lowered: LoweredProgram, runs: int = 20, warmup: int = 3,
         seconds=time.perf_counter() - start, **numerics)
 
 
-def _method(buffer: bytes, etdump: bool = False):
+def _method(lowered: LoweredProgram, etdump: bool = False):
     from executorch.runtime import Runtime
 
     with native_stderr() as chatter:
         try:
-            program = Runtime.get().load_program(buffer, enable_etdump=etdump)
+            program = Runtime.get().load_program(lowered.buffer, enable_etdump=etdump)
             return program, program.load_method("forward")
         except Exception as exc:
             failure = exc, traceback.format_exc()
-    raise RuntimeRefusal(f"ExecuTorch's runtime could not load the program: {short_reason(failure[0])}",
-                         failure[1] + chatter.getvalue()) from None
+    raise load_refusal(failure[0], chatter.getvalue(), lowered.op_map, failure[1]) from None
+
+
+_XNN_BUILD = re.compile(r"Failed to create (\w+) node (\d+) with code: (\w+)")
+_MISSING = re.compile(r"Missing operator: \[\d+\] ([\w:.]+)")
+
+
+def load_refusal(exc: BaseException, log: str, op_map: OpMap, detail: str = "") -> RuntimeRefusal:
+    """One sentence for a program the runtime would not load, naming the op from the runtime's log:
+    an XNNPACK node it cannot build (traced back to its graph node through the delegates' xnodes)
+    or an operator without a kernel; else the runtime's own message."""
+    found = _XNN_BUILD.search(log)
+    if found:
+        kind, handle, status = found.group(1), int(found.group(2)), found.group(3)
+        # XNNPACK names the node by its debug handle ("copy", "BMM", "StaticConstantPad", …): of the
+        # xnodes with that handle, the one whose type reads like the name, else the first
+        named = [(t, n) for d in op_map.delegates for (t, n), h in zip(d.xnodes, d.handles) if h == handle]
+        like = [n for t, n in named if kind.lower() in t.lower()]
+        node = (like or [n for _, n in named] or [None])[0]
+        where = f" (node {node})" if node else ""
+        return RuntimeRefusal(f"XNNPACK cannot build the {kind} operator{where} it was given ({status}), so "
+                              "the lowered program does not load on this CPU.", detail + log, op=kind, node=node)
+    missing = _MISSING.search(log)
+    if missing:
+        return RuntimeRefusal(f"ExecuTorch's runtime has no kernel for {missing.group(1)}, so the lowered "
+                              "program does not load on this CPU.", detail + log, op=missing.group(1))
+    return RuntimeRefusal(f"ExecuTorch's runtime could not load the program: {short_reason(exc)}", detail + log)
 
 
 @contextlib.contextmanager
@@ -110,8 +137,8 @@ def _execute(method, inputs: tuple) -> list:
 def _runs(lowered: LoweredProgram, runs: int, warmup: int, progress) -> tuple[Latency, list, object]:
     """The timed runs and the profiled runs, interleaved: on a shared machine both passes then see
     the same load, so the per-op times add up to the latency they are shown beside."""
-    _program, method = _method(lowered.buffer)
-    profiled = _method(lowered.buffer, etdump=True)
+    _program, method = _method(lowered)
+    profiled = _method(lowered, etdump=True)
     outputs = []
     for _ in range(warmup):
         outputs = _execute(method, lowered.inputs)

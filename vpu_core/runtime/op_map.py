@@ -31,11 +31,13 @@ from vpu_core.analysis.qgraph import is_getitem, is_op
 
 @dataclass(frozen=True)
 class DelegateOps:
-    """One XNNPACK delegate: its instruction and its xnodes (type, converted node) in order."""
+    """One XNNPACK delegate: its instruction and its xnodes (type, converted node) in order, with
+    each xnode's edge debug handle (what XNNPACK's own log messages name a node by)."""
 
     index: int
     instruction: int
     xnodes: tuple[tuple[str, str | None], ...]
+    handles: tuple[int | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,14 +52,16 @@ class OpMap:
     def to_json(self) -> dict:
         return {"kernels": [[i, n, k] for i, (n, k) in self.kernels.items()],
                 "delegates": [{"index": d.index, "instruction": d.instruction,
-                               "xnodes": [list(x) for x in d.xnodes]} for d in self.delegates],
+                               "xnodes": [list(x) for x in d.xnodes], "handles": list(d.handles)}
+                              for d in self.delegates],
                 "order": self.order}
 
     @staticmethod
     def from_json(data: dict) -> OpMap:
         return OpMap({int(i): (n, k) for i, n, k in data["kernels"]},
                      tuple(DelegateOps(int(d["index"]), int(d["instruction"]),
-                                       tuple((t, n) for t, n in d["xnodes"])) for d in data["delegates"]),
+                                       tuple((t, n) for t, n in d["xnodes"]),
+                                       tuple(d.get("handles", ()))) for d in data["delegates"]),
                      {str(k): int(v) for k, v in data["order"].items()})
 
 
@@ -95,7 +99,8 @@ def build_op_map(program_gm: GraphModule, lowered_gm: GraphModule) -> OpMap:
             resolved = _resolve([handles.get(x.debug_handle) if x.debug_handle is not None else None
                                  for x in xnodes])
             delegates.append(DelegateOps(len(delegates), instruction,
-                                         tuple((x.type, n) for x, n in zip(xnodes, resolved))))
+                                         tuple((x.type, n) for x, n in zip(xnodes, resolved)),
+                                         tuple(x.debug_handle for x in xnodes)))
         else:
             kernel = kernel_name(node)
             if kernel is not None:
