@@ -1,16 +1,20 @@
-"""Hardware profile: the VPU op list, constraint switches and shift range, read from TOML.
+"""Hardware profile: the VPU op list, constraint switches, shift range and per-op limits, from TOML.
 
 One code path loads every profile (the shipped default and a user's --profile file), and
 rejects unknown keys or op names with a clear message rather than silently ignoring them.
+The sections are declared once, in `_SCHEMA` (flat key sets) and `_TABLE_SECTIONS` (sections
+made of sub-tables, like [op.conv2d]); the per-op limit keys live in vpu_core.hardware.limits.
 """
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from resources import DEFAULT_PROFILE
+from resources import DEFAULT_PROFILE, shipped_profile
 from vpu_core.errors import ProfileError
+from vpu_core.hardware.limits import MEMORY_KEYS, OP_TABLES, parse_limits
+from vpu_core.hardware.ops import op_matches
 
 RULE_IDS = (
     "act_per_tensor_symmetric", "weight_per_channel_symmetric", "pow2_scale",
@@ -23,7 +27,10 @@ _SCHEMA = {
     "requant": {"min_shift", "max_shift", "rounding", "accumulator_bits", "avg_pool_divisor",
                 "reciprocal_bits"},
     "economics": {"break_even_bytes_per_mac"},
+    "memory": set(MEMORY_KEYS),
 }
+# Sections made of named sub-tables: [op.conv2d], [op.linear], … (keys: vpu_core.hardware.limits).
+_TABLE_SECTIONS = {"op": set(OP_TABLES)}
 # Integer simulation (vpu_core.intsim): how the VPU rounds a right shift, how wide its accumulator
 # is, and how it divides an average-pool window of K != 2^k values.
 ROUNDING_MODES = ("round_half_up", "round_half_even", "truncate")
@@ -50,22 +57,16 @@ class HardwareProfile:
     # A VPU subgraph pays for its boundary transfers when it moves at most this many bytes per
     # MAC it keeps on the VPU (vpu_core.whatif.economics).
     break_even_bytes_per_mac: float = DEFAULT_BREAK_EVEN_BYTES_PER_MAC
+    # Per-op limits and SRAM ([op.NAME] tables, [memory]): {"conv2d.kernel_max": (3, 3), …};
+    # a key that is not set does not constrain anything (vpu_core.hardware.limits).
+    limits: dict = field(default_factory=dict)
 
     def enabled(self, rule_id: str) -> bool:
         return bool(self.constraints.get(rule_id, True))
 
-
-def op_matches(op_name: str, patterns: tuple[str, ...]) -> bool:
-    """`op_name` is "conv2d.default"; a pattern names a packet ("conv2d") or one overload.
-
-    An in-place variant matches its functional op ("relu_.default" is "relu"): torch.export
-    keeps `nn.ReLU(inplace=True)` as relu_, and the hardware does not care about aliasing.
-    """
-    packet, _, overload = op_name.partition(".")
-    if packet.endswith("_") and not packet.startswith("_"):
-        packet = packet.rstrip("_")
-        op_name = f"{packet}.{overload}" if overload else packet
-    return op_name in patterns or packet in patterns
+    def limit(self, limit_id: str):
+        """The bound of one limit ("conv2d.kernel_max"), None when the profile sets none."""
+        return self.limits.get(limit_id)
 
 
 def _known_aten_op(name: str) -> bool:
@@ -83,8 +84,18 @@ def is_known_op(name: str) -> bool:
     return _known_aten_op(name)
 
 
+def resolve_profile(spec: str | Path | None) -> Path:
+    """The file of a profile: a path, or the name of a shipped profile ("edge_npu", "edge-npu")."""
+    if not spec:
+        return DEFAULT_PROFILE
+    path = Path(spec)
+    if not path.exists() and path.suffix == "" and len(path.parts) == 1:
+        return shipped_profile(str(spec)) or path
+    return path
+
+
 def load_profile(path: str | Path | None = None) -> HardwareProfile:
-    path = Path(path) if path else DEFAULT_PROFILE
+    path = resolve_profile(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -123,6 +134,7 @@ def parse_profile(text: str, path: str | Path) -> HardwareProfile:
         fused_activations=_op_list(path, ops, "fused_activations"),
         constraints=constraints, min_shift=min_shift, max_shift=max_shift, **int_sim,
         break_even_bytes_per_mac=_break_even(path, data.get("economics", {})),
+        limits=parse_limits(path, data.get("op", {}), data.get("memory", {})),
     )
 
 
@@ -154,11 +166,14 @@ def _break_even(path: Path, economics: dict) -> float:
 
 def _check_keys(path: Path, data: dict) -> None:
     for section, value in data.items():
-        if section not in _SCHEMA:
+        if section not in _SCHEMA and section not in _TABLE_SECTIONS:
+            known = [*_SCHEMA, *(f"{s}.NAME" for s in _TABLE_SECTIONS)]
             raise ProfileError(f"Hardware profile {path}: unknown section [{section}] "
-                               f"(known: {', '.join(_SCHEMA)}).")
+                               f"(known: {', '.join(known)}).")
         if not isinstance(value, dict):
             raise ProfileError(f"Hardware profile {path}: [{section}] must be a table.")
+        if section in _TABLE_SECTIONS:
+            continue                      # its sub-tables and keys: vpu_core.hardware.limits
         unknown = sorted(set(value) - _SCHEMA[section])
         if unknown:
             raise ProfileError(f"Hardware profile {path}: unknown key {section}.{unknown[0]} "

@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from vpu_core.analysis.macs import summary
 from vpu_core.analysis.nodes import edges, node_infos
 from vpu_core.analysis.partition import OP_LIST_RULE, partition
 from vpu_core.analysis.qgraph import QGraph
@@ -59,7 +60,8 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
         sqnr_db=e2e.db, sqnr_reason=e2e.reason, layer_sqnr=layers, nodes=nodes, edges=graph_edges,
         histograms=hists, timings_s=timings, delegation=delegation, inputs=graph_inputs(g),
-        scale_groups=shared, partition_rule=OP_LIST_RULE, op_candidates=candidates, economics=economics)
+        scale_groups=shared, partition_rule=OP_LIST_RULE, op_candidates=candidates, economics=economics,
+        summary=summary(g, part))
 
 
 def _what_if(g: QGraph, part):

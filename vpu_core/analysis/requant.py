@@ -37,7 +37,7 @@ def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **e
 
 
 def _weighted_site(g: QGraph, op: Node) -> RequantSite | None:
-    x, w, out = g.dq_input(op, 0), g.dq_input(op, 1), g.output_q(op)
+    x, w, out = g.input_dq(op), g.weight_dq(op), g.output_q(op)
     if x is None or out is None or len(x.scales) != 1 or len(out.scales) != 1 or not w.scales:
         return None
     s_in, s_out = x.scales[0], out.scales[0]

@@ -24,7 +24,6 @@ _NEEDS = {
     "pow2_scale": "every scale to be a power of two, so that requantization is a right shift",
     "bias_int32": "an int32 bias at scale s_in·s_w, added in the accumulator",
 }
-_WEIGHTED = ("conv1d", "conv2d", "conv3d", "linear")
 
 
 @dataclass(frozen=True)
@@ -70,9 +69,8 @@ def _check_qparams(g: QGraph, node: Node, note) -> None:
 
 
 def _check_weighted(g: QGraph, op: Node, note) -> None:
-    w = g.dq_input(op, 1)
-    x = g.dq_input(op, 0)
-    if w is not None and w.per_channel and w.axis not in (0, None):
+    w, x = g.weight_dq(op), g.input_dq(op)
+    if w is not None and w.per_channel and w.axis not in (g.weight_axis(op), None):
         note("weight_per_channel_symmetric", op, f"weight channel axis {w.axis}")
     bias = g.bias_arg(op)
     if bias is None:

@@ -44,12 +44,22 @@ def analysis_to_json(a: Analysis) -> dict:
                                        for m in g.members]} for g in a.scale_groups],
         "op_candidates": op_candidates_to_json(a.op_candidates),
         "economics": economics_to_json(a.economics),
+        "summary": summary_to_json(a.summary),
     }
     if a.int_sim is not None:                                       # check --int-sim
         from vpu_core.reports.int_sim import int_sim_to_json
 
         out["int_sim"] = int_sim_to_json(a.int_sim)
     return out
+
+
+def summary_to_json(s) -> dict | None:
+    """The headline numbers (SPEC `summary`): MAC share on the VPU, weights quantized, CPU ops by cause."""
+    if s is None:
+        return None
+    return {"vpu_mac_share": s.vpu_mac_share, "weights_quantized": s.weights_quantized,
+            "weights_total": s.weights_total, "cpu_ops_by_cause": dict(s.cpu_ops_by_cause),
+            "macs_total": s.macs_total, "macs_vpu": s.macs_vpu, "weighted_ops_on_vpu": s.weighted_on_vpu}
 
 
 def groups_to_json(a: Analysis) -> list[dict]:
@@ -103,11 +113,25 @@ def partition_to_json(p: PartitionReport) -> dict:
     return {
         "profile": p.profile, "source": p.source, "vpu_ops": list(p.vpu_ops),
         "subgraphs": [{"id": s.id, "nodes": list(s.nodes)} for s in p.subgraphs],
-        "cpu_nodes": [{"node": c.node, "op": c.op, "reason": c.reason} for c in p.cpu_nodes],
+        "cpu_nodes": [cpu_node_to_json(c) for c in p.cpu_nodes],
         "boundaries": [{"src": b.src, "dst": b.dst, "direction": b.direction, "bytes": b.bytes,
                         "shape": list(b.shape), "dtype": b.dtype} for b in p.boundaries],
         "transfer_bytes": p.transfer_bytes,
+        "aliases": [{"node": n, "runs_as": text} for n, text in p.aliases.items()],
     }
+
+
+def cpu_node_to_json(c) -> dict:
+    """One CPU op: why (`cause`), and for a limit the first failing one with its offending value
+    and bound (`limit`, `value`, `bound`) plus all failing limits in order (`limits`)."""
+    first = c.limits[0] if c.limits else None
+    return {"node": c.node, "op": c.op, "reason": c.reason, "cause": c.cause,
+            "limit": first.limit if first else None,
+            "value": _plain(first.value) if first else None,
+            "bound": _plain(first.bound) if first else None,
+            "limits": [{"limit": f.limit, "value": _plain(f.value), "bound": _plain(f.bound),
+                        "text": f.text} for f in c.limits],
+            "runs_as": c.runs_as or None}
 
 
 def _plain(x):

@@ -67,7 +67,8 @@ def profile_change_lines(changes: tuple[ProfileChange, ...]) -> list[str]:
     """The structured diff of two profiles as short lines ("ops.vpu: + softmax.int")."""
     out = []
     for c in changes:
-        if isinstance(c.old, tuple):
+        if c.added or c.removed or (isinstance(c.old, tuple) and all(isinstance(x, str) for x in c.old)
+                                    and isinstance(c.new, tuple)):
             parts = [f"+ {x}" for x in c.added] + [f"− {x}" for x in c.removed]
             out.append(f"{c.key}: {', '.join(parts) or 'reordered'}")
         else:
@@ -76,6 +77,10 @@ def profile_change_lines(changes: tuple[ProfileChange, ...]) -> list[str]:
 
 
 def _toml_text(v) -> str:
+    if v is None:
+        return "not set"
+    if isinstance(v, tuple):
+        return "×".join(str(x) for x in v)          # a pair such as kernel_max: 3×3
     return ("true" if v else "false") if isinstance(v, bool) else repr(v) if isinstance(v, str) else str(v)
 
 

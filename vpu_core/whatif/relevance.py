@@ -15,8 +15,9 @@ from torch.fx import GraphModule, Node
 
 from vpu_core.analysis.rules.static_shape import symbols_of
 from vpu_core.fx_utils import op_name
+from vpu_core.hardware.kernels import kernel_of
+from vpu_core.hardware.ops import listed
 from vpu_core.profile import HardwareProfile, op_matches
-from vpu_core.quantizers.vpu import WEIGHTED_OPS
 
 
 def annotated_view(float_graph: GraphModule) -> GraphModule:
@@ -32,12 +33,12 @@ def annotated_view(float_graph: GraphModule) -> GraphModule:
 
 
 def _vpu_ops(gm: GraphModule, p: HardwareProfile) -> list[Node]:
-    return [n for n in gm.graph.nodes if n.op == "call_function" and op_matches(op_name(n), p.vpu_ops)]
+    return [n for n in gm.graph.nodes if n.op == "call_function" and listed(kernel_of(n), p.vpu_ops)]
 
 
 def _weighted(gm: GraphModule, p: HardwareProfile) -> list[Node]:
-    return [n for n in _vpu_ops(gm, p) if op_matches(op_name(n), WEIGHTED_OPS) and len(n.args) > 1
-            and isinstance(n.args[1], Node)]
+    return [n for n in _vpu_ops(gm, p) if kernel_of(n).weighted
+            and isinstance(n.args[kernel_of(n).weight], Node)]
 
 
 def _weights(gm: GraphModule, p: HardwareProfile) -> str:
@@ -45,8 +46,11 @@ def _weights(gm: GraphModule, p: HardwareProfile) -> str:
 
 
 def _bias(gm: GraphModule, p: HardwareProfile) -> str:
-    with_bias = [n for n in _weighted(gm, p) if len(n.args) > 2 and isinstance(n.args[2], Node)]
-    return "" if with_bias else "no conv / linear with a bias on the VPU"
+    def has_bias(n: Node) -> bool:
+        k = kernel_of(n)
+        return k.bias is not None and len(n.args) > k.bias and isinstance(n.args[k.bias], Node)
+
+    return "" if any(has_bias(n) for n in _weighted(gm, p)) else "no conv / linear with a bias on the VPU"
 
 
 def _shared(gm: GraphModule, p: HardwareProfile) -> str:
@@ -56,7 +60,7 @@ def _shared(gm: GraphModule, p: HardwareProfile) -> str:
 
 def _fused(gm: GraphModule, p: HardwareProfile) -> str:
     for n in _vpu_ops(gm, p):
-        if not op_matches(op_name(n), p.fusable_ops) or len(n.users) != 1:
+        if not listed(kernel_of(n), p.fusable_ops) or len(n.users) != 1:
             continue
         user = next(iter(n.users))
         name = op_name(user) if user.op == "call_function" else ""

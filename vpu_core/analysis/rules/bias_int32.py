@@ -15,7 +15,7 @@ _REL_TOL = 1e-5  # s_in·s_w is formed in float32 by the quantizer, we recompute
 
 def expected_bias_scales(g: QGraph, op: Node) -> tuple[float, ...] | None:
     """s_in·s_w[c] for a quantized conv / linear (None when the input is not dequantized)."""
-    x, w = g.dq_input(op, 0), g.dq_input(op, 1)
+    x, w = g.input_dq(op), g.weight_dq(op)
     if x is None or len(x.scales) != 1 or not w.scales:
         return None
     return tuple(x.scales[0] * s for s in w.scales)

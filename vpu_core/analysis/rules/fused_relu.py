@@ -36,7 +36,7 @@ def _split_activation(g: QGraph, op: Node) -> tuple[Node, Node, Node] | None:
 def check(g: QGraph) -> list[Violation]:
     out = []
     for op in g.nodes:
-        if op.op != "call_function" or not op_matches(op_name(op), g.profile.fusable_ops):
+        if op.op != "call_function" or not g.listed(op, g.profile.fusable_ops):
             continue
         split = _split_activation(g, op)
         if split is None:

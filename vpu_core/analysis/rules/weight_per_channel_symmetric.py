@@ -1,4 +1,5 @@
-"""Constraint 3: weights of conv / linear are int8, per-channel (output axis 0), symmetric."""
+"""Constraint 3: weights of conv / linear (and their aliases) are int8, per-channel along the output
+channels (axis 0; axis 1 for the [in, out] weight of an addmm / mm / matmul alias), symmetric."""
 from __future__ import annotations
 
 import torch
@@ -12,13 +13,13 @@ from vpu_core.analysis.rules.base import Rule
 def check(g: QGraph) -> list[Violation]:
     out = []
     for op in g.weighted_ops:
-        w = g.dq_input(op, 1)
+        w, axis = g.weight_dq(op), g.weight_axis(op)
         problems, values = [], {"weight": w.node.name}
         if not w.per_channel:
             scale = scale_text(w.scales[0]) if w.scales else "?"
             problems.append(f"weight is per-tensor (scale {scale})")
             values["scale"] = w.scales[0] if w.scales else None
-        elif w.axis != 0:
+        elif w.axis != axis:
             problems.append(f"weight is per-channel on axis {w.axis}")
             values["axis"] = w.axis
         if w.dtype != torch.int8:
