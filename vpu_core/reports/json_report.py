@@ -85,7 +85,9 @@ def op_candidates_to_json(candidates) -> list[dict]:
     return [{"op": c.op, "subgraphs_merged": c.subgraphs_merged, "bytes_saved": c.bytes_saved,
              "cpu_nodes_left": c.cpu_nodes_left, "nodes_moved": c.nodes_moved,
              "new_subgraphs": c.new_subgraphs, "subgraphs_after": c.subgraphs_after,
-             "transfer_bytes_after": c.transfer_bytes_after} for c in candidates]
+             "transfer_bytes_after": c.transfer_bytes_after, "kind": c.kind,
+             "limit": c.limit or None, "from": _plain(c.bound_from), "to": _plain(c.bound_to)}
+            for c in candidates]
 
 
 def economics_to_json(e) -> dict | None:

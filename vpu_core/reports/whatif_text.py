@@ -126,14 +126,43 @@ def ablation_lines(r: AblationReport) -> list[str]:
     return lines
 
 
+def bound_text(value) -> str:
+    """A limit's bound as people read it: "3×3", "512.0 KiB" for SRAM bytes, "one_or_depthwise"."""
+    if isinstance(value, (tuple, list)):
+        return "×".join(str(v) for v in value)
+    return str(value)
+
+
+def candidate_name(c) -> str:
+    """"softmax.int" (added to the op list) or "conv2d kernel_max 3×3→5×5" (a limit relaxed)."""
+    if c.kind != "limit":
+        return c.op
+    table, _, key = c.limit.partition(".")
+    if table == "memory":
+        return f"SRAM {human_bytes(c.bound_from)}→{human_bytes(c.bound_to)}"
+    return f"{table} {key} {bound_text(c.bound_from)}→{bound_text(c.bound_to)}"
+
+
+def candidate_sentence(c) -> str:
+    """"conv2d kernel_max 3×3→5×5 moves 12 ops, merges 4 subgraphs, saves 310.0 KiB"."""
+    what = f"adding {c.op} to the op list" if c.kind != "limit" else candidate_name(c)
+    saves = f"saves {human_bytes(c.bytes_saved)}" if c.bytes_saved >= 0 else \
+        f"adds {human_bytes(-c.bytes_saved)} of transfers"
+    return (f"{what} moves {c.nodes_moved} op{'s' if c.nodes_moved != 1 else ''}, merges "
+            f"{c.subgraphs_merged} subgraph{'s' if c.subgraphs_merged != 1 else ''}, {saves}")
+
+
 def op_candidate_lines(a: Analysis) -> list[str]:
     if not a.op_candidates:
-        return ["Op-list what-if: no op falls back to the CPU for lack of a kernel."]
-    lines = ["Op-list what-if (add one op type to the VPU op list; re-partition only):",
-             f"  {'op':<28} {'subgraphs merged':>16} {'bytes saved':>12} {'CPU nodes left':>14}"]
+        return ["Op-list what-if: no op falls back to the CPU for lack of a kernel or over a limit."]
+    width = max(28, *(len(candidate_name(c)) for c in a.op_candidates))
+    lines = ["Op-list what-if (add one op type to the VPU op list, or relax one per-op limit; "
+             "re-partition only):",
+             f"  {'op / limit':<{width}} {'moved':>6} {'subgraphs merged':>16} {'bytes saved':>12} "
+             f"{'CPU nodes left':>14}"]
     for c in a.op_candidates:
-        lines.append(f"  {c.op:<28} {c.subgraphs_merged:>16} {human_bytes(c.bytes_saved):>12} "
-                     f"{c.cpu_nodes_left:>14}")
+        lines.append(f"  {candidate_name(c):<{width}} {c.nodes_moved:>6} {c.subgraphs_merged:>16} "
+                     f"{human_bytes(c.bytes_saved):>12} {c.cpu_nodes_left:>14}")
     return lines
 
 
