@@ -289,3 +289,30 @@ def test_alias_weights_are_quantized_per_channel_on_their_output_axis(probe_run,
     summary = probe_run["summary"]
     assert summary["weights_quantized"] == summary["weights_total"]
     assert 0 < summary["vpu_mac_share"] < 1
+
+
+# -- what-if over limits -------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_limit_relaxations_are_ranked_with_the_op_candidates(probe_run):
+    relaxed = {(c["limit"], str(c["to"])): c for c in probe_run["op_candidates"] if c["kind"] == "limit"}
+    # kernel_max 3×3: the probes over it are 3×4, 4×3, 1×4 → the smallest step admits one (3×4 or 4×3
+    # has the smaller area tie broken by value: 3×4), the whole relaxation 4×4 admits all three
+    whole = relaxed[("conv2d.kernel_max", "[4, 4]")]
+    assert whole["op"] == "conv2d" and whole["from"] == [3, 3] and whole["nodes_moved"] == 3
+    assert relaxed[("conv2d.kernel_max", "[3, 4]")]["nodes_moved"] == 2          # 3×4 and 1×4
+    groups = relaxed[("conv2d.groups", "any")]
+    assert groups["from"] == "one_or_depthwise" and groups["nodes_moved"] == 1
+    channels = relaxed[("conv2d.in_channels_multiple", "1")]
+    assert channels["nodes_moved"] == 3                      # 9, 7 and the depthwise 9
+    assert all(c["nodes_moved"] > 0 for c in relaxed.values())
+
+
+def test_a_relaxation_reads_as_one_sentence():
+    from vpu_core.reports.whatif_text import candidate_name, candidate_sentence
+    from vpu_core.whatif.results import OpCandidate
+
+    c = OpCandidate("conv2d", 4, 310 * 1024, 7, nodes_moved=12, kind="limit", limit="conv2d.kernel_max",
+                    bound_from=(3, 3), bound_to=(5, 5))
+    assert candidate_name(c) == "conv2d kernel_max 3×3→5×5"
+    assert candidate_sentence(c) == "conv2d kernel_max 3×3→5×5 moves 12 ops, merges 4 subgraphs, saves 310.0 KiB"

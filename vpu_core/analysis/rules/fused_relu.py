@@ -36,7 +36,9 @@ def _split_activation(g: QGraph, op: Node) -> tuple[Node, Node, Node] | None:
 def check(g: QGraph) -> list[Violation]:
     out = []
     for op in g.nodes:
-        if op.op != "call_function" or not g.listed(op, g.profile.fusable_ops):
+        # only an op the VPU runs can be fused (the quantizer annotates listed ops alone)
+        if op.op != "call_function" or not (g.listed(op, g.profile.fusable_ops)
+                                            and g.listed(op, g.profile.vpu_ops)):
             continue
         split = _split_activation(g, op)
         if split is None:
