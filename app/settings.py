@@ -12,7 +12,7 @@ from PySide6.QtCore import QSettings
 
 ENV_VAR = "VPU_INSPECTOR_SETTINGS"
 MAX_RECENT = 8
-_RUN_KEYS = ("quantizer", "per_tensor", "dynamic_batch", "calib_batches", "batch_size", "profile",
+RUN_KEYS = ("quantizer", "per_tensor", "dynamic_batch", "calib_batches", "batch_size", "profile",
              "reference_observers")
 
 
@@ -43,8 +43,11 @@ class Store:
     def add_recent_file(self, path: str) -> list[str]:
         path = str(Path(path).resolve())
         items = [path] + [p for p in self.recent_files() if p != path]
-        self.qs.setValue("recent_files", items[:MAX_RECENT])
+        self.set_recent_files(items)
         return items[:MAX_RECENT]
+
+    def set_recent_files(self, paths: list[str]) -> None:
+        self.qs.setValue("recent_files", list(paths)[:MAX_RECENT])
 
     def recent_profiles(self) -> list[str]:
         value = self.qs.value("recent_profiles", [])
@@ -53,14 +56,16 @@ class Store:
 
     def add_recent_profile(self, path: str) -> None:
         path = str(Path(path).resolve())
-        items = [path] + [p for p in self.recent_profiles() if p != path]
-        self.qs.setValue("recent_profiles", items[:MAX_RECENT])
+        self.set_recent_profiles([path] + [p for p in self.recent_profiles() if p != path])
+
+    def set_recent_profiles(self, paths: list[str]) -> None:
+        self.qs.setValue("recent_profiles", list(paths)[:MAX_RECENT])
 
     # -- run options ----------------------------------------------------------------------------
     def run_options(self) -> dict:
         """Last quantizer / batch / calibration / profile choice (only keys that were saved)."""
         out = {}
-        for key in _RUN_KEYS:
+        for key in RUN_KEYS:
             value = self.qs.value(f"run/{key}")
             if value is None:
                 continue
@@ -76,7 +81,7 @@ class Store:
         return out
 
     def save_run_options(self, options: dict) -> None:
-        for key in _RUN_KEYS:
+        for key in RUN_KEYS:
             if key in options:
                 value = options[key]
                 self.qs.setValue(f"run/{key}", "" if value is None else value)

@@ -43,8 +43,7 @@ def whatif(qtbot, tmp_path, chain):
     state, panel, dock = AppState(), WhatIfPanel(), QDockWidget()
     dock.setWidget(panel)
     qtbot.addWidget(dock)
-    controller = WhatIfController(state, panel, dock, runs=None, dialog_parent=None,
-                                  profile_dir=tmp_path / "applied")
+    controller = WhatIfController(state, panel, dock, profile_dir=tmp_path / "applied")
     assert not panel.editor.save_button.isEnabled()                  # nothing run yet
     state.set_result(chain)
     return controller

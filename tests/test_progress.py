@@ -76,3 +76,28 @@ def test_terminal_progress_only_on_a_terminal():
     line.close()
     text = tty.getvalue()
     assert "Calibrating   0 %" in text and "Converting to Q/DQ 100 %" in text and text.endswith("\r")
+
+
+def test_run_context_reports_cancels_and_scales_progress_in_one_place():
+    from vpu_core.progress import RunContext
+    from vpu_core.session import STAGE_SPANS, overall_fraction
+
+    seen, cancel = [], threading.Event()
+    ctx = RunContext(lambda stage, f: seen.append((stage, round(f, 6))), cancel)
+    ctx("load", 0.5)                                              # a progress callback too
+    whole = ctx.scaled(STAGE_SPANS)                               # one bar for the inspection
+    whole.report("calibrate", 0.5)
+    second_half = ctx.scaled(STAGE_SPANS, 0.5, 1.0)               # compare: side B
+    second_half.report("layout", 1.0)
+    ablate = ctx.scaled({"convert": (0.6, 0.75)}, 0.0, 0.5, stage="ablate")
+    ablate.report("convert", 1.0)
+    assert seen == [("load", 0.5), ("calibrate", round(overall_fraction("calibrate", 0.5), 6)),
+                    ("layout", 1.0), ("ablate", 0.375)]
+    assert RunContext().scaled(STAGE_SPANS).progress is None       # nobody listening: nothing wrapped
+    cancel.set()
+    for report in (ctx.report, whole.report, ablate.report):
+        with pytest.raises(Cancelled):
+            report("convert", 0.1)
+    with pytest.raises(Cancelled):
+        ctx.call(lambda: "never")
+    assert len(seen) == 4

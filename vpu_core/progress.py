@@ -1,4 +1,10 @@
-"""Progress you can trust: cancellable stages, time-left estimates, and the terminal's status line.
+"""Progress you can trust: the run context, cancellable stages, time-left estimates, the terminal line.
+
+Run context. `RunContext` is what a run is given to report to and to learn it was cancelled
+(progress callback + cancel event) — one object passed down through the session, the pipeline,
+the analysis and the what-if runs instead of a (progress, cancel) pair. `ctx.scaled(spans, lo, hi)`
+is the one place where progress is rescaled: a stage's own 0..1 placed on its share of one bar
+(a whole inspection, one side of a comparison, one constraint of an ablation).
 
 Cancellation. Stages that are Python loops (calibration per batch, convert per observer, the
 observer searches) check the cancel flag at every step. Stages that are one long library call
@@ -19,12 +25,16 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Callable, TextIO
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, TextIO, TypeVar
 
 from vpu_core.errors import Cancelled
 from vpu_core.serial import SerialWorker, Task
 
 POLL_S = 0.05
+ProgressFn = Callable[[str, float], None]
+Span = tuple[float, float]
+T = TypeVar("T")
 
 # Stages abandoned on cancel that are still running: work that starts next (another job of the
 # window) waits for them, so torch never runs two stages of different jobs side by side.
@@ -41,7 +51,7 @@ def abandoned_work() -> list[Task]:
         return list(_ABANDONED)
 
 
-def call_cancellable(fn: Callable, *args, cancel: threading.Event | None = None):
+def call_cancellable(fn: Callable[..., T], *args: Any, cancel: threading.Event | None = None) -> T:
     """fn(*args); with a cancel flag, on the stage thread, abandoned when the flag is set."""
     if cancel is None:
         return fn(*args)
@@ -56,6 +66,67 @@ def call_cancellable(fn: Callable, *args, cancel: threading.Event | None = None)
                 _ABANDONED.add(task)
             raise Cancelled()
     return task.result()
+
+
+def span_fraction(spans: Mapping[str, Span], stage: str, fraction: float,
+                  default: Span = (0.0, 1.0)) -> float:
+    """Where `stage`'s own 0..1 `fraction` sits on a bar shared out by `spans` (stage -> (lo, hi))."""
+    lo, hi = spans.get(stage, default)
+    return lo + (hi - lo) * max(0.0, min(1.0, fraction))
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Where a run reports progress and learns it was cancelled.
+
+        ctx = RunContext(progress=fn, cancel=event)
+        ctx.report("calibrate", 0.5)         # fn("calibrate", 0.5); raises Cancelled once `cancel` is set
+        ctx.call(export_program, module)     # a long library call, abandoned on cancel (call_cancellable)
+        ctx.scaled(STAGE_SPANS, 0.5, 1.0)    # a part of the run: its stages on the second half of the bar
+
+    A RunContext is also a progress callback: `ctx(stage, fraction)` is `ctx.report(...)`, so it
+    can be handed to code that takes a plain `(stage, fraction)` function.
+    """
+
+    progress: ProgressFn | None = None
+    cancel: threading.Event | None = None
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def check(self) -> None:
+        """Raise Cancelled when the run was cancelled."""
+        if self.cancelled:
+            raise Cancelled()
+
+    def report(self, stage: str, fraction: float) -> None:
+        self.check()
+        if self.progress is not None:
+            self.progress(stage, fraction)
+
+    def __call__(self, stage: str, fraction: float) -> None:
+        self.report(stage, fraction)
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """fn(*args), cancellable within 0.1 s (see call_cancellable)."""
+        return call_cancellable(fn, *args, cancel=self.cancel)
+
+    def scaled(self, spans: Mapping[str, Span], lo: float = 0.0, hi: float = 1.0,
+               stage: str | None = None, default: Span = (0.0, 1.0)) -> RunContext:
+        """The context of a part of this run: each stage's own 0..1 is placed on its span in `spans`
+        (a stage not listed on `default`), that on [lo, hi] of this context's bar, and reported
+        under `stage` when given (else under the stage's own name). Same cancel event."""
+        parent = self.progress
+        if parent is None:
+            return self
+
+        def report(name: str, fraction: float) -> None:
+            parent(stage or name, lo + (hi - lo) * span_fraction(spans, name, fraction, default))
+        return RunContext(report, self.cancel)
+
+
+NO_CONTEXT = RunContext()
 
 
 class Eta:

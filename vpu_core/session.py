@@ -6,8 +6,10 @@
 
 Stages, in order, each reported to `progress(stage, fraction_within_stage)`:
 load → export → prepare → calibrate (per batch) → convert (per observer) (vpu_core.pipeline) →
-analyze → delegate (only with the real XNNPACK overlay) → layout. A set `cancel` event stops any
-stage within 0.1 s and raises `Cancelled` (see vpu_core.progress for how).
+analyze → delegate (only with the real XNNPACK overlay) → int_sim → layout. A set `cancel` event
+stops any stage within 0.1 s and raises `Cancelled` (see vpu_core.progress for how). Inside, the
+pair travels as one `RunContext` (vpu_core.progress); a caller may pass its own as `ctx=` —
+e.g. `ctx.scaled(STAGE_SPANS)` to receive one fraction for the whole inspection.
 
 Every stage result is cached (vpu_core.cache): in memory for the session, and on disk across
 launches, keyed by the content of everything it depends on. Asking again for a configuration
@@ -25,22 +27,23 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from vpu_core.cache.keys import FileHashes, StageKeys, stage_keys
 from vpu_core.cache.stages import MemoryCache
 from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
-from vpu_core.progress import call_cancellable
+from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext, span_fraction
 
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
     from vpu_core.analysis.results import Analysis
     from vpu_core.cache.disk import DiskCache
+    from vpu_core.intsim.results import IntSimReport
+    from vpu_core.pipeline import QuantizedModel
+    from vpu_core.whatif.results import AblationReport
     from vpu_core.compare import Comparison
     from vpu_core.graph.grouped import GroupedGraph
     from vpu_core.graph.model import GraphModel
     from vpu_core.layout import Layout
-
-ProgressFn = Callable[[str, float], None]
 
 STAGES = ("load", "export", "prepare", "calibrate", "convert", "analyze", "delegate", "int_sim",
           "layout")
@@ -51,7 +54,7 @@ STAGE_TITLES = {
     "int_sim": "Simulating the VPU in integers",
 }
 # Share of a progress bar per stage (rough: a smooth bar, not a time estimate).
-_STAGE_SPAN = {
+STAGE_SPANS = {
     "load": (0.0, 0.1), "export": (0.1, 0.35), "prepare": (0.35, 0.45), "calibrate": (0.45, 0.7),
     "convert": (0.7, 0.8), "analyze": (0.8, 0.9), "delegate": (0.9, 0.95), "layout": (0.95, 1.0),
     "int_sim": (0.9, 0.95),
@@ -60,8 +63,7 @@ _STAGE_SPAN = {
 
 def overall_fraction(stage: str, fraction: float) -> float:
     """Where a stage's own 0..1 progress sits on one bar for the whole inspection."""
-    lo, hi = _STAGE_SPAN.get(stage, (0.0, 1.0))
-    return lo + (hi - lo) * max(0.0, min(1.0, fraction))
+    return span_fraction(STAGE_SPANS, stage, fraction)
 
 
 @dataclass(frozen=True)
@@ -114,19 +116,6 @@ def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> Disp
     return DisplayGraph(model, layout_graph(model), grouped)
 
 
-class _Reporter:
-    def __init__(self, progress: ProgressFn | None, cancel: threading.Event | None) -> None:
-        self.progress, self.cancel = progress, cancel
-
-    def __call__(self, stage: str, fraction: float) -> None:
-        if self.cancel is not None and self.cancel.is_set():
-            from vpu_core.errors import Cancelled
-
-            raise Cancelled()
-        if self.progress is not None:
-            self.progress(stage, fraction)
-
-
 class Session:
     """Runs inspections; keeps every stage's results in memory and (unless disabled) on disk."""
 
@@ -147,56 +136,56 @@ class Session:
     def inspect(self, config: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
                 xnnpack_delegation: bool | None = None, fresh: bool = False,
-                int_sim: bool = False) -> Inspection:
+                int_sim: bool = False, *, ctx: RunContext | None = None) -> Inspection:
         """Quantize (or reuse), analyse and lay out `config`.
 
         The real XNNPACK delegation is computed when `xnnpack_delegation` is true, or when it is
         None and `view` colours by it. `fresh` re-reads the model / profile / calibration files
         (the user asked to run again: a file may have changed); results whose inputs did not
         change are still reused, since they would come out the same. `int_sim` also runs the VPU
-        partitions in integers (Analysis.int_sim, vpu_core.intsim).
+        partitions in integers (Analysis.int_sim, vpu_core.intsim). `ctx` replaces `progress` and
+        `cancel` (give one or the other).
         """
+        ctx = _context(progress, cancel, ctx)
         start = time.perf_counter()
         if view is not None and view.partition_source not in PARTITION_SOURCES:
             raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}")
         if xnnpack_delegation is None:
             xnnpack_delegation = view is not None and view.partition_source == "xnnpack"
-        report = _Reporter(progress, cancel)
         keys = self.keys(config, fresh)
-        analysis = self.analysis(config, xnnpack_delegation, report, cancel, keys=keys)
+        analysis = self.analysis(config, xnnpack_delegation, ctx, keys=keys)
         if int_sim:
-            analysis = self._with_int_sim(config, analysis, report, cancel, keys)
+            analysis = self._with_int_sim(config, analysis, ctx, keys)
         graph = None
         if view is not None:
-            graph = self._display_graph(keys, analysis, view, report)
+            graph = self._display_graph(keys, analysis, view, ctx)
         return Inspection(config, analysis, graph, view, time.perf_counter() - start)
 
     def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
         """The same result drawn for another view (fold, colouring): milliseconds, never a run.
         Raises ValueError when `view` colours by an XNNPACK delegation the analysis lacks."""
-        graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view,
-                                    _Reporter(None, None))
+        graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view, NO_CONTEXT)
         return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds)
 
     def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-                xnnpack_delegation: bool | None = None, int_sim: bool = False) -> InspectionPair:
+                xnnpack_delegation: bool | None = None, int_sim: bool = False, *,
+                ctx: RunContext | None = None) -> InspectionPair:
         """Inspect both configurations (A, then B) and match them. Unlike `inspect`, `progress`
         receives (stage, fraction of the whole comparison): A fills the first half of the bar, B
         the second. A failure says which side failed ("B · VPU · dynamic batch: …")."""
         from vpu_core.compare import compare, config_labels
         from vpu_core.errors import Cancelled, InspectorError
 
+        ctx = _context(progress, cancel, ctx)
         start = time.perf_counter()
         labels = config_labels(a, b)
         sides = []
         for i, (side, config, label) in enumerate((("A", a, labels[0]), ("B", b, labels[1]))):
-            span = (0.5 * i, 0.5 * (i + 1))
-            scaled = None if progress is None else (
-                lambda stage, f, lo=span[0]: progress(stage, lo + 0.5 * overall_fraction(stage, f)))
+            half = ctx.scaled(STAGE_SPANS, 0.5 * i, 0.5 * (i + 1))      # one bar for both sides
             try:
-                sides.append(self.inspect(config, view, scaled, cancel, xnnpack_delegation,
-                                          int_sim=int_sim))
+                sides.append(self.inspect(config, view, xnnpack_delegation=xnnpack_delegation,
+                                          int_sim=int_sim, ctx=half))
             except Cancelled:
                 raise
             except InspectorError as exc:
@@ -240,8 +229,9 @@ class Session:
             self._ablations.pop(keys.analysis, None)
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
-                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-                 keys: StageKeys | None = None) -> Analysis:
+                 ctx: RunContext = NO_CONTEXT, keys: StageKeys | None = None) -> Analysis:
+        """The Analysis of `config`, run or remembered; with the real XNNPACK delegation the
+        analysis without it (run or remembered) plus the lowering (one path: with_xnnpack_delegation)."""
         from vpu_core.cache import analysis_store
 
         keys = keys if keys is not None else self.keys(config)
@@ -249,19 +239,21 @@ class Session:
         hit = store.get(xnnpack_delegation)
         if hit is not None:
             return hit
-        base = store.get(False) if xnnpack_delegation else None
-        qm = self.quantized(config, progress, cancel, keys)
-        if base is not None:   # the overlay on a known analysis: only the lowering runs
-            analysis = call_cancellable(_add_delegation, base, qm, progress, cancel=cancel)
-        else:
+        base = store.get(False)           # the overlay on a known analysis: only the lowering runs
+        qm = self.quantized(config, ctx, keys)
+        if base is None:
             from vpu_core.analysis import analyze
 
-            split = _split_delegate(progress) if xnnpack_delegation else progress
-            analysis = call_cancellable(analyze, qm, xnnpack_delegation, split, cancel=cancel)
+            base = ctx.call(analyze, qm, False, ctx)
+        analysis = base
+        if xnnpack_delegation:
+            from vpu_core.analysis.delegation import with_xnnpack_delegation
+
+            analysis = ctx.call(with_xnnpack_delegation, base, qm, None, ctx)
         store.put(analysis)
         return analysis
 
-    def _with_int_sim(self, config: RunConfig, analysis: Analysis, progress, cancel,
+    def _with_int_sim(self, config: RunConfig, analysis: Analysis, ctx: RunContext,
                       keys: StageKeys | None = None) -> Analysis:
         """`analysis` with its integer simulation attached, remembered: asking again (the single
         view, then compare side A) gives the same result object."""
@@ -270,15 +262,15 @@ class Session:
             known = self._simulated.get(key)
         if known is not None and known[0] is analysis:
             return known[1]
-        simulated = dataclasses.replace(analysis, int_sim=self.int_sim(config, progress, cancel, keys))
+        simulated = dataclasses.replace(analysis, int_sim=self.int_sim(config, ctx, keys))
         with self._lock:
             self._simulated[key] = (analysis, simulated)
             while len(self._simulated) > 4 * self.keep:   # oldest first (insertion order)
                 del self._simulated[next(iter(self._simulated))]
         return simulated
 
-    def quantized(self, config: RunConfig, progress: ProgressFn | None = None,
-                  cancel: threading.Event | None = None, keys: StageKeys | None = None):
+    def quantized(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
+                  keys: StageKeys | None = None) -> QuantizedModel:
         """The QuantizedModel of `config` (core-internal: torch objects), run or remembered."""
         from vpu_core.cache.stages import StageStore
         from vpu_core.pipeline import run_pipeline
@@ -290,13 +282,13 @@ class Session:
                 self.memory.put("quantized", keys.quantized, qm)
                 return _for_config(qm, config)
         store = StageStore(keys, self.memory, self.disk()) if keys is not None else None
-        qm = run_pipeline(config, progress=progress, cancel=cancel, store=store)
+        qm = run_pipeline(config, store=store, ctx=ctx)
         if keys is not None:
             self.memory.put("quantized", keys.quantized, qm)
         return qm
 
-    def int_sim(self, config: RunConfig, progress: ProgressFn | None = None,
-                cancel: threading.Event | None = None, keys: StageKeys | None = None):
+    def int_sim(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
+                keys: StageKeys | None = None) -> IntSimReport:
         """IntSimReport of `config`: its VPU partitions run in integers on the held-aside batch
         (cached like the analysis: it depends on the same program and profile)."""
         from vpu_core.cache import analysis_store
@@ -308,12 +300,12 @@ class Session:
             return hit
         from vpu_core.intsim import simulate
 
-        qm = self.quantized(config, progress, cancel, keys)
-        report = call_cancellable(simulate, qm, progress, cancel=cancel)
+        qm = self.quantized(config, ctx, keys)
+        report = ctx.call(simulate, qm, ctx)
         store.put(report)
         return report
 
-    def _reprofiled(self, config: RunConfig, keys: StageKeys):
+    def _reprofiled(self, config: RunConfig, keys: StageKeys) -> QuantizedModel | None:
         """A remembered program of the same export and calibration data under another profile
         whose quantization `config`'s profile cannot change for this model, re-read under it
         (vpu_core.whatif.reprofile: finer than the quantized key, which sees only the tables)."""
@@ -328,9 +320,10 @@ class Session:
         return None
 
     def ablate(self, config: RunConfig, progress: ProgressFn | None = None,
-               cancel: threading.Event | None = None):
+               cancel: threading.Event | None = None, *, ctx: RunContext | None = None) -> AblationReport:
         """Constraint ablation of `config` (vpu_core.whatif.ablation): quantizes once per constraint
         2–8 relaxed, reusing this session's export and calibration data of `config`."""
+        ctx = _context(progress, cancel, ctx)
         keys = self.keys(config)
         key = keys.analysis if keys is not None else config
         with self._lock:
@@ -340,12 +333,17 @@ class Session:
         from vpu_core.whatif.ablation import check_quantizer, run_ablation
 
         check_quantizer(config)
-        report = _Reporter(progress, cancel)
-        baseline = self.analysis(config, False, report, cancel, keys=keys)
-        result = run_ablation(self.quantized(config, report, cancel, keys), baseline, report, cancel)
+        baseline = self.analysis(config, False, ctx, keys=keys)
+        result = run_ablation(self.quantized(config, ctx, keys), baseline, ctx)
         with self._lock:
             self._ablations[key] = result
         return result
+
+    def known_ablation(self, config: RunConfig) -> AblationReport | None:
+        """The ablation of `config` this session already made, or None (never runs one)."""
+        keys = self.keys(config)
+        with self._lock:
+            return self._ablations.get(keys.analysis if keys is not None else config)
 
     def save_program(self, config: RunConfig, path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""
@@ -355,16 +353,16 @@ class Session:
 
     # -- internal ------------------------------------------------------------------------------
     def _display_graph(self, keys: StageKeys | None, analysis: Analysis, view: ViewOptions,
-                       report: _Reporter) -> DisplayGraph:
+                       ctx: RunContext) -> DisplayGraph:
         key = None
         if keys is not None:
             key = (keys.analysis_delegated if analysis.delegation is not None else keys.analysis, view)
             hit = self.memory.get("graph", key)
             if hit is not None:
                 return hit
-        report("layout", 0.0)
+        ctx.report("layout", 0.0)
         graph = display_graph(analysis, view)
-        report("layout", 1.0)
+        ctx.report("layout", 1.0)
         if key is not None:
             self.memory.put("graph", key, graph)
         return graph
@@ -380,21 +378,6 @@ def _for_config(qm, config: RunConfig):
     return dataclasses.replace(qm, config=config, profile=load_profile(config.profile))
 
 
-def _add_delegation(base: Analysis, qm, progress: ProgressFn | None) -> Analysis:
-    """`base` plus the real XNNPACK delegation: what analyze(qm, xnnpack_delegation=True) returns."""
-    from vpu_core.analysis.delegation import xnnpack_delegation
-    from vpu_core.analysis.qgraph import QGraph
-
-    if progress is not None:
-        progress("delegate", 0.0)
-    start = time.perf_counter()
-    delegation = xnnpack_delegation(qm, QGraph(qm.converted, qm.profile))
-    timings = {**base.timings_s, "xnnpack_delegation": time.perf_counter() - start}
-    if progress is not None:
-        progress("delegate", 1.0)
-    return dataclasses.replace(base, delegation=delegation, timings_s=timings)
-
-
 def _named(exc, message: str):
     """The same kind of error with another message (a subclass with its own signature: the base)."""
     from vpu_core.errors import InspectorError
@@ -405,17 +388,14 @@ def _named(exc, message: str):
         return InspectorError(message, exc.detail)
 
 
-def _split_delegate(progress: ProgressFn | None) -> ProgressFn | None:
-    """analyze() reports the XNNPACK lowering as its last 20 %: show it as its own stage."""
-    if progress is None:
-        return None
-
-    def report(stage: str, fraction: float) -> None:
-        if stage == "analyze" and 0.8 <= fraction < 1.0:
-            progress("delegate", (fraction - 0.8) / 0.2)
-        else:
-            progress(stage, fraction)
-    return report
+def _context(progress: ProgressFn | None, cancel: threading.Event | None,
+             ctx: RunContext | None) -> RunContext:
+    """The run context of a public call: `ctx`, or one made of the (progress, cancel) pair."""
+    if ctx is None:
+        return RunContext(progress, cancel)
+    if progress is not None or cancel is not None:
+        raise ValueError("pass either ctx or progress / cancel, not both")
+    return ctx
 
 
 _DEFAULT = Session()

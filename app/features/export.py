@@ -8,15 +8,25 @@ takes about a second), and any failure ends in the usual error dialog.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication
 
 from app import dialogs
-from app.features.display import source_of
+from app.features.shown import side_label, source_of
 from app.state import AppState
 from app.widgets.delegation_legend import delegation_entries, entries_size, paint_entries
 from vpu_core.errors import InspectorError
+
+if TYPE_CHECKING:
+    from app.graph_view import GraphView
+    from app.settings import Store
+    from app.widgets.compare_view import CompareView
+
+
+class StatusLine(Protocol):
+    def showMessage(self, text: str, timeout: int = 0) -> None: ...
 
 
 class _BusyCursor:
@@ -29,16 +39,15 @@ class _BusyCursor:
 
 
 class ExportController(QObject):
-    """The two export actions: dialogs, then `export_report_to` / `export_image`."""
+    """The two export actions: dialogs, then `export_report_to` / `export_image`. Dialogs open
+    over the window the canvas is in."""
 
-    def __init__(self, state: AppState, window, graph_view, compare_view, status_bar, store) -> None:
+    def __init__(self, state: AppState, graph_view: GraphView, compare_view: CompareView,
+                 status_bar: StatusLine, store: Store) -> None:
         super().__init__(state)
-        self.state, self.window = state, window
+        self.state = state
         self.graph_view, self.compare_view = graph_view, compare_view
         self.status_bar, self.store = status_bar, store
-        # The constraint ablation of the result on screen, when the what-if feature made one
-        # (the window sets it to WhatIfController.current_ablation).
-        self.current_ablation = lambda: None
 
     def _export_stem(self) -> str:
         if self.state.result is None:
@@ -62,14 +71,16 @@ class ExportController(QObject):
     def export_report_dialog(self) -> None:
         if self._nothing_to_export():
             return
-        path = dialogs.save_report_dialog(self.window, str(self._export_dir() / f"{self._export_stem()}.html"))
+        default = str(self._export_dir() / f"{self._export_stem()}.html")
+        path = dialogs.save_report_dialog(self.graph_view.window(), default)
         if path:
             self.export_report_to(path)
 
     def export_image_dialog(self) -> None:
         if self._nothing_to_export():
             return
-        chosen = dialogs.export_image_dialog(self.window, str(self._export_dir() / f"{self._export_stem()}.png"))
+        default = str(self._export_dir() / f"{self._export_stem()}.png")
+        chosen = dialogs.export_image_dialog(self.graph_view.window(), default)
         if chosen:
             self.export_image(*chosen)
 
@@ -78,10 +89,11 @@ class ExportController(QObject):
             with _BusyCursor():
                 path = Path(work())
         except InspectorError as exc:
-            dialogs.show_error(self.window, exc, title=f"{what} failed", note="Nothing was written.")
+            dialogs.show_error(self.graph_view.window(), exc, title=f"{what} failed",
+                               note="Nothing was written.")
             return None
         except OSError as exc:
-            dialogs.show_error(self.window, InspectorError(f"{what} failed: {exc.strerror or exc}"),
+            dialogs.show_error(self.graph_view.window(), InspectorError(f"{what} failed: {exc.strerror or exc}"),
                                title=f"{what} failed", note="Nothing was written.")
             return None
         self.store.qs.setValue("export/dir", str(path.parent))
@@ -97,7 +109,7 @@ class ExportController(QObject):
             return None
         state = self.state
         other = state.comparison.b.analysis if state.showing_compare else None
-        ablation = self.current_ablation()         # what each constraint costs, when it was run
+        ablation = state.ablation                  # what each constraint costs, when it was run
         return self._guarded("Report", lambda: export_report(path, state.result.analysis, compare_with=other,
                                                              fold_params=state.view.fold_params,
                                                              ablation=ablation))
@@ -145,6 +157,6 @@ class ExportController(QObject):
             size = legend_size(theme, subgraphs)
             legend = lambda p, at: paint_legend(p, at, theme, subgraphs)  # noqa: E731
         compare = self.state.showing_compare
-        title = self.compare_view.label(side) if compare else graph.model.title
+        title = side_label(self.state, side) if compare else graph.model.title
         return {"model": graph.model, "layout": graph.layout, "title": f"{side.upper()} · {title}"
                 if compare else title, "legend": legend, "legend_size": size}

@@ -1,35 +1,73 @@
 """Navigation: selecting, searching and fitting, on the single canvas or, in compare mode, on the
 side the user works on.
 
-Every selection goes through `select_in` (tables, node links, the violation walk, search) or
-comes from a click on a canvas; both end in `AppState.select`, which the display follows.
+A click on a canvas selects through `AppState.select`; a table row, a node link, the violation walk
+or a search hit through `AppState.show_node`, which also asks for the node to be brought into view
+(`reveal_requested`): this feature centres the canvas on it. The display follows the selection.
 Search matches the fx name, the op and the module path (vpu_core.graph.search, used by the
 canvas); Escape in the search field clears it, and a new model clears it (AppState).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
+from typing import TYPE_CHECKING, Protocol
+
+from PySide6.QtCore import QObject, SignalInstance
 
 from app.state import AppState, Search
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QLineEdit
+
+    from app.graph_view import GraphView
+    from app.widgets.compare_view import CompareView
+
+
+class SearchBar(Protocol):
+    """What navigation asks of the view bar: Fit, the search field, its ◀ ▶ and match count."""
+
+    search: QLineEdit
+
+    @property
+    def fit_clicked(self) -> SignalInstance: ...
+
+    @property
+    def search_changed(self) -> SignalInstance: ...
+
+    @property
+    def next_clicked(self) -> SignalInstance: ...
+
+    @property
+    def prev_clicked(self) -> SignalInstance: ...
+
+    def set_match_count(self, index: int | None, count: int, text: str) -> None: ...
+
+
+class NodeLinks(Protocol):
+    """Widgets whose rows or links name nodes (app.widgets.panels.Panels and its Compare table)."""
+
+    @property
+    def node_activated(self) -> SignalInstance: ...
+
 
 class NavigationController(QObject):
-    def __init__(self, state: AppState, graph_view, compare_view, view_bar, panels, display) -> None:
+    def __init__(self, state: AppState, graph_view: GraphView, compare_view: CompareView, view_bar: SearchBar,
+                 node_links: NodeLinks, compare_links: NodeLinks) -> None:
         super().__init__(state)
         self.state, self.graph_view, self.compare_view = state, graph_view, compare_view
         self.view_bar = view_bar
         graph_view.node_selected.connect(lambda node: self._on_canvas("a", node))
         compare_view.node_selected.connect(self._on_canvas)
-        panels.node_activated.connect(lambda node: self.select_in(state.focus_side, node))
-        panels.compare.node_activated.connect(lambda side, node: self.select_in(side, node))
+        node_links.node_activated.connect(lambda node: self.select_in(state.focus_side, node))
+        compare_links.node_activated.connect(lambda side, node: self.select_in(side, node))
         view_bar.fit_clicked.connect(self.fit)
         view_bar.search_changed.connect(self.search)
         view_bar.next_clicked.connect(lambda: self.step_match(1))
         view_bar.prev_clicked.connect(lambda: self.step_match(-1))
         state.search_changed.connect(self._show_search)
-        display.shown.connect(self._reapply_search)
+        state.reveal_requested.connect(self._reveal)
+        state.drawn.connect(self._reapply_search)
 
-    def active_view(self):
+    def active_view(self) -> GraphView:
         """The canvas search, fit and match stepping act on (compare mode: the focused side)."""
         if self.state.showing_compare:
             return self.compare_view.views[self.state.focus_side]
@@ -39,23 +77,26 @@ class NavigationController(QObject):
     def select_in(self, side: str, node: str, center: bool = True) -> bool:
         """Select `node` (any fx name; a folded parameter selects its op) on `side` ("b" only in
         compare mode) and show it; False when that graph does not draw it."""
+        if center:
+            return self.state.show_node(side, node)
         from vpu_core.graph.build import display_id
 
-        if side not in self.state.sides():
+        graph = self.state.graph(side) if side in self.state.sides() else None
+        shown = display_id(graph.model, node) if graph is not None else None
+        if graph is None or shown not in graph.layout.boxes:
             return False
-        graph = self.state.graph(side)
-        if graph is None:
-            return False
-        shown = display_id(graph.model, node)
-        if shown not in graph.layout.boxes:
-            return False
-        if self.state.showing_compare:
-            ok = self.compare_view.select(side, shown, center)
-        else:
-            ok = self.graph_view.center_on(shown) if center else self.graph_view.select_node(shown)
-        if ok:
+        view = self.compare_view.views[side] if self.state.showing_compare else self.graph_view
+        if view.select_node(shown):
             self.state.select(side, shown)
-        return ok
+            return True
+        return False
+
+    def _reveal(self, side: str, node: str) -> None:
+        """Bring a node selected elsewhere into view (opening the groups around it)."""
+        if self.state.showing_compare:
+            self.compare_view.select(side, node, True)
+        else:
+            self.graph_view.center_on(node)
 
     def _on_canvas(self, side: str, node: str) -> None:
         if side in self.state.sides():

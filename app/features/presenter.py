@@ -4,18 +4,30 @@ V / PgDown (or the ▶ of the view bar) selects the next violation's node, centr
 the node panel and says "Violation 3 of 26: …" in the status bar; Shift+V / PgUp goes back.
 PgDown / PgUp are what presentation clickers send. Violations are walked in graph order; in
 compare mode side A's first, then side B's.
+
+The look is the state's `look`, bound to the view bar's Aa / HC buttons; this feature applies it
+to every canvas and to the application's style sheet (the legends follow: app.features.overlay).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol, Sequence
+
+from PySide6.QtCore import QObject, SignalInstance
 from PySide6.QtWidgets import QApplication
 
 from app import theme
+from app.features.shown import side_label
 from app.state import AppState
 from vpu_core.formatting import node_label
 
+if TYPE_CHECKING:
+    from app.graph_view.style import Theme
+    from vpu_core.analysis.results import Analysis, Violation
+    from vpu_core.graph.model import GraphModel
 
-def walk_entries(analysis, model, side: str = "a") -> list[tuple[str, str, object]]:
+
+def walk_entries(analysis: Analysis, model: GraphModel, side: str = "a") -> list[tuple[str, str, Violation]]:
     """(side, node shown, Violation) in the order the graph draws the nodes, then by rule."""
     from vpu_core.graph.build import display_id
 
@@ -26,28 +38,65 @@ def walk_entries(analysis, model, side: str = "a") -> list[tuple[str, str, objec
                                           rules.index(e[2].rule) if e[2].rule in rules else 99))
 
 
-def walk_text(index: int, total: int, violation, rule_title: str, node: str, label: str = "") -> str:
+def walk_text(index: int, total: int, violation: Violation, rule_title: str, node: str, label: str = "") -> str:
     where = f" ({label})" if label else ""
     return f"Violation {index + 1} of {total}{where}: {rule_title} — {node}: {violation.message}"
 
 
+class PresenterBar(Protocol):
+    """What presenting asks of the view bar: the walk's ◀ ▶ and count, the Aa / HC buttons."""
+
+    @property
+    def violation_step(self) -> SignalInstance: ...
+
+    @property
+    def large_font_toggled(self) -> SignalInstance: ...
+
+    @property
+    def high_contrast_toggled(self) -> SignalInstance: ...
+
+    def set_violation_position(self, index: int | None, count: int | None) -> None: ...
+
+    def set_look(self, large_font: bool, high_contrast: bool) -> None: ...
+
+
+class StatusLine(Protocol):
+    def showMessage(self, text: str, timeout: int = 0) -> None: ...
+
+    def clearMessage(self) -> None: ...
+
+
+class LookCanvas(Protocol):
+    def theme(self) -> Theme: ...
+
+    def set_large_font(self, on: bool) -> None: ...
+
+    def set_high_contrast(self, on: bool) -> None: ...
+
+
 class PresenterController(QObject):
-    def __init__(self, state: AppState, view_bar, navigation, overlay, compare_view, status_bar,
-                 store, display) -> None:
+    def __init__(self, state: AppState, view_bar: PresenterBar, status_bar: StatusLine,
+                 canvases: Sequence[LookCanvas]) -> None:
         super().__init__(state)
-        self.state, self.view_bar, self.navigation = state, view_bar, navigation
-        self.overlay, self.compare_view, self.status_bar, self.store = overlay, compare_view, status_bar, store
-        self._walk: list = []
+        self.state, self.view_bar, self.status_bar, self.canvases = state, view_bar, status_bar, tuple(canvases)
+        self._walk: list[tuple[str, str, Violation]] = []
         self._index: int | None = None
         view_bar.violation_step.connect(self.step)
         view_bar.large_font_toggled.connect(self.set_large_font)
         view_bar.high_contrast_toggled.connect(self.set_high_contrast)
-        display.shown.connect(self.reset)
+        state.drawn.connect(self.reset)
+        state.look_changed.connect(self._apply_look)
+        if state.look != type(state.look)():
+            self._apply_look()
 
-    def entries(self) -> list:
+    def entries(self) -> list[tuple[str, str, Violation]]:
         """Side A's violations in graph order, then (compare mode) side B's."""
-        return [e for side in self.state.sides() if self.state.inspection(side) is not None
-                for e in walk_entries(self.state.analysis(side), self.state.graph(side).model, side)]
+        out = []
+        for side in self.state.sides():
+            analysis, graph = self.state.analysis(side), self.state.graph(side)
+            if analysis is not None and graph is not None:
+                out += walk_entries(analysis, graph.model, side)
+        return out
 
     def reset(self) -> None:
         self._walk, self._index = self.entries(), None
@@ -63,12 +112,14 @@ class PresenterController(QObject):
         self._index = (0 if step > 0 else len(self._walk) - 1) if self._index is None \
             else (self._index + step) % len(self._walk)
         side, node, violation = self._walk[self._index]
-        self.navigation.select_in(side, node)
+        self.state.show_node(side, node)
         analysis = self.state.analysis(side)
+        if analysis is None:
+            return None
         title = next((f"{r.rule.constraint}. {r.rule.title}" for r in analysis.rules
                       if r.rule.id == violation.rule), violation.rule)
         info = analysis.nodes.get(violation.node)
-        label = self.compare_view.label(side) if self.state.showing_compare else ""
+        label = side_label(self.state, side) if self.state.showing_compare else ""
         text = walk_text(self._index, len(self._walk), violation, title,
                          node_label(info) if info is not None else violation.node, label)
         self.status_bar.showMessage(text)
@@ -79,21 +130,20 @@ class PresenterController(QObject):
     def set_large_font(self, on: bool) -> None:
         """Bigger node labels on every canvas and bigger text in the docks, compare headers and
         status bar (theme.LARGE_RULES); the toolbars keep their size."""
-        for view in self.overlay.all_views():
-            view.set_large_font(on)
-        self.store.save_view_option("large_font", on)
-        self._apply_look()
+        self.state.look = replace(self.state.look, large_font=on)
 
     def set_high_contrast(self, on: bool) -> None:
         """Black outlines and edges on the canvases, darker secondary text in the panels."""
-        for view in self.overlay.all_views():
-            view.set_high_contrast(on)
-        self.store.save_view_option("high_contrast", on)
-        self._apply_look()
+        self.state.look = replace(self.state.look, high_contrast=on)
 
     def _apply_look(self) -> None:
+        look = self.state.look
+        self.view_bar.set_look(look.large_font, look.high_contrast)
+        for canvas in self.canvases:
+            if canvas.theme().large_font != look.large_font:
+                canvas.set_large_font(look.large_font)
+            if canvas.theme().high_contrast != look.high_contrast:
+                canvas.set_high_contrast(look.high_contrast)
         app = QApplication.instance()
-        if app is not None:
-            app.setStyleSheet(theme.stylesheet(high_contrast=self.view_bar.high_contrast.isChecked(),
-                                               large=self.view_bar.large_font.isChecked()))
-        self.overlay.refresh_legends()
+        if isinstance(app, QApplication):
+            app.setStyleSheet(theme.stylesheet(high_contrast=look.high_contrast, large=look.large_font))

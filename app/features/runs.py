@@ -1,74 +1,164 @@
-"""Runs: turn the toolbars into jobs, and the jobs' outcomes into the application state.
+"""Runs: the request in the application state becomes jobs, and the jobs' outcomes become its result.
 
-One job at a time (app.jobs.runner.JobRunner): the single configuration of the run toolbar, or,
-in compare mode, side A and side B. Every job asks the core session, which answers from memory
-what it already computed, so switching back to a configuration seen before, turning the XNNPACK
-overlay on or entering compare mode only runs what is missing. Only the Run button (and opening
-a file) makes the session forget a configuration first: the model file may have changed.
+The run toolbar (app.widgets.run_controls) is bound to `state.config` both ways: an edit sets the
+field, a change of the field (a file opened, Apply, a failed run) is shown by the toolbar. Runs
+start from the state, never from reading the toolbar:
+- the request changed (`config`; side B or compare mode in compare mode; the view): the screen
+  is brought to it — nothing when the results on screen already answer it (the view alone is
+  redrawn from them, milliseconds), otherwise a job. Edits of side A wait RERUN_DELAY_MS, so
+  clicking through models and quantizers needs no Run click;
+- `state.request_run(fresh)`: the Run button (fresh: the session forgets the configuration first,
+  a model file may have changed), opening a file, Apply.
 
-A view change (fold, colouring) is drawn at once from the results on screen
-(`Session.redraw`, milliseconds) unless it needs something they lack (the XNNPACK delegation):
-then it is a job like any other.
+One job at a time (app.jobs.runner.JobRunner): side A, or in compare mode side A and side B. Every
+job asks the core session, which answers from memory what it already computed, so switching back
+to a configuration seen before, turning the XNNPACK overlay on or entering compare mode only runs
+what is missing.
 
-After a failed or cancelled run, the toolbar goes back to the configuration on screen, so the
-model box, the graph and the status bar agree (the status bar says what failed).
+A failed or cancelled run keeps the result on screen, and the request goes back to what made it
+(A and, in compare mode, B): the toolbar, the graph and the status bar agree; the status bar says
+what failed (`state.run` keeps the configuration that failed).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from typing import TYPE_CHECKING, Protocol
+
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
 from app import dialogs
 from app.jobs.runner import JobRunner
-from app.jobs.worker import CompareJob, InspectJob
-from app.state import AppState
+from app.jobs.worker import CatalogueLoader, CompareJob, InspectJob
+from app.state import AppState, CompareB
 from vpu_core.config import RunConfig
 from vpu_core.session import STAGE_TITLES, InspectionPair
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from vpu_core.analysis.results import InputInfo
+    from vpu_core.errors import InspectorError
+    from vpu_core.session import Inspection
+
 RERUN_DELAY_MS = 350
+
+
+class RunToolbar(Protocol):
+    """What the run feature asks of the run toolbar (app.widgets.run_controls.RunControls)."""
+
+    @property
+    def config_changed(self) -> SignalInstance: ...       # (RunConfig) the configuration shown changed
+
+    @property
+    def run_clicked(self) -> SignalInstance: ...
+
+    @property
+    def cancel_clicked(self) -> SignalInstance: ...
+
+    def config(self) -> RunConfig: ...
+
+    def set_config(self, config: RunConfig) -> None: ...
+
+    def set_catalogue(self, entries: list[tuple[str, str]], recent: list[str] | None = None) -> None: ...
+
+    def set_profiles(self, recent: list[str], current: str | None = None) -> None: ...
+
+    def set_running(self, running: bool) -> None: ...
+
+    def set_inputs(self, inputs: tuple[InputInfo, ...]) -> None: ...
+
+    def dialog_parent(self) -> QWidget | None: ...
 
 
 class RunController(QObject):
     succeeded = Signal(object)         # Inspection / InspectionPair of the job that ended
     failed = Signal(object)            # InspectorError
 
-    def __init__(self, state: AppState, controls, compare_bar, dialog_parent) -> None:
+    def __init__(self, state: AppState, controls: RunToolbar) -> None:
         super().__init__(state)
-        self.state, self.controls, self.compare_bar = state, controls, compare_bar
-        self.dialog_parent = dialog_parent
+        self.state, self.controls = state, controls
         self.jobs = JobRunner(self)
+        self._quiet = False              # set while the request goes back to what is shown
         self._timer = QTimer(self, singleShot=True, interval=RERUN_DELAY_MS)
-        self._timer.timeout.connect(lambda: self.request())
-        controls.options_changed.connect(self._timer.start)
+        self._timer.timeout.connect(self.request)
+        self._bind_toolbar()
         controls.run_clicked.connect(lambda: self.start())
         controls.cancel_clicked.connect(self.cancel)
+        # looked up at call time: a test (or a plug-in) may replace start / request
+        state.run_requested.connect(lambda fresh: self.start() if fresh else self.request())
+        state.config_changed.connect(self._on_config_changed)
+        state.compare_b_changed.connect(lambda: self._on_request_changed() if state.compare_mode else None)
+        state.compare_mode_changed.connect(lambda _on: self._on_request_changed())
+        state.view_changed.connect(self._on_view_changed)
         self.jobs.started.connect(self._on_started)
         self.jobs.progress.connect(lambda stage, f: state.set_run(stage=STAGE_TITLES.get(stage, stage), fraction=f))
         self.jobs.running_changed.connect(lambda running: state.set_run(running=running))
         self.jobs.succeeded.connect(self._on_succeeded)
         self.jobs.failed.connect(self._on_failed)
         self.jobs.cancelled.connect(self._on_cancelled)
-        state.view_changed.connect(self._on_view_changed)
+        self._catalogue = CatalogueLoader()
+        self._catalogue.loaded.connect(lambda entries: setattr(state, "catalogue", tuple(entries)))
+        self._catalogue.start()
+
+    def _bind_toolbar(self) -> None:
+        state, controls = self.state, self.controls
+        self._show_catalogue()
+        controls.set_profiles(list(state.recent_profiles), state.config.profile)
+        controls.set_config(state.config)
+        controls.config_changed.connect(lambda config: setattr(state, "config", config))
+        state.config_changed.connect(lambda: controls.set_config(state.config))
+        state.catalogue_changed.connect(self._show_catalogue)
+        state.recent_models_changed.connect(self._show_catalogue)
+        state.recent_profiles_changed.connect(
+            lambda: controls.set_profiles(list(state.recent_profiles), state.config.profile))
+        state.run_changed.connect(lambda: controls.set_running(state.run.running))
+        state.result_changed.connect(self._show_inputs)
+        state.comparison_changed.connect(self._show_inputs)
+
+    def _show_catalogue(self) -> None:
+        self.controls.set_catalogue(list(self.state.catalogue), list(self.state.recent_models))
+
+    def _show_inputs(self) -> None:
+        if self.state.result is not None:
+            self.controls.set_inputs(self.state.result.analysis.inputs)
 
     # -- what to run -----------------------------------------------------------------------------
     def config(self) -> RunConfig:
-        """Side A (the single view): the run toolbar's configuration."""
-        return self.controls.config()
+        """Side A (the single view): the requested configuration."""
+        return self.state.config
 
     def config_b(self) -> RunConfig:
-        return self.compare_bar.config_b(self.config())
+        return self.state.config_b()
 
     def start(self, config: RunConfig | None = None) -> None:
-        """Run (again) the toolbar's configuration, or `config` (shown in the toolbar first)."""
+        """Run (again) the requested configuration, or `config` (which becomes the request)."""
         if config is not None:
-            self.controls.set_config(config)
-        self.request(fresh=True)
+            self.state.config = config
+        self._start(fresh=True)
 
-    def request(self, fresh: bool = False) -> None:
-        """The job for what should be on screen; a running job is cancelled first."""
+    def request(self) -> None:
+        """Bring the screen to the request: nothing, a redraw, or a job (a running one is
+        cancelled first)."""
         self._timer.stop()
-        view, a = self.state.view, self.config()
-        if self.state.compare_mode:
-            b = self.config_b()
+        shown = self.state.shown_for_request()
+        if shown is None:
+            self._start(fresh=False)
+            return
+        if self.jobs.is_running():
+            self.cancel()                    # it was for another request
+        view = self.state.view
+        if all(i.view == view for i in shown):
+            return
+        if view.partition_source == "xnnpack" and not all(i.has_delegation for i in shown):
+            self._start(fresh=False)         # lower with ExecuTorch first (seconds): a job
+        else:
+            self._redraw()
+
+    def _start(self, fresh: bool) -> None:
+        self._timer.stop()
+        state = self.state
+        view, a = state.view, state.config
+        if state.compare_mode:
+            b = state.config_b()
             self.jobs.request(lambda: CompareJob(a, b, view))
         else:
             self.jobs.request(lambda: InspectJob(a, view, fresh))
@@ -82,12 +172,24 @@ class RunController(QObject):
     def is_running(self) -> bool:
         return self.jobs.is_running()
 
+    def _on_config_changed(self) -> None:
+        if not self._quiet:
+            self._timer.start()              # edits of side A settle first
+
+    def _on_request_changed(self) -> None:
+        if not self._quiet:
+            self.request()
+
+    def _on_view_changed(self) -> None:
+        if self.state.result is not None or self.jobs.is_running():   # nothing to draw yet: wait
+            self._on_request_changed()
+
     # -- outcomes ----------------------------------------------------------------------------------
     def _on_started(self, config: RunConfig) -> None:
-        self.state.set_run(stage=STAGE_TITLES["load"], fraction=0.0, model=config.model,
+        self.state.set_run(stage=STAGE_TITLES["load"], fraction=0.0, model=config.model, config=config,
                            quantizer=config.quantizer, error=None, cancelled=False)
 
-    def _on_succeeded(self, result) -> None:
+    def _on_succeeded(self, result: Inspection | InspectionPair) -> None:
         self.state.set_run(stage=f"Done in {result.seconds:.1f} s", seconds=result.seconds)
         if isinstance(result, InspectionPair):
             if self.state.compare_mode:
@@ -96,43 +198,35 @@ class RunController(QObject):
             self.state.set_result(result)
         self.succeeded.emit(result)
 
-    def _on_failed(self, error) -> None:
-        self.state.set_run(stage="", error=error)
+    def _on_failed(self, error: InspectorError) -> None:
         self._back_to_shown()
-        dialogs.show_error(self.dialog_parent, error)
+        self.state.set_run(stage="", error=error)
+        dialogs.show_error(self.controls.dialog_parent(), error)
         self.failed.emit(error)
 
     def _on_cancelled(self) -> None:
-        self.state.set_run(stage="Cancelled", cancelled=True)
         self._back_to_shown()
+        self.state.set_run(stage="Cancelled", cancelled=True)
 
     def _back_to_shown(self) -> None:
-        """The toolbar shows the configuration whose graph is on screen (if any)."""
-        if self.state.result is not None:
-            self.controls.set_config(self.state.result.config)
+        """The request goes back to the configurations on screen (if any), without a run."""
+        state = self.state
+        self._quiet = True
+        try:
+            if state.result is not None:
+                state.config = state.result.config
+            if state.compare_mode and state.comparison is not None:
+                state.compare_b = CompareB.of(state.comparison.b.config)
+        finally:
+            self._quiet = False
 
     # -- view changes ------------------------------------------------------------------------------
-    def _on_view_changed(self) -> None:
-        shown = [i for i in (self.state.result, *(self._pair_sides())) if i is not None]
-        if self.jobs.is_running():
-            self.request()                  # the running job draws the old view: ask again
-        elif not shown:
-            return
-        elif self.state.view.partition_source == "xnnpack" and not all(i.has_delegation for i in shown):
-            self.request()                  # lower with ExecuTorch first (seconds): a job
-        else:
-            self._redraw()
-
-    def _pair_sides(self) -> tuple:
-        pair = self.state.comparison
-        return () if pair is None else (pair.a, pair.b)
-
     def _redraw(self) -> None:
         from vpu_core.session import default_session
 
         session, view = default_session(), self.state.view
         pair = self.state.comparison
-        if pair is not None:                # its side A is `result` too
+        if self.state.showing_compare and pair is not None:      # its side A is `result` too
             a, b = session.redraw(pair.a, view), session.redraw(pair.b, view)
             self.state.set_comparison(InspectionPair(a, b, pair.comparison, pair.seconds))
         elif self.state.result is not None:

@@ -2,16 +2,19 @@
 
 Feeds the What-if dock's widgets (app.widgets.whatif_panel) from the result on screen and acts on
 what they announce:
-- Profile: the profile in use as a form. Every edit updates the diff against the shipped profile
+- Profile: the profile in use (`state.profile_in_use`) as a form bound to `state.profile_draft`
+  both ways: an edit of the form sets the draft, a draft set elsewhere ("try this op on the VPU")
+  is shown by the form. Every change of the draft updates the diff against the shipped profile
   and says what Apply will re-run (vpu_core.whatif.profile_edit.requantization_needed). Apply
-  validates the form exactly like a --profile file, writes it to a file named by its content and
-  runs the configuration on screen with it, *not* fresh: the session re-reads the Q/DQ graph on
-  screen when the change cannot alter it (a shift range, the rounding, the break-even, an op this
-  model lacks) and, when it can, quantizes again from the same export and calibration data
+  validates the draft exactly like a --profile file, writes it to a file named by its content and
+  makes it the request's profile, run *not* fresh: the session re-reads the Q/DQ graph on screen
+  when the change cannot alter it (a shift range, the rounding, the break-even, an op this model
+  lacks) and, when it can, quantizes again from the same export and calibration data
   (vpu_core.whatif.reprofile). Revert; Save as TOML. The toolbar's profile box and the editor's
   first line name the profile in use.
-- Cost: the constraint ablation as a job of its own queue (app.jobs.ablation): it
-  never cancels or blocks the window's run; progress and Cancel like every job.
+- Cost: the constraint ablation as a job of its own queue (app.jobs.ablation): it never cancels
+  or blocks the window's run; progress and Cancel like every job. The session keeps every
+  ablation; `state.ablation` is the one of the result on screen (the exported report shows it).
 - Next kernel: the op-list candidates and the partition economics of the analysis on screen.
 """
 from __future__ import annotations
@@ -20,6 +23,7 @@ import dataclasses
 import hashlib
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, QStandardPaths
 
@@ -33,25 +37,35 @@ from vpu_core.errors import InspectorError
 from vpu_core.profile import AVG_POOL_DIVISORS, ROUNDING_MODES, RULE_IDS
 from vpu_core.reports.whatif_text import constraint_name, profile_change_lines
 
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.config import RunConfig
+    from vpu_core.profile import HardwareProfile
+    from vpu_core.whatif.results import AblationReport, OpListRow
+
 __all__ = ["WhatIfController", "TAB_PROFILE", "TAB_ABLATION", "TAB_CANDIDATES"]
 
 
+class Dock(Protocol):
+    def show(self) -> None: ...
+
+    def raise_(self) -> None: ...
+
+
 class WhatIfController(QObject):
-    def __init__(self, state: AppState, panel: WhatIfPanel, dock, runs, dialog_parent,
-                 navigation=None, profile_dir: str | Path | None = None) -> None:
+    def __init__(self, state: AppState, panel: WhatIfPanel, dock: Dock,
+                 profile_dir: str | Path | None = None) -> None:
         super().__init__(state)
-        self.state, self.panel, self.dock, self.runs = state, panel, dock, runs
-        self.dialog_parent = dialog_parent
+        self.state, self.panel, self.dock = state, panel, dock
         self.profile_dir = Path(profile_dir) if profile_dir else _default_dir()
         # Profiles are loaded after the first run (validating op names imports torch).
-        self.shipped = self.in_use = None
-        self.analysis = None
+        self.shipped: HardwareProfile | None = None
+        self.analysis: Analysis | None = None
         self.ablations = JobRunner(self)         # their own queue: never cancel the window's run
-        self._reports: dict = {}                 # RunConfig -> AblationReport
-        self._ablating = None                    # the RunConfig of the running ablation
+        self._ablating: RunConfig | None = None  # the configuration of the running ablation
         editor, chart = panel.editor, panel.chart
         editor.set_choices([(rid, rid, "") for rid in RULE_IDS], ROUNDING_MODES, AVG_POOL_DIVISORS)
-        editor.changed.connect(self._refresh)
+        editor.changed.connect(self._on_form_edited)
         editor.apply_clicked.connect(self.apply)
         editor.revert_clicked.connect(self.revert)
         editor.save_requested.connect(self.save_dialog_chose)
@@ -63,10 +77,17 @@ class WhatIfController(QObject):
         self.ablations.succeeded.connect(self._on_ablation_done)
         self.ablations.failed.connect(self._on_ablation_failed)
         self.ablations.cancelled.connect(lambda: (self._show_chart(), chart.set_status("Cancelled")))
-        if navigation is not None:       # a table row shows its node on the canvas
-            panel.candidates.node_activated.connect(lambda node: navigation.select_in(state.focus_side, node))
+        # a table row shows its node on the canvas
+        panel.candidates.node_activated.connect(lambda node: state.show_node(state.focus_side, node))
         state.result_changed.connect(self._on_result)
         state.run_changed.connect(self._on_run_changed)
+        state.profile_draft_changed.connect(self._show_draft)
+        state.ablation_changed.connect(lambda: None if self.ablations.is_running() else self._show_chart())
+
+    @property
+    def in_use(self) -> HardwareProfile | None:
+        """The hardware profile of the result on screen (state.profile_in_use)."""
+        return self.state.profile_in_use
 
     def show(self, tab: int | None = None) -> None:
         self.dock.show()
@@ -76,12 +97,15 @@ class WhatIfController(QObject):
 
     # -- the result on screen ----------------------------------------------------------------------
     def _on_result(self) -> None:
+        from vpu_core.session import default_session
+
         inspection = self.state.result
         if inspection is None:
             return
         self.analysis = inspection.analysis
         self._follow_profile(inspection.config.profile)
         self.panel.candidates.set_analysis(inspection.analysis)
+        self.state.ablation = default_session().known_ablation(inspection.config)
         if not self.ablations.is_running():
             self._show_chart()
 
@@ -90,24 +114,27 @@ class WhatIfController(QObject):
         (or `keep_form`: a run that failed or was cancelled leaves the edits to apply again)."""
         from vpu_core.profile import load_profile
 
-        a = self.analysis
-        self.panel.editor.set_choices([(r.rule.id, f"{r.rule.constraint} · {constraint_name(r.rule.id)}",
-                                        f"{r.rule.title} ({r.rule.id}): {r.rule.reason}") for r in a.rules],
-                                      ROUNDING_MODES, AVG_POOL_DIVISORS)
-        same = self.in_use is not None and self.in_use.path == str(path or DEFAULT_PROFILE)
-        keep = self.in_use is not None and (keep_form or same) and self.is_modified()
+        a, in_use, state = self.analysis, self.in_use, self.state
+        if a is not None:
+            self.panel.editor.set_choices([(r.rule.id, f"{r.rule.constraint} · {constraint_name(r.rule.id)}",
+                                            f"{r.rule.title} ({r.rule.id}): {r.rule.reason}") for r in a.rules],
+                                          ROUNDING_MODES, AVG_POOL_DIVISORS)
+        same = in_use is not None and in_use.path == str(path or DEFAULT_PROFILE)
+        keep = in_use is not None and (keep_form or same) and self.is_modified()
         try:
             self.shipped = self.shipped or load_profile()
-            profile = self.in_use if same and keep else load_profile(path)
+            profile = in_use if same and keep and in_use is not None else load_profile(path)
         except InspectorError:
             return                       # the run itself reported a bad profile
-        if keep:
+        if keep:                         # the edits stay, over this run's op counts
             edited = self.edited_profile()
-            self.in_use = profile
+            state.profile_in_use = profile
             self.panel.editor.show_ops(self._rows(edited.vpu_ops))
+            state.profile_draft = self._form_profile()
         else:
-            self.in_use = profile
+            state.profile_in_use = profile
             self.panel.editor.show_profile(profile, self._rows(profile.vpu_ops))
+            state.profile_draft = profile
         self._refresh()
 
     def _on_run_changed(self) -> None:
@@ -115,16 +142,36 @@ class WhatIfController(QObject):
         if not run.running and (run.error is not None or run.cancelled) and inspection is not None:
             self._follow_profile(inspection.config.profile, keep_form=True)   # e.g. an applied run failed
 
-    def _rows(self, listed: tuple[str, ...]):
+    def _rows(self, listed: tuple[str, ...]) -> tuple[OpListRow, ...]:
         from vpu_core.whatif.profile_edit import model_ops, op_list_rows
 
         return op_list_rows(listed, model_ops(self.analysis) if self.analysis is not None else ())
 
     # -- the profile editor ------------------------------------------------------------------------
-    def edited_profile(self):
+    def _form_profile(self) -> HardwareProfile | None:
+        """What the form says, as a profile (None before the first result)."""
         from vpu_core.whatif.profile_edit import edit
 
-        return edit(self.in_use, **self.panel.editor.form_values())
+        return None if self.in_use is None else edit(self.in_use, **self.panel.editor.form_values())
+
+    def _on_form_edited(self) -> None:
+        self.state.profile_draft = self._form_profile()
+
+    def _show_draft(self) -> None:
+        """The draft changed: the form shows it (unless it came from the form), the status follows."""
+        from vpu_core.whatif.profile_edit import same_profile
+
+        draft, form = self.state.profile_draft, self._form_profile()
+        if draft is not None and form is not None and not same_profile(draft, form):
+            self.panel.editor.show_profile(draft, self._rows(draft.vpu_ops))
+        self._refresh()
+
+    def edited_profile(self) -> HardwareProfile:
+        """The draft (the form's profile); the profile in use when nothing was run yet."""
+        draft = self.state.profile_draft or self._form_profile()
+        if draft is None:
+            raise InspectorError("Run a model first: the editor edits the profile of the run on screen.")
+        return draft
 
     def is_modified(self) -> bool:
         from vpu_core.whatif.profile_edit import same_profile
@@ -144,22 +191,23 @@ class WhatIfController(QObject):
     def _refresh(self) -> None:
         from vpu_core.whatif.profile_edit import profile_diff
 
-        if self.in_use is None:
+        in_use, shipped = self.in_use, self.shipped
+        if in_use is None or shipped is None:
             return
         edited, modified = self.edited_profile(), self.is_modified()
-        source = Path(self.in_use.path)
-        origin = ("shipped profile" if self.in_use.path == self.shipped.path else
+        source = Path(in_use.path)
+        origin = ("shipped profile" if in_use.path == shipped.path else
                   f"applied: {source.name}" if source.parent == self.profile_dir else source.name)
         needs = self.needs() if modified else ()
         text = (f"Apply quantizes again from the same export and calibration data ({', '.join(needs)} "
                 "changes the Q/DQ graph)." if needs else
                 "Apply re-analyses the current Q/DQ graph only (no re-quantization).")
-        self.panel.editor.show_status(f"{self.in_use.name} ({origin})", modified, text,
-                                      profile_change_lines(profile_diff(self.shipped, edited)), self.in_use.path)
+        self.panel.editor.show_status(f"{in_use.name} ({origin})", modified, text,
+                                      profile_change_lines(profile_diff(shipped, edited)), in_use.path)
 
     def apply(self) -> str | None:
-        """Validate the form, write it to a content-named file, run the toolbar's configuration
-        with it (not fresh: the session re-quantizes only if the change needs it)."""
+        """Validate the draft, write it to a content-named file, make it the request's profile and
+        run (not fresh: the session re-quantizes only if the change needs it)."""
         from vpu_core.whatif.profile_edit import profile_to_toml, save_profile, validate_profile
 
         try:
@@ -168,23 +216,25 @@ class WhatIfController(QObject):
             stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", profile.name) or "profile"
             path = self.profile_dir / f"{stem}-{hashlib.sha1(text.encode()).hexdigest()[:8]}.toml"
             self.profile_dir.mkdir(parents=True, exist_ok=True)
-            self.in_use = save_profile(profile, path)
+            in_use = save_profile(profile, path)
         except (InspectorError, OSError) as exc:
-            dialogs.show_error(self.dialog_parent, exc, title="Invalid hardware profile", note="")
+            dialogs.show_error(self.panel.window(), exc, title="Invalid hardware profile", note="")
             return None
-        self.panel.editor.show_profile(self.in_use, self._rows(self.in_use.vpu_ops))
+        state = self.state
+        state.profile_in_use = in_use
+        self.panel.editor.show_profile(in_use, self._rows(in_use.vpu_ops))
+        state.profile_draft = in_use
         self._refresh()
-        shown = self.state.result.config if self.state.result is not None else self.runs.config()
-        self.runs.controls.set_config(dataclasses.replace(shown, profile=str(path)))   # shows the profile
-        self.runs.request()
+        shown = state.result.config if state.result is not None else state.config
+        state.config = dataclasses.replace(shown, profile=str(path))     # the toolbar shows the profile
+        state.request_run(fresh=False)
         return str(path)
 
     def revert(self) -> None:
         if self.in_use is not None:
-            self.panel.editor.show_profile(self.in_use, self._rows(self.in_use.vpu_ops))
-            self._refresh()
+            self.state.profile_draft = self.in_use
 
-    def save_to(self, path: str | Path):
+    def save_to(self, path: str | Path) -> HardwareProfile:
         """Write the form as a --profile file (validated first; ProfileError / SaveError raised)."""
         from vpu_core.whatif.profile_edit import save_profile
 
@@ -194,13 +244,13 @@ class WhatIfController(QObject):
         try:
             self.save_to(path)
         except InspectorError as exc:
-            dialogs.show_error(self.dialog_parent, exc, title="Cannot save the profile", note="")
+            dialogs.show_error(self.panel.window(), exc, title="Cannot save the profile", note="")
 
     def add_op(self, name: str) -> None:
         from vpu_core.profile import is_known_op
 
         if not is_known_op(name):
-            dialogs.show_error(self.dialog_parent, InspectorError(f"'{name}' is not an ATen op."),
+            dialogs.show_error(self.panel.window(), InspectorError(f"'{name}' is not an ATen op."),
                                title="Unknown op", note="")
             return
         self.panel.editor.add_op_row(name)
@@ -214,10 +264,9 @@ class WhatIfController(QObject):
         self.panel.chart.set_progress(0.0, "Relaxing constraints…")
         self.ablations.request(lambda: AblationJob(config))
 
-    def current_ablation(self):
+    def current_ablation(self) -> AblationReport | None:
         """The ablation of the run on screen, if one was made (the exported report shows it)."""
-        inspection = self.state.result
-        return None if inspection is None else self._reports.get(inspection.config)
+        return self.state.ablation
 
     def shutdown(self) -> None:
         self.ablations.shutdown()
@@ -228,7 +277,7 @@ class WhatIfController(QObject):
             chart.show_idle("", "Run a model first.", can_run=False)
             return
         config = inspection.config
-        report = self._reports.get(config)
+        report = self.state.ablation
         if report is not None:
             chart.show_report(report, inspection.analysis.model)
         elif config.quantizer != "vpu":
@@ -243,15 +292,17 @@ class WhatIfController(QObject):
         rule = RULE_IDS[min(int(fraction * len(RULE_IDS)), len(RULE_IDS) - 1)]
         self.panel.chart.set_progress(fraction, f"Relaxing {constraint_name(rule)}…" if fraction < 1 else "")
 
-    def _on_ablation_done(self, report) -> None:
-        self._reports[self._ablating] = report       # shown while it is the run on screen
+    def _on_ablation_done(self, report: AblationReport) -> None:
+        shown = self.state.result
+        if shown is not None and shown.config == self._ablating:    # the session keeps it anyway
+            self.state.ablation = report
         self._show_chart()
         self.panel.chart.set_status(f"Done in {report.seconds:.1f} s")
 
-    def _on_ablation_failed(self, error) -> None:
+    def _on_ablation_failed(self, error: InspectorError) -> None:
         self._show_chart()
         self.panel.chart.set_status("Failed")
-        dialogs.show_error(self.dialog_parent, error, title="Ablation failed", note="")
+        dialogs.show_error(self.panel.window(), error, title="Ablation failed", note="")
 
 
 def _default_dir() -> Path:

@@ -15,11 +15,10 @@ class AblationJob(Job):
     def __init__(self, config: RunConfig) -> None:
         super().__init__(config, ViewOptions())
 
-    def work(self, cancel: threading.Event):
+    def work(self, cancel: threading.Event) -> object:
         from vpu_core.session import default_session
 
         # The baseline stages only run when the session no longer has the window's run: they
         # count as the start of the bar.
-        return default_session().ablate(
-            self.config, cancel=cancel,
-            progress=lambda stage, f: self.progress.emit(stage, f if stage == "ablate" else 0.0))
+        bar = self.context(cancel).scaled({"ablate": (0.0, 1.0)}, default=(0.0, 0.0))
+        return default_session().ablate(self.config, ctx=bar)

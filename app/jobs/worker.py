@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from vpu_core.config import RunConfig, ViewOptions
 from vpu_core.errors import Cancelled, InspectorError
-from vpu_core.progress import POLL_S, abandoned_work
+from vpu_core.progress import POLL_S, RunContext, abandoned_work
 from vpu_core.serial import SerialWorker
 
 
@@ -106,8 +106,12 @@ class Job(QObject):
             return "failed", InspectorError(f"Unexpected error: {type(exc).__name__}: {exc}",
                                             traceback.format_exc())
 
-    def work(self, cancel: threading.Event):
+    def work(self, cancel: threading.Event) -> object:
         raise NotImplementedError
+
+    def context(self, cancel: threading.Event) -> RunContext:
+        """The run context of this job: the session's progress goes out on `progress`."""
+        return RunContext(self.progress.emit, cancel)
 
 
 class InspectJob(Job):
@@ -117,12 +121,11 @@ class InspectJob(Job):
         super().__init__(config, view)
         self.fresh = fresh
 
-    def work(self, cancel: threading.Event):
-        from vpu_core.session import default_session, overall_fraction
+    def work(self, cancel: threading.Event) -> object:
+        from vpu_core.session import STAGE_SPANS, default_session
 
-        return default_session().inspect(
-            self.config, self.view, cancel=cancel, fresh=self.fresh, int_sim=True,
-            progress=lambda stage, f: self.progress.emit(stage, overall_fraction(stage, f)))
+        return default_session().inspect(self.config, self.view, fresh=self.fresh, int_sim=True,
+                                          ctx=self.context(cancel).scaled(STAGE_SPANS))
 
 
 class CompareJob(Job):
@@ -132,11 +135,11 @@ class CompareJob(Job):
         super().__init__(config, view)
         self.config_b = config_b
 
-    def work(self, cancel: threading.Event):
+    def work(self, cancel: threading.Event) -> object:
         from vpu_core.session import default_session
 
-        return default_session().compare(self.config, self.config_b, self.view, cancel=cancel,
-                                         progress=self.progress.emit, int_sim=True)
+        return default_session().compare(self.config, self.config_b, self.view, int_sim=True,
+                                         ctx=self.context(cancel))
 
 
 class CatalogueLoader(QObject):

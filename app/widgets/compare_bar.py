@@ -2,8 +2,9 @@
 
 B is "A with these settings changed": quantizer, weight granularity, batch and profile. The
 model, calibration batches, data and seed are always A's, so the two runs differ only where
-the user asked. Any change is announced with `changed`; `closed` leaves compare mode. A
-QToolBar, so a narrow window moves its last items into the overflow menu.
+the user asked. A change by the user is announced with `changed`, any change of B's settings
+shown (the user or `set_config`) with `config_changed`; `closed` leaves compare mode. A QToolBar,
+so a narrow window moves its last items into the overflow menu.
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from vpu_core.config import RunConfig
 
 
 class CompareBar(QToolBar):
-    changed = Signal()
+    changed = Signal()                 # the user changed B
+    config_changed = Signal()          # B's settings shown changed (the user or set_config)
     closed = Signal()
     open_profile_requested = Signal()
 
@@ -54,11 +56,16 @@ class CompareBar(QToolBar):
         self.close_button.clicked.connect(self.closed)
         self.set_profiles([])
 
-    def _changed(self, *_args) -> None:
+    def _changed(self, *_args: object) -> None:
         self._sync_weights()
         if not self._updating:
             self.configured = True
             self.changed.emit()
+            self.config_changed.emit()
+
+    def _settings(self) -> tuple:
+        return (self.quantizer.checkedId(), self.weights.currentIndex(), self.batch.currentIndex(),
+                self.profile.path())
 
     def _sync_weights(self) -> None:
         self.weights.setEnabled(self.quantizer.checkedId() == 1)
@@ -77,7 +84,8 @@ class CompareBar(QToolBar):
                        dynamic_batch=self.batch.currentIndex() == 1, profile=self.profile.path())
 
     def set_config(self, config: RunConfig) -> None:
-        """Show B's settings of `config` (without announcing a change)."""
+        """Show B's settings of `config` (no `changed`: the user did not change them)."""
+        before = self._settings()
         self.configured = True
         self._updating = True
         self.quantizer.button(1 if config.quantizer == "xnnpack" else 0).setChecked(True)
@@ -86,3 +94,5 @@ class CompareBar(QToolBar):
         self._updating = False
         self.set_profile(config.profile)
         self._sync_weights()
+        if self._settings() != before:
+            self.config_changed.emit()

@@ -1,8 +1,8 @@
 """The run toolbar: model picker, quantizer, Run / Cancel, weights, batch, calibration, profile.
 
 `config()` returns the RunConfig the controls describe; every change by the user is announced
-with `options_changed` (the window re-runs after a short pause, so clicking through models and
-quantizers needs no extra Run click). The controls sit in a QToolBar as separate items, so a
+with `options_changed`, and every change of the configuration shown (by the user or `set_config`)
+with `config_changed(RunConfig)`: the run feature binds it to the application state's request. The controls sit in a QToolBar as separate items, so a
 narrow window moves the last ones into the toolbar's overflow menu (») instead of clipping them
 or widening the window. Batch: "model's" (RunConfig.batch_size None) keeps the batch of the
 model's own example inputs; the inputs the last run used are in the tooltip.
@@ -78,7 +78,8 @@ class RunControls(QObject):
     """The run options' widgets; `toolbar()` lays them out. Fields not shown (seed) come from
     the last RunConfig given to `set_config`."""
 
-    options_changed = Signal()
+    options_changed = Signal()         # the user changed an option
+    config_changed = Signal(object)    # the RunConfig shown changed (the user or set_config)
     run_clicked = Signal()
     cancel_clicked = Signal()
     open_model_requested = Signal()
@@ -178,9 +179,14 @@ class RunControls(QObject):
         self.run_button.clicked.connect(self.run_clicked)
         self.cancel_button.clicked.connect(self.cancel_clicked)
 
-    def _changed(self, *_args) -> None:
+    def _changed(self, *_args: object) -> None:
         if not self._updating:
             self.options_changed.emit()
+            self.config_changed.emit(self.config())
+
+    def dialog_parent(self) -> QWidget:
+        """The window the toolbar sits in (dialogs of the run and file features open over it)."""
+        return self.run_button.window()
 
     def _sync_weights(self) -> None:
         is_vpu = self.quantizer.checkedId() == 0
@@ -280,7 +286,9 @@ class RunControls(QObject):
             reference_observers=self.reference_observers.isChecked())
 
     def set_config(self, config: RunConfig) -> None:
-        """Show `config` (without announcing a change); fields without a control are kept."""
+        """Show `config` (no `options_changed`: the user did not change it; `config_changed` when it
+        differs from what was shown); fields without a control are kept."""
+        before = self.config()
         self._base = config
         self._updating = True
         self.set_model_spec(config.model)
@@ -295,6 +303,8 @@ class RunControls(QObject):
         self._updating = False
         self.set_profile(config.profile)
         self._sync_weights()
+        if self.config() != before:
+            self.config_changed.emit(self.config())
 
     def set_running(self, running: bool) -> None:
         self.cancel_button.setEnabled(running)

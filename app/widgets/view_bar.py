@@ -7,6 +7,8 @@ Escape in the search field clears the search.
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QToolBar
 
@@ -161,11 +163,28 @@ class ViewBar(QToolBar):
             button.setEnabled(bool(count))
 
     def set_compare(self, on: bool) -> None:
-        self.compare.blockSignals(True)
-        self.compare.setChecked(on)
-        self.compare.blockSignals(False)
+        _quietly(self.compare.setChecked, self.compare, on)
 
     def set_fold(self, on: bool) -> None:
-        self.fold.blockSignals(True)
-        self.fold.setChecked(on)
-        self.fold.blockSignals(False)
+        _quietly(self.fold.setChecked, self.fold, on)
+
+    def set_hide_qdq(self, on: bool) -> None:
+        _quietly(self.hide_qdq.setChecked, self.hide_qdq, on)
+
+    def set_metric(self, key: str | None) -> None:
+        """Show colouring by `key` (None: by the partition) without announcing it."""
+        index = self.metric_combo.findData(key or "")
+        _quietly(self.metric_combo.setCurrentIndex, self.metric_combo, max(index, 0))
+
+    def set_look(self, large_font: bool, high_contrast: bool) -> None:
+        _quietly(self.large_font.setChecked, self.large_font, large_font)
+        _quietly(self.high_contrast.setChecked, self.high_contrast, high_contrast)
+
+
+def _quietly(setter: Callable[[Any], object], widget: QObject, value: Any) -> None:
+    """Set a control the window changed, without the signal a user's change sends."""
+    widget.blockSignals(True)
+    try:
+        setter(value)
+    finally:
+        widget.blockSignals(False)

@@ -67,11 +67,14 @@ def run_gui(config=None, options: GuiOptions = GuiOptions()) -> int:
 
 def start(window, config, options: GuiOptions) -> None:
     """The first run: a single configuration, or compare mode, optionally with the overlay."""
+    from app.state import CompareB
+
+    state = window.state
     if options.xnnpack_delegation:
-        window.state.set_partition_source("xnnpack")      # nothing shown yet: the run lowers too
+        state.set_partition_source("xnnpack")      # nothing shown yet: the run lowers too
     if options.compare is not None:
-        window.controls.set_config(config)
-        window.compare_bar.set_config(options.compare)
+        state.config = config
+        state.compare_b = CompareB.of(options.compare)
         window.compare.set_mode(True)
     else:
         window.runs.start(config)
@@ -82,7 +85,7 @@ class Screenshot:
 
     def __init__(self, window, options: GuiOptions) -> None:
         self.window, self.options, self.code = window, options, 2
-        window.display.shown.connect(self._on_shown)
+        window.state.drawn.connect(self._on_shown)
         window.runs.failed.connect(self._on_failed)
         window.runs.jobs.cancelled.connect(lambda: self._quit(2, "vpu-inspector: error: the run was cancelled"))
 
@@ -97,7 +100,7 @@ class Screenshot:
             return
         from PySide6.QtCore import QTimer
 
-        self.window.display.shown.disconnect(self._on_shown)
+        self.window.state.drawn.disconnect(self._on_shown)
         self._select_and_tabs()
         QTimer.singleShot(0, self._save)         # after the events the selection queued
 

@@ -5,8 +5,9 @@
     docks      node panel and What-if (right, full height, tabbed) · report tables and plots (bottom)
     status     summary of the result, stage and progress of the run
 
-The window itself holds no behaviour: each feature is a controller in app.features that reads
-and changes `self.state` (like napari's QtViewer composing widgets over its ViewerModel). Nothing
+The window itself holds no behaviour: each feature is a controller in app.features that is given
+`self.state` and the widgets it owns, and binds them (like napari's QtViewer composing widgets
+over its ViewerModel). No controller knows another or the window: they meet in the state. Nothing
 here imports torch: the window appears at once; the first run loads it in the worker thread.
 
 Laptop screens: every toolbar overflows into a » menu instead of widening the window, the docks
@@ -16,33 +17,33 @@ window never resizes itself afterwards (no widget's size hint grows with its tex
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QProgressBar, QStackedWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QVBoxLayout, QWidget
 
-from app import theme
 from app.features.compare import CompareController
 from app.features.display import DisplayController
 from app.features.export import ExportController
 from app.features.files import FilesController
 from app.features.navigation import NavigationController
 from app.features.overlay import OverlayController
+from app.features.persistence import SettingsController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
+from app.features.shown import window_title
+from app.features.status import StatusController
 from app.features.view_options import ViewOptionsController
 from app.features.whatif import WhatIfController
-from app.jobs.worker import CatalogueLoader
 from app.settings import Store
 from app.state import AppState
 from app.widgets.compare_bar import CompareBar
 from app.widgets.compare_view import CompareView
+from app.widgets.graph_area import GraphArea
 from app.widgets.panels import Panels
 from app.widgets.run_controls import RunControls
 from app.widgets.view_bar import ViewBar
 from app.widgets.whatif_panel import WhatIfPanel
 from app.window import gc_guard
 from app.window.menus import build_menus
-from vpu_core.config import RunConfig
 
 DEFAULT_SIZE = (1600, 1000)
 NODE_DOCK_MIN, TABLES_MIN, PLOTS_MIN = 300, 300, 240
@@ -55,6 +56,7 @@ class MainWindow(QMainWindow):
         self._gc_held = True
         self.store = store or Store()
         self.state = AppState(self)
+        self.settings = SettingsController(self.state, self.store)     # the saved request, first
         self.setWindowTitle("VPU Inspector")
         self._build_toolbars()
         self._build_central()
@@ -63,9 +65,6 @@ class MainWindow(QMainWindow):
         self._compose()
         build_menus(self)
         self._restore()
-        self._catalogue = CatalogueLoader()
-        self._catalogue.loaded.connect(lambda entries: self.controls.set_catalogue(entries, self.store.recent_files()))
-        self._catalogue.start()
 
     # -- layout ----------------------------------------------------------------------------------
     def _build_toolbars(self) -> None:
@@ -82,13 +81,8 @@ class MainWindow(QMainWindow):
         self.compare_view = CompareView()
         self.compare_bar = CompareBar()
         self.compare_bar.hide()
-        self.placeholder = QLabel("Loading…")
-        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.placeholder.setWordWrap(True)
-        self.placeholder.setStyleSheet(f"color: {theme.MUTED}; font-size: 15pt; background: white;")
-        self.graph_stack = QStackedWidget()
-        for widget in (self.placeholder, self.graph_view, self.compare_view):
-            self.graph_stack.addWidget(widget)
+        self.graph_stack = GraphArea(self.graph_view, self.compare_view)
+        self.placeholder = self.graph_stack.placeholder
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -97,7 +91,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.graph_stack, 1)
         self.setCentralWidget(central)
 
-    def _dock(self, title: str, name: str, widget: QWidget, area, minimum: int) -> QDockWidget:
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea, minimum: int) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
@@ -139,22 +133,26 @@ class MainWindow(QMainWindow):
         status.addPermanentWidget(self.progress)
 
     def _compose(self) -> None:
-        """The features, each with exactly the widgets and peers it works with."""
+        """The features, each given the state and the widgets it owns (nothing else). Order
+        matters only where two features follow one signal: the display draws before the others
+        re-apply search and legends on `drawn`; the look reaches the canvases before the legends."""
         state, status = self.state, self.statusBar()
-        self.runs = RunController(state, self.controls, self.compare_bar, self)
-        self.display = DisplayController(state, self)
+        canvases = [self.graph_view, *self.compare_view.views_list()]
+        self.runs = RunController(state, self.controls)
+        self.display = DisplayController(state, self.graph_stack, self.panels, self.tables_dock, self.plots_dock)
+        self.status = StatusController(state, self.summary, self.stage, self.progress)
         self.navigation = NavigationController(state, self.graph_view, self.compare_view, self.view_bar,
-                                               self.panels, self.display)
-        self.overlay = OverlayController(state, self.view_bar, self.graph_view, self.compare_view, self.display)
-        self.compare = CompareController(state, self.view_bar, self.compare_bar, self.plots_dock, self.runs)
-        self.presenter = PresenterController(state, self.view_bar, self.navigation, self.overlay,
-                                             self.compare_view, status, self.store, self.display)
-        self.files = FilesController(state, self, self.controls, self.compare_bar, self.runs, self.store)
-        self.exports = ExportController(state, self, self.graph_view, self.compare_view, status, self.store)
-        self.view_options = ViewOptionsController(state, self.view_bar, self.overlay, self.store)
-        self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock, self.runs, self,
-                                       self.navigation)
-        self.exports.current_ablation = self.whatif.current_ablation
+                                               self.panels, self.panels.compare)
+        self.presenter = PresenterController(state, self.view_bar, status, canvases)
+        self.overlay = OverlayController(state, self.view_bar, self.graph_view, self.compare_view)
+        self.compare = CompareController(state, self.view_bar, self.compare_bar, self.plots_dock)
+        self.files = FilesController(state, self.controls, self.store)
+        self.exports = ExportController(state, self.graph_view, self.compare_view, status, self.store)
+        self.view_options = ViewOptionsController(state, self.view_bar, canvases)
+        self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock)
+        state.drawn.connect(lambda: self.setWindowTitle(window_title(state)))
+        self.setAcceptDrops(True)
+        self.installEventFilter(self.files)                # drag & drop of model files
 
     # -- sizes and settings ------------------------------------------------------------------------
     def _restore(self) -> None:
@@ -163,15 +161,6 @@ class MainWindow(QMainWindow):
             self.resize(*first_size())
         if state is None or not self.restoreState(state):
             self._size_docks()
-        fold = self.store.fold_params()
-        self.view_bar.set_fold(fold)
-        self.state.set_fold(fold)
-        for name, button in (("large_font", self.view_bar.large_font), ("high_contrast", self.view_bar.high_contrast)):
-            button.setChecked(self.store.view_option(name))
-        self.controls.set_config(RunConfig(**self.store.run_options()))
-        profiles = self.store.recent_profiles()
-        self.controls.set_profiles(profiles, self.controls.config().profile)
-        self.compare_bar.set_profiles(profiles)
 
     def _size_docks(self) -> None:
         """Shares of the window: the node panel a quarter of the width, the docks a third of the height."""
@@ -187,13 +176,10 @@ class MainWindow(QMainWindow):
         self.resize(width, height)
         self._size_docks()
 
-    def closeEvent(self, event) -> None:
+    def closeEvent(self, event: QCloseEvent) -> None:
         self.plots_dock.setVisible(True)            # hidden by compare mode only
         self.store.save_window_state(self.saveGeometry(), self.saveState())
-        config = self.controls.config()
-        self.store.save_run_options({k: getattr(config, k) for k in
-                                     ("quantizer", "per_tensor", "dynamic_batch", "calib_batches",
-                                      "batch_size", "profile", "reference_observers")})
+        self.settings.save()
         self.store.sync()
         self.runs.jobs.shutdown()
         self.whatif.shutdown()

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from vpu_core.analysis.macs import summary
 from vpu_core.analysis.nodes import edges, node_infos
@@ -16,11 +16,17 @@ from vpu_core.analysis.scale_groups import scale_groups
 from vpu_core.analysis.sqnr import Sqnr, measure
 from vpu_core.analysis.stats import histograms, tensor_qparams
 
+if TYPE_CHECKING:
+    from vpu_core.pipeline import QuantizedModel
+
 ProgressFn = Callable[[str, float], None]
 
 
-def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = None) -> Analysis:
-    """Fill every field of Analysis from a QuantizedModel (vpu_core.pipeline)."""
+def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
+            progress: ProgressFn | None = None) -> Analysis:
+    """Fill every field of Analysis from a QuantizedModel (vpu_core.pipeline). The real XNNPACK
+    delegation (vpu_core.analysis.delegation.with_xnnpack_delegation) is reported as stage
+    "delegate" after "analyze" reached 1.0."""
     report = progress or (lambda stage, fraction: None)
     start = time.perf_counter()
     report("analyze", 0.0)
@@ -45,23 +51,20 @@ def analyze(qm, xnnpack_delegation: bool = False, progress: ProgressFn | None = 
     timings["analyze"] = time.perf_counter() - start - sqnr_s - whatif_s
     timings["sqnr"] = sqnr_s
     timings["whatif"] = whatif_s
-    report("analyze", 0.8)
-    delegation = None
-    if xnnpack_delegation:  # slow (seconds): only when asked, timed on its own
-        from vpu_core.analysis.delegation import xnnpack_delegation as lower
-
-        t0 = time.perf_counter()
-        delegation = lower(qm, g)
-        timings["xnnpack_delegation"] = time.perf_counter() - t0
-    report("analyze", 1.0)
-    return Analysis(
+    analysis = Analysis(
         model=qm.name, quantizer=qm.config.quantizer,
         dynamic_batch=bool(qm.config.dynamic_batch or _has_symbols(g)),
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
         sqnr_db=e2e.db, sqnr_reason=e2e.reason, layer_sqnr=layers, nodes=nodes, edges=graph_edges,
-        histograms=hists, timings_s=timings, delegation=delegation, inputs=graph_inputs(g),
+        histograms=hists, timings_s=timings, delegation=None, inputs=graph_inputs(g),
         scale_groups=shared, partition_rule=OP_LIST_RULE, op_candidates=candidates, economics=economics,
         summary=summary(g, part))
+    report("analyze", 1.0)
+    if xnnpack_delegation:  # slow (seconds): only when asked; the session's path too
+        from vpu_core.analysis.delegation import with_xnnpack_delegation
+
+        analysis = with_xnnpack_delegation(analysis, qm, g, progress)
+    return analysis
 
 
 def _what_if(g: QGraph, part):

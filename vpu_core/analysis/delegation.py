@@ -24,6 +24,10 @@ call_function nodes inside the delegates vs outside them (the delegate calls exc
 """
 from __future__ import annotations
 
+import dataclasses
+import time
+from typing import TYPE_CHECKING, Callable
+
 import torch
 from torch.fx import GraphModule, Node
 
@@ -33,6 +37,10 @@ from vpu_core.analysis.results import CpuNode, PartitionReport, Subgraph
 from vpu_core.errors import InspectorError, short_reason
 from vpu_core.fx_utils import op_name
 from vpu_core.qdq import is_qdq
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.pipeline import QuantizedModel
 
 
 def lower_xnnpack(qm) -> GraphModule:
@@ -151,3 +159,18 @@ def xnnpack_delegation(qm, g: QGraph | None = None, lowered: GraphModule | None 
         subgraphs=tuple(Subgraph(i, tuple(m)) for i, m in enumerate(members)),
         cpu_nodes=cpu_nodes, boundaries=bounds, transfer_bytes=sum(b.bytes for b in bounds),
         assignment=assignment, source="xnnpack", lowered_counts=counts)
+
+
+def with_xnnpack_delegation(analysis: Analysis, qm: QuantizedModel, g: QGraph | None = None,
+                            progress: Callable[[str, float], None] | None = None) -> Analysis:
+    """`analysis` (of `qm`) plus the real XNNPACK delegation, timed as "xnnpack_delegation" and
+    reported as stage "delegate". The one way a delegation is added: by `analyze` and by the
+    session, which adds it to an analysis it already has (the overlay switched on later)."""
+    if progress is not None:
+        progress("delegate", 0.0)
+    start = time.perf_counter()
+    delegation = xnnpack_delegation(qm, g)
+    timings = {**analysis.timings_s, "xnnpack_delegation": time.perf_counter() - start}
+    if progress is not None:
+        progress("delegate", 1.0)
+    return dataclasses.replace(analysis, delegation=delegation, timings_s=timings)

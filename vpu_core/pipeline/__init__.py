@@ -16,23 +16,23 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Protocol, TypeVar
 
 import torch
 from torch.fx import GraphModule
 
 from vpu_core.config import RunConfig
 from vpu_core.pipeline.calibration import load_calibration_file, synthetic_batches
-from vpu_core.errors import Cancelled, ExportError, InspectorError, QuantizationError, short_reason
+from vpu_core.errors import ExportError, InspectorError, QuantizationError, short_reason
 from vpu_core.pipeline.observing import Observers, StaleQParams
 from vpu_core.pipeline.tracing import export_program, own_batch, program_module, with_batch
 from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import HardwareProfile, load_profile
-from vpu_core.progress import call_cancellable
+from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext
 from vpu_core.qdq import is_qdq_graph
 
-ProgressFn = Callable[[str, float], None]
 STAGES = ("load", "export", "prepare", "calibrate", "convert")
+T = TypeVar("T")
 
 
 @dataclass
@@ -53,35 +53,29 @@ class QuantizedModel:
 
 
 class _Stages:
-    """Times stages, reports progress, honours cancellation."""
+    """Times the stages of one run; reports and cancels through its RunContext."""
 
-    def __init__(self, progress: ProgressFn | None, cancel: threading.Event | None) -> None:
-        self.progress, self.cancel, self.timings = progress, cancel, {}
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx, self.report = ctx, ctx.report
+        self.timings: dict[str, float] = {}
 
-    def check(self) -> None:
-        if self.cancel is not None and self.cancel.is_set():
-            raise Cancelled()
-
-    def report(self, stage: str, fraction: float) -> None:
-        self.check()
-        if self.progress:
-            self.progress(stage, fraction)
-
-    def run(self, stage: str, fn, *args):
+    def run(self, stage: str, fn: Callable[..., T], *args: Any) -> T:
         self.report(stage, 0.0)
         start = time.perf_counter()
-        result = call_cancellable(fn, *args, cancel=self.cancel)   # cancel within 0.1 s, see progress.py
+        result = self.ctx.call(fn, *args)                 # cancel within 0.1 s, see progress.py
         self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - start
         self.report(stage, 1.0)
         return result
 
 
 def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
-                 cancel: threading.Event | None = None, store=None) -> QuantizedModel:
+                 cancel: threading.Event | None = None, store: StageResults | None = None,
+                 ctx: RunContext | None = None) -> QuantizedModel:
     """`store` (vpu_core.cache.stages.StageStore) hands back stage results computed before and
-    keeps new ones; without it every stage runs."""
+    keeps new ones; without it every stage runs. `ctx` (vpu_core.progress.RunContext) replaces
+    `progress` and `cancel`."""
     store = store or NO_STORE
-    st = _Stages(progress, cancel)
+    st = _Stages(ctx if ctx is not None else RunContext(progress, cancel))
     profile = st.run("load", load_profile, config.profile)
     cached = store.export()
     if cached is not None:
@@ -115,7 +109,7 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
 
 
 def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule, batches: list[tuple],
-              st: _Stages, store) -> tuple[GraphModule, list[dict]]:
+              st: _Stages, store: StageResults) -> tuple[GraphModule, list[dict]]:
     """prepare → calibrate → convert; with the qparams an earlier run recorded, prepare → convert."""
     prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
     observers = Observers(prepared, st.report)
@@ -133,8 +127,7 @@ def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule
     return converted, scales
 
 
-def requantize(qm: QuantizedModel, profile: HardwareProfile, progress: ProgressFn | None = None,
-               cancel: threading.Event | None = None) -> GraphModule:
+def requantize(qm: QuantizedModel, profile: HardwareProfile, ctx: RunContext = NO_CONTEXT) -> GraphModule:
     """prepare → calibrate → convert the float graph of `qm` again, under `profile`.
 
     No export and no new data: the same exported float graph and the same calibration batches as
@@ -142,30 +135,45 @@ def requantize(qm: QuantizedModel, profile: HardwareProfile, progress: ProgressF
     """
     if qm.float_graph is None:
         raise QuantizationError(f"'{qm.name}' has no float graph to quantize again.")
-    converted, _ = _quantize(qm.config, profile, qm.float_graph, qm.calib_batches, _Stages(progress, cancel),
-                             NO_STORE)
+    converted, _ = _quantize(qm.config, profile, qm.float_graph, qm.calib_batches, _Stages(ctx), NO_STORE)
     return converted
+
+
+class StageResults(Protocol):
+    """What run_pipeline asks of a cache of stage results (vpu_core.cache.stages.StageStore)."""
+
+    def export(self) -> tuple[str, GraphModule, tuple] | None: ...
+
+    def put_export(self, name: str, program: Any, float_gm: GraphModule, example: tuple) -> None: ...
+
+    def calibration(self) -> tuple[list[tuple], tuple] | None: ...
+
+    def put_calibration(self, batches: list[tuple], heldout: tuple) -> tuple[list[tuple], tuple]: ...
+
+    def qparams(self) -> Any: ...
+
+    def put_qparams(self, recorded: Any) -> None: ...
 
 
 class _NoStore:
     """run_pipeline without a cache: every stage runs, nothing is kept."""
 
-    def export(self):
+    def export(self) -> None:
         return None
 
-    def put_export(self, name, program, float_gm, example) -> None:
+    def put_export(self, name: str, program: Any, float_gm: GraphModule, example: tuple) -> None:
         pass
 
-    def calibration(self):
+    def calibration(self) -> None:
         return None
 
-    def put_calibration(self, batches, heldout):
+    def put_calibration(self, batches: list[tuple], heldout: tuple) -> tuple[list[tuple], tuple]:
         return batches, heldout
 
-    def qparams(self):
+    def qparams(self) -> None:
         return None
 
-    def put_qparams(self, recorded) -> None:
+    def put_qparams(self, recorded: Any) -> None:
         pass
 
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-import threading
 import time
 from collections import Counter
-from typing import Callable
+from typing import Iterator
+
+from torch.fx import GraphModule
 
 from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
@@ -28,14 +29,14 @@ from vpu_core.analysis.results import Analysis
 from vpu_core.analysis.rules import RULES, check_vpu
 from vpu_core.analysis.sqnr import Sqnr, measure, record_float_values
 from vpu_core.config import RunConfig
-from vpu_core.errors import Cancelled, InspectorError
+from vpu_core.errors import InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
+from vpu_core.progress import NO_CONTEXT, RunContext
 from vpu_core.profile import RULE_IDS
 from vpu_core.whatif.noise import MIN_SAMPLES, delta_se_db, run_outputs, sample_noise
 from vpu_core.whatif.relevance import annotated_view, cannot_matter
 from vpu_core.whatif.results import AblationEntry, AblationReport, LayerGain
 
-ProgressFn = Callable[[str, float], None]
 STAGE = "ablate"
 TOP_LAYERS = 5
 MIN_LAYER_GAIN_DB = 0.01           # below this a layer's change is rounding noise, not a gain
@@ -59,16 +60,16 @@ def check_ablatable(qm: QuantizedModel) -> None:
                              "so there is no float graph to quantize again.")
 
 
-def run_ablation(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | None = None,
-                 cancel: threading.Event | None = None) -> AblationReport:
-    """One entry per rule id of constraints 2–8, in rule order (see the module docstring)."""
+def run_ablation(qm: QuantizedModel, baseline: Analysis, ctx: RunContext = NO_CONTEXT) -> AblationReport:
+    """One entry per rule id of constraints 2–8, in rule order (see the module docstring); progress
+    is reported as stage "ablate", 0..1 over the seven."""
     check_ablatable(qm)
     with single_threaded():
-        return _run(qm, baseline, progress, cancel)
+        return _run(qm, baseline, ctx)
 
 
 @contextlib.contextmanager
-def single_threaded():
+def single_threaded() -> Iterator[None]:
     """torch on one intra-op thread while the relaxed runs execute.
 
     They are many small tensor ops (observers, Q/DQ, one batch through the graph), where a second
@@ -87,17 +88,15 @@ def single_threaded():
         torch.set_num_threads(before)
 
 
-def _run(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | None,
-         cancel: threading.Event | None) -> AblationReport:
+def _run(qm: QuantizedModel, baseline: Analysis, ctx: RunContext) -> AblationReport:
     start = time.perf_counter()
     entries = []
     reference = record_float_values(qm.float_graph, qm.heldout)     # one float pass for all seven
     view, noise = annotated_view(qm.float_graph), _Noise(qm)
     for i, rule_id in enumerate(RULE_IDS):
-        span = (i / len(RULE_IDS), (i + 1) / len(RULE_IDS))
-        entries.append(relax_one(qm, baseline, rule_id, _scaled(progress, cancel, span), cancel,
-                                 reference, view, noise))
-    _report(progress, cancel, 1.0)
+        share = ctx.scaled(_SUB_SPAN, i / len(RULE_IDS), (i + 1) / len(RULE_IDS), stage=STAGE)
+        entries.append(relax_one(qm, baseline, rule_id, share, reference, view, noise))
+    ctx.report(STAGE, 1.0)
     part = baseline.partition
     return AblationReport(
         model=qm.name, profile=qm.profile.name, baseline_sqnr_db=baseline.sqnr_db,
@@ -106,31 +105,14 @@ def _run(qm: QuantizedModel, baseline: Analysis, progress: ProgressFn | None,
         entries=tuple(entries), seconds=time.perf_counter() - start)
 
 
-def _report(progress: ProgressFn | None, cancel: threading.Event | None, fraction: float) -> None:
-    if cancel is not None and cancel.is_set():
-        raise Cancelled()
-    if progress is not None:
-        progress(STAGE, fraction)
-
-
-def _scaled(progress, cancel, span: tuple[float, float]) -> ProgressFn:
-    """A pipeline progress callback mapped onto this entry's share of the ablation bar."""
-    lo, hi = span
-
-    def report(stage: str, fraction: float) -> None:
-        a, b = _SUB_SPAN.get(stage, (0.0, 1.0))
-        _report(progress, cancel, lo + (hi - lo) * (a + (b - a) * max(0.0, min(1.0, fraction))))
-    return report
-
-
-def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: ProgressFn | None = None,
-              cancel: threading.Event | None = None, reference: dict | None = None,
-              view=None, noise: _Noise | None = None) -> AblationEntry:
+def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, ctx: RunContext = NO_CONTEXT,
+              reference: dict | None = None, view: GraphModule | None = None,
+              noise: _Noise | None = None) -> AblationEntry:
     """The ablation entry of one constraint (`baseline` is the analysis of `qm`). Shared by the
     entries of one ablation: `reference`, the recorded float pass on qm.heldout
     (sqnr.record_float_values), `view`, relevance.annotated_view(qm.float_graph), and `noise`,
     the per-sample errors of the baseline."""
-    report = report or (lambda stage, fraction: None)
+    report = ctx.report
     start = time.perf_counter()
     info = RULES.get(rule_id).info
     report("prepare", 0.0)
@@ -138,7 +120,7 @@ def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, report: Prog
     if reason:
         return _unchanged(baseline, rule_id, info.constraint, info.title, reason)
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, rule_id: False})
-    converted = requantize(qm, relaxed, report, cancel)
+    converted = requantize(qm, relaxed, ctx)
     report("measure", 0.0)
     g = QGraph(converted, qm.profile)             # judged by the baseline profile's rules
     _, violations = check_vpu(g)
