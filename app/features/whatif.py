@@ -34,6 +34,7 @@ from app.state import AppState
 from app.widgets.whatif_panel import TAB_ABLATION, TAB_CANDIDATES, TAB_PROFILE, WhatIfPanel
 from resources import DEFAULT_PROFILE
 from vpu_core.errors import InspectorError
+from vpu_core.hardware.limits import GROUPS, LIMITS
 from vpu_core.profile import AVG_POOL_DIVISORS, ROUNDING_MODES, RULE_IDS
 from vpu_core.reports.whatif_text import constraint_name, profile_change_lines
 
@@ -65,6 +66,8 @@ class WhatIfController(QObject):
         self._ablating: RunConfig | None = None  # the configuration of the running ablation
         editor, chart = panel.editor, panel.chart
         editor.set_choices([(rid, rid, "") for rid in RULE_IDS], ROUNDING_MODES, AVG_POOL_DIVISORS)
+        editor.limits.set_keys([(k.id, k.table, k.key, k.kind, k.doc, GROUPS if k.kind == "choice" else ())
+                                for k in LIMITS])
         editor.changed.connect(self._on_form_edited)
         editor.apply_clicked.connect(self.apply)
         editor.revert_clicked.connect(self.revert)
@@ -105,6 +108,11 @@ class WhatIfController(QObject):
         self.analysis = inspection.analysis
         self._follow_profile(inspection.config.profile)
         self.panel.candidates.set_analysis(inspection.analysis)
+        hits: dict[str, int] = {}
+        for cpu in inspection.analysis.partition.cpu_nodes:      # each op under every limit it breaks
+            for f in cpu.limits:
+                hits[f.limit] = hits.get(f.limit, 0) + 1
+        self.panel.editor.limits.show_hits(hits)
         self.state.ablation = default_session().known_ablation(inspection.config)
         if not self.ablations.is_running():
             self._show_chart()

@@ -1,6 +1,7 @@
 """The hardware profile as a form: constraint switches, the VPU op list (search, this model's ops),
-shared-scale and fusable lists, shift range, the integer simulation's rounding / accumulator /
-average-pool settings and the economics break-even.
+the per-op limits and SRAM (app.widgets.limits_editor), shared-scale and fusable lists, shift
+range, the integer simulation's rounding / accumulator / average-pool settings and the economics
+break-even.
 
 A widget: it shows the profile, op rows and feedback it is given and announces what the user
 did (edited, Apply, Revert, Save as…, add an op). Validating, writing files, the diff against
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog
                                QVBoxLayout, QWidget)
 
 from app import theme
+from app.widgets.limits_editor import LimitsEditor
 
 OP_ROLE = Qt.ItemDataRole.UserRole + 2
 COUNT_ROLE = Qt.ItemDataRole.UserRole + 3
@@ -65,9 +67,12 @@ class ProfileEditor(QWidget):
         self._switch_layout = QVBoxLayout(self._switch_box)
         column.addWidget(self._switch_box)
         column.addWidget(self._ops_box(), 1)
+        self.limits = LimitsEditor()
+        self.limits.changed.connect(self._on_edit)
+        column.addWidget(self.limits)
         column.addWidget(self._lists_box())
         column.addWidget(self._numbers_box())
-        scroll = QScrollArea()
+        self._scroll = scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # the form fits the dock
         scroll.setWidget(form)
@@ -178,6 +183,11 @@ class ProfileEditor(QWidget):
                 combo.addItems(list(items))
         self._loading = False
 
+    def scroll_to_limits(self) -> None:
+        """Bring the per-op limits into view (the form is taller than a 720 px window)."""
+        bar = self._scroll.verticalScrollBar()
+        bar.setValue(min(bar.maximum(), self.limits.y() - 8))
+
     def set_enabled(self, on: bool) -> None:
         self._form.setEnabled(on)
         self.save_button.setEnabled(on)
@@ -202,6 +212,7 @@ class ProfileEditor(QWidget):
         self.break_even.setValue(p.break_even_bytes_per_mac)
         self.name_edit.setText(p.name)
         self.description_edit.setText(p.description)
+        self.limits.show_limits(p.limits)
         self._loading = False
         self.show_ops(rows)
         self.set_enabled(True)
@@ -263,7 +274,8 @@ class ProfileEditor(QWidget):
                     rounding=self.rounding.currentText(), accumulator_bits=self.accumulator_bits.value(),
                     avg_pool_divisor=self.avg_pool_divisor.currentText(),
                     reciprocal_bits=self.reciprocal_bits.value(),
-                    break_even_bytes_per_mac=round(self.break_even.value(), 6))
+                    break_even_bytes_per_mac=round(self.break_even.value(), 6),
+                    limits=self.limits.values())
 
     # -- reactions -----------------------------------------------------------------------------------
     def _save_dialog(self) -> None:

@@ -15,12 +15,24 @@ from PySide6.QtWidgets import QLabel, QSizePolicy
 from app import theme
 from vpu_core.formatting import human_bytes
 from vpu_core.graph.placement import partition_report
+from vpu_core.reports.summary_text import mac_share_text, no_weighted_op_short
 
 SEP = "&nbsp;&nbsp;·&nbsp;&nbsp;"
 
 
-def violations_chip(n: int) -> str:
-    return f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
+def violations_chip(n: int, summary=None) -> str:
+    """"0 violations"; when no conv / linear runs on the VPU, with the sentence that says so."""
+    chip = f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
+    warning = no_weighted_op_short(summary)
+    return chip + (f' <span style="color:{theme.WARN}">— {html.escape(warning)}</span>' if warning else "")
+
+
+def mac_share_chip(summary) -> str:
+    """The lead number: "VPU 94.1 % of 2.5 MMAC" (the model's multiply-accumulates on the VPU)."""
+    if summary is None:
+        return ""
+    color = theme.CATEGORY_COLORS["vpu"] if summary.vpu_mac_share >= 0.5 else theme.WARN
+    return f'<b style="color:{color}">VPU {html.escape(mac_share_text(summary))}</b>'
 
 
 def single_html(analysis, model, source: str = "simulated", profile: str = "") -> str:
@@ -30,13 +42,16 @@ def single_html(analysis, model, source: str = "simulated", profile: str = "") -
     unit = "XNNPACK delegate" if xnn else "VPU subgraph"
     sqnr = f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—"
     head = f"<b>{html.escape(analysis.model)}</b> · {analysis.quantizer.upper()}"
+    summary = analysis.summary if not xnn else None     # the MAC share of the simulated VPU
+    # most telling first: a narrow window cuts the line at its end (the tooltip has all of it)
     chips = [head + (f" · {html.escape(profile)}" if profile else ""),          # the profile in use
-             f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)",
+             *([mac_share_chip(summary)] if summary is not None else []),
+             violations_chip(len(analysis.violations), analysis.summary),
              f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {unit}' + ("s" if subs != 1 else ""),
              f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} '
              + ("not delegated" if xnn else "CPU fallback ops"),
-             violations_chip(len(analysis.violations)),
-             f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})", f"SQNR {sqnr}"]
+             f"SQNR {sqnr}", f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})",
+             f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)"]
     return SEP.join(chips)
 
 

@@ -19,7 +19,10 @@ from pathlib import Path
 
 TABS = {"violations": ("tables", 0), "partition": ("tables", 1), "requant": ("tables", 2),
         "compare": ("tables", 3), "scales": ("plots", 0), "shifts": ("plots", 1),
-        "selected": ("plots", 2), "pow2": ("plots", 3)}
+        "selected": ("plots", 2), "pow2": ("plots", 3),
+        # the What-if dock (it shares the node panel's place): profile editor, cost, next kernel
+        "profile": ("whatif", 0), "limits": ("whatif", 0), "cost": ("whatif", 1),
+        "next-kernel": ("whatif", 2)}
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,12 @@ class Screenshot:
         panels = window.panels
         for name in options.tabs:
             widget, index = TABS[name]
-            getattr(panels, widget).setCurrentIndex(index)
+            if widget == "whatif":
+                window.whatif.show(index)
+                if name == "limits":
+                    window.whatif_panel.editor.scroll_to_limits()
+            else:
+                getattr(panels, widget).setCurrentIndex(index)
 
     def _save(self) -> None:
         from vpu_core.files import atomic_write

@@ -52,7 +52,7 @@ def dtype_lookup(g: QGraph):
 def op_verdict(g: QGraph, node: Node, dtypes_of=None) -> Verdict:
     """The verdict on one call_function op of `g` under `g.profile` (see the module docstring)."""
     profile, kernel = g.profile, g.kernel(node)
-    name = kernel.op + (f" (run as {kernel.alias})" if kernel.alias else "")
+    name = kernel.op + (f", run as the VPU's {kernel.packet} kernel," if kernel.alias else "")
     bad = non_float_tensor(node, dtypes_of or dtype_lookup(g))
     if bad is not None and bad[0] == "output":
         return Verdict(False, "dtype", f"{_kind(bad[1])} tensor op: {kernel.op} produces "

@@ -55,6 +55,14 @@ def headline(s: Summary) -> str:
             f"CPU ops by cause: {causes_text(s.cpu_ops_by_cause)}")
 
 
+def no_weighted_op_short(s: Summary | None) -> str:
+    """The same, short enough for a status bar: "no conv / linear runs on the VPU (0 of 8 weights
+    quantized)"; "" when some weighted op runs on the VPU."""
+    if s is None or s.weighted_on_vpu:
+        return ""
+    return f"no conv / linear runs on the VPU ({weights_text(s)}): no weight was checked"
+
+
 def no_weighted_op_sentence(s: Summary | None) -> str:
     """The sentence a run owes its reader when its VPU part holds no conv / linear (its "0
     violations" then says nothing about weights); "" when some weighted op runs on the VPU."""
