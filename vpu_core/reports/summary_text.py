@@ -60,7 +60,8 @@ def no_weighted_op_short(s: Summary | None) -> str:
     quantized)"; "" when some weighted op runs on the VPU."""
     if s is None or s.weighted_on_vpu:
         return ""
-    return f"no conv / linear runs on the VPU ({weights_text(s)}): no weight was checked"
+    unchecked = ": no weight was checked" if not s.weights_quantized else ""
+    return f"no conv / linear runs on the VPU ({weights_text(s)}){unchecked}"
 
 
 def no_weighted_op_sentence(s: Summary | None) -> str:
@@ -71,6 +72,6 @@ def no_weighted_op_sentence(s: Summary | None) -> str:
     if not s.weights_total:
         return ("No weighted op runs on the VPU: the model has no conv or linear, so no weight rule "
                 "had anything to check.")
+    unchecked = ", so the weight rules had nothing to check" if not s.weights_quantized else ""
     return (f"No weighted op runs on the VPU: none of the model's {s.weights_total} conv / linear "
-            f"ops does ({weights_text(s)}; {mac_share_text(s)} on the VPU), so the weight rules had "
-            "nothing to check.")
+            f"ops does ({weights_text(s)}; {mac_share_text(s)} on the VPU){unchecked}.")

@@ -1,0 +1,106 @@
+"""pytest-qt tests of the per-op limits in the window's widgets: the limits editor (edit → the draft
+profile → save → load gives the same limits; Apply re-analyses only), and what a limit-reason node
+shows in the node panel, the Partition table, the status bar and the Next-kernel table. One real
+run of the small chain model (tests/models/whatif_chain.py: two 1×1 convs over 4 channels) under a
+profile whose conv2d needs input channels in multiples of 8."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QDockWidget
+
+from app.features.whatif import WhatIfController
+from app.state import AppState
+from app.widgets.node_html import node_html, summary_html
+from app.widgets.op_candidates import OpCandidatesPanel
+from app.widgets.status import single_html
+from app.widgets.tables import PartitionTable
+from app.widgets.whatif_panel import WhatIfPanel
+from vpu_core.config import RunConfig
+from vpu_core.hardware.limits import LIMITS
+from vpu_core.profile import load_profile
+from vpu_core.session import Session
+
+CHAIN = str(Path(__file__).parent / "models" / "whatif_chain.py")
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory):
+    """The chain model's Inspection under the shipped profile plus conv2d in_channels_multiple = 8."""
+    from resources import DEFAULT_PROFILE
+
+    path = tmp_path_factory.mktemp("profiles") / "channels8.toml"
+    path.write_text(DEFAULT_PROFILE.read_text(encoding="utf-8")
+                    + "\n[op.conv2d]\nin_channels_multiple = 8\n", encoding="utf-8")
+    return Session().inspect(RunConfig(model=CHAIN, batch_size=1, calib_batches=2, profile=str(path)))
+
+
+def _text(html: str) -> str:
+    import re
+    from html import unescape
+
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def test_a_limit_reason_node_says_cause_and_limit(limited):
+    a = limited.analysis
+    conv = next(c for c in a.partition.cpu_nodes if c.op.startswith("conv2d"))
+    assert conv.cause == "limit" and conv.limit == "conv2d.in_channels_multiple"
+    text = _text(node_html(a, limited.graph.model, conv.node))
+    assert "cause limit — over a per-op limit" in text
+    assert "input channels 4 not a multiple of 8 (conv2d.in_channels_multiple)" in text
+    assert text.index("PARTITION") < text.index("OPERATION")          # where it runs comes first
+    summary = _text(summary_html(a, limited.graph.model))
+    assert "MACs on the VPU 0 %" in summary and "2 over a per-op limit" in summary
+
+
+def test_tables_status_and_next_kernel_follow_the_cause(qtbot, limited):
+    a = limited.analysis
+    table = PartitionTable()
+    qtbot.addWidget(table)
+    table.set_analysis(a)
+    cpu = next(table.tree.topLevelItem(i) for i in range(table.tree.topLevelItemCount())
+               if table.tree.topLevelItem(i).text(0).startswith("CPU fallback ops"))
+    groups = [cpu.child(i).text(0) for i in range(cpu.childCount())]
+    assert groups[0] == "over a per-op limit (2)" and groups[0] != groups[-1]
+    status = _text(single_html(a, limited.graph.model, profile="channels8"))
+    assert status.startswith("whatif_chain · VPU · channels8 · VPU 0 % of")
+    assert "0 violations — no conv / linear runs on the VPU (2 of 2 weights quantized) ·" in status
+    panel = OpCandidatesPanel()
+    qtbot.addWidget(panel)
+    panel.set_analysis(a)
+    names = [panel.candidates.item(r, 0).text() for r in range(panel.candidates.rowCount())]
+    assert "conv2d in_channels_multiple 8→4" in names
+    relaxed = next(c for c in a.op_candidates if c.kind == "limit")
+    assert relaxed.nodes_moved == 2 and relaxed.bound_to == 4
+
+
+def test_the_limits_editor_edits_the_draft_and_apply_only_reanalyses(qtbot, tmp_path, limited):
+    state, panel, dock = AppState(), WhatIfPanel(), QDockWidget()
+    dock.setWidget(panel)
+    qtbot.addWidget(dock)
+    whatif = WhatIfController(state, panel, dock, profile_dir=tmp_path / "applied")
+    state.set_result(limited)
+    limits = panel.editor.limits
+    assert list(limits.values()) == [k.id for k in LIMITS]
+    rows = limits._rows
+    assert rows["conv2d.in_channels_multiple"].check.isChecked()
+    assert rows["conv2d.in_channels_multiple"].hits.text() == "2 ops over"
+    assert not whatif.is_modified()
+    rows["conv2d.in_channels_multiple"].spins[0].setValue(4)           # relax it
+    rows["conv2d.kernel_max"].check.setChecked(True)                  # and add a kernel bound
+    rows["conv2d.kernel_max"].spins[1].setValue(5)
+    rows["memory.sram_bytes"].check.setChecked(True)
+    rows["memory.sram_bytes"].spins[0].setValue(4096)
+    draft = state.profile_draft
+    assert draft.limits == {"conv2d.in_channels_multiple": 4, "conv2d.kernel_max": (3, 5),
+                            "memory.sram_bytes": 4096}
+    assert whatif.is_modified() and whatif.needs() == ()          # limits never re-quantize
+    assert "re-analyses the current Q/DQ graph only" in panel.editor.needs_label.text()
+    diff = panel.editor.diff_view.toPlainText().splitlines()
+    assert "op.conv2d.kernel_max: not set → 3×5" in diff and "memory.sram_bytes: not set → 4096" in diff
+    saved = whatif.save_to(tmp_path / "next.toml")
+    assert load_profile(tmp_path / "next.toml").limits == saved.limits == draft.limits
+    rows["conv2d.kernel_max"].check.setChecked(False)                 # unchecked: not set
+    assert "conv2d.kernel_max" not in state.profile_draft.limits
