@@ -16,14 +16,10 @@ from vpu_core.errors import ProfileError
 from vpu_core.hardware.limits import MEMORY_KEYS, OP_TABLES, parse_limits
 from vpu_core.hardware.ops import op_matches
 
-RULE_IDS = (
-    "act_per_tensor_symmetric", "weight_per_channel_symmetric", "pow2_scale",
-    "bias_int32", "shared_scale", "fused_relu", "static_shape",
-)
 _SCHEMA = {
     "profile": {"name", "description"},
     "ops": {"vpu", "shared_scale", "fusable", "fused_activations"},
-    "constraints": set(RULE_IDS),
+    "constraints": set(),          # every rule's switch: rule_ids(), read from the rule registry
     "requant": {"min_shift", "max_shift", "rounding", "accumulator_bits", "avg_pool_divisor",
                 "reciprocal_bits"},
     "economics": {"break_even_bytes_per_mac"},
@@ -84,6 +80,21 @@ def is_known_op(name: str) -> bool:
     return _known_aten_op(name)
 
 
+def rule_ids() -> tuple[str, ...]:
+    """The rules a profile switches in [constraints]: every rule of the registry, in constraint
+    order (each rule declares itself in its module under vpu_core.analysis.rules). Imported on
+    first use: the registry imports torch, and the window imports this module at start-up."""
+    from vpu_core.analysis.rules import RULES
+
+    return tuple(r.id for r in RULES)
+
+
+def __getattr__(name: str):
+    if name == "RULE_IDS":                 # the registry's ids, as a constant of this module
+        return rule_ids()
+    raise AttributeError(f"module 'vpu_core.profile' has no attribute {name!r}")
+
+
 def resolve_profile(spec: str | Path | None) -> Path:
     """The file of a profile: a path, or the name of a shipped profile ("edge_npu", "edge-npu")."""
     if not spec:
@@ -115,7 +126,7 @@ def parse_profile(text: str, path: str | Path) -> HardwareProfile:
     _check_keys(path, data)
     ops = data.get("ops", {})
     vpu_ops = _op_list(path, ops, "vpu", required=True)
-    constraints = {rid: True for rid in RULE_IDS}
+    constraints = {rid: True for rid in rule_ids()}
     for key, value in data.get("constraints", {}).items():
         if not isinstance(value, bool):
             raise ProfileError(f"Hardware profile {path}: constraints.{key} must be true or false.")
@@ -174,10 +185,11 @@ def _check_keys(path: Path, data: dict) -> None:
             raise ProfileError(f"Hardware profile {path}: [{section}] must be a table.")
         if section in _TABLE_SECTIONS:
             continue                      # its sub-tables and keys: vpu_core.hardware.limits
-        unknown = sorted(set(value) - _SCHEMA[section])
+        known = set(rule_ids()) if section == "constraints" else _SCHEMA[section]
+        unknown = sorted(set(value) - known)
         if unknown:
             raise ProfileError(f"Hardware profile {path}: unknown key {section}.{unknown[0]} "
-                               f"(known: {', '.join(sorted(_SCHEMA[section]))}).")
+                               f"(known: {', '.join(sorted(known))}).")
 
 
 def _op_list(path: Path, ops: dict, key: str, required: bool = False) -> tuple[str, ...]:

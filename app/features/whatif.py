@@ -35,7 +35,7 @@ from app.widgets.whatif_panel import TAB_ABLATION, TAB_CANDIDATES, TAB_PROFILE, 
 from resources import DEFAULT_PROFILE
 from vpu_core.errors import InspectorError
 from vpu_core.hardware.limits import GROUPS, LIMITS
-from vpu_core.profile import AVG_POOL_DIVISORS, ROUNDING_MODES, RULE_IDS
+from vpu_core.profile import AVG_POOL_DIVISORS, ROUNDING_MODES
 from vpu_core.reports.whatif_text import constraint_name, profile_change_lines
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class WhatIfController(QObject):
         self.ablations = JobRunner(self)         # their own queue: never cancel the window's run
         self._ablating: RunConfig | None = None  # the configuration of the running ablation
         editor, chart = panel.editor, panel.chart
-        editor.set_choices([(rid, rid, "") for rid in RULE_IDS], ROUNDING_MODES, AVG_POOL_DIVISORS)
+        editor.set_choices([], ROUNDING_MODES, AVG_POOL_DIVISORS)    # the rules come with the first result
         editor.limits.set_keys([(k.id, k.table, k.key, k.kind, k.doc, GROUPS if k.kind == "choice" else ())
                                 for k in LIMITS])
         editor.changed.connect(self._on_form_edited)
@@ -124,7 +124,7 @@ class WhatIfController(QObject):
 
         a, in_use, state = self.analysis, self.in_use, self.state
         if a is not None:
-            self.panel.editor.set_choices([(r.rule.id, f"{r.rule.constraint} · {constraint_name(r.rule.id)}",
+            self.panel.editor.set_choices([(r.rule.id, f"{r.rule.constraint} · {constraint_name(r.rule)}",
                                             f"{r.rule.title} ({r.rule.id}): {r.rule.reason}") for r in a.rules],
                                           ROUNDING_MODES, AVG_POOL_DIVISORS)
         same = in_use is not None and in_use.path == str(path or DEFAULT_PROFILE)
@@ -297,8 +297,10 @@ class WhatIfController(QObject):
                             "ranks what each costs.", can_run=True)
 
     def _on_ablation_progress(self, stage: str, fraction: float) -> None:
-        rule = RULE_IDS[min(int(fraction * len(RULE_IDS)), len(RULE_IDS) - 1)]
-        self.panel.chart.set_progress(fraction, f"Relaxing {constraint_name(rule)}…" if fraction < 1 else "")
+        rules = [r.rule for r in self.analysis.rules] if self.analysis is not None else []
+        rule = rules[min(int(fraction * len(rules)), len(rules) - 1)] if rules else None
+        what = constraint_name(rule) if rule is not None else "constraints"
+        self.panel.chart.set_progress(fraction, f"Relaxing {what}…" if fraction < 1 else "")
 
     def _on_ablation_done(self, report: AblationReport) -> None:
         shown = self.state.result

@@ -17,12 +17,11 @@ from torch.fx import Node
 from vpu_core.analysis.qgraph import QGraph, is_op
 from vpu_core.analysis.results import PartitionReport, Summary
 from vpu_core.fx_utils import op_name
-from vpu_core.profile import op_matches
-
-_CONV = ("conv1d", "conv2d", "conv3d", "convolution")
-_CONV_T = ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
-_MATMUL = ("matmul", "mm", "bmm", "addmm", "baddbmm")
-_ATTENTION = ("scaled_dot_product_attention",)
+from vpu_core.hardware.ops import ATTENTION_OPS as _ATTENTION
+from vpu_core.hardware.ops import CONV_OPS as _CONV
+from vpu_core.hardware.ops import CONV_TRANSPOSE_OPS as _CONV_T
+from vpu_core.hardware.ops import MATMUL_OPS as _MATMUL
+from vpu_core.hardware.ops import op_matches
 
 
 def op_macs(g: QGraph, node: Node) -> int:

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import torch
 from torch.fx import GraphModule, Node
 
 from vpu_core.fx_utils import bound_args, dtype_name, op_name
 from vpu_core.hardware.kernels import kernel_of
-from vpu_core.hardware.ops import Kernel, listed
-from vpu_core.profile import HardwareProfile, op_matches
+from vpu_core.hardware.ops import Kernel, listed, op_matches
 from vpu_core.qdq import PER_CHANNEL_OPS, is_dequantize, is_qdq, is_quantize
+
+if TYPE_CHECKING:
+    from vpu_core.profile import HardwareProfile
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ holds round(-log2 M) with the relative error of that shift in `max_rel_error`.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from torch.fx import Node
 
@@ -21,10 +22,10 @@ from vpu_core.formatting import is_pow2
 from vpu_core.analysis.results import RequantSite
 from vpu_core.analysis.rules.shared_scale import shared_scale_ops
 from vpu_core.fx_utils import op_name
-from vpu_core.profile import HardwareProfile, op_matches
+from vpu_core.hardware.ops import AVG_POOL_OPS, op_matches
 
-AVG_POOL_OPS = ("avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-                "adaptive_avg_pool3d")
+if TYPE_CHECKING:
+    from vpu_core.profile import HardwareProfile
 
 
 def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **extra) -> RequantSite:

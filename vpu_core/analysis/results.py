@@ -10,10 +10,20 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class RuleInfo:
-    id: str            # stable id, e.g. "pow2_scale"
+    """Everything said about one rule, declared once in its module (vpu_core.analysis.rules.*)."""
+
+    id: str            # stable id, e.g. "pow2_scale"; also its switch in a profile: constraints.<id>
     constraint: int    # number of the constraint in SPEC.md (2..8)
     title: str
     reason: str        # why the hardware wants it (shown to users)
+    name: str = ""     # what-if: a short name that reads in a sentence ("pow2 scales")
+    verb: str = "costs"  # … and the verb that agrees with it ("pow2 scales cost 3.6 dB")
+    int_sim_need: str = ""  # completes "Integer simulation needs …" ("" when it does not need it)
+
+    @property
+    def switch(self) -> str:
+        """The profile key that switches it off: "constraints.pow2_scale"."""
+        return f"constraints.{self.id}"
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 from torch.fx import GraphModule, Node
@@ -27,7 +28,9 @@ from vpu_core.analysis.results import LimitFailure
 from vpu_core.fx_utils import bound_args, dtype_name, node_dtypes, non_float_tensor
 from vpu_core.hardware import limits as L
 from vpu_core.hardware.ops import Kernel, is_layout, listed, op_matches
-from vpu_core.profile import HardwareProfile
+
+if TYPE_CHECKING:
+    from vpu_core.profile import HardwareProfile
 
 INT_REASON = "the VPU computes int8-quantized float activations only"
 

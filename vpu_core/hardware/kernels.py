@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from torch.fx import Node
+from torch.fx import GraphModule, Node
 
 from vpu_core.fx_utils import bound_args, op_name
-from vpu_core.hardware.ops import ALIASES, LAYOUT_OPS, WEIGHTED_OPS, Kernel, op_matches
+from vpu_core.hardware.ops import ALIASES, LAYOUT_OPS, WEIGHTED_OPS, Kernel, listed, op_matches
 from vpu_core.qdq import is_qdq
 
 RankFn = Callable[[Node], "int | None"]
@@ -60,6 +60,21 @@ def _matmul_kernel(node: Node, name: str, packet: str, rank_of: RankFn) -> Kerne
         return Kernel(name, name)              # two activations: a matmul, not a linear
     kernel, alias = ALIASES[packet]
     return Kernel(name, f"{kernel}.default", alias, x, w, bias, weight_axis=1)
+
+
+def listed_nodes(gm: GraphModule, patterns: tuple[str, ...]) -> list[Node]:
+    """The call_function nodes of `gm` whose op, or the kernel it runs as, is in `patterns`."""
+    return [n for n in gm.graph.nodes if n.op == "call_function" and listed(kernel_of(n), patterns)]
+
+
+def weighted_nodes(gm: GraphModule, patterns: tuple[str, ...]) -> list[Node]:
+    """Listed conv / linear nodes (and aliases) whose weight is a node (what gets quantized)."""
+    out = []
+    for n in listed_nodes(gm, patterns):
+        k = kernel_of(n)
+        if k.weighted and len(n.args) > k.weight and isinstance(n.args[k.weight], Node):
+            out.append(n)
+    return out
 
 
 def rank(node: Node) -> int | None:

@@ -3,8 +3,10 @@
 - `WEIGHTED_OPS`: ATen ops called as (input, weight, bias, …) — ATen semantics, not a hardware
   claim (which of them the VPU runs is the profile's op list).
 - `LAYOUT_OPS`: ops that move or view data and compute nothing.
-- `DEFAULT_SHARED_SCALE_OPS`: ops whose inputs and output share one scale when a profile does not
-  say otherwise (the shipped profile lists them in [ops] shared_scale).
+- `LAYOUT_SHARED_OPS`, `LIST_INPUT_OPS`, `AVG_POOL_OPS`: how the quantizer, the shared-scale rule
+  and the requantization read layout, concatenation and averaging ops (which ops share one scale
+  is the profile's [ops] shared_scale);
+- `CONV_OPS`, `MATMUL_OPS`, …: the ops whose multiply-accumulates are counted.
 - Kernel aliases, the way real backends canonicalise before they pick a kernel (ExecuTorch's
   XNNPACK delegate has a Conv1d → Conv2d pass for exactly this):
     conv1d                                   = a conv2d with a 1×k kernel (kH = 1, kW = k,
@@ -28,7 +30,20 @@ WEIGHTED_OPS = ("conv1d", "conv2d", "conv3d", "linear")
 LAYOUT_OPS = ("flatten", "reshape", "view", "_unsafe_view", "squeeze", "unsqueeze", "permute",
               "transpose", "t", "contiguous", "clone", "alias", "detach", "expand", "slice", "select",
               "unflatten", "split", "split_with_sizes", "chunk", "unbind", "dropout")
-DEFAULT_SHARED_SCALE_OPS = ("add.Tensor", "cat", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d")
+# Layout ops the VPU quantizer annotates with their output sharing the input's scale.
+LAYOUT_SHARED_OPS = ("flatten", "reshape", "view", "squeeze", "unsqueeze", "permute", "transpose")
+# Ops whose tensor operands come as one list (their first argument).
+LIST_INPUT_OPS = ("cat", "concat", "stack")
+# Averaging ops: their window sum is divided by the window size K (part of the requantization).
+AVG_POOL_OPS = ("avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+                "adaptive_avg_pool3d")
+# Which ops share one scale (constraint 6), fuse with an activation (7) or run at all (1) is the
+# profile's: [ops] shared_scale, fusable, fused_activations, vpu (resources/vpu_default.toml).
+# Ops with a multiply-accumulate array's work (vpu_core.analysis.macs counts them).
+CONV_OPS = ("conv1d", "conv2d", "conv3d", "convolution")
+CONV_TRANSPOSE_OPS = ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
+MATMUL_OPS = ("matmul", "mm", "bmm", "addmm", "baddbmm")
+ATTENTION_OPS = ("scaled_dot_product_attention",)
 # alias op -> (the kernel it runs as, how it is described to users; "{op}" is the alias' packet)
 ALIASES = {
     "conv1d": ("conv2d", "conv1d as a 1×k conv2d"),

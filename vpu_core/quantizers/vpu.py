@@ -31,13 +31,12 @@ from torchao.quantization.pt2e.quantizer import (
 from vpu_core.errors import StaticShapeError
 from vpu_core.fx_utils import node_dtypes, non_float_tensor, op_name, tensor_shape_text
 from vpu_core.hardware.kernels import kernel_of
-from vpu_core.hardware.ops import Kernel, listed
-from vpu_core.profile import HardwareProfile, load_profile, op_matches
+from vpu_core.hardware.ops import LAYOUT_SHARED_OPS as LAYOUT_OPS
+from vpu_core.hardware.ops import LIST_INPUT_OPS, Kernel, listed, op_matches
+from vpu_core.profile import HardwareProfile, load_profile
 from vpu_core.quantizers.observers import Pow2MinMaxObserver, Pow2PerChannelMinMaxObserver
 
 ANNOTATION_KEY = "quantization_annotation"
-# Layout ops whose output shares its input's scale (annotated with SharedQuantizationSpec).
-LAYOUT_OPS = ("flatten", "reshape", "view", "squeeze", "unsqueeze", "permute", "transpose")
 
 
 class MyVPUQuantizer(Quantizer):
@@ -178,7 +177,7 @@ def _derive_bias_qparams(obs_or_fqs) -> tuple[torch.Tensor, torch.Tensor]:
 def _tensor_inputs(node: Node) -> list[Node]:
     """Tensor inputs, each once: `cat((freqs, freqs))` (rotary embeddings) or `add(x, x)` name
     one node twice, and a spec shared with itself would be a cycle for prepare_pt2e."""
-    args = node.args[0] if op_matches(op_name(node), ("cat",)) else node.args
+    args = node.args[0] if op_matches(op_name(node), LIST_INPUT_OPS) else node.args
     return list(dict.fromkeys(a for a in args if isinstance(a, Node)
                               and isinstance(a.meta.get("val"), torch.Tensor)))
 

@@ -15,25 +15,17 @@ if TYPE_CHECKING:
     from vpu_core.whatif.results import (AblationEntry, AblationReport, Economics, ProfileChange,
                                          SubgraphEconomics)
 
-# Short name of each constraint and the verb that agrees with it.
-CONSTRAINT_NAMES: dict[str, tuple[str, str]] = {
-    "act_per_tensor_symmetric": ("per-tensor symmetric activations", "cost"),
-    "weight_per_channel_symmetric": ("per-channel symmetric weights", "cost"),
-    "pow2_scale": ("pow2 scales", "cost"),
-    "bias_int32": ("int32 bias", "costs"),
-    "shared_scale": ("shared add / cat / pool scales", "cost"),
-    "fused_relu": ("fused relu", "costs"),
-    "static_shape": ("static shapes", "cost"),
-}
 NOISE_DB = 0.05      # a smaller change is reported as no measurable cost
 
 
-def constraint_name(rule_id: str) -> str:
-    return CONSTRAINT_NAMES.get(rule_id, (rule_id, "costs"))[0]
+def constraint_name(rule) -> str:
+    """A rule's what-if name ("pow2 scales"), as its module declares it (RuleInfo.name), from a
+    RuleInfo or an AblationEntry; its id when it has none."""
+    return getattr(rule, "name", "") or getattr(rule, "id", "") or getattr(rule, "constraint", str(rule))
 
 
 def ablation_headline(e: AblationEntry) -> str:
-    name, verb = CONSTRAINT_NAMES.get(e.constraint, (e.constraint, "costs"))
+    name, verb = constraint_name(e), e.verb
     if not e.measured:
         return f"{name}: no effect here ({e.reason})"
     if abs(e.delta_db) < NOISE_DB:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterable
 
 from vpu_core.hardware.limits import LIMITS
-from vpu_core.profile import RULE_IDS, HardwareProfile, load_profile, op_matches, parse_profile
+from vpu_core.profile import HardwareProfile, load_profile, op_matches, parse_profile, rule_ids
 from vpu_core.whatif.results import ModelOp, OpListRow, ProfileChange
 
 # (section, key, HardwareProfile field) in the order a saved file lists them.
@@ -24,7 +24,7 @@ TOML_KEYS: tuple[tuple[str, str, str], ...] = (
     ("profile", "name", "name"), ("profile", "description", "description"),
     ("ops", "vpu", "vpu_ops"), ("ops", "shared_scale", "shared_scale_ops"),
     ("ops", "fusable", "fusable_ops"), ("ops", "fused_activations", "fused_activations"),
-    *(("constraints", rid, f"constraints.{rid}") for rid in RULE_IDS),
+    *(("constraints", rid, f"constraints.{rid}") for rid in rule_ids()),
     ("requant", "min_shift", "min_shift"), ("requant", "max_shift", "max_shift"),
     ("requant", "rounding", "rounding"), ("requant", "accumulator_bits", "accumulator_bits"),
     ("requant", "avg_pool_divisor", "avg_pool_divisor"), ("requant", "reciprocal_bits", "reciprocal_bits"),

@@ -34,6 +34,8 @@ class AblationEntry:
     reason: str = ""                   # why nothing was measured ("" when it was quantized)
     seconds: float = 0.0
     delta_se_db: float | None = None   # jackknife standard error of delta_db over the held-out samples
+    name: str = ""                     # the rule's what-if name ("pow2 scales", RuleInfo.name) …
+    verb: str = "costs"                # … and its verb ("cost")
 
     @property
     def within_noise(self) -> bool:

@@ -2,12 +2,20 @@
 channels (axis 0; axis 1 for the [in, out] weight of an addmm / mm / matmul alias), symmetric."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.formatting import scale_text
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
+from vpu_core.hardware.kernels import weighted_nodes
+
+if TYPE_CHECKING:
+    from torch.fx import GraphModule
+
+    from vpu_core.profile import HardwareProfile
 
 
 def check(g: QGraph) -> list[Violation]:
@@ -36,9 +44,15 @@ def check(g: QGraph) -> list[Violation]:
     return out
 
 
+def cannot_matter(gm: GraphModule, profile: HardwareProfile) -> str:
+    return "" if weighted_nodes(gm, profile.vpu_ops) else "no conv / linear on the VPU: no weight is quantized"
+
+
 RULE = Rule(RuleInfo(
     id="weight_per_channel_symmetric", constraint=3,
     title="Weights int8, per-channel, symmetric",
     reason="A weight zero point z_w adds a z_w·Σq_x term that must be accumulated per output position "
            "at run time; z_w = 0 removes it. Per-channel scales cost nothing extra: every output "
-           "channel has its own requantization shift anyway."), check)
+           "channel has its own requantization shift anyway.",
+    name="per-channel symmetric weights", verb="cost",
+    int_sim_need="weight scales per output channel (axis 0; axis 1 for the [in, out] weight of an alias)"), check, cannot_matter)

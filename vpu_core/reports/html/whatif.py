@@ -66,7 +66,7 @@ def _economics(a: Analysis) -> str:
 
 def ablation_section(r: AblationReport) -> str:
     ranked = r.ranked()
-    bars = [Bar(constraint_name(e.constraint), e.delta_db, _colour(e), tip=ablation_headline(e),
+    bars = [Bar(constraint_name(e), e.delta_db, _colour(e), tip=ablation_headline(e),
                 spread=e.delta_se_db or 0.0) for e in ranked]
     chart = figure("What each constraint costs", "SQNR gained by relaxing it alone, dB",
                    signed_hbars(bars, unit="dB gained when relaxed (= what the constraint costs)"))
