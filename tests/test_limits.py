@@ -242,10 +242,15 @@ def checked(tmp_dir: str):
     path = os.path.join(tmp_dir, "limits.toml")
     with open(path, "w") as f:
         f.write(profile_text(memory(100_000)))
+    program = os.path.join(tmp_dir, "p.pt2")
     code, out, err = run_check(PROBES, "--profile", path, "--calib-batches", "1", "--int-sim",
-                               "--format", "json", "--save-program", os.path.join(tmp_dir, "p.pt2"))
+                               "--format", "json", "--save-program", program)
     assert code in (0, 1), err
-    return json.loads(out)
+    data = json.loads(out)
+    code, out, err = run_check(program, "--profile", path, "--format", "json")   # the saved program
+    assert code in (0, 1), err
+    data["saved"] = json.loads(out)
+    return data
 
 
 @pytest.fixture(scope="module")
@@ -270,6 +275,18 @@ def test_the_partition_of_the_qdq_graph_agrees_with_the_float_prediction(probe_r
         assert ops, probe
     act = [c for c in cpu.values() if branch(by_name[c["node"]]) == "act_matmul" and c["op"] == "matmul.default"]
     assert [(c["cause"], c["runs_as"]) for c in act] == [("op_list", None)]
+
+
+@pytest.mark.slow
+def test_the_saved_program_gives_the_same_cpu_nodes_and_limits(probe_run):
+    """Read back from the .pt2 (torch.export renames nodes: compare by op and value), every CPU
+    node keeps its cause, its first limit, its offending value and bound."""
+    def cpu(data):
+        return sorted((c["op"], c["cause"], c["limit"], str(c["value"]), str(c["bound"]))
+                      for c in data["partition"]["cpu_nodes"])
+
+    assert cpu(probe_run["saved"]) == cpu(probe_run)
+    assert probe_run["saved"]["summary"] == probe_run["summary"]
 
 
 @pytest.mark.slow

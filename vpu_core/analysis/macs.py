@@ -69,7 +69,7 @@ def summary(g: QGraph, part: PartitionReport) -> Summary:
         total += macs
         vpu += macs if placed else 0
         kernel = g.kernel(node)
-        if kernel.weighted and len(node.args) > kernel.weight:
+        if kernel.weight_of(node.args) is not None:
             weights += 1
             quantized += g.weight_dq(node) is not None
             weighted_vpu += placed

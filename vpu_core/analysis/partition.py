@@ -89,7 +89,7 @@ def _left_in_float(g: QGraph, node: Node, verdict: Verdict) -> Verdict:
         if meta is None or meta[1] is None or not meta[1].is_floating_point or is_constant(src):
             continue
         if not _int8_value(g, src, node):
-            return Verdict(False, "float", f"{verdict.kernel.op} was left in float by the quantizer: "
+            return Verdict(False, "float", f"{op_name(node)} was left in float by the quantizer: "
                            f"it reads {src.name} without a quantize / dequantize; {INT_REASON}",
                            verdict.kernel)
     return verdict

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import torch
 from torch.fx import GraphModule, Node
@@ -44,7 +44,10 @@ class Verdict:
     limits: tuple[LimitFailure, ...] = ()
 
 
-def dtype_lookup(g: QGraph):
+DtypesFn = Callable[[Node], "list[torch.dtype]"]
+
+
+def dtype_lookup(g: QGraph) -> DtypesFn:
     """Output dtypes of a node (Q/DQ nodes of a converted graph carry no meta of their own)."""
     def dtypes_of(node: Node) -> list[torch.dtype]:
         meta = g.tensor_meta.get(node.name)
@@ -52,7 +55,7 @@ def dtype_lookup(g: QGraph):
     return dtypes_of
 
 
-def op_verdict(g: QGraph, node: Node, dtypes_of=None) -> Verdict:
+def op_verdict(g: QGraph, node: Node, dtypes_of: DtypesFn | None = None) -> Verdict:
     """The verdict on one call_function op of `g` under `g.profile` (see the module docstring)."""
     profile, kernel = g.profile, g.kernel(node)
     name = kernel.op + (f", run as the VPU's {kernel.packet} kernel," if kernel.alias else "")
@@ -125,7 +128,7 @@ def _pair(value, spatial: int) -> tuple[int, int] | None:
 
 
 def _conv(g: QGraph, node: Node, kernel: Kernel) -> dict:
-    weight = g.shape(node.args[kernel.weight]) if len(node.args) > kernel.weight else None
+    weight = g.shape(kernel.weight_of(node.args))
     if not weight or len(weight) not in (3, 4):
         return {}
     spatial = len(weight) - 2
@@ -139,7 +142,7 @@ def _conv(g: QGraph, node: Node, kernel: Kernel) -> dict:
 
 
 def _linear(g: QGraph, node: Node, kernel: Kernel) -> dict:
-    weight = g.shape(node.args[kernel.weight]) if len(node.args) > kernel.weight else None
+    weight = g.shape(kernel.weight_of(node.args))
     if not weight or len(weight) != 2:
         return {}
     out_axis = kernel.weight_axis

@@ -71,8 +71,7 @@ def weighted_nodes(gm: GraphModule, patterns: tuple[str, ...]) -> list[Node]:
     """Listed conv / linear nodes (and aliases) whose weight is a node (what gets quantized)."""
     out = []
     for n in listed_nodes(gm, patterns):
-        k = kernel_of(n)
-        if k.weighted and len(n.args) > k.weight and isinstance(n.args[k.weight], Node):
+        if isinstance(kernel_of(n).weight_of(n.args), Node):
             out.append(n)
     return out
 

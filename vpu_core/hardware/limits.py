@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from vpu_core.errors import ProfileError
 from vpu_core.formatting import human_bytes
@@ -76,7 +76,7 @@ _LABEL = {"kernel": "kernel", "stride": "stride", "dilation": "dilation", "in_ch
 
 # -- reading a profile ---------------------------------------------------------------------------
 
-def parse_limits(path, op_tables: dict, memory: dict) -> dict[str, object]:
+def parse_limits(path: object, op_tables: dict, memory: dict) -> dict[str, object]:
     """{"conv2d.kernel_max": (3, 3), "memory.sram_bytes": 524288, …} from the TOML's [op.*] and
     [memory] tables; ProfileError names the first unknown table or key, or a bad value."""
     out: dict[str, object] = {}
@@ -103,7 +103,7 @@ def _parse_table(path, table: str, keys: dict) -> dict[str, object]:
     return out
 
 
-def parse_value(limit: LimitKey, value, where: str):
+def parse_value(limit: LimitKey, value: object, where: str) -> object:
     """The value of one key, normalised (pairs as tuples); ProfileError when it is not valid."""
     def positive(v) -> bool:
         return isinstance(v, int) and not isinstance(v, bool) and v >= 1
@@ -122,14 +122,14 @@ def parse_value(limit: LimitKey, value, where: str):
     raise ProfileError(f"{where} must be a positive integer (got {value!r}).")
 
 
-def toml_value(value) -> object:
+def toml_value(value: object) -> object:
     """A normalised value as TOML writes it (pairs as lists)."""
     return list(value) if isinstance(value, tuple) else value
 
 
 # -- checking ------------------------------------------------------------------------------------
 
-def failure_text(limit: LimitKey, measured: dict, bound) -> tuple[object, str] | None:
+def failure_text(limit: LimitKey, measured: dict, bound: Any) -> tuple[object, str] | None:
     """(offending value, "kernel 7×7 > 3×3") when `measured` breaks `limit` at `bound`, else None.
     A quantity the op does not have (None, e.g. the output channels of a depthwise conv) passes."""
     value = measured.get(limit.measure)
@@ -172,11 +172,11 @@ _CHECKS: dict[str, Callable] = {"pair_max": _pair_max, "int_max": _int_max, "byt
                                 "multiple": _multiple, "choice": _choice}
 
 
-def pair_text(pair) -> str:
+def pair_text(pair: tuple | list) -> str:
     return "×".join(str(v) for v in pair)
 
 
-def value_text(limit: LimitKey, value) -> str:
+def value_text(limit: LimitKey, value: Any) -> str:
     """A bound or an offending value as users read it: "3×3", "512 KiB", "one_or_depthwise"."""
     if isinstance(value, (tuple, list)):
         return pair_text(value)
@@ -187,7 +187,7 @@ def value_text(limit: LimitKey, value) -> str:
 
 # -- relaxing (what-if) --------------------------------------------------------------------------
 
-def relaxations(limit: LimitKey, bound, failing: list) -> list:
+def relaxations(limit: LimitKey, bound: Any, failing: list) -> list:
     """Candidate new bounds for `limit` that admit some of the `failing` values: the smallest
     step that admits at least one, and the bound that admits all of them (one when they agree)."""
     if not failing:

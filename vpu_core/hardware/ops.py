@@ -77,6 +77,10 @@ class Kernel:
     def weighted(self) -> bool:
         return self.weight is not None
 
+    def weight_of(self, args: tuple) -> object | None:
+        """The weight among a call's positional `args` (None: not weighted, or not passed)."""
+        return args[self.weight] if self.weight is not None and len(args) > self.weight else None
+
     @property
     def table(self) -> str:
         """The profile's [op.NAME] table that limits this kernel ("" when none can)."""
