@@ -104,3 +104,23 @@ def test_the_limits_editor_edits_the_draft_and_apply_only_reanalyses(qtbot, tmp_
     assert load_profile(tmp_path / "next.toml").limits == saved.limits == draft.limits
     rows["conv2d.kernel_max"].check.setChecked(False)                 # unchecked: not set
     assert "conv2d.kernel_max" not in state.profile_draft.limits
+
+
+def test_an_empty_weight_plot_says_why(qtbot, tmp_path):
+    """No conv / linear on the VPU: the scale histogram's weight plot says why it is empty."""
+    import pyqtgraph as pg
+
+    from app.widgets.plots import ScaleHistogram
+    from resources import DEFAULT_PROFILE
+
+    path = tmp_path / "no_conv.toml"
+    path.write_text(DEFAULT_PROFILE.read_text(encoding="utf-8").replace('"conv2d", "linear", ', "", 1),
+                    encoding="utf-8")
+    analysis = Session().inspect(RunConfig(model="conv_relu", calib_batches=1, profile=str(path)),
+                                 view=None).analysis
+    plot = ScaleHistogram()
+    qtbot.addWidget(plot)
+    plot.set_analysis(analysis)
+    notes = [item.toPlainText() for item in plot.series_plots[1].getViewBox().childItems()
+             if isinstance(item, pg.TextItem)]
+    assert notes == ["No weight quantized: none of 1 conv / linear runs on the VPU."]

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app import theme
+from vpu_core.reports.summary_text import empty_weights_reason
 
 pg.setConfigOptions(background="w", foreground=theme.TEXT, antialias=True)
 _LABEL_STYLE = {"color": theme.MUTED, "font-size": "10pt"}
@@ -119,6 +120,11 @@ class ScaleHistogram(_HintPlot):
             plot.clear()
             hist = analysis.histograms.get(key)
             if hist is None or not hist.counts or not sum(hist.counts):
+                why = empty_weights_reason(analysis.summary, short=True) if kind == "weight" else ""
+                if why:                       # an empty plot says why it is empty
+                    note = pg.TextItem(why, color=theme.MUTED, anchor=(0, 0))
+                    note.setParentItem(plot.getViewBox())
+                    note.setPos(4, 22)
                 continue
             centers, widths = _centers(hist)
             _bars(plot, centers, hist.counts, float(np.min(widths)) * 0.85, theme.PLOT_COLORS[kind])
@@ -148,7 +154,9 @@ class ShiftHistogram(_HintPlot):
             exact = sum(1 for r in analysis.requant if r.exact)
             self.show_hint("No exact right shifts in this model: with non-power-of-two scales, "
                            "M = s_in·s_w/s_out is not 2^-n, so the hardware would need a multiplier."
-                           if analysis.requant and not exact else "This model has no requantization sites.")
+                           if analysis.requant and not exact else
+                           " ".join(filter(None, ["This model has no requantization sites.",
+                                                  empty_weights_reason(analysis.summary)])))
             return
         centers, widths = _centers(hist)
         _bars(item, centers, hist.counts, float(np.min(widths)) * 0.8, theme.PLOT_COLORS["shift"])

@@ -55,6 +55,19 @@ def headline(s: Summary) -> str:
             f"CPU ops by cause: {causes_text(s.cpu_ops_by_cause)}")
 
 
+def empty_weights_reason(s: Summary | None, short: bool = False) -> str:
+    """Why a chart of weights (scales per channel, shifts) has nothing to show; "" when it has.
+    `short`: one line for a small plot."""
+    if s is not None and not s.weights_total:
+        return "No weight to show: the model has no conv or linear."
+    if s is not None and not s.weights_quantized and short:
+        return f"No weight quantized: none of {s.weights_total} conv / linear runs on the VPU."
+    if s is not None and not s.weights_quantized:
+        return (f"No weight to show: none of the model's {s.weights_total} conv / linear weights is "
+                "quantized (no conv or linear runs on the VPU).")
+    return ""
+
+
 def no_weighted_op_short(s: Summary | None) -> str:
     """The same, short enough for a status bar: "no conv / linear runs on the VPU (0 of 8 weights
     quantized)"; "" when some weighted op runs on the VPU."""

@@ -14,6 +14,7 @@ from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, esc
 from vpu_core.reports.html.svg_charts import (Bar, RefLine, Series, bin_edges, count_bins, hbars,
                                              histogram, scatter)
+from vpu_core.reports.summary_text import empty_weights_reason
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -48,7 +49,7 @@ def histograms_section(a: Analysis, tag: str = "") -> str:
                          x_label="log2(scale)", integer_ticks=True)),
         figure("Weight scales", f"{len(wgt)} channels, log2(scale)",
                histogram(edges, [Series("weight", count_bins(wgt, edges), style.WEIGHT)],
-                         x_label="log2(scale)", integer_ticks=True, empty=empty_weights_reason(a))),
+                         x_label="log2(scale)", integer_ticks=True, empty=empty_weights_reason(a.summary))),
         figure("Requantization right shifts", "n per output channel, M = 2^-n", shift_chart(a)),
         pow2_cost_figure(a),
     ]
@@ -58,24 +59,13 @@ def histograms_section(a: Analysis, tag: str = "") -> str:
         "multiplier on the hardware. Shift counts come from M = s_in·s_w / s_out per channel."))
 
 
-def empty_weights_reason(a: Analysis) -> str:
-    """Why a chart of weights has nothing to show (the weight channels, the shifts)."""
-    s = a.summary
-    if s is not None and not s.weights_total:
-        return "No weight to show: the model has no conv or linear."
-    if s is not None and not s.weights_quantized:
-        return (f"No weight to show: none of the model's {s.weights_total} conv / linear weights is "
-                "quantized (no conv or linear runs on the VPU).")
-    return ""
-
-
 def shift_chart(a: Analysis) -> str:
     exact, inexact = shift_values(a)
     edges = bin_edges(exact + inexact, 1.0)
     series = [Series("exact shift", count_bins(exact, edges), style.VPU)]
     if inexact:
         series.append(Series("no exact shift (nearest n)", count_bins(inexact, edges), style.DANGER))
-    reason = empty_weights_reason(a) or "No requantization site: no quantized conv, linear, add or pool."
+    reason = empty_weights_reason(a.summary) or "No requantization site: no quantized conv, linear, add or pool."
     return histogram(edges, series, x_label="right-shift count n", integer_ticks=True, empty=reason)
 
 
