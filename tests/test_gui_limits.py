@@ -124,3 +124,7 @@ def test_an_empty_weight_plot_says_why(qtbot, tmp_path):
     notes = [item.toPlainText() for item in plot.series_plots[1].getViewBox().childItems()
              if isinstance(item, pg.TextItem)]
     assert "No weight quantized: none of 1 conv / linear runs on the VPU." in notes
+    plot.set_analysis(analysis)                                       # shown again: one note, not two
+    notes = [item.toPlainText() for item in plot.series_plots[1].getViewBox().childItems()
+             if isinstance(item, pg.TextItem)]
+    assert notes.count("No weight quantized: none of 1 conv / linear runs on the VPU.") == 1

@@ -113,9 +113,14 @@ class ScaleHistogram(_HintPlot):
         self.series_plots[-1].setLabel("bottom", "log2(scale)  — integer = power of two", **_LABEL_STYLE)
         self.series_plots[0].setXLink(self.series_plots[-1])
         super().__init__(layout, "Run a model to see its scale histogram.")
+        self._notes: list[pg.TextItem] = []             # "why this plot is empty", per result
 
     def set_analysis(self, analysis) -> None:
         spans = []
+        for note in self._notes:                        # the previous result's
+            if note.scene() is not None:
+                note.scene().removeItem(note)
+        self._notes = []
         for plot, (key, _name, kind) in zip(self.series_plots, self.SERIES):
             plot.clear()
             hist = analysis.histograms.get(key)
@@ -125,6 +130,7 @@ class ScaleHistogram(_HintPlot):
                     note = pg.TextItem(why, color=theme.MUTED, anchor=(0, 0))
                     note.setParentItem(plot.getViewBox())
                     note.setPos(4, 22)
+                    self._notes.append(note)
                 continue
             centers, widths = _centers(hist)
             _bars(plot, centers, hist.counts, float(np.min(widths)) * 0.85, theme.PLOT_COLORS[kind])
