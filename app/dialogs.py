@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QComboBox, QFileDialog, QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import QComboBox, QFileDialog, QGridLayout, QLabel, QMessageBox, QWidget
 
 from app import theme
 
@@ -22,7 +22,7 @@ IMAGE_REGIONS = (("graph", "Whole graph"), ("view", "Current view (as on screen)
 KEEP_NOTE = "The previous results are still shown."
 
 
-def show_error(parent: QWidget | None, error, title: str = "Run failed", note: str = KEEP_NOTE) -> QMessageBox:
+def show_error(parent: QWidget | None, error: object, title: str = "Run failed", note: str = KEEP_NOTE) -> QMessageBox:
     """One-line reason in the box, the technical detail behind "Show Details…"."""
     message = getattr(error, "message", None) or str(error)
     detail = getattr(error, "detail", "") or ""
@@ -34,7 +34,7 @@ def show_error(parent: QWidget | None, error, title: str = "Run failed", note: s
     box.setMinimumWidth(520)
     box.open()
     if parent is not None:
-        parent._error_box = box    # keep it alive while it is open
+        setattr(parent, "_error_box", box)    # keep it alive while it is open
     return box
 
 
@@ -47,9 +47,21 @@ def confirm_python_model(parent: QWidget | None, path: str) -> bool:
     return answer == QMessageBox.StandardButton.Open
 
 
-def model_file_dialog(parent: QWidget | None, start_dir: str = "") -> QFileDialog:
+class ModelFileDialog(QFileDialog):
+    """The model picker; `warning` is the code-execution warning shown inside it."""
+
+    warning: QLabel
+
+
+class ImageFileDialog(QFileDialog):
+    """The image export dialog; `region` chooses the whole graph or the current view."""
+
+    region: QComboBox
+
+
+def model_file_dialog(parent: QWidget | None, start_dir: str = "") -> ModelFileDialog:
     """File dialog for .py / .pt2 models, with the code-execution warning inside it."""
-    dialog = QFileDialog(parent, "Open model", start_dir, MODEL_FILTERS)
+    dialog = ModelFileDialog(parent, "Open model", start_dir, MODEL_FILTERS)
     dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)   # so the warning can be shown
     dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
     warning = QLabel("⚠  " + PY_WARNING)
@@ -57,7 +69,7 @@ def model_file_dialog(parent: QWidget | None, start_dir: str = "") -> QFileDialo
     warning.setStyleSheet(f"color: {theme.WARN}; background: #fff7e6; border: 1px solid #f5d9a8; "
                           "border-radius: 5px; padding: 8px;")
     layout = dialog.layout()
-    if layout is not None and hasattr(layout, "rowCount"):
+    if isinstance(layout, QGridLayout):
         layout.addWidget(warning, layout.rowCount(), 0, 1, -1)
     dialog.warning = warning
     return dialog
@@ -89,9 +101,9 @@ def save_report_dialog(parent: QWidget | None, suggested: str) -> str | None:
     return path or None
 
 
-def export_image_file_dialog(parent: QWidget | None, suggested: str) -> QFileDialog:
+def export_image_file_dialog(parent: QWidget | None, suggested: str) -> ImageFileDialog:
     """The save dialog of File ▸ Export image…, with an "Export:" choice of region (`.region`)."""
-    dialog = QFileDialog(parent, "Export image", suggested, IMAGE_FILTERS)
+    dialog = ImageFileDialog(parent, "Export image", suggested, IMAGE_FILTERS)
     dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)     # room for the region choice
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
     dialog.setDefaultSuffix("png")
@@ -99,7 +111,7 @@ def export_image_file_dialog(parent: QWidget | None, suggested: str) -> QFileDia
     for key, text in IMAGE_REGIONS:
         region.addItem(text, key)
     layout = dialog.layout()
-    if layout is not None and hasattr(layout, "rowCount"):
+    if isinstance(layout, QGridLayout):
         row = layout.rowCount()
         layout.addWidget(QLabel("Export:"), row, 0)
         layout.addWidget(region, row, 1)

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QByteArray
 
 ENV_VAR = "VPU_INSPECTOR_SETTINGS"
 MAX_RECENT = 8
@@ -36,7 +40,7 @@ class Store:
 
     # -- recent files --------------------------------------------------------------------------
     def recent_files(self) -> list[str]:
-        value = self.qs.value("recent_files", [])
+        value: Any = self.qs.value("recent_files", [])
         items = [value] if isinstance(value, str) else list(value or [])
         return [p for p in items if p and Path(p).exists()]
 
@@ -50,7 +54,7 @@ class Store:
         self.qs.setValue("recent_files", list(paths)[:MAX_RECENT])
 
     def recent_profiles(self) -> list[str]:
-        value = self.qs.value("recent_profiles", [])
+        value: Any = self.qs.value("recent_profiles", [])
         items = [value] if isinstance(value, str) else list(value or [])
         return [p for p in items if p and Path(p).exists()]
 
@@ -90,7 +94,7 @@ class Store:
     def window_state(self) -> tuple:
         return self.qs.value("window/geometry"), self.qs.value("window/state")
 
-    def save_window_state(self, geometry, state) -> None:
+    def save_window_state(self, geometry: QByteArray, state: QByteArray) -> None:
         self.qs.setValue("window/geometry", geometry)
         self.qs.setValue("window/state", state)
 

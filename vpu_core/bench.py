@@ -10,7 +10,10 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    from vpu_core.graph.model import GraphModel
 
 SIZES = (1_000, 5_000, 20_000)
 PTQ_STAGES = ("export", "prepare", "calibrate", "convert")
@@ -46,7 +49,7 @@ def _median_time(fn, repeats: int):
     return statistics.median(times), result
 
 
-def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | None = None,
+def bench_graphs(sizes: tuple[int, ...] = SIZES, repeats: int = 3, scene_measure: SceneMeasure | None = None,
                  with_dot: bool = True, dot_max_nodes: int = 5_000) -> list[dict]:
     from vpu_core.layout import count_crossings, layout_graph
     from vpu_core.layout.synthetic import synthetic_qdq_graph
@@ -68,7 +71,7 @@ def bench_graphs(sizes=SIZES, repeats: int = 3, scene_measure: SceneMeasure | No
     return rows
 
 
-def bench_group_toggle(model, width: int = 1280, height: int = 800) -> dict:
+def bench_group_toggle(model: GraphModel, width: int = 1280, height: int = 800) -> dict:
     """Expanding / collapsing module groups in place (the synthetic graphs' hierarchy).
 
     group_toggle_s: median over the top-level blocks and their children of one expand or
@@ -112,7 +115,8 @@ def _dot_columns(model) -> dict:
     return {"dot_s": ref["time_s"], "dot_crossings": ref["crossings"]}
 
 
-def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True) -> list[dict]:
+def bench_zoo(models: Sequence[str] | None = None, quantizers: tuple[str, ...] = ("vpu", "xnnpack"),
+              with_dot: bool = True) -> list[dict]:
     from vpu_core.analysis import analyze
     from vpu_core.config import RunConfig
     from vpu_core.layout import count_crossings, layout_graph
@@ -123,7 +127,9 @@ def bench_zoo(models=None, quantizers=("vpu", "xnnpack"), with_dot: bool = True)
     for name in models or ZOO:
         for quantizer in quantizers:
             session, config = Session(keep=1, disk_cache=False), RunConfig(model=name, quantizer=quantizer)
-            graph = session.inspect(config).graph.model
+            shown = session.inspect(config).graph
+            assert shown is not None, "inspect draws the default view"
+            graph = shown.model
             qm = session.quantized(config)
             # PTQ runs once (seconds); the analysis of its result is cheap: median of 3.
             runs = sorted((analyze(qm) for _ in range(3)), key=lambda a: a.timings_s["analyze"])
@@ -168,7 +174,7 @@ def _cell(key: str, value) -> str:
 ABLATION_TARGET_S = 60.0      # issue 14: `check resnet8 --ablate` on the 2-core machine
 
 
-def bench_ablation(models=("resnet8",)) -> list[dict]:
+def bench_ablation(models: Sequence[str] | None = ("resnet8",)) -> list[dict]:
     """Wall time of `vpu-inspector check MODEL --ablate` as a user runs it (a fresh process:
     interpreter start, imports, baseline run, then one quantization per constraint)."""
     import json
@@ -177,7 +183,7 @@ def bench_ablation(models=("resnet8",)) -> list[dict]:
     import sys
 
     rows = []
-    for name in models:
+    for name in models or ():
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "app", "check", name, "--ablate", "--format", "json"],
@@ -206,7 +212,7 @@ def _load() -> float | None:
         return None
 
 
-def bench_loop(models=None, quantizers=("vpu", "xnnpack")) -> list[dict]:
+def bench_loop(models: Sequence[str] | None = None, quantizers: tuple[str, ...] = ("vpu", "xnnpack")) -> list[dict]:
     """The inspection loop per model and quantizer, each in a fresh cache folder:
 
     cold_s            first inspection, nothing cached (export → … → layout; libraries already
@@ -228,7 +234,7 @@ def bench_loop(models=None, quantizers=("vpu", "xnnpack")) -> list[dict]:
         for quantizer in quantizers:
             with tempfile.TemporaryDirectory(prefix="vpu-inspector-bench-") as tmp:
                 config = RunConfig(model=name, quantizer=quantizer)
-                row = {"graph": f"{Path(name).stem}/{quantizer}"}
+                row: dict[str, Any] = {"graph": f"{Path(name).stem}/{quantizer}"}
                 row["cold_s"], inspection = _timed(lambda: Session(cache_dir=tmp).inspect(config))
                 row["nodes"] = len(inspection.graph.model.nodes)
                 session = Session(cache_dir=tmp)

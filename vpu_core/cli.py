@@ -12,9 +12,12 @@ import sys
 import traceback
 import warnings
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from vpu_core.errors import InspectorError, short_reason
+
+if TYPE_CHECKING:
+    from vpu_core.config import RunConfig
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
 Handler = Callable[[argparse.Namespace], int]
@@ -112,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def config_from_args(args: argparse.Namespace):
+def config_from_args(args: argparse.Namespace) -> RunConfig:
     from vpu_core.config import RunConfig
 
     return RunConfig(model=args.model, quantizer=args.quantizer, per_tensor=args.per_tensor,
@@ -194,12 +197,12 @@ def install_thread_excepthook(debug: bool) -> None:
             return
         if debug:
             traceback.print_exception(args.exc_type, args.exc_value, args.exc_traceback)
-        print(error_line(args.exc_value), file=sys.stderr)
+        print(error_line(args.exc_value or RuntimeError("unknown error")), file=sys.stderr)
 
     threading.excepthook = hook
 
 
-def main(argv: list[str] | None = None, handlers: dict[str, Handler] | None = None) -> int:
+def main(argv: list[str] | None = None, handlers: Mapping[str, Handler] | None = None) -> int:
     warnings.filterwarnings("ignore")  # library deprecation chatter is not for our users
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
@@ -226,7 +229,8 @@ def run_guarded(handler: Handler, args: argparse.Namespace) -> int:
     except Exception as exc:  # InspectorError: the user's problem; anything else: a bug, same line
         if args.debug:
             traceback.print_exc()
-            if getattr(exc, "detail", ""):
-                print(exc.detail, file=sys.stderr)
+            detail = getattr(exc, "detail", "")
+            if detail:
+                print(detail, file=sys.stderr)
         print(error_line(exc), file=sys.stderr)
     return EXIT_ERROR

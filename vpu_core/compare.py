@@ -163,7 +163,9 @@ def _op_sides(analysis: Analysis) -> dict[str, OpSide]:
     by_op: dict[str, list] = {}
     for v in analysis.violations:
         by_op.setdefault(owners.get(v.node, v.node), []).append(v)
-    outputs, weights, biases = {}, {}, {}
+    outputs: dict = {}
+    weights: dict = {}
+    biases: dict = {}
     for t in analysis.tensors:
         table = {"activation": outputs, "weight": weights, "bias": biases}.get(t.kind)
         if table is not None and t.consumer:

@@ -1,6 +1,8 @@
 """Output files: check a path before any work, write atomically (temp file + rename)."""
 from __future__ import annotations
 
+from typing import Callable
+
 import os
 import tempfile
 import traceback
@@ -24,7 +26,7 @@ def check_output_path(path: str | Path, suffixes: tuple[str, ...], what: str) ->
     return path
 
 
-def atomic_write(path: Path, write_fn) -> None:
+def atomic_write(path: Path, write_fn: Callable[[Path], object]) -> None:
     """Call write_fn(tmp_path) on a temp file beside `path`, then rename it into place."""
     path = Path(path)
     if not path.parent.exists():

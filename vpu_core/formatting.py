@@ -174,7 +174,7 @@ def shape_text(shape: str | Sequence[int]) -> str:
     return dims[0] or "scalar"
 
 
-def value_text(value, limit: int = 4) -> str:
+def value_text(value: object, limit: int = 4) -> str:
     """A plain value (violation values, op arguments): floats to 6 digits, long lists cut."""
     if isinstance(value, bool) or value is None:
         return str(value)

@@ -1,6 +1,8 @@
 """Small helpers for reading torch.fx nodes (names, shapes, dtypes) in one consistent way."""
 from __future__ import annotations
 
+from typing import Callable
+
 import torch
 from torch.fx import Node
 
@@ -21,7 +23,7 @@ def op_name(node: Node) -> str:
     return getattr(target, "__name__", str(target))
 
 
-def tensor_shape_text(val) -> str:
+def tensor_shape_text(val: object) -> str:
     """"[16, 3, 32, 32]" for a tensor, "[s0, 3, 32, 32]" when a dim is symbolic, "" otherwise."""
     if isinstance(val, torch.Tensor):
         return "[" + ", ".join(str(d) for d in val.shape) + "]"
@@ -39,7 +41,7 @@ def node_tensor(node: Node) -> torch.Tensor | None:
     return val if isinstance(val, torch.Tensor) else None
 
 
-def value_dtypes(val) -> list[torch.dtype]:
+def value_dtypes(val: object) -> list[torch.dtype]:
     """dtypes of the tensors in a node's value (a tensor, or a tuple/list of them; [] otherwise)."""
     if isinstance(val, torch.Tensor):
         return [val.dtype]
@@ -52,7 +54,8 @@ def node_dtypes(node: Node) -> list[torch.dtype]:
     return value_dtypes(node.meta.get("val"))
 
 
-def non_float_tensor(node: Node, dtypes_of=node_dtypes) -> tuple[str, torch.dtype] | None:
+def non_float_tensor(node: Node, dtypes_of: Callable[[Node], list[torch.dtype]] = node_dtypes) -> tuple[str,
+                     torch.dtype] | None:
     """("output" | input node name, dtype) of the first integer / bool tensor `node` writes or
     reads, or None when all its tensors are floating point. `dtypes_of(n)` gives a node's output
     dtypes (a converted graph's Q/DQ nodes carry no meta: the analysis passes its own lookup)."""
@@ -66,7 +69,7 @@ def non_float_tensor(node: Node, dtypes_of=node_dtypes) -> tuple[str, torch.dtyp
 
 def bound_args(node: Node) -> dict:
     """Argument name -> value of an OpOverload call (positional, keyword and schema defaults)."""
-    out = {}
+    out: dict[str, object] = {}
     schema = getattr(node.target, "_schema", None)
     if schema is None:
         return out

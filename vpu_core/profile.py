@@ -60,7 +60,7 @@ class HardwareProfile:
     def enabled(self, rule_id: str) -> bool:
         return bool(self.constraints.get(rule_id, True))
 
-    def limit(self, limit_id: str):
+    def limit(self, limit_id: str) -> object:
         """The bound of one limit ("conv2d.kernel_max"), None when the profile sets none."""
         return self.limits.get(limit_id)
 
@@ -89,7 +89,7 @@ def rule_ids() -> tuple[str, ...]:
     return tuple(r.id for r in RULES)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> tuple[str, ...]:
     if name == "RULE_IDS":                 # the registry's ids, as a constant of this module
         return rule_ids()
     raise AttributeError(f"module 'vpu_core.profile' has no attribute {name!r}")
@@ -185,11 +185,11 @@ def _check_keys(path: Path, data: dict) -> None:
             raise ProfileError(f"Hardware profile {path}: [{section}] must be a table.")
         if section in _TABLE_SECTIONS:
             continue                      # its sub-tables and keys: vpu_core.hardware.limits
-        known = set(rule_ids()) if section == "constraints" else _SCHEMA[section]
-        unknown = sorted(set(value) - known)
+        keys: set[str] = set(rule_ids()) if section == "constraints" else set(_SCHEMA[section])
+        unknown = sorted(set(value) - keys)
         if unknown:
             raise ProfileError(f"Hardware profile {path}: unknown key {section}.{unknown[0]} "
-                               f"(known: {', '.join(sorted(known))}).")
+                               f"(known: {', '.join(sorted(keys))}).")
 
 
 def _op_list(path: Path, ops: dict, key: str, required: bool = False) -> tuple[str, ...]:

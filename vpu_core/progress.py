@@ -163,7 +163,7 @@ class TerminalProgress:
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
         self.eta = Eta()
         self.min_interval_s = min_interval_s
-        self._last = (None, 0.0)
+        self._last: tuple[str | None, float] = (None, 0.0)
         self._width = 0
 
     def __call__(self, stage: str, fraction: float) -> None:

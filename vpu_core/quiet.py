@@ -6,6 +6,8 @@ user of this tool, and stderr is where our one-line errors go.
 """
 from __future__ import annotations
 
+from typing import Iterator
+
 import contextlib
 import io
 import logging
@@ -27,7 +29,7 @@ def import_torchao() -> None:
 
 
 @contextlib.contextmanager
-def torch_chatter():
+def torch_chatter() -> Iterator[io.StringIO]:
     """Silence what torch logs and prints while it fails (whole graphs, "see warnings above").
 
     Yields a StringIO with whatever was printed to stderr, for the error's `detail`.

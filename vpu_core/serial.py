@@ -25,13 +25,15 @@ class Task:
     """One submitted call: finished when `done` is set, with a value or an error."""
 
     def __init__(self, fn: Callable, args: tuple) -> None:
-        self.fn, self.args = fn, args
+        self.fn: Callable | None = fn
+        self.args: tuple | None = args
         self.done = threading.Event()
         self.value: Any = None
         self.error: BaseException | None = None
 
     def run(self) -> None:
         try:
+            assert self.fn is not None and self.args is not None, "a task runs once"
             self.value = self.fn(*self.args)
         except BaseException as exc:  # handed to whoever asks for the result, as it is
             self.error = exc
@@ -58,7 +60,7 @@ class SerialWorker:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
-    def submit(self, fn: Callable, *args) -> Task:
+    def submit(self, fn: Callable, *args: Any) -> Task:
         task = Task(fn, args)
         with self._lock:
             if self._thread is None:

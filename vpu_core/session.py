@@ -119,7 +119,7 @@ def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> Disp
 class Session:
     """Runs inspections; keeps every stage's results in memory and (unless disabled) on disk."""
 
-    def __init__(self, keep: int = 6, disk_cache: bool = True, cache_dir=None) -> None:
+    def __init__(self, keep: int = 6, disk_cache: bool = True, cache_dir: str | Path | None = None) -> None:
         """`disk_cache`: use the disk cache at `cache_dir` (None: $VPU_INSPECTOR_CACHE_DIR, else
         the user cache folder, looked up at each run)."""
         self.keep = keep
@@ -224,8 +224,8 @@ class Session:
                            ("int_sim", keys.analysis)):
             self.memory.drop(stage, key)
         with self._lock:
-            for key in [k for k in self._simulated if k[0] == config]:
-                del self._simulated[key]
+            for simulated in [k for k in self._simulated if k[0] == config]:
+                del self._simulated[simulated]
             self._ablations.pop(keys.analysis, None)
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
@@ -345,7 +345,7 @@ class Session:
         with self._lock:
             return self._ablations.get(keys.analysis if keys is not None else config)
 
-    def save_program(self, config: RunConfig, path) -> None:
+    def save_program(self, config: RunConfig, path: str | Path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""
         from vpu_core.pipeline.program_file import save_program
 

@@ -8,6 +8,8 @@ those. The HTML report's picture (report.png) is taken from a browser, not from 
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +33,7 @@ SIZED = {"laptop_1280x720.png": (["resnet8", "--quantizer", "xnnpack", "--select
                                          "--tab", "limits", "--tab", "partition"], "1280x720")}
 
 
-def commands(out_dir: Path, size: str, only=()) -> list[list[str]]:
+def commands(out_dir: Path, size: str, only: Iterable[str] = ()) -> list[list[str]]:
     shots = {**{name: (args, size) for name, args in SHOTS.items()}, **SIZED}
     return [[sys.executable, "-m", "app", "gui", *args, "--size", shot_size, "--screenshot", str(out_dir / name)]
             for name, (args, shot_size) in shots.items() if not only or name in only]

@@ -8,6 +8,8 @@ written atomically through vpu_core.files.atomic_write (temp file beside the tar
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, QSizeF, Qt
@@ -16,6 +18,12 @@ from PySide6.QtWidgets import QWidget
 
 from vpu_core.errors import InspectorError
 from vpu_core.files import check_output_path
+
+if TYPE_CHECKING:
+    from app.graph_view.style import Theme
+    from app.graph_view.view import GraphView
+    from vpu_core.graph.model import GraphModel
+    from vpu_core.layout.types import Layout
 
 IMAGE_SUFFIXES = (".png", ".svg")
 MAX_SIDE, MAX_PIXELS = 30_000, 64_000_000
@@ -34,7 +42,7 @@ def check_screenshot_path(path: str | Path) -> Path:
     return check_output_path(path, (".png",), "a screenshot")
 
 
-def write_atomically(path: Path, write) -> Path:
+def write_atomically(path: Path, write: Callable[[Path], object]) -> Path:
     """`write(tmp_path)` into a temp file beside `path`, then rename it into place."""
     from vpu_core.files import atomic_write
 
@@ -128,7 +136,7 @@ def _compose(painter: QPainter, root: QWidget, rect: QRect, views, labels) -> No
             draw(child)
 
 
-def export_view(view, path: Path) -> Path:
+def export_view(view: GraphView, path: Path) -> Path:
     """One GraphView's viewport with the canvas legend (the canvas' own exporter)."""
     from app.graph_view import render_view_to_image
 
@@ -138,7 +146,7 @@ def export_view(view, path: Path) -> Path:
 
 # -- the whole graph -----------------------------------------------------------------------------
 
-def export_graph(model, layout, path: Path, theme) -> Path:
+def export_graph(model: GraphModel, layout: Layout, path: Path, theme: Theme) -> Path:
     """One whole graph with the canvas legend (the canvas' own exporter)."""
     from app.graph_view import render_to_image
 
@@ -146,7 +154,7 @@ def export_graph(model, layout, path: Path, theme) -> Path:
     return write_atomically(path, lambda tmp: render_to_image(model, layout, tmp, theme=theme))
 
 
-def export_panels(panels: list[dict], path: Path, theme, title: str = "graph") -> Path:
+def export_panels(panels: list[dict], path: Path, theme: Theme, title: str = "graph") -> Path:
     """Whole graphs side by side, each with a title line above and its legend to its right.
 
     panels: [{"model", "layout", "title", "legend": paint(painter, QPointF top_left),

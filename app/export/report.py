@@ -13,9 +13,15 @@ from __future__ import annotations
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from vpu_core.files import check_output_path
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.config import RunConfig
+    from vpu_core.reports.html import GraphImage
+    from vpu_core.whatif.results import AblationReport
 
 REPORT_SUFFIXES = (".html", ".htm")
 IMAGE_SCALE = 2.0
@@ -28,7 +34,7 @@ def check_output(output: str | Path) -> Path:
     return check_output_path(output, REPORT_SUFFIXES, "the report")
 
 
-def report_model(config, output: str | Path, compare_config=None,
+def report_model(config: RunConfig, output: str | Path, compare_config: RunConfig | None = None,
                  progress: ProgressFn | None = None, int_sim: bool = False, ablate: bool = False) -> Path:
     """Run the pipeline and analysis for `config` (and `compare_config`), then write the report;
     `int_sim` adds the integer simulation of `config`'s VPU partitions, `ablate` its constraint
@@ -47,8 +53,9 @@ def report_model(config, output: str | Path, compare_config=None,
     return export_report(output, analysis, compare_with=other, ablation=ablation)
 
 
-def export_report(output: str | Path, analysis, compare_with=None, fold_params: bool = True,
-                  ablation=None) -> Path:
+def export_report(output: str | Path, analysis: Analysis, compare_with: Analysis | None = None,
+                  fold_params: bool = True,
+                  ablation: AblationReport | None = None) -> Path:
     """Write the report of `analysis` (optionally compared with a second analysis, optionally with
     the constraint ablation of `analysis`) to `output`."""
     from vpu_core.reports.html import write_report_html
@@ -60,7 +67,7 @@ def export_report(output: str | Path, analysis, compare_with=None, fold_params: 
                              compare_graph_image=other_image, ablation=ablation)
 
 
-def graph_image(analysis, fold_params: bool = True):
+def graph_image(analysis: Analysis, fold_params: bool = True) -> GraphImage:
     """The graph of `analysis` as a GraphImage: the model collapsed to its blocks (what the
     report's block table lists), with the flat graph beside it when that is still readable —
     PNGs drawn off screen like `vpu-inspector render`, at twice the size they are shown at

@@ -30,12 +30,11 @@ class StatusLine(Protocol):
 
 
 class _BusyCursor:
-    def __enter__(self):
+    def __enter__(self) -> None:
         QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         QGuiApplication.restoreOverrideCursor()
-        return False
 
 
 class ExportController(QObject):
@@ -54,8 +53,9 @@ class ExportController(QObject):
             return "vpu-inspector"
         a = self.state.result.analysis
         stem = f"{a.model}_{a.quantizer}"
-        if self.state.showing_compare:
-            stem += f"_vs_{self.state.comparison.b.analysis.quantizer}"
+        pair = self.state.comparison
+        if self.state.showing_compare and pair is not None:
+            stem += f"_vs_{pair.b.analysis.quantizer}"
         return stem
 
     def _export_dir(self) -> Path:
@@ -107,10 +107,12 @@ class ExportController(QObject):
 
         if self._nothing_to_export():
             return None
-        state = self.state
-        other = state.comparison.b.analysis if state.showing_compare else None
+        state, pair, result = self.state, self.state.comparison, self.state.result
+        if result is None:
+            return None
+        other = pair.b.analysis if state.showing_compare and pair is not None else None
         ablation = state.ablation                  # what each constraint costs, when it was run
-        return self._guarded("Report", lambda: export_report(path, state.result.analysis, compare_with=other,
+        return self._guarded("Report", lambda: export_report(path, result.analysis, compare_with=other,
                                                              fold_params=state.view.fold_params,
                                                              ablation=ablation))
 
@@ -139,6 +141,8 @@ class ExportController(QObject):
         theme = self.graph_view.theme()
         if not compare and not overlay:
             shown = self.graph_view.graph_scene()        # as drawn: groups open / closed as now
+            if shown is None:
+                raise InspectorError("Nothing is drawn yet.")
             return image_export.export_graph(shown.model, shown.layout, path, theme)
         sides = self.state.sides()
         return image_export.export_panels([self._panel(side, theme, overlay) for side in sides],
@@ -148,6 +152,8 @@ class ExportController(QObject):
         from app.graph_view.legend import legend_size, paint_legend
 
         graph = self.state.graph(side)
+        if graph is None:
+            raise InspectorError(f"Side {side.upper()} has no graph to export.")
         subgraphs = len({n.subgraph for n in graph.model.nodes if n.category == "vpu"})
         if overlay:
             rows = delegation_entries(theme, subgraphs)

@@ -79,7 +79,7 @@ class WhatIfController(QObject):
         self.ablations.running_changed.connect(lambda running: chart.set_running(running))
         self.ablations.succeeded.connect(self._on_ablation_done)
         self.ablations.failed.connect(self._on_ablation_failed)
-        self.ablations.cancelled.connect(lambda: (self._show_chart(), chart.set_status("Cancelled")))
+        self.ablations.cancelled.connect(self._on_ablation_cancelled)
         # a table row shows its node on the canvas
         panel.candidates.node_activated.connect(lambda node: state.show_node(state.focus_side, node))
         state.result_changed.connect(self._on_result)
@@ -308,6 +308,10 @@ class WhatIfController(QObject):
             self.state.ablation = report
         self._show_chart()
         self.panel.chart.set_status(f"Done in {report.seconds:.1f} s")
+
+    def _on_ablation_cancelled(self) -> None:
+        self._show_chart()
+        self.panel.chart.set_status("Cancelled")
 
     def _on_ablation_failed(self, error: InspectorError) -> None:
         self._show_chart()

@@ -18,7 +18,7 @@ SEPARATOR = "›"
 class Breadcrumbs(QFrame):
     group_clicked = Signal(str)         # module group path
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("breadcrumbs")
         self.setStyleSheet(

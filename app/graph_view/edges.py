@@ -8,6 +8,8 @@ The selected node's edges are re-drawn on top by a HighlightItem.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable, Sequence
+
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -18,16 +20,19 @@ from vpu_core.layout import EdgeRoute
 
 from .style import BOUNDARY, SELECT, Theme
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
 BAND_H = 1200.0      # scene px per band: a screenful at 1:1, so 1-3 bands per frame
 ARROW_L, ARROW_W = 7.0, 3.5
 LOD_ARROWS = 0.5
 
 
-def polyline_path(path: QPainterPath, pts) -> None:
+def polyline_path(path: QPainterPath, pts: Sequence[tuple[float, float]]) -> None:
     path.addPolygon(QPolygonF([QPointF(x, y) for x, y in pts]))   # an open sub-path
 
 
-def arrow_path(path: QPainterPath, pts) -> None:
+def arrow_path(path: QPainterPath, pts: Sequence[tuple[float, float]]) -> None:
     """A filled triangle at the end of the polyline, pointing along its last segment."""
     (x0, y0), (x1, y1) = pts[-2], pts[-1]
     dx, dy = x1 - x0, y1 - y0
@@ -42,7 +47,7 @@ class EdgeBandItem(QGraphicsItem):
     """The edges starting in one horizontal band. Paths are built on first paint, so
     opening a big graph only pays for the bands that are actually looked at."""
 
-    def __init__(self, routes: list[EdgeRoute], bounds: QRectF, theme_ref):
+    def __init__(self, routes: list[EdgeRoute], bounds: QRectF, theme_ref: Callable[[], Theme]) -> None:
         super().__init__()
         self.routes = routes
         self.theme_ref = theme_ref            # callable -> current Theme
@@ -65,7 +70,7 @@ class EdgeBandItem(QGraphicsItem):
                 polyline_path(self.normal, e.points)
                 arrow_path(self.arrows, e.points)
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         self.ensure_paths()
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         theme: Theme = self.theme_ref()
@@ -86,7 +91,7 @@ class EdgeBandItem(QGraphicsItem):
                 painter.drawPath(self.b_arrows)
 
 
-def build_bands(edges: tuple[EdgeRoute, ...], theme_ref, width: float) -> list[EdgeBandItem]:
+def build_bands(edges: tuple[EdgeRoute, ...], theme_ref: Callable[[], Theme], width: float) -> list[EdgeBandItem]:
     """Group edges by the band their first point falls in. A band's bounds span the whole
     width and the y range of its edges' end points (plus room for self-loops and arrows):
     cheap to compute, and a band is only ever a few screens wide anyway."""
@@ -110,7 +115,8 @@ class EdgeLabelItem(QGraphicsItem):
     """Labels of folded Q/DQ edges (dtype and scale) just below their source, with a red count
     where the folded quantize / dequantize broke rules. One item per band, like the edges."""
 
-    def __init__(self, labels: list[tuple[float, float, str, int]], bounds: QRectF, theme_ref):
+    def __init__(self, labels: list[tuple[float, float, str, int]], bounds: QRectF,
+                 theme_ref: Callable[[], Theme]) -> None:
         super().__init__()
         self.labels = labels                   # (x, y, text, violations)
         self.theme_ref = theme_ref
@@ -120,7 +126,7 @@ class EdgeLabelItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._bounds
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         if lod < LOD_LABELS and not any(v for *_, v in self.labels):
             return
@@ -139,7 +145,8 @@ class EdgeLabelItem(QGraphicsItem):
                                  Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
 
 
-def build_labels(edges: tuple[EdgeRoute, ...], texts: dict, theme_ref, width: float) -> list[EdgeLabelItem]:
+def build_labels(edges: tuple[EdgeRoute, ...], texts: dict, theme_ref: Callable[[], Theme],
+                 width: float) -> list[EdgeLabelItem]:
     """`texts`: (src, dst) -> (text, violations) of the edges that carry a label. Edges from one
     source carry one tensor: its label is drawn once."""
     groups: dict[int, dict] = {}
@@ -153,8 +160,8 @@ def build_labels(edges: tuple[EdgeRoute, ...], texts: dict, theme_ref, width: fl
         old = band.get(key)
         band[key] = (x, y, got[0], max(got[1], old[3]) if old else got[1])
     items = []
-    for key in sorted(groups):
-        labels = list(groups[key].values())
+    for band_index in sorted(groups):
+        labels = list(groups[band_index].values())
         ys = [l[1] for l in labels]
         items.append(EdgeLabelItem(labels, QRectF(-20.0, min(ys) - 8.0, width + 200.0,
                                                   max(ys) - min(ys) + 30.0), theme_ref))
@@ -164,7 +171,7 @@ def build_labels(edges: tuple[EdgeRoute, ...], texts: dict, theme_ref, width: fl
 class HighlightItem(QGraphicsItem):
     """The selected node's input and output edges, drawn thick on top of the others."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.path = QPainterPath()
         self.arrows = QPainterPath()
@@ -190,7 +197,7 @@ class HighlightItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._bounds
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         if self.path.isEmpty():
             return
         lod = option.levelOfDetailFromTransform(painter.worldTransform())

@@ -6,6 +6,8 @@ Works without a display (QT_QPA_PLATFORM=offscreen is chosen when none is availa
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import os
 from pathlib import Path
 
@@ -19,6 +21,11 @@ from .legend import legend_size, paint_legend
 from .scene import GraphScene
 from .style import Theme
 
+if TYPE_CHECKING:
+    from PySide6.QtGui import QGuiApplication
+    from app.graph_view.view import GraphView
+    from PySide6.QtCore import QCoreApplication
+
 MAX_SIDE = 30_000          # QImage / raster engine comfort limit per side
 MAX_PIXELS = 64_000_000    # 256 MB of ARGB32 at most
 LEGEND_GAP = 16.0
@@ -26,7 +33,7 @@ LEGEND_GAP = 16.0
 _app = None
 
 
-def ensure_app():
+def ensure_app() -> QCoreApplication:
     """A Q(Gui)Application for painting text; created offscreen if there is no display."""
     global _app
     from PySide6.QtWidgets import QApplication
@@ -92,7 +99,7 @@ def render_to_image(model: GraphModel, layout: Layout, path: str | os.PathLike,
     return {"path": str(path), "scale": s, "size": (W, H)}
 
 
-def render_view_to_image(view, path: str | os.PathLike) -> dict:
+def render_view_to_image(view: GraphView, path: str | os.PathLike) -> dict:
     """Save the current viewport of a GraphView (with its legend) to .png or .svg."""
     ensure_app()
     path = Path(path)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QAction, QKeyEvent
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMenu, QWidget
 
 from vpu_core.graph.groups import GROUP_PREFIX, group_id, group_path
 
@@ -224,7 +224,7 @@ class GroupNavigator:
         g, s = self._grouped, self.view.graph_scene()
         if g is None or s is None:
             return None
-        menu = QMenu(self.view)
+        menu = QMenu(self.view if isinstance(self.view, QWidget) else None)
         nid = s.pick(pt.x(), pt.y())
         if nid is not None and group_path(nid) is not None:
             path = group_path(nid)

@@ -7,6 +7,8 @@ the worst value.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
@@ -16,6 +18,11 @@ from vpu_core.layout.compound import HEADER
 
 from .nodes import LOD_SHAPES, LOD_TEXT, NodeItem, StyleCache, elided
 from .style import CPU_FILL, FRAME_EDGE, FRAME_FILLS, GROUP_EDGE, VIOLATION, VPU_PALETTE, gradient
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+    from vpu_core.graph.model import GraphNode
+    from vpu_core.layout.types import Box
 
 BAR_H = 6.0
 LOD_GROUP_TEXT = 0.4      # group names stay readable a little further out than op labels
@@ -51,7 +58,7 @@ class GroupItem(NodeItem):
 
     metric_bar: tuple | None = None       # (MetricBar, neutral, worst text) while an overlay is on
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         cache, r, n = self.cache, self.box, self.node
         s: GroupStats = n.group
@@ -96,7 +103,7 @@ class GroupItem(NodeItem):
             self._paint_state(painter, cosmetic=False)
 
 
-def make_group_item(node, x: float, y: float, w: float, h: float, cache: StyleCache) -> GroupItem:
+def make_group_item(node: GraphNode, x: float, y: float, w: float, h: float, cache: StyleCache) -> GroupItem:
     it = GroupItem(x - 4.0, y - 9.0, w + 13.0, h + 13.0)
     it.node = node
     it.box = QRectF(x, y, w, h)
@@ -123,7 +130,7 @@ class FrameItem(QGraphicsRectItem):
             self.selected = on
             self.update()
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         r, s = self.box, self.stats
         pen = QPen(QColor("#c51162") if self.selected else QColor(FRAME_EDGE),
@@ -161,7 +168,7 @@ class FrameItem(QGraphicsRectItem):
                          elided(text, self.cache.group_metrics, head.width() - right - 8.0))
 
 
-def make_frame_item(stats: GroupStats, box, cache: StyleCache, header: bool = False) -> FrameItem:
+def make_frame_item(stats: GroupStats, box: Box, cache: StyleCache, header: bool = False) -> FrameItem:
     x, y, w, h = box
     it = FrameItem(x - 2.0, y - 2.0, w + 4.0, (HEADER if header else h) + 4.0)
     it.is_header = header

@@ -11,7 +11,7 @@ metric stays on for every graph the view draws next (`reapply`).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from vpu_core.graph.build import display_id
 from vpu_core.graph.groups import scale_group_of
@@ -73,7 +73,7 @@ class Highlights:
         if self.metric:
             self.set_metric(self.metric)
 
-    def set_shared(self, node_ids) -> list[str]:
+    def set_shared(self, node_ids: Iterable[str]) -> list[str]:
         """Outline these graph nodes (fx names; folded or hidden ones on what shows them);
         returns the ids outlined."""
         s = self.view.graph_scene()

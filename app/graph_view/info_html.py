@@ -3,10 +3,16 @@ shares its scale with. Plain functions of the core's data, so they can be tested
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import html
 
 from vpu_core.formatting import scale_text as scale_label
 from vpu_core.graph.groups import group_path, scale_group_of
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.graph.model import GraphModel
 
 MUTED, DANGER, OK, WARN = "#5b636d", "#d92d20", "#2f9e44", "#b85c00"
 
@@ -24,7 +30,7 @@ def _section(title: str) -> str:
             f'{_esc(title.upper())}</p>')
 
 
-def group_html(model, node_id: str) -> str | None:
+def group_html(model: GraphModel, node_id: str) -> str | None:
     """A module group's numbers (`node_id` "group:<path>"); None for anything else."""
     path = group_path(node_id or "")
     stats = (model.meta.get("group_stats") or {}).get(path) if model is not None and path else None
@@ -49,7 +55,7 @@ def group_html(model, node_id: str) -> str | None:
             'an open group\'s title to close it (or E / C).</p>')
 
 
-def shared_scale_html(analysis, node_id: str, model=None) -> str:
+def shared_scale_html(analysis: Analysis, node_id: str, model: GraphModel | None = None) -> str:
     """The tensors forced to one scale together with `node_id`, each with the scale it got."""
     group = scale_group_of(getattr(analysis, "scale_groups", ()), node_id, model)
     if group is None:

@@ -5,6 +5,8 @@ on-screen overlay widget and the exporters so both always agree.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
@@ -12,6 +14,9 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient,
 from PySide6.QtWidgets import QWidget
 
 from .style import Theme, legend_entries
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPaintEvent
 
 PAD, SWATCH_W, SWATCH_H, GAP = 8.0, 22.0, 12.0, 6.0
 
@@ -101,7 +106,7 @@ def paint_metric_legend(painter: QPainter, top_left: QPointF, theme: Theme,
     return box
 
 
-def rows_size(theme: Theme, rows, title: str | None = None) -> QSizeF:
+def rows_size(theme: Theme, rows: list, title: str | None = None) -> QSizeF:
     """Size of a legend box of (kind, text, colour) rows, plus a bold title line if given."""
     fm = QFontMetricsF(_font(theme))
     line_h = max(fm.height(), SWATCH_H) + 3.0
@@ -114,7 +119,7 @@ def rows_size(theme: Theme, rows, title: str | None = None) -> QSizeF:
     return QSizeF(2 * PAD + SWATCH_W + GAP + text_w, 2 * PAD + line_h * lines)
 
 
-def paint_rows(painter: QPainter, top_left: QPointF, theme: Theme, rows,
+def paint_rows(painter: QPainter, top_left: QPointF, theme: Theme, rows: list,
                title: str | None = None) -> QRectF:
     """Any legend box in the canvas' style: the on-screen legend, exports and overlays share it."""
     painter.save()
@@ -177,7 +182,7 @@ class LegendOverlay(QWidget):
     """Legend floating over the view's viewport. A child of the view, not of its viewport,
     so scrolling (which blits the viewport and its children) never drags it along."""
 
-    def __init__(self, parent: QWidget):
+    def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self.theme = Theme.make()
         self.subgraphs = 1
@@ -192,13 +197,13 @@ class LegendOverlay(QWidget):
         self.theme, self.subgraphs = theme, subgraphs
         if groups is not None:
             self.groups = groups
-        if metric is not False:
+        if not isinstance(metric, bool):
             self.gradient = metric
         s = legend_size(theme, subgraphs, self.groups, self.gradient)
         self.resize(int(s.width()) + 2, int(s.height()) + 2)
         self.update()
 
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         paint_legend(p, QPointF(0.5, 0.5), self.theme, self.subgraphs, self.groups, self.gradient)
         p.end()

@@ -7,11 +7,17 @@ so it costs one small image blit per frame.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
 from .style import CPU_FILL, VIOLATION
+
+if TYPE_CHECKING:
+    from .scene import GraphScene
+    from PySide6.QtGui import QMouseEvent, QPaintEvent
 
 MAX_W, MAX_H, MIN_W = 180, 260, 36
 MARK = 3.0          # px: half size of a violation / CPU mark
@@ -20,18 +26,18 @@ MARK = 3.0          # px: half size of a violation / CPU mark
 class MiniMap(QWidget):
     jump_to = Signal(QPointF)           # scene point to centre on
 
-    def __init__(self, parent: QWidget):
+    def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self._scene = None
+        self._scene: GraphScene | None = None
         self._image: QImage | None = None
-        self._pixels = None
+        self._pixels: Any = None            # the raster's pixels (kept alive while the QImage uses them)
         self._viewport = QRectF()
         self._marks: list[tuple[float, float, QColor]] = []
         self.hide()
 
     # ---- content --------------------------------------------------------------------------------
-    def set_scene(self, scene) -> None:
+    def set_scene(self, scene: GraphScene | None) -> None:
         self._scene = scene
         self._image = None
         self._marks = []
@@ -77,7 +83,7 @@ class MiniMap(QWidget):
         self._marks = marks
 
     # ---- painting and input -----------------------------------------------------------------------
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         if self._scene is None:
             return
         if self._image is None:
@@ -108,11 +114,11 @@ class MiniMap(QWidget):
         ox, oy, sx, sy = self._map()
         self.jump_to.emit(QPointF((pos.x() - 1) / sx + ox, (pos.y() - 1) / sy + oy))
 
-    def mousePressEvent(self, event) -> None:
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         self._jump(event.position())
         event.accept()
 
-    def mouseMoveEvent(self, event) -> None:
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
         if event.buttons() & Qt.MouseButton.LeftButton:
             self._jump(event.position())
         event.accept()

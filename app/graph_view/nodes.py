@@ -7,6 +7,8 @@ only once it is legible.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText
 from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
@@ -14,6 +16,9 @@ from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
 from vpu_core.graph.model import GraphNode
 
 from .style import MATCH, SELECT, SHARED as SHARED_COLOR, VIOLATION, Theme
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 LOD_SHAPES = 0.3     # below: filled rectangle only
 LOD_TEXT = 0.6       # from here: label (≈ 6.6 px glyphs at the normal font)
@@ -25,7 +30,7 @@ SELECTED, NEIGHBOUR, MATCHED, SHARED = 1, 2, 4, 8   # NodeItem.state bits
 class StyleCache:
     """Per-theme brushes, pens and text colours shared by every node item."""
 
-    def __init__(self, theme: Theme):
+    def __init__(self, theme: Theme) -> None:
         self.theme = theme
         self._fills: dict[tuple[str, int | None], tuple[QBrush, QColor, QColor]] = {}
         self.outline = {c: theme.outline(c) for c in ("vpu", "cpu", "qdq", "param", "io")}
@@ -117,7 +122,7 @@ class NodeItem(QGraphicsRectItem):
             self._text_ver = theme.version
         return self._text
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         cache, r, n = self.cache, self.box, self.node
         brush, _, text_col = cache.fill(n)

@@ -11,12 +11,17 @@ Selection and search matches are drawn over it with cosmetic pens.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable, Iterable
+
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
 
 from .style import BOUNDARY, MATCH, SELECT, VIOLATION
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 MAX_SPLAT = 16             # px: bigger nodes mean we are zoomed in enough for real items
 MAX_EDGE_SAMPLES = 3_000_000
@@ -31,7 +36,7 @@ class Raster:
     """Node boxes and edge segments as arrays, rasterised on demand."""
 
     def __init__(self, boxes: np.ndarray, colors: np.ndarray, priority: np.ndarray,
-                 violations: np.ndarray, segments: np.ndarray, seg_boundary: np.ndarray):
+                 violations: np.ndarray, segments: np.ndarray, seg_boundary: np.ndarray) -> None:
         order = np.lexsort((violations > 0, priority))       # warm and red land on top
         self.x0, self.y0 = boxes[order, 0], boxes[order, 1]
         self.x1, self.y1 = self.x0 + boxes[order, 2], self.y0 + boxes[order, 3]
@@ -91,7 +96,8 @@ class Raster:
 
 
 class OverviewItem(QGraphicsItem):
-    def __init__(self, scene_rect: QRectF, make_raster, boxes_of):
+    def __init__(self, scene_rect: QRectF, make_raster: Callable[[], Raster],
+                 boxes_of: Callable[[Iterable[str]], list[QRectF]]) -> None:
         """make_raster() -> Raster (built on first use); boxes_of(ids) -> QRectFs."""
         super().__init__()
         self._rect = QRectF(scene_rect)
@@ -116,7 +122,7 @@ class OverviewItem(QGraphicsItem):
         self.raster = None
         self.update()
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         if self.raster is None:
             self.raster = self._make_raster()
         ex = option.exposedRect.intersected(self._rect)

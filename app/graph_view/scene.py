@@ -4,6 +4,8 @@ Only paints what the model and layout say; no analysis happens here.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable
+
 import numpy as np
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QBrush, QColor
@@ -21,13 +23,17 @@ from .nodes import MATCHED, NEIGHBOUR, SELECTED, SHARED, NodeItem, StyleCache, m
 from .overview import PRIORITY, OverviewItem, Raster, argb
 from .style import NO_VALUE, Theme, gradient_color
 
+if TYPE_CHECKING:
+    from PySide6.QtCore import QObject
+    from vpu_core.graph.metrics import MetricScale
+
 Z_OVERVIEW = 1.0    # everything else is z 0, stacked in insertion order:
                     # edge bands, then the highlight, then the nodes
 
 
 class GraphScene(QGraphicsScene):
     def __init__(self, model: GraphModel, layout: Layout, theme: Theme | None = None,
-                 parent=None):
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.model, self.layout = model, layout
         self.theme = theme or Theme.make()
@@ -82,7 +88,7 @@ class GraphScene(QGraphicsScene):
         self.x0, self.y0 = arr[:, 0], arr[:, 1]
         self.x1, self.y1 = arr[:, 0] + arr[:, 2], arr[:, 1] + arr[:, 3]
         cache, add = self.cache, self.addItem
-        self.items: dict[str, NodeItem] = {}
+        self.items: dict[str, NodeItem] = {}    # type: ignore[assignment]  # by node id; Qt's items() unused
         for n in self.model.nodes:
             b = boxes.get(n.id)
             if b is not None:
@@ -91,7 +97,7 @@ class GraphScene(QGraphicsScene):
                 add(it)
 
     # ---- drawing helpers -------------------------------------------------------------------
-    def rects_of(self, ids) -> list[QRectF]:
+    def rects_of(self, ids: Iterable[str]) -> list[QRectF]:
         return [self.items[i].box for i in ids if i in self.items]
 
     def _make_raster(self) -> Raster:
@@ -101,7 +107,8 @@ class GraphScene(QGraphicsScene):
         colors = np.array([argb(self.cache.fill(n)[1]) for n in nodes], dtype=np.uint32)
         prio = np.array([PRIORITY.get(n.category, 1) for n in nodes], dtype=np.int64)
         viol = np.array([n.violations for n in nodes], dtype=np.int64)
-        segs, bnd = [], []
+        segs: list = []
+        bnd: list = []
         for e in self.layout.edges:
             pts = e.points
             segs.extend(a + b for a, b in zip(pts, pts[1:]))
@@ -126,8 +133,9 @@ class GraphScene(QGraphicsScene):
         self.theme = theme
         old, self.cache = self.cache, StyleCache(theme)
         self.cache.overrides = old.overrides
-        for it in (*self.items.values(), *self.frames.values(), *self.headers.values()):
-            it.cache = self.cache
+        items: list[NodeItem | FrameItem] = [*self.items.values(), *self.frames.values(), *self.headers.values()]
+        for item in items:
+            item.cache = self.cache
         self.overview.invalidate()
         self.update()
 
@@ -214,7 +222,8 @@ class GraphScene(QGraphicsScene):
                 hit = path
         return hit
 
-    def set_metric(self, key: str | None, scale=None, neutral: bool = False, unit: str = "") -> None:
+    def set_metric(self, key: str | None, scale: MetricScale | None = None, neutral: bool = False,
+                   unit: str = "") -> None:
         """Colour ops by metric `key` on `scale` (a core MetricScale; None: back to partition colours)."""
         self.metric = key
         colors = {}

@@ -18,6 +18,8 @@ dense and sparse regions).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
@@ -35,6 +37,10 @@ from .scene import GraphScene
 from .search_matches import SearchMatches
 from .style import Theme
 
+if TYPE_CHECKING:
+    from PySide6.QtGui import QContextMenuEvent, QMouseEvent, QResizeEvent
+    from vpu_core.layout.grouped import GroupedGraph
+
 ZOOM_MIN, ZOOM_MAX = 1e-4, 4.0
 ZOOM_OUT_SLACK = 0.75          # zoom out at most to 3/4 of the "whole graph" scale
 LEGIBLE = 0.6                  # "Fit" never goes below this on a tall graph: labels stay readable
@@ -49,7 +55,7 @@ class GraphView(QGraphicsView):
                                     # (a module group: "group:<path>")
     groups_changed = Signal()       # a group was expanded / collapsed: another model is shown
 
-    def __init__(self, parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._theme = Theme.make()
         self._gscene: GraphScene | None = None
@@ -78,7 +84,7 @@ class GraphView(QGraphicsView):
         self._crumbs.group_clicked.connect(self.groups.reveal_group)
 
     # ---- content ---------------------------------------------------------------------------
-    def set_graph(self, model: GraphModel, layout: Layout, grouped=None,
+    def set_graph(self, model: GraphModel, layout: Layout, grouped: GroupedGraph | None = None,
                   depth: int | None = None) -> None:
         """Show `model` drawn at `layout`; replaces any previous graph.
 
@@ -220,7 +226,7 @@ class GraphView(QGraphicsView):
         super().scrollContentsBy(dx, dy)
         self._update_tier()
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._place_overlays()
         self._update_tier()
@@ -261,22 +267,22 @@ class GraphView(QGraphicsView):
         elif not self.groups.key_press(event):
             super().keyPressEvent(event)
 
-    def mouseDoubleClickEvent(self, event) -> None:
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.groups.double_click(self.mapToScene(event.position().toPoint())):
             event.accept()
         else:
             super().mouseDoubleClickEvent(event)
 
-    def contextMenuEvent(self, event) -> None:
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         menu = self.groups.menu(self.mapToScene(event.pos()))
         if menu is not None:
             menu.exec(event.globalPos())
 
-    def mousePressEvent(self, event) -> None:
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         self._press = event.position()
         super().mousePressEvent(event)
 
-    def mouseReleaseEvent(self, event) -> None:
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         super().mouseReleaseEvent(event)
         p, self._press = self._press, None
         if p is None or event.button() != Qt.MouseButton.LeftButton or self._gscene is None:

@@ -45,7 +45,7 @@ class Field(Generic[T]):
     def __get__(self, obj: object | None, owner: type) -> Field[T] | T:
         if obj is None:
             return self
-        return obj.__dict__.get(self.name, self.default)   # type: ignore[no-any-return]
+        return obj.__dict__.get(self.name, self.default)
 
     def __set__(self, obj: Evented, value: T) -> None:
         if self.readonly:

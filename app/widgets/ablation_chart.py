@@ -8,6 +8,8 @@ standard error; the sentences come from vpu_core.reports.whatif_text.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -17,8 +19,11 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QProgressBar, QPushB
 from app import theme
 from vpu_core.reports.whatif_text import NOISE_DB, ablation_headline, constraint_name, db, noise_note
 
+if TYPE_CHECKING:
+    from vpu_core.whatif.results import AblationEntry, AblationReport
 
-def bar_colour(entry) -> str:
+
+def bar_colour(entry: AblationEntry) -> str:
     if not entry.measured or abs(entry.delta_db) < NOISE_DB or entry.within_noise:
         return theme.PLOT_COLORS["float"]
     return theme.DANGER if entry.delta_db > 0 else theme.OK
@@ -36,7 +41,7 @@ class AblationChart(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.report = None
+        self.report: AblationReport | None = None
         self._build()
         self.show_idle("", "Run a model first.", can_run=False)
 
@@ -120,7 +125,7 @@ class AblationChart(QWidget):
                            "<b>What each constraint costs</b>")
 
     # -- the chart -----------------------------------------------------------------------------------
-    def show_report(self, report, model: str = "") -> None:
+    def show_report(self, report: AblationReport, model: str = "") -> None:
         self.report = report
         self._title(model or report.model)
         ranked = report.ranked()

@@ -8,6 +8,7 @@ below, so tests can compare a row with the pair it shows.
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -16,6 +17,10 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QSiz
 
 from app import theme
 from vpu_core.formatting import op_label, scales_text
+
+if TYPE_CHECKING:
+    from vpu_core.compare import Comparison
+    from vpu_core.compare import OpPair, OpSide
 
 PAIR_ROLE = Qt.ItemDataRole.UserRole + 3     # (side, node) to select when the row is clicked
 DIFF_BG = "#fff4d6"
@@ -36,7 +41,7 @@ def _zp(points) -> str:
     return f" zp {values[0]}" if len(values) == 1 else f" zp {values[0]}…{values[-1]}"
 
 
-def qparams_text(side) -> str:
+def qparams_text(side: OpSide) -> str:
     """"out 2^-4 · w 16 ch 2^-9…2^-6 · b int32" for one OpSide."""
     parts = []
     if side.output is not None:
@@ -48,15 +53,15 @@ def qparams_text(side) -> str:
     return " · ".join(parts) or "—"
 
 
-def rules_text(side) -> str:
+def rules_text(side: OpSide) -> str:
     return ", ".join(RULE_SHORT.get(r, r) for r in side.rules) if side.rules else "✓"
 
 
-def placement_text(side) -> str:
+def placement_text(side: OpSide) -> str:
     return "CPU" if side.placement == "cpu" else "VPU"
 
 
-def partition_text(pair) -> str:
+def partition_text(pair: OpPair) -> str:
     a, b = placement_text(pair.a), placement_text(pair.b)
     return a if not pair.partition_differs else f"{a} → {b}"
 
@@ -66,7 +71,7 @@ def module_text(key: str) -> str:
     return key.split(" · ", 1)[0] if key else "—"
 
 
-def pair_html(cmp, side: str, node: str, op: str) -> str:
+def pair_html(cmp: Comparison, side: str, node: str, op: str) -> str:
     """The top of the node panel in compare mode: what this node is matched with."""
     labels = {"a": cmp.a_label, "b": cmp.b_label}
     other = "b" if side == "a" else "a"
@@ -88,7 +93,7 @@ def pair_html(cmp, side: str, node: str, op: str) -> str:
     return box.format("<br>".join(rows))
 
 
-def pair_row(pair) -> list[str]:
+def pair_row(pair: OpPair) -> list[str]:
     return [op_label(pair.op), module_text(pair.key), qparams_text(pair.a), qparams_text(pair.b),
             rules_text(pair.a), rules_text(pair.b), partition_text(pair)]
 
@@ -118,10 +123,10 @@ class CompareTable(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
         layout.addWidget(self.tree)
-        self.comparison = None
+        self.comparison: Comparison | None = None
         self._differs: list[bool] = []
 
-    def set_comparison(self, cmp, names: dict | None = None) -> None:
+    def set_comparison(self, cmp: Comparison, names: dict | None = None) -> None:
         """Fill from a vpu_core.compare.Comparison; `names` maps side -> {node: op text} for
         the unmatched rows (the analyses' NodeInfo.op)."""
         self.comparison = cmp

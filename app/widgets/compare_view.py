@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 from bisect import bisect_right
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
@@ -23,6 +24,11 @@ from PySide6.QtWidgets import (QGraphicsItem, QLabel, QSizePolicy, QSplitter,
 from app import theme
 from app.graph_view import GraphView
 from vpu_core.graph.placement import partition_report
+
+if TYPE_CHECKING:
+    from vpu_core.session import InspectionPair
+    from PySide6.QtGui import QTransform
+    from vpu_core.session import DisplayGraph
 
 SIDES = ("a", "b")
 UNMATCHED = "#7e22ce"          # purple: no category, selection or search colour uses it
@@ -43,7 +49,7 @@ class SyncedGraphView(GraphView):
         super().scrollContentsBy(dx, dy)
         self.viewport_changed.emit()
 
-    def setTransform(self, matrix, combine: bool = False) -> None:   # GraphView zooms through this
+    def setTransform(self, matrix: QTransform, combine: bool = False) -> None:   # GraphView zooms through this
         super().setTransform(matrix, combine)
         self.viewport_changed.emit()
 
@@ -75,7 +81,7 @@ class MarkItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return self._bounds
 
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         pen = QPen(self.pen)
         pen.setCosmetic(lod < 0.5)
@@ -94,8 +100,8 @@ class MarkItem(QGraphicsItem):
 class _Anchors:
     """The matched ops of one side, by layout row, with their partners' centres."""
 
-    def __init__(self, view: SyncedGraphView, partners: dict[str, str], other_view: SyncedGraphView):
-        rows: dict[float, list[tuple[float, QPointF]]] = {}
+    def __init__(self, view: SyncedGraphView, partners: dict[str, str], other_view: SyncedGraphView) -> None:
+        rows: dict[float, list[tuple[float, QPointF, QPointF]]] = {}
         for node, partner in partners.items():
             here, there = view.box_center(node), other_view.box_center(partner)
             if here is not None and there is not None:
@@ -131,7 +137,7 @@ class CompareView(QWidget):
         super().__init__(parent)
         self.views = {s: SyncedGraphView() for s in SIDES}
         self.headers = {s: QLabel() for s in SIDES}
-        self.result = None
+        self.result: InspectionPair | None = None
         self.partners: dict[str, dict[str, str]] = {"a": {}, "b": {}}
         self.owners: dict[str, dict[str, str]] = {"a": {}, "b": {}}
         self.unmatched: dict[str, tuple[str, ...]] = {"a": (), "b": ()}
@@ -164,7 +170,7 @@ class CompareView(QWidget):
         layout.addWidget(self.splitter)
 
     # -- content ------------------------------------------------------------------------------
-    def set_result(self, result, graph_a, graph_b) -> None:
+    def set_result(self, result: InspectionPair, graph_a: DisplayGraph | None, graph_b: DisplayGraph | None) -> None:
         """Show an InspectionPair with the DisplayGraphs (model + layout) of its two sides."""
         from vpu_core.compare import violation_owners
 

@@ -6,12 +6,18 @@ VPU) is replaced by `DelegationLegend`, painted in the same style.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QWidget
 
 from app.graph_view.legend import paint_rows, rows_size
 from app.graph_view.style import Theme, legend_entries
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPaintEvent
+    from app.graph_view.view import GraphView
 
 _RELABEL = {"VPU": "XNNPACK delegate", "CPU fallback": "not delegated (portable CPU kernel)",
             "VPU ↔ CPU boundary": "delegate ↔ CPU boundary"}
@@ -32,11 +38,11 @@ def delegation_entries(theme: Theme, subgraphs: int) -> list[tuple[str, str, QCo
 TITLE = "XNNPACK delegation"
 
 
-def entries_size(theme: Theme, rows) -> QSizeF:
+def entries_size(theme: Theme, rows: list) -> QSizeF:
     return rows_size(theme, rows, TITLE)
 
 
-def paint_entries(painter: QPainter, top_left: QPointF, theme: Theme, rows) -> QRectF:
+def paint_entries(painter: QPainter, top_left: QPointF, theme: Theme, rows: list) -> QRectF:
     """A legend box like the canvas' own (same swatches, same painter), with a title line."""
     return paint_rows(painter, top_left, theme, rows, TITLE)
 
@@ -45,7 +51,7 @@ class DelegationLegend(QWidget):
     """Floats over a GraphView's top-right corner while the overlay is on (the view's own
     legend is hidden then); follows the view's size through an event filter."""
 
-    def __init__(self, view) -> None:
+    def __init__(self, view: GraphView) -> None:
         super().__init__(view)
         self.view = view
         self.rows: list = []
@@ -72,7 +78,7 @@ class DelegationLegend(QWidget):
         vp = self.view.viewport().geometry()
         self.move(vp.right() - self.width() - 10, vp.top() + 10)
 
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         paint_entries(painter, QPointF(0.5, 0.5), self.view.theme(), self.rows)
         painter.end()

@@ -13,6 +13,8 @@ pass `analysis.int_sim` and the selected node on; the run worker asks the sessio
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -21,13 +23,17 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QVBoxLayout, 
 from app import theme
 from vpu_core.formatting import db_text, percent_text
 
+if TYPE_CHECKING:
+    from PySide6.QtGui import QResizeEvent
+    from vpu_core.intsim.results import IntSimLayer, IntSimReport
+
 _LABEL_STYLE = {"color": theme.MUTED, "font-size": "9pt"}
 PLOT_MIN_HEIGHT = 110
 CHART_MIN_HEIGHT = 250      # numbers and a readable chart, even at 1280×720
 COLORS = {"local": theme.PLOT_COLORS["shift"], "drift": theme.PLOT_COLORS["float"]}
 
 
-def layer_facts(layer) -> list[tuple[str, str]]:
+def layer_facts(layer: IntSimLayer) -> list[tuple[str, str]]:
     """(label, value) rows for one IntSimLayer."""
     sat = f"{layer.saturated}" if not layer.saturated else f'<b style="color:{theme.DANGER}">{layer.saturated}</b>'
     rows = [("vs Q/DQ", f"max |Δ| {layer.max_abs_lsb} LSB · {percent_text(layer.mismatch_frac)} "
@@ -43,7 +49,7 @@ def layer_facts(layer) -> list[tuple[str, str]]:
     return rows
 
 
-def report_facts(report) -> list[tuple[str, str]]:
+def report_facts(report: IntSimReport) -> list[tuple[str, str]]:
     """(label, value) rows for the whole model's simulation."""
     return [("hardware", f"{report.rounding}, {report.accumulator_bits}-bit accumulator"),
             ("SQNR int vs float", f"{db_text(report.sqnr_db)} (Q/DQ graph {db_text(report.qdq_sqnr_db)})"),
@@ -62,8 +68,8 @@ class IntSimPanel(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.report = None
-        self.layer = None                   # the IntSimLayer shown, or None
+        self.report: IntSimReport | None = None
+        self.layer: IntSimLayer | None = None    # the IntSimLayer shown, or None
         self.title = QLabel()
         self.title.setStyleSheet(f"color: {theme.MUTED}; font-size: 9pt; font-weight: 600;")
         self.facts = QLabel()
@@ -115,7 +121,7 @@ class IntSimPanel(QWidget):
             item.getAxis(name).setTextPen(pg.mkPen(theme.MUTED))
 
     # -- what the window calls --------------------------------------------------------------------------
-    def set_report(self, report) -> None:
+    def set_report(self, report: IntSimReport | None) -> None:
         """The IntSimReport of the current analysis (None: integer simulation was not run)."""
         self.report = report
         self.show_summary()
@@ -183,7 +189,7 @@ class IntSimPanel(QWidget):
             self.setMinimumHeight(height)
             self.setMaximumHeight(height)
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.size().width() == event.oldSize().width():
             return

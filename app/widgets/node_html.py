@@ -7,6 +7,8 @@ are links ("node:<name>"): clicking one selects that node.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable
+
 import html
 
 from app import theme
@@ -17,10 +19,14 @@ from vpu_core.graph.placement import partition_report, placement
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, mac_share_text, no_weighted_op_sentence,
                                            weights_text)
 
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis, InputInfo
+    from vpu_core.graph.model import GraphModel
+
 _CAT_TEXT = {"vpu": "VPU", "cpu": "CPU fallback", "qdq": "Q/DQ", "param": "parameter", "io": "graph I/O"}
 
 
-def esc(value) -> str:
+def esc(value: object) -> str:
     return html.escape(str(value))
 
 
@@ -35,7 +41,7 @@ def section(title: str, body: str) -> str:
             f'{esc(title.upper())}</p>{body}')
 
 
-def rows(pairs) -> str:
+def rows(pairs: Iterable[tuple[str, str]]) -> str:
     cells = "".join(f'<tr><td style="color:{theme.MUTED}; padding:2px 12px 2px 0" valign="top">{esc(k)}</td>'
                     f'<td style="padding:2px 0">{v}</td></tr>' for k, v in pairs if v not in (None, ""))
     return f'<table cellspacing="0" cellpadding="0">{cells}</table>'
@@ -57,7 +63,7 @@ def _breakable(text: str) -> str:
 
 # -- summary (nothing selected) -----------------------------------------------------------------
 
-def summary_html(analysis, model=None, source: str = "simulated") -> str:
+def summary_html(analysis: Analysis, model: GraphModel | None = None, source: str = "simulated") -> str:
     """The model at a glance; partition numbers are those of `source` (the colouring shown)."""
     part = partition_report(analysis, source)
     xnn = part.source == "xnnpack"
@@ -90,7 +96,7 @@ def summary_html(analysis, model=None, source: str = "simulated") -> str:
     return head + rows(facts) + section("VPU rules", rules_table) + hint
 
 
-def inputs_html(inputs) -> str:
+def inputs_html(inputs: tuple[InputInfo, ...]) -> str:
     """"x 16×3×32×32 float32" per input; a dynamic dim is marked."""
     out = []
     for i in inputs:
@@ -108,7 +114,7 @@ def _other_partition(part) -> str:
     return f"{n} {unit}{'s' if n != 1 else ''}, {count_text(len(part.cpu_nodes), theme.WARN)} {what}"
 
 
-def rules_rows(analysis) -> str:
+def rules_rows(analysis: Analysis) -> str:
     """Constraint 1 (the op list, enforced by the partition) first, then the seven checked rules."""
     out = []
     if analysis.partition_rule is not None:
@@ -145,7 +151,7 @@ def waiting_html(text: str) -> str:
 
 # -- one node ---------------------------------------------------------------------------------------
 
-def node_html(analysis, model, node_id: str, source: str = "simulated") -> str:
+def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str = "simulated") -> str:
     """One node; a module group ("group:<path>") shows the group's numbers instead."""
     from app.graph_view.info_html import group_html, shared_scale_html
 
@@ -234,7 +240,7 @@ def _quantization(analysis, info, members) -> str:
     return section("Quantization", rows(pairs)) if pairs else ""
 
 
-def placement_html(analysis, node_id: str, source: str) -> str:
+def placement_html(analysis: Analysis, node_id: str, source: str) -> str:
     where = placement(analysis, node_id, source)
     xnn = source == "xnnpack"
     if where.side == "vpu":

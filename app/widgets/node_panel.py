@@ -5,10 +5,16 @@ names in it are links that select that node.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QTextBrowser
 
 from app.widgets.node_html import node_html, running_html, summary_html, waiting_html
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.graph.model import GraphModel
 
 MIN_WIDTH = 300          # narrower, the tables of the panel wrap one word per line
 
@@ -32,7 +38,7 @@ class NodePanel(QTextBrowser):
         self.current_node = None
         self.setHtml(waiting_html(text))
 
-    def show_summary(self, analysis, model=None, source: str = "simulated") -> None:
+    def show_summary(self, analysis: Analysis, model: GraphModel | None = None, source: str = "simulated") -> None:
         self.current_node = None
         self.setHtml(summary_html(analysis, model, source))
 
@@ -40,7 +46,8 @@ class NodePanel(QTextBrowser):
         if self.current_node is None:
             self.setHtml(running_html(model, quantizer))
 
-    def show_node(self, analysis, model, node_id: str, prefix: str = "", source: str = "simulated") -> None:
+    def show_node(self, analysis: Analysis, model: GraphModel, node_id: str, prefix: str = "",
+                  source: str = "simulated") -> None:
         """`prefix`: HTML shown above the node (compare mode: how it matches the other side)."""
         self.current_node = node_id
         self.setHtml(prefix + node_html(analysis, model, node_id, source))

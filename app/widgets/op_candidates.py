@@ -7,6 +7,8 @@ highlighted. A row jumps to its node: a candidate to its first CPU node, a subgr
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSizePolicy, QTableWidget, QTableWidgetItem,
@@ -15,6 +17,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSizePoli
 from app import theme
 from vpu_core.reports.whatif_text import (candidate_name, candidate_sentence, economics_sentence, human_bytes,
                                           human_macs, signed_bytes)
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 # (short header for a narrow dock, what it means)
@@ -86,7 +91,7 @@ class OpCandidatesPanel(QWidget):
         layout.addWidget(self.economics_note)
         layout.addWidget(self.economics, 2)
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         self._fill_candidates(analysis)
         self._fill_economics(analysis)
 

@@ -1,6 +1,8 @@
 """The dock contents: node panel, report tables and plots, updated together from one Analysis."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QSplitter, QTabWidget
 
@@ -10,6 +12,11 @@ from app.widgets.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, Shift
 from app.widgets.tables import PartitionTable, RequantTable, ViolationsTable
 from vpu_core.graph.placement import partition_report
 from app.widgets.int_sim_panel import IntSimPanel
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.compare import Comparison
+    from vpu_core.graph.model import GraphModel
 
 
 class Panels(QObject):
@@ -32,10 +39,10 @@ class Panels(QObject):
             self.node_area.setCollapsible(index, False)
         self.violations, self.partition, self.requant = ViolationsTable(), PartitionTable(), RequantTable()
         self.tables = QTabWidget()
-        for widget, title in ((self.violations, "Violations"), (self.partition, "Partition"),
-                              (self.requant, "Requant shifts")):
-            self.tables.addTab(widget, title)
-            widget.node_activated.connect(self.node_activated)
+        for table, title in ((self.violations, "Violations"), (self.partition, "Partition"),
+                             (self.requant, "Requant shifts")):
+            self.tables.addTab(table, title)
+            table.node_activated.connect(self.node_activated)
         self.compare = CompareTable()                       # compare mode only
         self.compare_index = self.tables.addTab(self.compare, "Compare")
         self.tables.setTabVisible(self.compare_index, False)
@@ -51,7 +58,7 @@ class Panels(QObject):
                                      "Observer's float scale vs the power-of-two scale used")):
             self.plots.setTabToolTip(index, tip)
 
-    def set_analysis(self, analysis, source: str = "simulated") -> None:
+    def set_analysis(self, analysis: Analysis, source: str = "simulated") -> None:
         """Fill the tables and plots; `source` is the partition the graph is coloured by."""
         for widget in (self.violations, self.requant, self.scale_hist, self.shift_hist, self.pow2_plot):
             widget.set_analysis(analysis)
@@ -63,7 +70,7 @@ class Panels(QObject):
         unit = "not delegated" if part.source == "xnnpack" else "CPU"
         self.tables.setTabText(1, f"Partition ({len(part.cpu_nodes)} {unit})")
 
-    def set_comparison(self, comparison, names: dict | None) -> None:
+    def set_comparison(self, comparison: Comparison | None, names: dict | None) -> None:
         """Show (comparison) or hide (None) the Compare tab."""
         if comparison is not None:
             self.compare.set_comparison(comparison, names)
@@ -72,13 +79,14 @@ class Panels(QObject):
                                    + (f", {unmatched} unmatched)" if unmatched else ")"))
         self.tables.setTabVisible(self.compare_index, comparison is not None)
 
-    def show_summary(self, analysis, model, source: str = "simulated") -> None:
+    def show_summary(self, analysis: Analysis, model: GraphModel, source: str = "simulated") -> None:
         self.node_panel.show_summary(analysis, model, source)
         self.channel_plot.set_node(analysis, model, None)
         self._int_sim_of(analysis)
         self.int_sim_panel.show_summary()
 
-    def show_node(self, analysis, model, node: str, prefix: str = "", source: str = "simulated") -> None:
+    def show_node(self, analysis: Analysis, model: GraphModel, node: str, prefix: str = "",
+                  source: str = "simulated") -> None:
         self.node_panel.show_node(analysis, model, node, prefix, source)
         self.channel_plot.set_node(analysis, model, node)
         self._int_sim_of(analysis)

@@ -6,6 +6,8 @@ has nothing to show it says why instead of staying blank.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
 import numpy as np
@@ -15,6 +17,10 @@ from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app import theme
 from vpu_core.reports.summary_text import empty_weights_reason
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.graph.model import GraphModel
 
 pg.setConfigOptions(background="w", foreground=theme.TEXT, antialias=True)
 _LABEL_STYLE = {"color": theme.MUTED, "font-size": "10pt"}
@@ -72,7 +78,7 @@ def _centers(hist) -> tuple[np.ndarray, np.ndarray]:
 class _HintPlot(QWidget):
     """A plot with a hint page shown when there is nothing to plot."""
 
-    def __init__(self, plot: QWidget, hint: str) -> None:
+    def __init__(self, plot: pg.PlotWidget, hint: str) -> None:
         super().__init__()
         self.plot = plot
         self.hint = QLabel(hint)
@@ -115,7 +121,7 @@ class ScaleHistogram(_HintPlot):
         super().__init__(layout, "Run a model to see its scale histogram.")
         self._notes: list[pg.TextItem] = []             # "why this plot is empty", per result
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         spans = []
         for note in self._notes:                        # the previous result's
             if note.scene() is not None:
@@ -152,7 +158,7 @@ class ShiftHistogram(_HintPlot):
         super().__init__(_plot_widget("right-shift count n   (M = 2^-n)", "channels"),
                          "Run a model to see its requantization shifts.")
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         item = self.plot.getPlotItem()
         item.clear()
         hist = analysis.histograms.get("shifts")
@@ -186,7 +192,7 @@ class ChannelPlot(_HintPlot):
         super().__init__(layout, self.HINT)
         self.node: str | None = None
 
-    def set_node(self, analysis, model, node_id: str | None) -> None:
+    def set_node(self, analysis: Analysis, model: GraphModel, node_id: str | None) -> None:
         self.node = node_id
         scales, shifts, exact = self._data(analysis, model, node_id)
         self.scales_plot.clear()
@@ -240,10 +246,10 @@ class Pow2Comparison(_HintPlot):
         self.plot.setMouseEnabled(x=True, y=True)
         self.plot.getPlotItem().addLegend(offset=(-10, -10), labelTextColor=theme.TEXT)
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         item = self.plot.getPlotItem()
         item.clear()
-        points = {"activation": ([], []), "weight": ([], [])}
+        points: dict[str, tuple[list[float], list[float]]] = {"activation": ([], []), "weight": ([], [])}
         for t in analysis.tensors:
             if not t.float_scales or t.kind not in points:
                 continue

@@ -10,6 +10,8 @@ the shipped profile and what Apply will re-run are the what-if feature's
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Sequence
+
 import re
 
 from PySide6.QtCore import Qt, Signal
@@ -21,6 +23,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog
 
 from app import theme
 from app.widgets.limits_editor import LimitsEditor
+
+if TYPE_CHECKING:
+    from vpu_core.profile import HardwareProfile
+    from vpu_core.whatif.results import OpListRow
 
 OP_ROLE = Qt.ItemDataRole.UserRole + 2
 COUNT_ROLE = Qt.ItemDataRole.UserRole + 3
@@ -167,7 +173,8 @@ class ProfileEditor(QWidget):
         return box
 
     # -- what is shown -------------------------------------------------------------------------------
-    def set_choices(self, rules: list[tuple[str, str, str]], rounding_modes, divisors) -> None:
+    def set_choices(self, rules: list[tuple[str, str, str]], rounding_modes: Sequence[str],
+                    divisors: Sequence[str]) -> None:
         """The switches (rule id, label, tooltip) and the choices of the two enumerated keys."""
         self._loading = True
         for rid, label, tip in rules:
@@ -195,7 +202,7 @@ class ProfileEditor(QWidget):
             self.apply_button.setEnabled(False)
             self.revert_button.setEnabled(False)
 
-    def show_profile(self, p, rows) -> None:
+    def show_profile(self, p: HardwareProfile, rows: Sequence[OpListRow]) -> None:
         """Fill the form from a HardwareProfile `p` and its op-list rows (whatif OpListRow)."""
         self._loading = True
         for rid, check in self.switches.items():
@@ -217,7 +224,7 @@ class ProfileEditor(QWidget):
         self.show_ops(rows)
         self.set_enabled(True)
 
-    def show_ops(self, rows) -> None:
+    def show_ops(self, rows: Sequence[OpListRow]) -> None:
         """One checkable row per OpListRow; model ops that fall back to the CPU in orange."""
         self._loading = True
         self.op_list.clear()

@@ -9,10 +9,12 @@ model's own example inputs; the inputs the last run used are in the tooltip.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QObject, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QPainter
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QListView, QMenu,
                                QPushButton, QSpinBox, QStyle, QStyledItemDelegate,
@@ -23,6 +25,9 @@ from app.widgets.profile_combo import ProfileCombo
 from app.widgets.quantizer_buttons import quantizer_switch, segmented
 from vpu_core.config import RunConfig
 
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import InputInfo
+
 OPEN_MODEL = "__open_model__"
 DESC_ROLE = Qt.ItemDataRole.UserRole + 2
 
@@ -30,7 +35,8 @@ DESC_ROLE = Qt.ItemDataRole.UserRole + 2
 class _ModelDelegate(QStyledItemDelegate):
     """Popup rows: the model name in bold, its description in grey after it."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
         desc = index.data(DESC_ROLE)
         if not desc:
             super().paint(painter, option, index)
@@ -53,7 +59,7 @@ class _ModelDelegate(QStyledItemDelegate):
         painter.drawText(desc_rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, elided)
         painter.restore()
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         size = super().sizeHint(option, index)
         return QSize(max(size.width(), 640) if index.data(DESC_ROLE) else size.width(), max(size.height(), 28))
 
@@ -170,7 +176,7 @@ class RunControls(QObject):
         self.model.activated.connect(self._on_model_activated)
         self.profile.changed.connect(self._changed)
         self.profile.open_requested.connect(self.open_profile_requested)
-        self.quantizer.idClicked.connect(lambda _id: (self._sync_weights(), self._changed()))
+        self.quantizer.idClicked.connect(self._on_quantizer)
         self.weights.currentIndexChanged.connect(self._changed)
         self.batch.currentIndexChanged.connect(self._changed)
         self.batch_size.valueChanged.connect(self._changed)
@@ -183,6 +189,10 @@ class RunControls(QObject):
         if not self._updating:
             self.options_changed.emit()
             self.config_changed.emit(self.config())
+
+    def _on_quantizer(self, _id: int) -> None:
+        self._sync_weights()
+        self._changed()
 
     def dialog_parent(self) -> QWidget:
         """The window the toolbar sits in (dialogs of the run and file features open over it)."""
@@ -267,7 +277,7 @@ class RunControls(QObject):
             self._changed()
 
     # -- inputs of the last run --------------------------------------------------------------------
-    def set_inputs(self, inputs) -> None:
+    def set_inputs(self, inputs: tuple[InputInfo, ...]) -> None:
         """Show the graph inputs (Analysis.inputs) the shown result was run with."""
         lines = [f"{i.name}: {'×'.join(str(d) for d in i.shape) or 'scalar'} {i.dtype}"
                  + (" (dynamic batch)" if i.dynamic_dims else "") for i in inputs]

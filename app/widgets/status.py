@@ -6,6 +6,8 @@ tooltip). Its numbers come from the same PartitionReport as the node panel's sum
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import html
 import re
 
@@ -17,17 +19,22 @@ from vpu_core.formatting import human_bytes
 from vpu_core.graph.placement import partition_report
 from vpu_core.reports.summary_text import mac_share_text, no_weighted_op_short
 
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis, Summary
+    from vpu_core.graph.model import GraphModel
+    from vpu_core.session import InspectionPair
+
 SEP = "&nbsp;&nbsp;·&nbsp;&nbsp;"
 
 
-def violations_chip(n: int, summary=None) -> str:
+def violations_chip(n: int, summary: Summary | None = None) -> str:
     """"0 violations"; when no conv / linear runs on the VPU, with the sentence that says so."""
     chip = f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
     warning = no_weighted_op_short(summary)
     return chip + (f' <span style="color:{theme.WARN}">— {html.escape(warning)}</span>' if warning else "")
 
 
-def mac_share_chip(summary) -> str:
+def mac_share_chip(summary: Summary | None) -> str:
     """The lead number: "VPU 94.1 % of 2.5 MMAC" (the model's multiply-accumulates on the VPU)."""
     if summary is None:
         return ""
@@ -35,7 +42,7 @@ def mac_share_chip(summary) -> str:
     return f'<b style="color:{color}">VPU {html.escape(mac_share_text(summary))}</b>'
 
 
-def single_html(analysis, model, source: str = "simulated", profile: str = "") -> str:
+def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "") -> str:
     part = partition_report(analysis, source)
     xnn = part.source == "xnnpack"
     subs = len(part.subgraphs)
@@ -55,7 +62,7 @@ def single_html(analysis, model, source: str = "simulated", profile: str = "") -
     return SEP.join(chips)
 
 
-def compare_html(pair) -> str:
+def compare_html(pair: InspectionPair) -> str:
     cmp, a, b = pair.comparison, pair.a.analysis, pair.b.analysis
     chips = [f"<b>{html.escape(a.model)}</b> · compare",
              f"<b>A {html.escape(cmp.a_label)}</b> {violations_chip(len(a.violations))}",

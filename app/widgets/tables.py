@@ -8,6 +8,8 @@ window centres the graph on it. Constraint 1 (the op list) is listed with the ru
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget,
@@ -16,6 +18,9 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTre
 from app import theme
 from vpu_core.formatting import compact_ints, count_text, node_label
 from vpu_core.reports.summary_text import CAUSE_WORDS
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -47,7 +52,7 @@ def _first_column(tree: QTreeWidget, width: int) -> None:
     tree.setColumnWidth(0, max(150, min(width, (table.width() - 30) // 2)))
 
 
-def label(analysis, node: str) -> str:
+def label(analysis: Analysis, node: str) -> str:
     """The table name of `node`: module path · op (the fx name when the analysis lacks it)."""
     info = analysis.nodes.get(node)
     return node_label(info) if info is not None else node
@@ -64,6 +69,7 @@ def _bold(item: QTreeWidgetItem, color: str | None = None) -> None:
 
 class _NodeTable(QWidget):
     node_activated = Signal(str)
+    tree: QTreeWidget
 
     def _connect(self, tree: QTreeWidget) -> None:
         tree.itemClicked.connect(self._on_item)
@@ -101,9 +107,9 @@ class ViolationsTable(_NodeTable):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
         layout.addWidget(self.tree)
-        self._groups: list[tuple[QTreeWidgetItem, object]] = []
+        self._groups: list[tuple[QTreeWidgetItem, Any]] = []      # (group row, RuleResult or the op-list rule)
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         self.tree.clear()
         self._groups = []
         by_rule: dict[str, list] = {}
@@ -185,7 +191,7 @@ class PartitionTable(_NodeTable):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.tree)
 
-    def set_analysis(self, analysis, source: str = "simulated") -> None:
+    def set_analysis(self, analysis: Analysis, source: str = "simulated") -> None:
         """`source` = the partition the graph is coloured by: its report comes first."""
         self.tree.clear()
         reports = [("simulated", analysis.partition)]
@@ -193,13 +199,14 @@ class PartitionTable(_NodeTable):
             reports.append(("xnnpack", analysis.delegation))
             reports.sort(key=lambda r: r[0] != source)
         for kind, part in reports:
-            parent = self.tree
+            parent: QTreeWidget | QTreeWidgetItem = self.tree
             if len(reports) > 1:
                 title = ("Real XNNPACK delegation — ExecuTorch XnnpackPartitioner" if kind == "xnnpack"
                          else f"Simulated VPU partition — profile {part.profile}")
-                parent = _item(self.tree, [title, "", ""])
-                parent.setFirstColumnSpanned(True)
-                _bold(parent, theme.ACCENT)
+                header = _item(self.tree, [title, "", ""])
+                header.setFirstColumnSpanned(True)
+                _bold(header, theme.ACCENT)
+                parent = header
             self._report(parent, part, analysis)
         for i in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(i)
@@ -209,10 +216,10 @@ class PartitionTable(_NodeTable):
                 child = top.child(j)
                 _bold(child)
                 child.setExpanded(child.childCount() <= 300)
-        header = self.tree.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        columns = self.tree.header()
+        columns.setStretchLastSection(False)
+        columns.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        columns.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         _first_column(self.tree, 260)
 
     def _report(self, parent, part, analysis) -> None:
@@ -284,7 +291,7 @@ class RequantTable(_NodeTable):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.tree)
 
-    def set_analysis(self, analysis) -> None:
+    def set_analysis(self, analysis: Analysis) -> None:
         self.tree.clear()
         for site in analysis.requant:
             shifts = site.shifts if site.shifts is not None else site.nearest_shifts

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QToolBar
+from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
 
 from app import theme
 from app.widgets.quantizer_buttons import segmented
@@ -106,17 +106,18 @@ class ViewBar(QToolBar):
             button.setStyleSheet("padding: 5px 9px;")
         colour_label = QLabel("Colour by")
         colour_label.setObjectName("muted")
-        for w in (self.fold, self.hide_qdq, self.fit, self.search, self.prev, self.next, self.matches):
-            self.addWidget(w)
+        widget: QWidget
+        for widget in (self.fold, self.hide_qdq, self.fit, self.search, self.prev, self.next, self.matches):
+            self.addWidget(widget)
         self.addSeparator()
-        for w in (self.prev_violation, self.violation_label, self.next_violation):
-            self.addWidget(w)
+        for widget in (self.prev_violation, self.violation_label, self.next_violation):
+            self.addWidget(widget)
         self.addSeparator()
-        for w in (self.compare, colour_label, colour_box, self.metric_combo):
-            self.addWidget(w)
+        for widget in (self.compare, colour_label, colour_box, self.metric_combo):
+            self.addWidget(widget)
         self.addSeparator()
-        for w in (self.large_font, self.high_contrast):
-            self.addWidget(w)
+        for widget in (self.large_font, self.high_contrast):
+            self.addWidget(widget)
         self._connect()
         self.set_violation_position(None, None)
 

@@ -8,6 +8,8 @@ usable: the error never takes the process down.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sys
 import threading
 import traceback
@@ -17,6 +19,9 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 
 from app import dialogs
 from vpu_core.errors import InspectorError
+
+if TYPE_CHECKING:
+    from types import TracebackType
 
 INTERNAL_NOTE = "The window is still usable. The details below help a bug report."
 
@@ -31,17 +36,19 @@ class ErrorRouter(QObject):
         self.error.connect(self._show)
         self.shown: list[InspectorError] = []
 
-    def report(self, exc_type, exc, tb, where: str = "") -> None:
+    def report(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+               tb: TracebackType | None, where: str = "") -> None:
         detail = "".join(traceback.format_exception(exc_type, exc, tb))
         try:
-            sys.__stderr__.write(detail)
+            sys.__stderr__.write(detail)           # type: ignore[union-attr]  # None: caught below
         except (AttributeError, OSError):
             pass
         if isinstance(exc, InspectorError):
             error = InspectorError(exc.message, exc.detail or detail)
         else:
             place = f" in {where}" if where else ""
-            error = InspectorError(f"Unexpected error{place}: {exc_type.__name__}: {exc}", detail)
+            kind = exc_type.__name__ if exc_type is not None else "error"
+            error = InspectorError(f"Unexpected error{place}: {kind}: {exc}", detail)
         self.error.emit(error)
 
     def _show(self, error: InspectorError) -> None:

@@ -16,6 +16,11 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.window.main_window import MainWindow
+    from vpu_core.config import RunConfig
 
 TABS = {"violations": ("tables", 0), "partition": ("tables", 1), "requant": ("tables", 2),
         "compare": ("tables", 3), "scales": ("plots", 0), "shifts": ("plots", 1),
@@ -35,7 +40,7 @@ class GuiOptions:
     tabs: tuple[str, ...] = field(default=())
 
 
-def run_gui(config=None, options: GuiOptions = GuiOptions()) -> int:
+def run_gui(config: RunConfig | None = None, options: GuiOptions = GuiOptions()) -> int:
     """Open the window on `config` (a RunConfig; None = resnet8 / VPU) and run it."""
     if options.screenshot:
         from app.export.image_export import check_screenshot_path
@@ -52,7 +57,8 @@ def run_gui(config=None, options: GuiOptions = GuiOptions()) -> int:
     from app.window.main_window import MainWindow
     from vpu_core.config import RunConfig
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     app.setApplicationName("VPU Inspector")
     app.setOrganizationName("vpu-inspector")
     theme.apply_theme(app)
@@ -68,16 +74,17 @@ def run_gui(config=None, options: GuiOptions = GuiOptions()) -> int:
     return outcome.code if outcome is not None else code
 
 
-def start(window, config, options: GuiOptions) -> None:
+def start(window: MainWindow, config: RunConfig, options: GuiOptions) -> None:
     """The first run: a single configuration, or compare mode, optionally with the overlay."""
     from app.state import CompareB
+    from vpu_core.config import RunConfig
 
     state = window.state
     if options.xnnpack_delegation:
         state.set_partition_source("xnnpack")      # nothing shown yet: the run lowers too
     if options.compare is not None:
         state.config = config
-        state.compare_b = CompareB.of(options.compare)
+        state.compare_b = CompareB.of(options.compare) if isinstance(options.compare, RunConfig) else None
         window.compare.set_mode(True)
     else:
         window.runs.start(config)
@@ -86,7 +93,7 @@ def start(window, config, options: GuiOptions) -> None:
 class Screenshot:
     """Waits for the result on screen, applies --select / --tab, saves the window, quits."""
 
-    def __init__(self, window, options: GuiOptions) -> None:
+    def __init__(self, window: MainWindow, options: GuiOptions) -> None:
         self.window, self.options, self.code = window, options, 2
         window.state.drawn.connect(self._on_shown)
         window.runs.failed.connect(self._on_failed)
@@ -128,7 +135,7 @@ class Screenshot:
     def _save(self) -> None:
         from vpu_core.files import atomic_write
 
-        path = Path(self.options.screenshot)
+        path = Path(self.options.screenshot or "")
         image = self.window.grab()
         try:
             atomic_write(path, lambda tmp: _save_image(image, tmp))
@@ -148,7 +155,7 @@ class Screenshot:
             print(message, file=sys.stderr)
         self.code = code
         self.window.close()
-        QApplication.instance().exit(code)
+        QApplication.exit(code)
 
 
 def _save_image(image, tmp: Path) -> None:

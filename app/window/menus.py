@@ -1,8 +1,13 @@
 """The menu bar and the window-wide keyboard shortcuts: each entry calls a feature controller."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
+
+if TYPE_CHECKING:
+    from app.window.main_window import MainWindow
 
 
 def _action(window, menu, text: str, slot, shortcut: str | None = None, tip: str = "") -> QAction:
@@ -16,7 +21,7 @@ def _action(window, menu, text: str, slot, shortcut: str | None = None, tip: str
     return act
 
 
-def build_menus(w) -> None:
+def build_menus(w: MainWindow) -> None:
     files, exports, runs, nav = w.files, w.exports, w.runs, w.navigation
     bar = w.menuBar()
     file_menu = bar.addMenu("&File")

@@ -11,10 +11,12 @@ reports read) must not pull in torch, so `analyze`, `RULES` and `check_vpu` load
 """
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["RULES", "analyze", "check_vpu"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "analyze":
         from vpu_core.analysis.analyzer import analyze
 

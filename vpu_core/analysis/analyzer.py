@@ -42,7 +42,8 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
     # own ("sqnr") and "analyze" is check + partition + shifts + statistics, as the benchmark
     # targets define it.
     sqnr_start = time.perf_counter()
-    layers, e2e = {}, Sqnr(None, "no float reference: the program was loaded already quantized")
+    layers: dict = {}
+    e2e = Sqnr(None, "no float reference: the program was loaded already quantized")
     if qm.float_graph is not None:
         layers, e2e = measure(qm.float_graph, qm.converted, qm.heldout)
     sqnr_s = time.perf_counter() - sqnr_start

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from vpu_core.pipeline import QuantizedModel
 
 
-def lower_xnnpack(qm) -> GraphModule:
+def lower_xnnpack(qm: QuantizedModel) -> GraphModule:
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
 
@@ -139,7 +139,8 @@ def _reason(node: Node, portable: dict[str, list[str]]) -> str:
     return "not delegated by XnnpackPartitioner (removed or folded while lowering)"
 
 
-def xnnpack_delegation(qm, g: QGraph | None = None, lowered: GraphModule | None = None) -> PartitionReport:
+def xnnpack_delegation(qm: QuantizedModel, g: QGraph | None = None,
+                       lowered: GraphModule | None = None) -> PartitionReport:
     """The delegation report; `lowered` reuses an already lowered graph module of qm.converted."""
     g = g or QGraph(qm.converted, qm.profile)
     lowered = lowered if lowered is not None else lower_xnnpack(qm)
@@ -148,8 +149,9 @@ def xnnpack_delegation(qm, g: QGraph | None = None, lowered: GraphModule | None 
     n_sub = counts["delegated_subgraphs"]
     members: list[list[str]] = [[] for _ in range(n_sub)]
     for node in g.nodes:
-        if assignment[node.name] != "cpu":
-            members[assignment[node.name]].append(node.name)
+        side = assignment[node.name]
+        if isinstance(side, int):
+            members[side].append(node.name)
     cpu_nodes = tuple(CpuNode(n.name, op_name(n), _reason(n, portable))
                       for n in g.nodes if is_op(n) and assignment[n.name] == "cpu")
     bounds = boundaries(g, assignment)

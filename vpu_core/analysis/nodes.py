@@ -12,7 +12,7 @@ from vpu_core.analysis.results import NodeInfo, OpArgument, QuantParams
 from vpu_core.fx_utils import dtype_name, op_name, tensor_shape_text
 
 
-def plain_value(a):
+def plain_value(a: object) -> object:
     """An fx argument as a plain value: a node by its name, a dtype by its name, lists as tuples."""
     if isinstance(a, Node):
         return a.name

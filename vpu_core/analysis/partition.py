@@ -24,6 +24,8 @@ dimension counts at its example value). transfer_bytes is the sum over all bound
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import math
 
 import torch
@@ -208,8 +210,9 @@ def partition(g: QGraph, assume_quantized: frozenset[str] = frozenset()) -> Part
     n_sub = len({v for v in assignment.values() if v != "cpu"})
     members: list[list[str]] = [[] for _ in range(n_sub)]
     for node in gm.graph.nodes:
-        if assignment[node.name] != "cpu":
-            members[assignment[node.name]].append(node.name)
+        side = assignment[node.name]
+        if isinstance(side, int):
+            members[side].append(node.name)
     cpu_nodes = tuple(_cpu_node(n, decided.get(n)) for n in gm.graph.nodes
                       if is_op(n) and assignment[n.name] == "cpu")
     bounds = boundaries(g, assignment)

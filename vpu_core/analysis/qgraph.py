@@ -10,6 +10,8 @@ are read from the GraphModule.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -84,7 +86,7 @@ class QGraph:
         self.qp: dict[Node, QParams] = {n: self._parse(n) for n in self.nodes if is_qdq(n)}
 
     # -- reading values ----------------------------------------------------------------------------
-    def attr_value(self, node: Node):
+    def attr_value(self, node: Node) -> Any:
         """The tensor behind a get_attr node (None for anything else)."""
         if node.op != "get_attr":
             return None
@@ -145,7 +147,7 @@ class QGraph:
         meta = self.tensor_meta.get(node.name) if isinstance(node, Node) else None
         return len(meta[0]) if meta else None
 
-    def shape(self, node) -> tuple[int, ...] | None:
+    def shape(self, node: object) -> tuple[int, ...] | None:
         """The shape of a node's output (a symbolic dimension at its example value), or None."""
         meta = self.tensor_meta.get(node.name) if isinstance(node, Node) else None
         if meta is None:
@@ -156,19 +158,19 @@ class QGraph:
     def input_dq(self, op: Node) -> QParams | None:
         """QParams of the dequantize feeding a weighted op's activation input."""
         k = self.kernel(op)
-        return self.dq_input(op, k.input) if k.weighted else None
+        return self.dq_input(op, k.input) if k.input is not None else None
 
     def weight_dq(self, op: Node) -> QParams | None:
         """QParams of the dequantize feeding a weighted op's weight."""
         k = self.kernel(op)
-        return self.dq_input(op, k.weight) if k.weighted else None
+        return self.dq_input(op, k.weight) if k.weight is not None else None
 
     def weight_axis(self, op: Node) -> int:
         """The output-channel axis of a weighted op's weight (1 for the [in, out] weight of an
         addmm / mm / matmul alias, 0 for conv and linear)."""
         return self.kernel(op).weight_axis
 
-    def bias_arg(self, op: Node):
+    def bias_arg(self, op: Node) -> object:
         k = self.kernel(op)
         if not k.weighted or k.bias is None:
             return None
@@ -225,7 +227,7 @@ class QGraph:
         for user in qp.node.users:
             k = self.kernel(user) if user.op == "call_function" else None
             if k is not None and k.weighted:
-                if len(user.args) > k.weight and user.args[k.weight] is qp.node:
+                if k.weight_of(user.args) is qp.node:
                     return QTensor(qp, "weight", user.name)
                 if self.bias_arg(user) is qp.node:
                     return QTensor(qp, "bias", user.name)

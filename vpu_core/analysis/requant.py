@@ -12,6 +12,8 @@ holds round(-log2 M) with the relative error of that shift in `max_rel_error`.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import math
 from typing import TYPE_CHECKING
 
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from vpu_core.profile import HardwareProfile
 
 
-def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **extra) -> RequantSite:
+def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **extra: Any) -> RequantSite:
     nearest = tuple(round(-math.log2(m)) for m in multipliers)
     exact = all(is_pow2(m) for m in multipliers)
     err = 0.0 if exact else max(abs(m - 2.0 ** -n) / m for m, n in zip(multipliers, nearest))
@@ -39,7 +41,7 @@ def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **e
 
 def _weighted_site(g: QGraph, op: Node) -> RequantSite | None:
     x, w, out = g.input_dq(op), g.weight_dq(op), g.output_q(op)
-    if x is None or out is None or len(x.scales) != 1 or len(out.scales) != 1 or not w.scales:
+    if x is None or w is None or out is None or len(x.scales) != 1 or len(out.scales) != 1 or not w.scales:
         return None
     s_in, s_out = x.scales[0], out.scales[0]
     mult = [s_in * s / s_out for s in w.scales]

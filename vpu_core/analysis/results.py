@@ -6,6 +6,11 @@ the HTML report). No torch objects cross it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vpu_core.intsim.results import IntSimReport
+    from vpu_core.whatif.results import Economics
 
 
 @dataclass(frozen=True)
@@ -276,8 +281,8 @@ class Analysis:
     scale_groups: tuple[ScaleGroup, ...] = ()            # tensors forced to share one scale
     partition_rule: RuleInfo | None = None               # constraint 1 (the op list), which the
                                                          # partition enforces: shown with the rules
-    int_sim: object | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for
+    int_sim: IntSimReport | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for
     op_candidates: tuple = ()                            # whatif.results.OpCandidate, ranked
-    economics: object | None = None                      # whatif.results.Economics of `partition`
+    economics: Economics | None = None                      # whatif.results.Economics of `partition`
     sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)
     summary: Summary | None = None                       # MAC share, weights quantized, CPU ops by cause

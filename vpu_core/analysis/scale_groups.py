@@ -58,15 +58,15 @@ def scale_groups(g: QGraph) -> tuple[ScaleGroup, ...]:
     for t in ops_of:                                # graph order of first appearance
         groups.setdefault(uf.find(t), []).append(t)
     order = {n: i for i, n in enumerate(g.nodes)}
-    out = []
+    found: list[ScaleGroup] = []
     for members in groups.values():
         members.sort(key=order.__getitem__)
         ops = sorted({op for t in members for op in ops_of[t]}, key=order.__getitem__)
         rows = tuple(_member(g, t) for t in members)
         first = g.qp[members[0]]
         shared = all(g.qp[t].same_as(first) for t in members)
-        out.append(ScaleGroup(len(out), tuple(o.name for o in ops), rows, shared))
-    return tuple(out)
+        found.append(ScaleGroup(len(found), tuple(o.name for o in ops), rows, shared))
+    return tuple(found)
 
 
 def _member(g: QGraph, t: Node) -> ScaleMember:

@@ -206,7 +206,7 @@ def measure(float_gm: GraphModule, converted: GraphModule, batch: tuple,
         return layers, outputs_sqnr(ref.finish(), test)
 
 
-def outputs_sqnr(ref, test) -> Sqnr:
+def outputs_sqnr(ref: object, test: object) -> Sqnr:
     """SQNR over every floating-point output leaf (tuples, dicts, ModelOutput dataclasses)."""
     pairs = [(r, t) for r, t in zip(tree_leaves(ref), tree_leaves(test))
              if isinstance(r, torch.Tensor) and isinstance(t, torch.Tensor)

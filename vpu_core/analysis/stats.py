@@ -6,6 +6,8 @@ cost (1 = twice as coarse).
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import math
 
 import numpy as np
@@ -38,9 +40,9 @@ def tensor_qparams(g: QGraph, observers: list[dict] | None = None) -> tuple[Tens
     ) for t in g.tensors)
 
 
-def histogram(values, edges) -> Histogram:
-    counts, edges = np.histogram(np.asarray(values, dtype=np.float64), bins=edges)
-    return Histogram(tuple(float(e) for e in edges), tuple(int(c) for c in counts))
+def histogram(values: Sequence[float] | np.ndarray, edges: Sequence[float] | np.ndarray) -> Histogram:
+    counts, bins = np.histogram(np.asarray(values, dtype=np.float64), bins=edges)
+    return Histogram(tuple(float(e) for e in bins), tuple(int(c) for c in counts))
 
 
 def integer_histogram(values: list[float]) -> Histogram:

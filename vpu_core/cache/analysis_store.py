@@ -7,6 +7,8 @@ shows a graph before torch is loaded.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import dataclasses
 import time
 
@@ -14,17 +16,23 @@ from vpu_core.cache import codec
 from vpu_core.cache.disk import DiskCache
 from vpu_core.cache.keys import StageKeys
 
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.cache.stages import MemoryCache
+    from vpu_core.intsim.results import IntSimReport
+
 STAGE = "analysis"
 
 
 class AnalysisStore:
-    def __init__(self, keys: StageKeys | None, memory, disk: DiskCache | None) -> None:
+    def __init__(self, keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> None:
         self.keys, self.memory, self.disk = keys, memory, disk
 
     def _key(self, delegated: bool) -> str:
+        assert self.keys is not None, "asked for a key of an uncached configuration"
         return self.keys.analysis_delegated if delegated else self.keys.analysis
 
-    def get(self, delegated: bool):
+    def get(self, delegated: bool) -> Any:
         """The cached Analysis (with the delegation if `delegated`), or None."""
         if self.keys is None:
             return None
@@ -37,7 +45,7 @@ class AnalysisStore:
                 self.memory.put(STAGE, self._key(False), hit)
         return hit
 
-    def put(self, analysis) -> None:
+    def put(self, analysis: Analysis) -> None:
         if self.keys is None:
             return
         key = self._key(analysis.delegation is not None)
@@ -74,11 +82,11 @@ class IntSimStore:
 
     STAGE = "int_sim"
 
-    def __init__(self, keys: StageKeys | None, memory, disk: DiskCache | None) -> None:
+    def __init__(self, keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> None:
         self.key = keys.analysis if keys is not None else None
         self.memory, self.disk = memory, disk
 
-    def get(self):
+    def get(self) -> Any:
         if self.key is None:
             return None
         hit = self.memory.get(self.STAGE, self.key)
@@ -95,7 +103,7 @@ class IntSimStore:
         self.memory.put(self.STAGE, self.key, report)
         return report
 
-    def put(self, report) -> None:
+    def put(self, report: IntSimReport) -> None:
         if self.key is None:
             return
         self.memory.put(self.STAGE, self.key, report)

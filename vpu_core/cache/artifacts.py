@@ -16,6 +16,8 @@ converted graph in a fraction of the calibration + observer time.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import io
 import json
 import re
@@ -28,7 +30,7 @@ class BadEntry(Exception):
     """Bytes that are not a well-formed entry of this stage."""
 
 
-def program_to_bytes(program, name: str) -> bytes:
+def program_to_bytes(program: Any, name: str) -> bytes:
     import torch
 
     buf = io.BytesIO()
@@ -43,7 +45,7 @@ PYTREE_TYPE_PACKAGES = ("transformers",)
 _SPEC_TYPE = re.compile(r'type\\?"\s*:\s*\\?"((?:%s)(?:\.\w+)+)' % "|".join(PYTREE_TYPE_PACKAGES))
 
 
-def program_from_bytes(data: bytes):
+def program_from_bytes(data: bytes) -> tuple[str, Any, tuple]:
     """(name, ExportedProgram, example_inputs) of program_to_bytes."""
     import torch
 
@@ -92,7 +94,7 @@ def _check_raw_tensors(data: bytes) -> None:
         raise BadEntry(str(exc)) from None
 
 
-def tensors_to_bytes(obj) -> bytes:
+def tensors_to_bytes(obj: object) -> bytes:
     import torch
 
     buf = io.BytesIO()
@@ -100,7 +102,7 @@ def tensors_to_bytes(obj) -> bytes:
     return buf.getvalue()
 
 
-def tensors_from_bytes(data: bytes):
+def tensors_from_bytes(data: bytes) -> Any:
     import torch
 
     try:

@@ -14,6 +14,8 @@ torch object, another dataclass) makes `encode` raise TypeError: such a result i
 """
 from __future__ import annotations
 
+from typing import Any
+
 import dataclasses
 import functools
 import json
@@ -74,13 +76,13 @@ def _dec(x, classes: dict[str, type]):
     return cls(**{k: _dec(v, classes) for k, v in x["v"].items()})
 
 
-def encode(result) -> bytes:
+def encode(result: object) -> bytes:
     """JSON bytes of a result; raises TypeError if it holds a value this codec cannot keep."""
     text = json.dumps(_enc(result), separators=(",", ":"), allow_nan=False)
     return text.encode()
 
 
-def decode(data: bytes, expected: str = "Analysis"):
+def decode(data: bytes, expected: str = "Analysis") -> Any:
     """The result of `encode`, an instance of the result class named `expected`; raises
     ValueError (or KeyError / TypeError) on anything else."""
     value = _dec(json.loads(data.decode()), _classes())

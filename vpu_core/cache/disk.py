@@ -114,7 +114,7 @@ class DiskCache:
 
     def entries(self) -> list[tuple[float, int, Path]]:
         """(mtime, size, path) of every entry file."""
-        out = []
+        out: list[tuple[float, int, Path]] = []
         base = self.root / LAYOUT
         try:
             stages = list(os.scandir(base))

@@ -32,7 +32,7 @@ PACKAGES = ("torch", "torchao", "executorch", "transformers", "numpy")
 FORMAT = 1   # bump when the layout of any cached entry changes
 
 
-def digest(*parts) -> str:
+def digest(*parts: object) -> str:
     """32 hex chars of SHA-256 over a canonical JSON of `parts`."""
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
@@ -43,7 +43,7 @@ def environment() -> str:
     """Versions of everything that can change a result, and a hash of our own code."""
     from importlib import metadata
 
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)
@@ -144,12 +144,12 @@ def stage_keys(config: RunConfig, hashes: FileHashes, fresh: bool = False) -> St
     text = _profile_text(config.profile)
     if model is None or text is None:
         return None
-    calib = None
+    calib: list[str] | None = None
     if config.calib_data:
-        calib = hashes.of(config.calib_data, fresh)
-        if calib is None:
+        content = hashes.of(config.calib_data, fresh)
+        if content is None:
             return None
-        calib = [Path(config.calib_data).suffix, calib]
+        calib = [Path(config.calib_data).suffix, content]
     try:
         quant_profile = _quantizer_profile(config, text)
     except tomllib.TOMLDecodeError:

@@ -7,12 +7,17 @@ deleted and treated as missing: the stage runs again and writes a good one.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import threading
 from collections import OrderedDict
 
 from vpu_core.cache import artifacts
 from vpu_core.cache.disk import DiskCache
 from vpu_core.cache.keys import StageKeys
+
+if TYPE_CHECKING:
+    from torch.fx import GraphModule
 
 
 class MemoryCache:
@@ -26,7 +31,7 @@ class MemoryCache:
         self._maps: dict[str, OrderedDict] = {stage: OrderedDict() for stage in self.limits}
         self._lock = threading.Lock()
 
-    def get(self, stage: str, key):
+    def get(self, stage: str, key: object) -> Any:
         with self._lock:
             entries = self._maps[stage]
             if key not in entries:
@@ -34,7 +39,7 @@ class MemoryCache:
             entries.move_to_end(key)
             return entries[key]
 
-    def put(self, stage: str, key, value) -> None:
+    def put(self, stage: str, key: object, value: object) -> None:
         with self._lock:
             entries = self._maps[stage]
             entries[key] = value
@@ -47,7 +52,7 @@ class MemoryCache:
         with self._lock:
             return list(reversed(self._maps[stage].values()))
 
-    def drop(self, stage: str, key) -> None:
+    def drop(self, stage: str, key: object) -> None:
         with self._lock:
             self._maps[stage].pop(key, None)
 
@@ -64,7 +69,7 @@ class StageStore:
         self.keys, self.memory, self.disk = keys, memory, disk
 
     # -- export: (name, float GraphModule, example inputs) ---------------------------------------
-    def export(self):
+    def export(self) -> tuple[str, GraphModule, tuple] | None:
         from vpu_core.pipeline.tracing import program_module
 
         hit = self.memory.get("export", self.keys.export)
@@ -83,7 +88,7 @@ class StageStore:
         self.memory.put("export", self.keys.export, value)
         return value
 
-    def put_export(self, name: str, program, float_gm, example: tuple) -> None:
+    def put_export(self, name: str, program: Any, float_gm: GraphModule, example: tuple) -> None:
         if self.disk is not None:
             self.disk.write("inputs", self.keys.export, "pt", artifacts.tensors_to_bytes(list(example)))
             self.disk.write("export", self.keys.export, "pt2", artifacts.program_to_bytes(program, name))
@@ -91,7 +96,7 @@ class StageStore:
         self.memory.put("export", self.keys.export, (name, float_gm, example))
 
     # -- calibration: (batches, heldout) ---------------------------------------------------------
-    def calibration(self):
+    def calibration(self) -> tuple[list[tuple], tuple] | None:
         hit = self.memory.get("calibration", self.keys.calibration)
         if hit is not None:
             return hit
@@ -105,7 +110,7 @@ class StageStore:
         self.memory.put("calibration", self.keys.calibration, value)
         return value
 
-    def put_calibration(self, batches: list[tuple], heldout: tuple):
+    def put_calibration(self, batches: list[tuple], heldout: tuple) -> tuple[list[tuple], tuple]:
         if self.disk is not None:
             self.disk.write("calibration", self.keys.calibration, "pt",
                             artifacts.calibration_to_bytes(batches, heldout))
@@ -113,7 +118,7 @@ class StageStore:
         return batches, heldout
 
     # -- quantized: the qparams convert used ------------------------------------------------------
-    def qparams(self):
+    def qparams(self) -> Any:
         hit = self.memory.get("qparams", self.keys.quantized)
         if hit is not None:
             return hit
@@ -135,8 +140,8 @@ class StageStore:
     def _read(self, stage: str, key: str) -> bytes | None:
         return self.disk.read(stage, key) if self.disk is not None else None
 
-    def _bad(self, stage: str, key: str, reason) -> None:
-        """A damaged or unusable entry: forget it, the stage runs again."""
+    def _bad(self, stage: str, key: str, reason: object) -> Any:
+        """A damaged or unusable entry: forget it, the stage runs again (None: nothing cached)."""
         if self.disk is not None:
             self.disk.remove(stage, key)
             if stage == "export":

@@ -27,6 +27,7 @@ from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
     from vpu_core.analysis.results import Analysis, NodeInfo
+    from vpu_core.analysis.results import PartitionReport
 
 _HIDDEN_OPS = ("_guards_fn",)      # torch.export's guard call: no data flows through it
 _QDQ_PREFIX = "quantized_decomposed."
@@ -86,7 +87,7 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str) -> Grap
                       metrics=_display_metrics(analysis, home, shown))
 
 
-def partition_report(analysis: Analysis, partition_source: str = "simulated"):
+def partition_report(analysis: Analysis, partition_source: str = "simulated") -> PartitionReport:
     """The PartitionReport a graph is coloured by: the simulated VPU one or the real XNNPACK one."""
     if partition_source not in PARTITION_SOURCES:
         raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}, not {partition_source!r}")
@@ -149,8 +150,8 @@ def _fold_targets(infos: dict, succs: dict, constant: set[str]) -> dict[str, str
     for name in reversed(list(infos)):          # consumers come later in graph order
         if name not in constant:
             continue
-        targets = [home.get(s, s if s not in constant else None) for s in succs[name]]
-        targets = [t for t in targets if t is not None and infos[t].kind != "output"]
+        found = [home.get(s, s if s not in constant else None) for s in succs[name]]
+        targets = [t for t in found if t is not None and infos[t].kind != "output"]
         if targets:
             home[name] = min(targets, key=order.__getitem__)
     return home
@@ -194,7 +195,8 @@ def _is_subgraph_id(value) -> bool:
 def _graph_edges(edges: list, shown: set[str], home: dict, boundaries) -> tuple[GraphEdge, ...]:
     """Displayed edges; the partition's boundary edges keep their direction (a boundary on a
     folded parameter is drawn on the edge into the op that shows it)."""
-    marked, nbytes = {}, {}
+    marked: dict = {}
+    nbytes: dict = {}
     for b in boundaries:
         key = (home.get(b.src, b.src), home.get(b.dst, b.dst))
         marked.setdefault(key, b.direction)

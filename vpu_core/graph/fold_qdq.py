@@ -63,7 +63,7 @@ def edge_text(edge: GraphEdge) -> str:
 def _chains(first: GraphEdge, succ: dict, hidden: set[str]):
     """(visible consumer, folded Q/DQ ids, boundary, bytes) of every path from `first` through
     Q/DQ nodes to a visible node."""
-    stack = [(first, (), first.boundary, first.bytes)]
+    stack: list[tuple[GraphEdge, tuple[str, ...], str | None, int]] = [(first, (), first.boundary, first.bytes)]
     while stack:
         edge, chain, boundary, nbytes = stack.pop()
         if edge.dst not in hidden:

@@ -14,11 +14,14 @@ Pure Python.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from vpu_core.graph.hierarchy import ModuleTree
 from vpu_core.graph.metrics import MetricScale, metric_bar
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode, GroupStats
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import ScaleGroup
 
 GROUP_PREFIX = "group:"
 _OPS = ("vpu", "cpu")
@@ -54,7 +57,7 @@ def group_stats(model: GraphModel, tree: ModuleTree,
 class Visibility:
     """Which group (or node) stands for each node when only `expanded` groups are open."""
 
-    def __init__(self, tree: ModuleTree, expanded: frozenset[str]):
+    def __init__(self, tree: ModuleTree, expanded: frozenset[str]) -> None:
         self.tree, self.expanded = tree, frozenset(p for p in expanded if p in tree.groups)
         self.chains = tree.chains
         self.top: dict[str, str | None] = {}        # group -> outermost closed group on its chain
@@ -105,7 +108,7 @@ def visible_model(model: GraphModel, vis: Visibility, stats: dict[str, GroupStat
             into[n.id] = r
             if r not in added:
                 added.add(r)
-                nodes.append(box(group_path(r)))
+                nodes.append(box(r[len(GROUP_PREFIX):]))
     if added:                                    # folded into a node that is now in a group
         into = {k: rep.get(v, v) for k, v in into.items()}
     edges: dict[tuple[str, str], GraphEdge] = {}
@@ -130,7 +133,7 @@ class VisibleModels:
     that opened or closed, and the edges touching them, are looked at again."""
 
     def __init__(self, model: GraphModel, stats: dict[str, GroupStats],
-                 box: Callable[[str], GraphNode]):
+                 box: Callable[[str], GraphNode]) -> None:
         self.model, self.stats, self.box = model, stats, box
         self.ids = {n.id for n in model.nodes}
         self.edges_of: dict[str, list[int]] = {}
@@ -216,7 +219,7 @@ class VisibleModels:
                               tuple(self.stats[p] for p in vis.frames()))
         items = self._items(vis)
         by_id = self._by_id
-        nodes = tuple(by_id[i] if i in by_id else self.box(group_path(i))
+        nodes = tuple(by_id[i] if i in by_id else self.box(i[len(GROUP_PREFIX):])
                       for i in sorted(items, key=self._first.__getitem__))
         into = ShownAs(model.meta.get("folded_into", {}), rep)
         meta = {**model.meta, "folded_into": into, "expanded": vis.expanded,
@@ -236,10 +239,10 @@ class ShownAs:
     closed group around either (a 20k-entry dict rebuilt per toggle would cost more than the
     toggle)."""
 
-    def __init__(self, folded: dict, rep: dict):
+    def __init__(self, folded: dict, rep: dict) -> None:
         self.folded, self.rep = folded, rep
 
-    def get(self, node: str, default=None):
+    def get(self, node: str, default: str | None = None) -> str | None:
         shown = self.folded.get(node, node)
         shown = self.rep.get(shown, shown)
         return default if shown == node and node not in self.rep else shown
@@ -261,7 +264,8 @@ def _merge(a: GraphEdge, b: GraphEdge) -> GraphEdge:
                    scale=a.scale if a.scale == b.scale else None)
 
 
-def scale_group_of(scale_groups, node: str, model: GraphModel | None = None):
+def scale_group_of(scale_groups: tuple[ScaleGroup, ...], node: str,
+                   model: GraphModel | None = None) -> ScaleGroup | None:
     """The shared-scale group (analysis ScaleGroup) `node` belongs to: as one of its ops, tensors,
     their dequantizes or producers; with `model`, also as the node that shows a member (a
     folded Q/DQ, a collapsed group). None when it is in none."""

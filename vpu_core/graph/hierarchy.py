@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, NodeInfo
@@ -105,10 +105,10 @@ def build_tree(order: Iterable[str], stacks: dict[str, Stack]) -> ModuleTree:
         owner[node] = stack[-1][0] if stack else None
     members: dict[str, list[str]] = {p: [] for p in info}
     for node in order:
-        path = owner[node]
-        while path is not None:
-            members[path].append(node)
-            path = info[path][1]
+        member_of = owner[node]
+        while member_of is not None:
+            members[member_of].append(node)
+            member_of = info[member_of][1]
     groups = {}
     for path, (cls, parent) in info.items():
         depth, p = 1, parent
@@ -119,7 +119,7 @@ def build_tree(order: Iterable[str], stacks: dict[str, Stack]) -> ModuleTree:
     return ModuleTree(groups, owner)
 
 
-def dissolve(tree: ModuleTree, drop) -> ModuleTree:
+def dissolve(tree: ModuleTree, drop: Callable[[ModuleGroup], bool]) -> ModuleTree:
     """`tree` without the groups for which `drop(group)` is true: their nodes and child groups
     move to the parent. Used for display: a module with a single op (a Conv2d, a ReLU) is
     better shown as that op than as a box around it."""

@@ -17,12 +17,16 @@ Importing this package does not import torch; `simulate` does.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from vpu_core.intsim.results import IntSimReport
+    from vpu_core.pipeline import QuantizedModel
 
 ProgressFn = Callable[[str, float], None]
 
 
-def simulate(qm, progress: ProgressFn | None = None):
+def simulate(qm: QuantizedModel, progress: ProgressFn | None = None) -> IntSimReport:
     """IntSimReport of a QuantizedModel on its held-aside batch (refusal as data, never raised)."""
     from vpu_core.intsim.compare import simulate_graph
 

@@ -25,7 +25,7 @@ from vpu_core.profile import ROUNDING_MODES
 _FLOAT32_EXACT, _FLOAT64_EXACT = 2 ** 24, 2 ** 53
 
 
-def shift_round(acc: torch.Tensor, n, mode: str) -> torch.Tensor:
+def shift_round(acc: torch.Tensor, n: torch.Tensor | int, mode: str) -> torch.Tensor:
     """acc · 2^-n rounded to an integer the way the hardware's right shift rounds.
 
     `n` is an int or an int64 tensor broadcasting against `acc` (one shift per output channel).

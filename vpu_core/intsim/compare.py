@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 from torch.fx import GraphModule, Interpreter, Node
@@ -40,8 +40,8 @@ def simulate_graph(converted: GraphModule, profile: HardwareProfile, batch: tupl
     settings = Settings.of(profile)
     g = QGraph(converted, profile)
     assignment = partition(g).assignment
-    base = dict(rounding=settings.rounding, accumulator_bits=settings.accumulator_bits,
-                avg_pool_divisor=settings.avg_pool_divisor, reciprocal_bits=settings.reciprocal_bits)
+    base: dict[str, Any] = dict(rounding=settings.rounding, accumulator_bits=settings.accumulator_bits,
+                                avg_pool_divisor=settings.avg_pool_divisor, reciprocal_bits=settings.reciprocal_bits)
     refused = refusal(g, assignment)
     if refused is not None:
         return IntSimReport(**base, refused=refused.sentence, refused_rule=refused.rule,
@@ -59,7 +59,7 @@ def simulate_graph(converted: GraphModule, profile: HardwareProfile, batch: tupl
         seconds=time.perf_counter() - start)
 
 
-def run_integer(converted: GraphModule, profile: HardwareProfile, batch: tuple):
+def run_integer(converted: GraphModule, profile: HardwareProfile, batch: tuple) -> object:
     """The graph's outputs as the VPU computes them (what a deployment returns), as graph values."""
     g = QGraph(converted, profile)
     assignment = partition(g).assignment
@@ -79,7 +79,7 @@ def layer_points(g: QGraph, assignment: dict) -> dict[str, tuple[Node, tuple[str
         if not isinstance(src, Node) or assignment.get(src.name, "cpu") == "cpu" or \
                 not (is_op(src) or is_getitem(src)):
             continue
-        chain = (src.name, q.name)
+        chain: tuple[str, ...] = (src.name, q.name)
         inner = src.args[0] if src.args else None
         if _is_activation(g, src) and isinstance(inner, Node) and is_op(inner) and len(inner.users) == 1 \
                 and assignment.get(inner.name, "cpu") != "cpu":

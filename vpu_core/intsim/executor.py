@@ -13,7 +13,7 @@ float constant), it runs in float on the dequantized inputs and is listed in `fl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 import torch
 from torch.fx import Interpreter, Node
@@ -64,7 +64,7 @@ class Record:
     flags: set = field(default_factory=set)
 
 
-def kernel_of(node: Node, g: QGraph | None = None):
+def kernel_of(node: Node, g: QGraph | None = None) -> Callable | None:
     """The integer kernel of `node`: its own op's, or for an alias (vpu_core.hardware.ops: conv1d,
     addmm / mm / matmul with a constant weight) the kernel it runs as."""
     packet = op_name(node).partition(".")[0]
@@ -77,7 +77,7 @@ def kernel_of(node: Node, g: QGraph | None = None):
     return KERNELS.get(packet)
 
 
-def graph_value(node: Node, value):
+def graph_value(node: Node, value: object) -> object:
     """What the Q/DQ graph itself holds for `node`: int storage after a quantize, else float."""
     if is_quantize(node):
         return map_values(value, lambda v: v.data.to(v.dtype))
@@ -88,7 +88,7 @@ class IntExecutor:
     """One integer pass. `read(node)` supplies the value of an input node (the pass's environment)."""
 
     def __init__(self, g: QGraph, assignment: dict, settings: Settings,
-                 read: Callable[[Node], object]) -> None:
+                 read: Callable[[Node], Any]) -> None:
         self.g, self.assignment, self.settings, self.read = g, assignment, settings, read
         self.records: dict[str, Record] = {}
         self.float_ops: list[str] = []
@@ -98,7 +98,7 @@ class IntExecutor:
     def on_vpu(self, node: Node) -> bool:
         return self.assignment.get(node.name, "cpu") != "cpu"
 
-    def run(self, node: Node):
+    def run(self, node: Node) -> object:
         if node.op != "call_function" or not self.on_vpu(node):
             return self.graph_op(node)
         if is_quantize(node):
@@ -109,7 +109,7 @@ class IntExecutor:
             return self.read(node.args[0])[node.args[1]]
         return self._op(node)
 
-    def graph_op(self, node: Node):
+    def graph_op(self, node: Node) -> object:
         """Run `node` exactly as the graph says, on graph values of its inputs."""
         args, kwargs = map_arg((node.args, node.kwargs), lambda n: graph_value(n, self.read(n)))
         return getattr(self.interp, node.op)(node.target, args, kwargs)

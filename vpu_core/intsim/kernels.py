@@ -7,6 +7,8 @@ tensors (then the executor runs the op in float, as the graph says).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from fractions import Fraction
 
@@ -17,8 +19,12 @@ from vpu_core.intsim.arith import exact_window_sum, round_fraction, saturate, sh
 from vpu_core.hardware.ops import LAYOUT_OPS
 from vpu_core.intsim.values import IntValue, NotInteger, aligned, log2_exact, with_clamp
 
+if TYPE_CHECKING:
+    from torch.fx import Node
+    from vpu_core.intsim.executor import IntExecutor
 
-def requantize(ex, node, v: IntValue, qp: QParams) -> IntValue:
+
+def requantize(ex: IntExecutor, node: Node, v: IntValue, qp: QParams) -> IntValue:
     """The quantize after a VPU op: shift by n = e_out − e_acc with the profile's rounding, add the
     output zero point, saturate to [qmin, qmax], then the fused activation's clamp."""
     e_out, z = log2_exact(qp.scales[0]), int(qp.zero_points[0])
@@ -39,16 +45,16 @@ def requantize(ex, node, v: IntValue, qp: QParams) -> IntValue:
     return IntValue(out, e_out, z, qp.quant_min, qp.quant_max, qp.dtype)
 
 
-def relu(ex, node, args, kwargs) -> IntValue:
+def relu(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     return with_clamp(_int(args[0]), 0.0, None)
 
 
-def hardtanh(ex, node, args, kwargs) -> IntValue:
+def hardtanh(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     a = _bound_args(node)
     return with_clamp(_int(args[0]), float(a.get("min_val", -1.0)), float(a.get("max_val", 1.0)))
 
 
-def add(ex, node, args, kwargs) -> IntValue:
+def add(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     a, b = _int(args[0]), _int(args[1])
     alpha = _bound_args(node).get("alpha", 1)
     if not float(alpha).is_integer():
@@ -59,7 +65,7 @@ def add(ex, node, args, kwargs) -> IntValue:
     return IntValue(ex.accumulate(node, total), e)
 
 
-def cat(ex, node, args, kwargs) -> IntValue:
+def cat(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     values = [_int(v) for v in args[0]]
     dim = _bound_args(node).get("dim", 0)
     first = values[0]
@@ -73,7 +79,7 @@ def cat(ex, node, args, kwargs) -> IntValue:
     return IntValue(torch.cat([torch.bitwise_left_shift(d, pe - e) for d, pe in parts], dim), e)
 
 
-def max_pool(ex, node, args, kwargs):
+def max_pool(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> object:
     v = _int(args[0])
     if v.quantized:       # max commutes with the (monotone) dequantization: work on the int8 data
         data, exp = v.data, v.exp
@@ -85,7 +91,7 @@ def max_pool(ex, node, args, kwargs):
     return _like(v, torch.round(out).to(torch.int64), exp)
 
 
-def avg_pool(ex, node, args, kwargs) -> IntValue:
+def avg_pool(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     """Window sums exactly (float64 with divisor 1), then division by the window size K per output."""
     data, exp = aligned(_int(args[0]))
     a = _bound_args(node)
@@ -109,7 +115,7 @@ def avg_pool(ex, node, args, kwargs) -> IntValue:
     return divide_window(ex, node, sums, exp, divisors)
 
 
-def adaptive_avg_pool(ex, node, args, kwargs) -> IntValue:
+def adaptive_avg_pool(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     data, exp = aligned(_int(args[0]))
     out_size = _ints(_bound_args(node)["output_size"])
     spatial = len(out_size)
@@ -123,7 +129,7 @@ def adaptive_avg_pool(ex, node, args, kwargs) -> IntValue:
     return divide_window(ex, node, sums, exp, divisors.expand_as(sums))
 
 
-def divide_window(ex, node, sums: torch.Tensor, exp: int, divisors: torch.Tensor) -> IntValue:
+def divide_window(ex: IntExecutor, node: Node, sums: torch.Tensor, exp: int, divisors: torch.Tensor) -> IntValue:
     """Division by the window size K: K = 2^k is k more right-shift (exact); otherwise the
     profile's rule — a reciprocal multiplier round(2^b / K) and b more shift, or the nearest shift."""
     sums = ex.accumulate(node, sums)
@@ -140,7 +146,7 @@ def divide_window(ex, node, sums: torch.Tensor, exp: int, divisors: torch.Tensor
     return IntValue(ex.accumulate(node, sums * multiplier), exp - bits)
 
 
-def layout(ex, node, args, kwargs):
+def layout(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> object:
     """flatten / reshape / view / permute / …: move int values, compute nothing."""
     v = _int(args[0])
     out = node.target(v.data, *args[1:], **kwargs)

@@ -11,6 +11,8 @@ that the requantization applies in the output domain: the hardware's fused activ
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -56,7 +58,7 @@ def quantized_value(data: torch.Tensor, scale: float, zp: int, qmin: int, qmax: 
     return IntValue(data.to(torch.int64), log2_exact(scale), int(zp), qmin, qmax, dtype)
 
 
-def accumulator(data: torch.Tensor, exp) -> IntValue:
+def accumulator(data: torch.Tensor, exp: int) -> IntValue:
     return IntValue(data, exp)
 
 
@@ -100,7 +102,7 @@ def with_clamp(v: IntValue, lo: float | None, hi: float | None) -> IntValue:
     return IntValue(v.centered(), v.exp, lo=new_lo, hi=new_hi)
 
 
-def map_values(value, fn):
+def map_values(value: object, fn: Callable[[IntValue], object]) -> Any:
     """Apply fn to every IntValue in a (possibly nested) tuple / list."""
     if isinstance(value, IntValue):
         return fn(value)

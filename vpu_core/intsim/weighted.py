@@ -8,6 +8,8 @@ The sum then saturates at the profile's accumulator width.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 import torch.nn.functional as F
 
@@ -15,10 +17,14 @@ from vpu_core.analysis.qgraph import _bound_args
 from vpu_core.intsim.arith import exact_sum, zero_point_expansion
 from vpu_core.intsim.values import IntValue, NotInteger
 
+if TYPE_CHECKING:
+    from torch.fx import Node
+    from vpu_core.intsim.executor import IntExecutor
+
 _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 
 
-def conv(ex, node, args, kwargs) -> IntValue:
+def conv(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     x = _int8_input(args[0])
     w = ex.constant_int(node.args[1])
     a = _bound_args(node)
@@ -45,11 +51,11 @@ def conv(ex, node, args, kwargs) -> IntValue:
     return _finish(ex, node, acc, x, w, channel)
 
 
-def linear(ex, node, args, kwargs) -> IntValue:
+def linear(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     """linear(x, W[out, in]) and its aliases addmm(b, x, W[in, out]) / mm / matmul(x, W[in, out])."""
     k = ex.g.kernel(node)
-    x = _int8_input(args[k.input])
-    w = ex.constant_int(node.args[k.weight], k.weight_axis)
+    x = _int8_input(args[k.input if k.input is not None else 0])
+    w = ex.constant_int(k.weight_of(node.args), k.weight_axis)
     terms = int(w.q.shape[1])
     products = exact_sum(F.linear, x.data, w.q, terms=terms, split=(-1, 1, 1), a_max=_range_max(x),
                          b_max=w.max)
@@ -74,6 +80,7 @@ def _int8_input(x) -> IntValue:
 
 def _range_max(x: IntValue) -> int:
     """max |q| of a quantized tensor, from its range (its padding value z_x lies inside it)."""
+    assert x.qmin is not None and x.qmax is not None, "a quantized value"
     return max(abs(x.qmin), abs(x.qmax))
 
 

@@ -20,14 +20,14 @@ stays a top-to-bottom route that never crosses a node.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
-from vpu_core.graph.groups import Visibility, group_id, group_path
+from vpu_core.graph.groups import GROUP_PREFIX, Visibility, group_id, group_path
 from vpu_core.graph.hierarchy import ModuleTree
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
-from .layering import build_layered
+from .layering import LayeredGraph, build_layered
 from .ordering import order_layers
 from .placement import assign_x, assign_y
 from .routing import route_edges
@@ -44,12 +44,12 @@ class _Level:
     """One container's item graph, layered and ordered once."""
 
     model: GraphModel
-    g: object
+    g: LayeredGraph
     layers: list
     port_rows: frozenset = frozenset()     # layers holding only ports
-    base: list = None                      # sizes of the nodes and ports (fixed)
-    slots: list = None                     # (index, path) of the child-group items
-    items: list = None                     # (item id, group path or None), drawing order
+    base: list = field(default_factory=list)    # sizes of the nodes and ports (fixed)
+    slots: list = field(default_factory=list)   # (index, path) of the child-group items
+    items: list = field(default_factory=list)   # (item id, group path or None), drawing order
 
 
 @dataclass
@@ -64,7 +64,7 @@ class _Local:
 
 class CompoundLayout:
     def __init__(self, model: GraphModel, tree: ModuleTree,
-                 group_node: Callable[[str], GraphNode], node_size: NodeSize | None = None):
+                 group_node: Callable[[str], GraphNode], node_size: NodeSize | None = None) -> None:
         self.model, self.tree = model, tree
         self.group_node = group_node              # path -> the GraphNode of its collapsed box
         self.size = node_size or default_node_size
@@ -273,7 +273,7 @@ class CompoundLayout:
         hit = self._sources.get((group, vt))
         if hit is not None and any(vis.rep(t) == vt for t in self._succ.get(hit, ())):
             return hit
-        for s in self.tree.groups[group_path(group)].nodes:
+        for s in self.tree.groups[group[len(GROUP_PREFIX):]].nodes:
             for t in self._succ.get(s, ()):
                 if vis.rep(t) == vt:
                     self._sources[(group, vt)] = s

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from typing import Any
 from pathlib import Path
 
 from vpu_core.graph.model import GraphModel
@@ -114,7 +115,7 @@ def compare_with_dot(model: GraphModel, timeout: float = 900.0) -> dict:
     are None when dot is not available."""
     t = time.perf_counter()
     ours = layout_graph(model)
-    out = {"nodes": len(model.nodes), "edges": len(model.edges),
+    out: dict[str, Any] = {"nodes": len(model.nodes), "edges": len(model.edges),
            "ours_s": time.perf_counter() - t, "ours_crossings": count_crossings(ours),
            "dot_s": None, "dot_crossings": None, "crossing_ratio": None}
     ref = run_dot(model, timeout)

@@ -9,6 +9,8 @@ The GUI, `render --collapse` and the benchmark all use this one object. Pure Pyt
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable
+
 import gc
 
 from vpu_core.graph.groups import Visibility, VisibleModels, group_node, group_stats
@@ -16,6 +18,9 @@ from vpu_core.graph.hierarchy import ModuleTree, dissolve
 from vpu_core.graph.model import GraphModel, GraphNode
 from vpu_core.layout.compound import CompoundLayout
 from vpu_core.layout.types import Layout
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
 
 LEGIBLE_ZOOM = 0.7      # labels read well from here (11 px font → 7.7 px on screen)
 MAX_TRIES = 12          # groups tried when opening the biggest ones that still fit
@@ -30,7 +35,7 @@ def report_view(grouped: GroupedGraph) -> frozenset[str]:
     return grouped.fitting_view(*REPORT_PAGE, zoom=1.0)
 
 
-def grouped_graph(analysis, model: GraphModel) -> GroupedGraph | None:
+def grouped_graph(analysis: Analysis, model: GraphModel) -> GroupedGraph | None:
     """The GroupedGraph of a display graph built from `analysis` (None: no module hierarchy)."""
     from vpu_core.graph.hierarchy import module_tree
 
@@ -51,7 +56,7 @@ def display_tree(model: GraphModel, tree: ModuleTree) -> ModuleTree:
 
 
 class GroupedGraph:
-    def __init__(self, model: GraphModel, tree: ModuleTree, violations: dict[str, int] | None = None):
+    def __init__(self, model: GraphModel, tree: ModuleTree, violations: dict[str, int] | None = None) -> None:
         self.flat, self.full_tree, self.tree = model, tree, display_tree(model, tree)
         self.stats = group_stats(model, self.tree, violations)
         model.meta["group_stats"] = self.stats        # for panels that only see the flat model
@@ -67,7 +72,7 @@ class GroupedGraph:
         return node
 
     # -- state ---------------------------------------------------------------------------------------
-    def show(self, expanded) -> tuple[GraphModel, Layout]:
+    def show(self, expanded: Iterable[str]) -> tuple[GraphModel, Layout]:
         """The graph with exactly the groups in `expanded` open (a group whose parent is
         closed stays hidden inside it)."""
         self.expanded = frozenset(p for p in expanded if p in self.tree.groups)

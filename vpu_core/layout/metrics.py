@@ -12,6 +12,8 @@ that contains it, so segments spanning several cells are not counted twice.
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from collections import defaultdict
 
 from .types import Layout, Point
@@ -133,7 +135,7 @@ def _hits_box(a: Point, b: Point, box, inset: float = 0.5) -> bool:
     return True
 
 
-def check_layout(layout: Layout, node_ids) -> list[str]:
+def check_layout(layout: Layout, node_ids: Iterable[str]) -> list[str]:
     """Invariant violations as readable strings (empty list = all good)."""
     problems = [f"node {nid} not placed" for nid in node_ids if nid not in layout.boxes]
     problems += [f"boxes overlap: {a} / {b}" for a, b in overlapping_boxes(layout)]

@@ -152,7 +152,7 @@ def _inversions_np(seq: list[int]) -> int:
     return total
 
 
-def gap_crossings(layers, pos, down, li: int) -> int:
+def gap_crossings(layers: list[list[int]], pos: list[int], down: list[list[int]], li: int) -> int:
     """Crossings between layer li and li+1."""
     if len(layers[li]) < 2 or len(layers[li + 1]) < 2:
         return 0                           # all edges share their one end: no crossing
@@ -166,7 +166,7 @@ def gap_crossings(layers, pos, down, li: int) -> int:
     return _inversions(seq, len(layers[li + 1]))
 
 
-def all_gap_crossings(layers, pos, down) -> list[int]:
+def all_gap_crossings(layers: list[list[int]], pos: list[int], down: list[list[int]]) -> list[int]:
     widths = [len(lay) for lay in layers]
     return [gap_crossings(layers, pos, down, i) if widths[i] > 1 and widths[i + 1] > 1 else 0
             for i in range(len(layers) - 1)]

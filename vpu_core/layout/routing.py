@@ -8,10 +8,15 @@ of one node do not start on top of each other.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vpu_core.graph.model import GraphModel
 
 from .layering import LayeredGraph
 from .types import EdgeRoute, Point
+
+if TYPE_CHECKING:
+    from vpu_core.layout.types import Box
 
 PORT_STEP = 10.0        # px between neighbouring ports on a node's top or bottom side
 
@@ -56,8 +61,9 @@ def _self_loop(box) -> list[Point]:
             (r + 14.0, y - 8.0), (r - 12.0, y - 8.0), (r - 12.0, y)]
 
 
-def route_edges(model: GraphModel, g: LayeredGraph, x, width, height, tops, row_h,
-                boxes) -> tuple[EdgeRoute, ...]:
+def route_edges(model: GraphModel, g: LayeredGraph, x: list[float], width: list[float], height: list[float],
+                tops: list[float], row_h: list[float],
+                boxes: dict[str, Box]) -> tuple[EdgeRoute, ...]:
     layer = g.layer
     top = [tops[layer[v]] + (row_h[layer[v]] - height[v]) / 2.0 for v in range(g.n_real)]
     out_port, in_port = _ports(g, x, width)
@@ -67,7 +73,7 @@ def route_edges(model: GraphModel, g: LayeredGraph, x, width, height, tops, row_
         lu, lv = layer[u], layer[v]
         sx, tx = out_port[key], in_port[key]
         bottom = top[u] + height[u]
-        pts = [(sx, bottom)]
+        pts: list[tuple[float, float]] = [(sx, bottom)]
         row_bottom = tops[lu] + row_h[lu]
         if bottom < row_bottom:
             pts.append((sx, row_bottom))
@@ -82,15 +88,16 @@ def route_edges(model: GraphModel, g: LayeredGraph, x, width, height, tops, row_
     index = {nid: i for i, nid in enumerate(g.ids)}
     routes: list[EdgeRoute] = []
     for e in model.edges:
-        u, v = index.get(e.src), index.get(e.dst)
-        if u is None or v is None:
+        iu, iv = index.get(e.src), index.get(e.dst)
+        if iu is None or iv is None:
             continue                              # dangling edge: nothing to draw
+        u, v = iu, iv
         if u == v:
             routes.append(EdgeRoute(e.src, e.dst, e.boundary, tuple(_self_loop(boxes[e.src]))))
             continue
-        pts = paths.get((u, v))
-        if pts is not None:
-            routes.append(EdgeRoute(e.src, e.dst, e.boundary, pts))
+        found = paths.get((u, v))
+        if found is not None:
+            routes.append(EdgeRoute(e.src, e.dst, e.boundary, found))
         else:                                     # closed a cycle: routed upward
             routes.append(EdgeRoute(e.src, e.dst, e.boundary, paths[(v, u)][::-1], True))
     return tuple(routes)

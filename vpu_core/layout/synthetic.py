@@ -11,15 +11,20 @@ branch1, …), with a stem and a head — from which `synthetic_tree(model)` bui
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import random
 
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
+
+if TYPE_CHECKING:
+    from vpu_core.graph.hierarchy import ModuleTree
 
 _CPU_OPS = ("softmax", "layer_norm", "gelu", "matmul", "mul", "hardswish", "sigmoid")
 
 
 class _Builder:
-    def __init__(self, seed: int):
+    def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.nodes: list[GraphNode] = []
         self.edges: list[tuple[str, str]] = []
@@ -169,7 +174,7 @@ def _finish(b: _Builder, title: str) -> GraphModel:
                       meta={"module_stacks": dict(b.stacks)})
 
 
-def synthetic_tree(model: GraphModel):
+def synthetic_tree(model: GraphModel) -> ModuleTree:
     """The ModuleTree of a synthetic graph (from its meta["module_stacks"])."""
     from vpu_core.graph.hierarchy import build_tree
 

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from vpu_core.graph.model import GraphNode
+
+if TYPE_CHECKING:
+    from vpu_core.graph.model import GraphModel
 
 Box = tuple[float, float, float, float]          # x, y, w, h (top-left corner)
 Point = tuple[float, float]
@@ -21,7 +24,7 @@ RANK_SEP = 34.0       # vertical gap between two layers
 RANK_SEP_FOLDED = 28.0  # with Q/DQ folded into edges: only an edge label lives in the gap
 
 
-def rank_sep(model) -> float:
+def rank_sep(model: GraphModel) -> float:
     return RANK_SEP_FOLDED if model.meta.get("hide_qdq") else RANK_SEP
 NODE_SEP = 22.0       # horizontal gap between two nodes of a layer
 EDGE_SEP = 12.0       # horizontal gap next to a bend point of a long edge

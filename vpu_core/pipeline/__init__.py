@@ -16,7 +16,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 
 import torch
 from torch.fx import GraphModule
@@ -30,6 +30,9 @@ from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import HardwareProfile, load_profile
 from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext
 from vpu_core.qdq import is_qdq_graph
+
+if TYPE_CHECKING:
+    from vpu_core.pipeline.loading import LoadedModel
 
 STAGES = ("load", "export", "prepare", "calibrate", "convert")
 T = TypeVar("T")
@@ -180,7 +183,7 @@ class _NoStore:
 NO_STORE = _NoStore()
 
 
-def program_example(loaded, batch_size: int | None) -> tuple:
+def program_example(loaded: LoadedModel, batch_size: int | None) -> tuple:
     """Example inputs of a saved program, re-batched only if asked and its batch is dynamic."""
     example = loaded.example_inputs
     own = own_batch(example)

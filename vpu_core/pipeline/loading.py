@@ -123,6 +123,8 @@ def _load_py(path: Path, attr: str) -> LoadedModel:
         raise ModelLoadError(f"Cannot load {path}: no such file.")
     mod_name = f"_vpu_user_model_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
+    if spec is None or spec.loader is None:
+        raise ModelLoadError(f"Cannot load {path}: not a Python file Python can import.")
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vpu_core.errors import short_reason
 from vpu_core.files import SaveError, atomic_write
 
+if TYPE_CHECKING:
+    from torch.fx import GraphModule
 
-def flat_output_module(gm):
+    from vpu_core.pipeline import QuantizedModel
+
+
+def flat_output_module(gm: GraphModule) -> GraphModule:
     """A copy of an exported GraphModule that takes its inputs positionally and returns the flat
     tuple of its output leaves (same nodes, names and meta; the original is not touched)."""
     from torch.fx import Graph, GraphModule
@@ -28,7 +34,7 @@ def flat_output_module(gm):
     return flat
 
 
-def save_program(qm, path: Path) -> None:
+def save_program(qm: QuantizedModel, path: Path) -> None:
     """Re-export the converted GraphModule and save it, loadable with torch.export.load."""
     import torch  # lazily: the GUI uses this module's path checks before torch is loaded
 

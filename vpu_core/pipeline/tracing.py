@@ -1,6 +1,8 @@
 """torch.export with a static or a dynamic batch dimension."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 import traceback
 
@@ -9,6 +11,10 @@ from torch import nn
 
 from vpu_core import quiet
 from vpu_core.errors import ExportError, short_reason
+
+if TYPE_CHECKING:
+    from torch.export import ExportedProgram
+    from torch.fx import GraphModule
 
 
 def own_batch(inputs: tuple) -> int:
@@ -34,18 +40,18 @@ def with_batch(inputs: tuple, batch_size: int) -> tuple:
 
 
 def export_module(model: nn.Module, example_inputs: tuple, dynamic_batch: bool = False,
-                  name: str = "the model", batch_change: tuple[int, int] | None = None):
+                  name: str = "the model", batch_change: tuple[int, int] | None = None) -> GraphModule:
     """Export for PT2E: returns the GraphModule of torch.export (`.module()`)."""
     return program_module(export_program(model, example_inputs, dynamic_batch, name, batch_change))
 
 
-def program_module(program):
+def program_module(program: ExportedProgram) -> GraphModule:
     """The GraphModule PT2E quantizes, of an ExportedProgram (no-op nodes removed)."""
     return drop_no_ops(program.module())
 
 
 def export_program(model: nn.Module, example_inputs: tuple, dynamic_batch: bool = False,
-                   name: str = "the model", batch_change: tuple[int, int] | None = None):
+                   name: str = "the model", batch_change: tuple[int, int] | None = None) -> ExportedProgram:
     """torch.export.export for PT2E: the ExportedProgram (what the disk cache saves).
 
     With `dynamic_batch` the batch dimension of every batched input is a symbolic Dim; the example
@@ -86,7 +92,7 @@ def _batch_note(change: tuple[int, int] | None, dynamic: bool) -> str:
             f"inputs, to {used}{why}: keep batch {own} if the model is written for it)")
 
 
-def drop_no_ops(gm):
+def drop_no_ops(gm: GraphModule) -> GraphModule:
     """Remove nodes that compute nothing at inference:
     - dropout with train=False: the identity in eval mode, but left in the exported graph it would
       be a CPU-fallback island splitting VPU subgraphs for no reason;

@@ -1,13 +1,18 @@
 """The two quantizers: our MyVPUQuantizer and ExecuTorch's XNNPACKQuantizer."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vpu_core.profile import HardwareProfile
+
+if TYPE_CHECKING:
+    from torchao.quantization.pt2e.quantizer import Quantizer
 
 QUANTIZERS = ("vpu", "xnnpack")
 
 
 def make_quantizer(kind: str, profile: HardwareProfile, per_tensor: bool = False,
-                   reference_observers: bool = False):
+                   reference_observers: bool = False) -> Quantizer:
     """`reference_observers`: torchao's stock observers instead of the fast, identical ones."""
     if kind == "vpu":
         from vpu_core.quantizers.vpu import MyVPUQuantizer

@@ -59,7 +59,7 @@ class FastHistogramObserver(HistogramObserver):
         self._memo = None
         return super().forward(x_orig)
 
-    def calculate_qparams(self):
+    def calculate_qparams(self) -> tuple[torch.Tensor, torch.Tensor]:
         memo = getattr(self, "_memo", None)
         if memo is None:
             memo = super().calculate_qparams()
@@ -172,7 +172,8 @@ def search_bins(obs: HistogramObserver) -> tuple[int, int] | None:
     batch = 2
     try:
         while True:
-            moves, state = [], (start, end, ia, ib)
+            moves: list = []
+            state = (start, end, ia, ib)
             while len(moves) < batch:          # the moves the loop makes if it keeps accepting
                 move = walk.next_move(*state)
                 if move is None:

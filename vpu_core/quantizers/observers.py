@@ -17,7 +17,7 @@ def round_up_pow2(scale: torch.Tensor) -> torch.Tensor:
 class Pow2MinMaxObserver(MinMaxObserver):
     """Per-tensor min/max observer whose scale is the next power of two."""
 
-    def calculate_qparams(self):
+    def calculate_qparams(self) -> tuple[torch.Tensor, torch.Tensor]:
         scale, zero_point = super().calculate_qparams()
         self.float_scale = scale.detach().clone()
         return round_up_pow2(scale), zero_point
@@ -26,7 +26,7 @@ class Pow2MinMaxObserver(MinMaxObserver):
 class Pow2PerChannelMinMaxObserver(PerChannelMinMaxObserver):
     """Per-channel min/max observer whose scales are each the next power of two."""
 
-    def calculate_qparams(self):
+    def calculate_qparams(self) -> tuple[torch.Tensor, torch.Tensor]:
         scale, zero_point = super().calculate_qparams()
         self.float_scale = scale.detach().clone()
         return round_up_pow2(scale), zero_point

@@ -17,10 +17,12 @@ arguments, same algorithm, bit-identical qparams (see fast_observers.py).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import dataclasses
 
 
-def make_xnnpack_quantizer(per_channel: bool = True, reference_observers: bool = False):
+def make_xnnpack_quantizer(per_channel: bool = True, reference_observers: bool = False) -> Any:
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer, get_symmetric_quantization_config,
     )
@@ -61,7 +63,7 @@ def _keep_integer_scalars(model, transform):
     return model
 
 
-def with_fast_observers(config):
+def with_fast_observers(config: Any) -> Any:
     """A QuantizationConfig whose HistogramObserver constructors build FastHistogramObservers."""
     fields = ("input_activation", "output_activation", "weight", "bias")
     return dataclasses.replace(config, **{f: _fast_spec(getattr(config, f)) for f in fields})

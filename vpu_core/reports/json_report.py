@@ -1,9 +1,14 @@
 """`check --format json`: the Analysis as the stable schema of SPEC.md (add keys, never rename)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
-from vpu_core.analysis.results import Analysis, PartitionReport
+from vpu_core.analysis.results import Analysis, CpuNode, PartitionReport, Summary
+
+if TYPE_CHECKING:
+    from vpu_core.whatif.results import AblationReport, Economics, OpCandidate
 
 SCHEMA_VERSION = 1
 TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")
@@ -53,7 +58,7 @@ def analysis_to_json(a: Analysis) -> dict:
     return out
 
 
-def summary_to_json(s) -> dict | None:
+def summary_to_json(s: Summary | None) -> dict | None:
     """The headline numbers (SPEC `summary`): MAC share on the VPU, weights quantized, CPU ops by cause."""
     if s is None:
         return None
@@ -81,7 +86,7 @@ def groups_to_json(a: Analysis) -> list[dict]:
     return ordered
 
 
-def op_candidates_to_json(candidates) -> list[dict]:
+def op_candidates_to_json(candidates: tuple[OpCandidate, ...]) -> list[dict]:
     return [{"op": c.op, "subgraphs_merged": c.subgraphs_merged, "bytes_saved": c.bytes_saved,
              "cpu_nodes_left": c.cpu_nodes_left, "nodes_moved": c.nodes_moved,
              "new_subgraphs": c.new_subgraphs, "subgraphs_after": c.subgraphs_after,
@@ -90,7 +95,7 @@ def op_candidates_to_json(candidates) -> list[dict]:
             for c in candidates]
 
 
-def economics_to_json(e) -> dict | None:
+def economics_to_json(e: Economics | None) -> dict | None:
     if e is None:
         return None
     return {"break_even_bytes_per_mac": e.break_even_bytes_per_mac,
@@ -99,7 +104,7 @@ def economics_to_json(e) -> dict | None:
                            "pays": s.pays} for s in e.subgraphs]}
 
 
-def ablation_to_json(report) -> list[dict]:
+def ablation_to_json(report: AblationReport) -> list[dict]:
     """`check --ablate`: one entry per rule id (vpu_core.whatif.results.AblationReport)."""
     return [{"constraint": e.constraint, "number": e.number, "title": e.title,
              "sqnr_db": _plain(e.sqnr_db), "delta_db": _plain(e.delta_db),
@@ -123,7 +128,7 @@ def partition_to_json(p: PartitionReport) -> dict:
     }
 
 
-def cpu_node_to_json(c) -> dict:
+def cpu_node_to_json(c: CpuNode) -> dict:
     """One CPU op: why (`cause`), and for a limit the first failing one with its offending value
     and bound (`limit`, `value`, `bound`) plus all failing limits in order (`limits`)."""
     first = c.limits[0] if c.limits else None

@@ -12,13 +12,13 @@ from vpu_core.formatting import human_bytes
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
-    from vpu_core.whatif.results import (AblationEntry, AblationReport, Economics, ProfileChange,
-                                         SubgraphEconomics)
+    from vpu_core.whatif.results import (AblationEntry, AblationReport, Economics, OpCandidate,
+                                         ProfileChange, SubgraphEconomics)
 
 NOISE_DB = 0.05      # a smaller change is reported as no measurable cost
 
 
-def constraint_name(rule) -> str:
+def constraint_name(rule: object) -> str:
     """A rule's what-if name ("pow2 scales"), as its module declares it (RuleInfo.name), from a
     RuleInfo or an AblationEntry; its id when it has none."""
     return getattr(rule, "name", "") or getattr(rule, "id", "") or getattr(rule, "constraint", str(rule))
@@ -118,24 +118,24 @@ def ablation_lines(r: AblationReport) -> list[str]:
     return lines
 
 
-def bound_text(value) -> str:
+def bound_text(value: object) -> str:
     """A limit's bound as people read it: "3×3", "512.0 KiB" for SRAM bytes, "one_or_depthwise"."""
     if isinstance(value, (tuple, list)):
         return "×".join(str(v) for v in value)
     return str(value)
 
 
-def candidate_name(c) -> str:
+def candidate_name(c: OpCandidate) -> str:
     """"softmax.int" (added to the op list) or "conv2d kernel_max 3×3→5×5" (a limit relaxed)."""
     if c.kind != "limit":
         return c.op
     table, _, key = c.limit.partition(".")
-    if table == "memory":
+    if table == "memory" and isinstance(c.bound_from, int) and isinstance(c.bound_to, int):
         return f"SRAM {human_bytes(c.bound_from)}→{human_bytes(c.bound_to)}"
     return f"{table} {key} {bound_text(c.bound_from)}→{bound_text(c.bound_to)}"
 
 
-def candidate_sentence(c) -> str:
+def candidate_sentence(c: OpCandidate) -> str:
     """"conv2d kernel_max 3×3→5×5 moves 12 ops, merges 4 subgraphs, saves 310.0 KiB"."""
     what = f"adding {c.op} to the op list" if c.kind != "limit" else candidate_name(c)
     saves = f"saves {human_bytes(c.bytes_saved)}" if c.bytes_saved >= 0 else \

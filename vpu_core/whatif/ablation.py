@@ -19,7 +19,7 @@ import dataclasses
 import math
 import time
 from collections import Counter
-from typing import Iterator
+from typing import Any, Iterator, TypeGuard
 
 from torch.fx import GraphModule
 
@@ -145,7 +145,9 @@ class _Noise:
     """The baseline's per-sample output errors on qm.heldout, computed once (vpu_core.whatif.noise)."""
 
     def __init__(self, qm: QuantizedModel) -> None:
-        self.qm, self._base, self._float = qm, None, None
+        self.qm = qm
+        self._base: Any = None
+        self._float: Any = None
 
     def delta_se(self, converted) -> float | None:
         qm, n = self.qm, _batch_size(self.qm.heldout)
@@ -175,7 +177,7 @@ def _unchanged(baseline: Analysis, info: RuleInfo, reason: str) -> AblationEntry
         transfer_bytes=part.transfer_bytes, reason=reason)
 
 
-def _finite(x) -> bool:
+def _finite(x: object) -> TypeGuard[float]:
     return isinstance(x, float) and math.isfinite(x)
 
 

@@ -8,20 +8,25 @@ the standard error is rounding luck, not a property of the constraint.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
 import torch
 from torch.utils._pytree import tree_leaves
 
+if TYPE_CHECKING:
+    from torch.fx import GraphModule
+
 MIN_SAMPLES = 4            # fewer samples give no useful spread
 
 
-def run_outputs(gm, batch: tuple):
+def run_outputs(gm: GraphModule, batch: tuple) -> object:
     with torch.no_grad():
         return gm(*batch)
 
 
-def sample_noise(ref, test, n: int) -> torch.Tensor | None:
+def sample_noise(ref: object, test: object, n: int) -> torch.Tensor | None:
     """Σ (f − q)² per sample (dim 0) over the output tensors that carry the batch dimension."""
     pairs = [(r, t) for r, t in zip(tree_leaves(ref), tree_leaves(test))
              if isinstance(r, torch.Tensor) and isinstance(t, torch.Tensor) and r.is_floating_point()

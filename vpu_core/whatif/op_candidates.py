@@ -80,7 +80,7 @@ def what_if_added(g: QGraph, part: PartitionReport, op: str) -> OpCandidate:
     return _candidate(g, part, after, op=op, first_node=next((c.node for c in part.cpu_nodes if c.op == op), ""))
 
 
-def what_if_relaxed(g: QGraph, part: PartitionReport, limit: str, bound) -> OpCandidate:
+def what_if_relaxed(g: QGraph, part: PartitionReport, limit: str, bound: object) -> OpCandidate:
     """The partition of `g` with one per-op limit relaxed to `bound`, against `part`."""
     after = partition(_with_profile(g, limits={**g.profile.limits, limit: bound}))
     moved = {c.node for c in part.cpu_nodes} - {c.node for c in after.cpu_nodes}

@@ -13,11 +13,14 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from vpu_core.hardware.limits import LIMITS
 from vpu_core.profile import HardwareProfile, load_profile, op_matches, parse_profile, rule_ids
 from vpu_core.whatif.results import ModelOp, OpListRow, ProfileChange
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
 
 # (section, key, HardwareProfile field) in the order a saved file lists them.
 TOML_KEYS: tuple[tuple[str, str, str], ...] = (
@@ -46,7 +49,7 @@ _SECTION_NOTES = {
 }
 
 
-def field_value(profile: HardwareProfile, field: str):
+def field_value(profile: HardwareProfile, field: str) -> Any:
     if field.startswith("constraints."):
         return profile.enabled(field.split(".", 1)[1])
     if field.startswith("limits."):
@@ -103,7 +106,7 @@ def same_profile(a: HardwareProfile, b: HardwareProfile) -> bool:
     return all(field_value(a, f) == field_value(b, f) for _, _, f in TOML_KEYS)
 
 
-def edit(profile: HardwareProfile, **changes) -> HardwareProfile:
+def edit(profile: HardwareProfile, **changes: Any) -> HardwareProfile:
     """A copy with fields replaced; `constraints` may be a partial {rule id: bool} mapping, and
     `limits` a partial {"conv2d.kernel_max": (5, 5), …} mapping (None removes a limit)."""
     if "constraints" in changes:
@@ -160,7 +163,7 @@ def requantization_needed(old: HardwareProfile, new: HardwareProfile, quantizer:
     return tuple(keys)
 
 
-def model_ops(analysis) -> tuple[ModelOp, ...]:
+def model_ops(analysis: Analysis) -> tuple[ModelOp, ...]:
     """The op types an analysis' graph computes (no Q/DQ, getitem or guards), most frequent first."""
     from vpu_core.compare import is_compute_op
 

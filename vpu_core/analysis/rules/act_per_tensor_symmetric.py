@@ -13,7 +13,9 @@ def check(g: QGraph) -> list[Violation]:
     for t in g.tensors:
         if t.kind != "activation":
             continue
-        qp, problems, values = t.qp, [], {}
+        qp = t.qp
+        problems: list[str] = []
+        values: dict[str, object] = {}
         if qp.per_channel:
             problems.append(f"per-channel (axis {qp.axis})")
             values["axis"] = qp.axis

@@ -33,7 +33,7 @@ class Rule:
     def id(self) -> str:
         return self.info.id
 
-    def violation(self, node: str, message: str, **values) -> Violation:
+    def violation(self, node: str, message: str, **values: object) -> Violation:
         return Violation(self.info.id, node, message, tuple(values.items()))
 
 

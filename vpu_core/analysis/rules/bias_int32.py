@@ -24,7 +24,7 @@ _REL_TOL = 1e-5  # s_in·s_w is formed in float32 by the quantizer, we recompute
 def expected_bias_scales(g: QGraph, op: Node) -> tuple[float, ...] | None:
     """s_in·s_w[c] for a quantized conv / linear (None when the input is not dequantized)."""
     x, w = g.input_dq(op), g.weight_dq(op)
-    if x is None or len(x.scales) != 1 or not w.scales:
+    if x is None or w is None or len(x.scales) != 1 or not w.scales:
         return None
     return tuple(x.scales[0] * s for s in w.scales)
 
@@ -75,7 +75,7 @@ def _check_op(g: QGraph, op: Node) -> Violation | None:
         return RULE.violation(op.name, f"bias zero point {qp.zero_points[0]}, expected 0",
                               zero_point=qp.zero_points[0])
     c = _scale_mismatch(qp.scales, expected) if expected else None
-    if c is not None:
+    if c is not None and expected is not None:
         got = qp.scales[min(c, len(qp.scales) - 1)]
         want_c = expected[min(c, len(expected) - 1)]
         where = f" on channel {c}" if max(len(expected), len(qp.scales)) > 1 else ""

@@ -37,10 +37,10 @@ def shared_scale_ops(g: QGraph, patterns: tuple[str, ...] | None = None
     for op in g.nodes:
         if op.op != "call_function" or not op_matches(op_name(op), patterns):
             continue
-        ins = [g.qp[a] if is_dequantize(a) else None for a in tensor_inputs(op)]
-        if not ins or any(qp is None for qp in ins):
+        inputs = tensor_inputs(op)
+        if not inputs or not all(is_dequantize(a) for a in inputs):
             continue  # not a quantized op: nothing to share
-        out.append((op, ins, g.output_q(op)))
+        out.append((op, [g.qp[a] for a in inputs], g.output_q(op)))
     return out
 
 
@@ -61,7 +61,7 @@ def _check_op(op: Node, ins: list[QParams], out: QParams | None) -> Violation | 
     else:
         zps = ", ".join(str(qp.zero_points[0]) for qp in every if qp.zero_points)
         msg = f"{kind} inputs/output use zero points {zps}"
-    values = {"input_scales": tuple(qp.scales[0] for qp in ins if qp.scales),
+    values: dict[str, object] = {"input_scales": tuple(qp.scales[0] for qp in ins if qp.scales),
               "input_zero_points": tuple(qp.zero_points[0] for qp in ins if qp.zero_points)}
     if out is not None:
         values.update(output_scale=out.scales[0] if out.scales else None,

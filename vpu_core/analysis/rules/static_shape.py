@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from vpu_core.profile import HardwareProfile
 
 
-def symbols_of(val) -> set[str]:
+def symbols_of(val: object) -> set[str]:
     """Names of the free symbols in a node's value (a tensor's shape, a SymInt, or lists of them)."""
     if isinstance(val, (list, tuple)):
         return set().union(*(symbols_of(v) for v in val)) if val else set()
     dims = val.shape if isinstance(val, torch.Tensor) else [val]
-    out = set()
+    out: set = set()
     for d in dims:
         if isinstance(d, torch.SymInt):
             out.update(str(s) for s in d.node.expr.free_symbols)

@@ -22,7 +22,10 @@ def check(g: QGraph) -> list[Violation]:
     out = []
     for op in g.weighted_ops:
         w, axis = g.weight_dq(op), g.weight_axis(op)
-        problems, values = [], {"weight": w.node.name}
+        if w is None:                   # weighted_ops have a dequantized weight; nothing to judge
+            continue
+        problems: list[str] = []
+        values: dict[str, object] = {"weight": w.node.name}
         if not w.per_channel:
             scale = scale_text(w.scales[0]) if w.scales else "?"
             problems.append(f"weight is per-tensor (scale {scale})")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vpu_core.compare import Comparison, compare, default_label
 from vpu_core.reports.html.comparison import comparison_section
@@ -89,7 +89,7 @@ def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str 
 
 
 def write_report_html(path: str | Path, analysis: Analysis,
-                      graph_image: GraphImage | bytes | str | None = None, **kwargs) -> Path:
+                      graph_image: GraphImage | bytes | str | None = None, **kwargs: Any) -> Path:
     """Build the report and write it atomically (temp file + rename) to `path`.
 
     Raises vpu_core.files.SaveError (an InspectorError) when the file cannot be written.

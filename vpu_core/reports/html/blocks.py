@@ -8,9 +8,11 @@ from vpu_core.reports.html.html_kit import code, esc, pill, table
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
+    from vpu_core.layout.grouped import GroupedGraph
+    from vpu_core.graph.model import GroupStats
 
 
-def report_blocks(analysis: Analysis):
+def report_blocks(analysis: Analysis) -> tuple[GroupedGraph, frozenset[str], list[GroupStats]] | None:
     """(GroupedGraph, expanded groups, GroupStats of the blocks shown closed) of the report's
     collapsed picture, or None when the model has no module hierarchy."""
     from vpu_core.graph.build import build_graph_model

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from vpu_core.formatting import db_text, human_bytes, tensor_text
 from vpu_core.reports.html import style
@@ -153,7 +153,7 @@ def _sqnr_pairs(a: Analysis, b: Analysis, cmp: Comparison) -> str:
     return f'<h3>Per-layer SQNR, both configurations</h3>{legend}<div class="scroll">{chart}</div>'
 
 
-def _finite(x) -> bool:
+def _finite(x: object) -> TypeGuard[float]:
     return isinstance(x, (int, float)) and math.isfinite(x)
 
 

@@ -6,13 +6,14 @@ can hold pills and code; plain strings passed to `text_cells` are escaped for th
 from __future__ import annotations
 
 from html import escape
+from typing import AbstractSet
 
 
-def esc(value) -> str:
+def esc(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def code(value) -> str:
+def code(value: object) -> str:
     return f"<code>{esc(value)}</code>"
 
 
@@ -41,7 +42,7 @@ def kpi(label: str, value: str, sub: str = "", tone: str = "") -> str:
             f'<div class="v">{value}</div>{sub_html}</div>')
 
 
-def table(headers: list[str], rows: list[list[str]], *, numeric: set[int] = frozenset(),
+def table(headers: list[str], rows: list[list[str]], *, numeric: AbstractSet[int] = frozenset(),
           row_classes: list[str] | None = None, total: list[str] | None = None,
           wrap: bool = True) -> str:
     """A zebra table; headers are plain text, cells safe HTML; `numeric` column indexes align right."""

@@ -19,7 +19,9 @@ ROUNDING_TEXT = {"round_half_up": "round half up: (acc + 2^(n−1)) >> n",
 
 
 def int_sim_section(a: Analysis, tag: str = "") -> str:
-    r: IntSimReport = a.int_sim
+    r = a.int_sim
+    if r is None:
+        return ""
     lede = ("The Q/DQ graph is a float emulation; the VPU computes in integers: int8 × int8 products "
             f"in a {r.accumulator_bits}-bit accumulator, the int32 bias, a right shift by n "
             f"({esc(ROUNDING_TEXT.get(r.rounding, r.rounding))}), saturation to int8, relu as a clamp. "

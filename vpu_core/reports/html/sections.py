@@ -118,13 +118,13 @@ class GraphImage:
     flat_nodes: int = 0             # nodes of the flat picture (said when it is left out)
 
 
-def as_graph_image(image) -> GraphImage | None:
+def as_graph_image(image: GraphImage | bytes | str | None) -> GraphImage | None:
     if image is None or isinstance(image, GraphImage):
         return image
     return GraphImage(image)
 
 
-def image_tag(image, alt: str) -> str:
+def image_tag(image: GraphImage | bytes | str | None, alt: str) -> str:
     """The image as an <img> with a data: URI (self-contained; SVG ids cannot clash with ours)."""
     image = as_graph_image(image)
     if image is None:
@@ -163,7 +163,8 @@ def hotspots_html(a: Analysis, limit: int = 8) -> str:
     return f'<ul class="legend vertical">{"".join(rows)}{tail}</ul>'
 
 
-def graph_section(a: Analysis, image, b: Analysis | None = None, image_b=None) -> str:
+def graph_section(a: Analysis, image: GraphImage | bytes | str | None, b: Analysis | None = None,
+                  image_b: GraphImage | bytes | str | None = None) -> str:
     columns = [_graph_column(a, image, "side-a" if b is not None else "")]
     if b is not None:
         columns.append(_graph_column(b, image_b, "side-b"))

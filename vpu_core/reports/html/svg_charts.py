@@ -11,6 +11,7 @@ import math
 import textwrap
 from dataclasses import dataclass
 from html import escape
+from typing import Any, Sequence
 
 AXIS = "#9aa3af"
 GRID = "#e5e7eb"
@@ -208,12 +209,12 @@ class Bar:
     spread: float = 0.0         # ± whisker drawn by signed_hbars (0: none)
 
 
-def hbars(bars: list[Bar], *, unit: str, marker: RefLine | None = None, **kw) -> str:
+def hbars(bars: list[Bar], *, unit: str, marker: RefLine | None = None, **kw: Any) -> str:
     """One horizontal bar per row (label left, value at the bar's end), zero at the left edge."""
     return hbar_groups([(b.label, (b,)) for b in bars], unit=unit, marker=marker, **kw)
 
 
-def hbar_groups(groups: list[tuple[str, tuple[Bar, ...]]], *, unit: str, width: int = 1100,
+def hbar_groups(groups: Sequence[tuple[str, tuple[Bar, ...]]], *, unit: str, width: int = 1100,
                 bar_h: int = 12, marker: RefLine | None = None, label_w: int = 210) -> str:
     """Rows of one or more horizontal bars under one label (e.g. two configurations per layer)."""
     values = [b.value for _, bars in groups for b in bars]
