@@ -128,3 +128,15 @@ def test_an_empty_weight_plot_says_why(qtbot, tmp_path):
     notes = [item.toPlainText() for item in plot.series_plots[1].getViewBox().childItems()
              if isinstance(item, pg.TextItem)]
     assert notes.count("No weight quantized: none of 1 conv / linear runs on the VPU.") == 1
+
+
+def test_the_profile_box_offers_the_shipped_edge_profile(qtbot):
+    from app.widgets.profile_combo import ProfileCombo
+    from resources import EDGE_NPU_PROFILE
+
+    box = ProfileCombo()
+    qtbot.addWidget(box)
+    box.set_recent([str(EDGE_NPU_PROFILE), "/tmp/mine.toml"])
+    items = [box.itemText(i) for i in range(box.count())]
+    assert items[:3] == ["VPU default", "edge_npu (shipped)", "mine"]   # listed once
+    assert box.itemData(1) == str(EDGE_NPU_PROFILE)
