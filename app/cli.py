@@ -20,7 +20,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
     options = GuiOptions(screenshot=args.screenshot, size=args.size,
                          compare=config_variant(config, args.compare) if args.compare else None,
                          xnnpack_delegation=args.xnnpack_delegation, select=args.select,
-                         tabs=tuple(args.tab))
+                         tabs=tuple(args.tab), sweep=args.sweep, focus=args.focus,
+                         presentation=args.presentation)
     return run_gui(config, options)
 
 
@@ -56,6 +57,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from app.devtools.startup_bench import measure_window_startup
     from vpu_core import bench as benchmark
 
+    if getattr(args, "sweep", False):
+        from vpu_core.sweep.bench import bench_sweep, format_rows
+
+        rows = bench_sweep([sys.executable, "-m", "app.cli"], repeat=args.repeat)
+        print(json.dumps(rows, indent=1) if args.json else format_rows(rows))
+        return core_cli.EXIT_OK
     if getattr(args, "ablate", False):
         rows = benchmark.bench_ablation()
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
@@ -65,9 +72,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     startup = measure_window_startup()
     zoo = benchmark.bench_zoo(models=("conv_relu", "resnet8") if args.quick else None)
     loop = benchmark.bench_loop(args.loop or (("conv_relu", "resnet8") if args.quick else None))
+    plots = _plot_zoom()
     if args.json:
         print(json.dumps({"graphs": graphs, "zoo": zoo, "loop": loop, "startup": startup,
-                          "peak_rss_mib": benchmark.peak_rss_mib()}, indent=1))
+                          "plot_zoom": plots, "peak_rss_mib": benchmark.peak_rss_mib()}, indent=1))
         return core_cli.EXIT_OK
     print("Synthetic Q/DQ graphs (median of runs; times in ms)")
     print(benchmark.format_table(graphs))
@@ -79,10 +87,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
           "\ndisk cache, back = the same configuration again in one session, fold_toggle / profile_change"
           "\n= a new view / a shift-range profile without new quantization)")
     print(benchmark.format_table(loop))
+    print("\nPlot zoom (resnet8; 60 wheel notches out, then 60 in, each repainted; target: every"
+          "\nrepaint under 50 ms)")
+    print(benchmark.format_table(plots))
     print(f"\nwindow on screen {startup['window_startup_s'] * 1000:.0f} ms after launch "
           f"(torch imported at start-up: {startup['torch_imported_at_startup']}); "
           f"peak resident memory of this benchmark: {benchmark.peak_rss_mib():.0f} MiB")
     return core_cli.EXIT_OK
+
+
+def _plot_zoom() -> list[dict]:
+    from app.devtools.plot_bench import measure_plot_zoom
+    from vpu_core.config import RunConfig
+    from vpu_core.session import default_session
+
+    return measure_plot_zoom(default_session().inspect(RunConfig("resnet8"), view=None).analysis)
 
 
 def _scene_columns(measure_scene):

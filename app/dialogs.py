@@ -88,6 +88,11 @@ def open_profile_dialog(parent: QWidget | None, start_dir: str = "") -> str | No
     return path or None
 
 
+def open_folder_dialog(parent: QWidget | None, title: str, start_dir: str = "") -> str | None:
+    path = QFileDialog.getExistingDirectory(parent, title, start_dir)
+    return path or None
+
+
 def open_calibration_dialog(parent: QWidget | None, start_dir: str = "") -> str | None:
     """Calibration samples: tensors along dim 0, one per model input (read without pickle)."""
     path, _ = QFileDialog.getOpenFileName(parent, "Calibration data", start_dir, CALIB_FILTERS)

@@ -11,6 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from dataclasses import replace
+
 import pytest
 
 from vpu_core.cache.disk import LAYOUT
@@ -145,7 +147,7 @@ def test_damaged_entries_are_ignored_deleted_and_rebuilt(cache):
     assert len(entries(cache, "analysis")) == 1 and entries(cache, "analysis")[0] != analysis
     _write_entry(entries(cache, "analysis")[0], json.dumps({"$c": "Analysis", "v": {}}).encode())
     assert "cache_load" not in run(config).timings_s                       # well-formed, not an Analysis
-    for stage in ("analysis", "quantized"):
+    for stage in ("analysis", "quantized", "program"):
         for path in entries(cache, stage):
             path.unlink()
     _write_entry(entries(cache, "export")[0], b"PK\x03\x04 not a zip")
@@ -227,7 +229,7 @@ def test_a_transformers_model_export_is_reused_from_disk(cache):
     config = RunConfig(model=str(ROOT / "tests" / "corpus" / "vit_vision.py"), quantizer="xnnpack",
                        calib_batches=1)
     cold = run(config)
-    for stage in ("analysis", "quantized"):
+    for stage in ("analysis", "quantized", "program"):
         for path in entries(cache, stage):
             path.unlink()
     again = run(config)
@@ -242,3 +244,52 @@ def test_the_integer_simulation_is_cached_with_the_analysis(cache):
     warm = Session().inspect(config, view=None, int_sim=True).analysis
     assert "cache_load" in warm.timings_s and warm.int_sim == cold.int_sim
     assert analysis_to_json(warm)["int_sim"] == analysis_to_json(cold)["int_sim"]
+
+
+QUANTIZING = {"prepare", "calibrate", "convert"}
+
+
+@pytest.mark.parametrize("quantizer", ["vpu", pytest.param("xnnpack", marks=pytest.mark.slow)])
+def test_the_window_opened_after_check_quantizes_nothing(cache, monkeypatch, capsys, quantizer):
+    """`gui M` right after `check M` (issue 21): the converted graph is a cached stage, so the
+    window's run — a new launch, a new Session on the same disk cache, asking what the window's
+    run job asks — prepares, calibrates and converts nothing: it reads the analysis, loads the
+    program for its integer simulation, and lays the graph out."""
+    from app.cli import main
+    from vpu_core import session as session_module
+    from vpu_core.config import ViewOptions
+
+    monkeypatch.setattr(session_module, "_DEFAULT", Session())        # check: its own launch
+    argv = ["check", "conv_relu", "--quantizer", quantizer, "--calib-batches", "1", "--format", "json"]
+    assert main(argv) in (0, 1)
+    assert "int_sim" not in json.loads(capsys.readouterr().out)
+    assert len(entries(cache, "program")) == 1 and not entries(cache, "int_sim")   # check stays lean
+    config = RunConfig(model="conv_relu", quantizer=quantizer, calib_batches=1)
+    seen: list[str] = []
+    window_run = Session().inspect(config, ViewOptions(), int_sim=True, progress=lambda s, f: seen.append(s))
+    assert not QUANTIZING & set(window_run.stages_run) and not QUANTIZING & set(seen)
+    assert "export" not in window_run.stages_run and "layout" in window_run.stages_run
+    assert window_run.analysis.int_sim is not None and "cache_load" in window_run.analysis.timings_s
+    assert (window_run.analysis.int_sim.refused is not None) == (quantizer == "xnnpack")
+    live = Session(disk_cache=False).inspect(config, None, int_sim=True).analysis.int_sim
+    assert replace(window_run.analysis.int_sim, seconds=0) == replace(live, seconds=0)   # same result
+    again = Session().inspect(config, ViewOptions(), int_sim=True)                       # and cached
+    assert again.stages_run == ("layout",)
+
+
+def test_the_converted_graph_comes_back_node_for_node(run):
+    """program_codec: same node names, users, metadata shapes; the same analysis and simulation."""
+    import dataclasses
+
+    from vpu_core.analysis import analyze
+    from vpu_core.cache import program_codec
+    from vpu_core.intsim import simulate
+
+    qm = run("transformer")                          # the run other tests share
+    gm, scales = program_codec.from_bytes(program_codec.to_bytes(qm.converted, qm.observer_scales))
+    assert [n.name for n in gm.graph.nodes] == [n.name for n in qm.converted.graph.nodes]
+    back = dataclasses.replace(qm, converted=gm, observer_scales=scales)
+    assert same_json(analyze(qm), analyze(back)) and analyze(qm).nodes == analyze(back).nodes
+    assert replace(simulate(qm), seconds=0) == replace(simulate(back), seconds=0)
+    with pytest.raises(program_codec.BadEntry):
+        program_codec.from_bytes(b"not a program")

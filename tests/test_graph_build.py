@@ -123,9 +123,30 @@ def test_cpu_node_and_boundary_edge():
     model = build_graph_model(_conv_relu_analysis(cpu_relu=True))
     assert model.node("relu").category == "cpu"
     assert model.node("relu").subgraph is None
-    assert model.node("relu").detail == "16×8×16×16 int8"
+    # a CPU op computes in its own dtype: fp32, even though a quantize follows it (issue 21)
+    assert model.node("relu").detail == "16×8×16×16 fp32" and model.node("relu").dtype == "fp32"
     marked = {(e.src, e.dst): e.boundary for e in model.edges if e.boundary}
     assert marked == {("conv2d", "relu"): "vpu->cpu"}
+
+
+def test_the_box_and_the_panel_state_the_same_dtype(qapp):
+    import html
+    import re
+
+    from app.widgets.node_html import node_html
+
+    for cpu_relu in (False, True):
+        analysis = _conv_relu_analysis(cpu_relu=cpu_relu)
+        model = build_graph_model(analysis)
+        relu = model.node("relu")
+        text = html.unescape(re.sub(r"<[^>]+>", " ", node_html(analysis, model, "relu")))
+        row = " ".join(text.split()).split("dtype ", 1)[1]
+        if cpu_relu:                        # CPU: fp32 in the box, float32 in the panel, nothing else
+            assert relu.detail.endswith(" fp32") and row.startswith("float32") and "int8" not in row
+        else:                               # VPU: int8 on the VPU, in both
+            assert relu.detail.endswith(" int8") and row.startswith("int8 on the VPU")
+    conv = build_graph_model(_conv_relu_analysis()).node("conv2d")
+    assert conv.dtype == "" and not conv.detail.endswith(("int8", "fp32"))   # fused into the relu
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -284,20 +284,33 @@ def test_open_dialog_warns_and_dropping_a_py_asks_first(qtbot, window, tmp_path,
 
 @pytest.mark.slow
 def test_gui_screenshot_writes_the_whole_window_at_the_asked_size_and_exits(tmp_path):
-    """`vpu-inspector gui MODEL --screenshot F.png --size WxH`, as a user (or CI) runs it."""
+    """`vpu-inspector check MODEL`, then `vpu-inspector gui MODEL --screenshot F.png --size WxH`,
+    as a user (or CI) runs them: the window (a new process on check's cache) quantizes nothing,
+    and F.json says where the canvas is and what ran."""
+    import json
+
     from PySide6.QtGui import QImage
 
     env = {"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     shot = tmp_path / "w.png"
+    check = subprocess.run([sys.executable, "-m", "app", "check", "conv_relu", "--calib-batches", "1"],
+                           cwd=REPO, capture_output=True, text=True, env=env, timeout=300)
+    assert check.returncode == 0, check.stderr
     out = subprocess.run([sys.executable, "-m", "app", "gui", "conv_relu", "--calib-batches", "1",
                           "--select", "conv2d", "--tab", "partition", "--size", "1024x700",
                           "--screenshot", str(shot)], cwd=REPO, capture_output=True, text=True,
                          env=env, timeout=300)
     assert out.returncode == 0, out.stderr
+    facts = json.loads((tmp_path / "w.json").read_text())
+    assert facts["window"] == [1024, 700]
+    x, y, w, h = facts["canvas"]
+    assert 0 <= x and 0 < y and x + w <= 1024 and y + h <= 700 and w * h > 0.2 * 1024 * 700
+    assert not {"prepare", "calibrate", "convert"} & set(facts["stages_run"])     # nothing quantized
+    assert "int_sim" in facts["stages_run"]                  # simulated from the cached program
     image = QImage(str(shot))
     assert (image.width(), image.height()) == (1024, 700)
     assert len({image.pixel(x, y) for x in range(0, 1024, 9) for y in range(0, 700, 9)}) > 20
-    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".png") == ["w.png"]   # atomic
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".png", ".json")) == ["w.json", "w.png"]
 
     failed = subprocess.run([sys.executable, "-m", "app", "gui", str(tmp_path / "missing.py"),
                              "--screenshot", str(tmp_path / "f.png")], cwd=REPO, capture_output=True,

@@ -29,6 +29,12 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
     else:
         p.add_argument("model", nargs="?", default="resnet8", help="as for check (default resnet8)")
     p.add_argument("--quantizer", choices=("vpu", "xnnpack"), default="vpu")
+    add_shared_run_options(p)
+    p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
+
+
+def add_shared_run_options(p: argparse.ArgumentParser) -> None:
+    """The run options of every command (`sweep` takes its quantizers and profiles as lists)."""
     p.add_argument("--per-tensor", action="store_true", help="XNNPACK weights per-tensor")
     p.add_argument("--dynamic-batch", action="store_true", help="export the batch dim as dynamic")
     p.add_argument("--calib-batches", type=_positive, default=4, metavar="N")
@@ -36,7 +42,6 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
                    help="change the batch (default: the batch of the model's own example inputs)")
     p.add_argument("--seed", type=int, default=0, metavar="S")
     p.add_argument("--calib-data", metavar="FILE", help="calibration samples (.pt or .npz)")
-    p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
     p.add_argument("--no-cache", action="store_true", help=(
         "neither read nor write the result cache (VPU_INSPECTOR_CACHE_DIR moves it)"))
     p.add_argument("--reference-observers", action="store_true",
@@ -81,7 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--compare", metavar="SPEC", help="open in compare mode, side B as for report --compare")
     gui.add_argument("--xnnpack-delegation", action="store_true",
                      help="colour by what ExecuTorch's XnnpackPartitioner delegates")
+    gui.add_argument("--sweep", metavar="DIR", help="also show this sweep folder in the Sweep dock")
     gui.add_argument("--select", metavar="NODE", help="select NODE (b:NODE for compare side B) once shown")
+    gui.add_argument("--focus", action="store_true", help="focus mode: only the canvas (F11)")
+    gui.add_argument("--presentation", action="store_true",
+                     help="presentation mode: large labels, thick edges, scaled legend (F5)")
     gui.add_argument("--tab", action="append", default=[], metavar="TAB",
                      choices=("violations", "partition", "requant", "compare", "scales", "shifts",
                               "selected", "pow2", "profile", "limits", "cost", "next-kernel"),
@@ -111,7 +120,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="only time `check resnet8 --ablate` (target: 60 s)")
     bench.add_argument("--loop", nargs="+", metavar="MODEL",
                        help="models for the cold / warm / toggle rows (default: the zoo)")
+    bench.add_argument("--sweep", action="store_true", help=(
+        "only time a sweep of 4 models x 2 quantizers with --workers 2 against the same 8 `check` "
+        "runs one after another (target: 0.75x)"))
+    bench.add_argument("--repeat", type=_positive, default=1, metavar="N", help="bench --sweep: rounds")
     sub.add_parser("models", help="list the built-in model zoo")
+    from vpu_core.sweep.cli import add_sweep_parser
+
+    add_sweep_parser(sub)
     return parser
 
 
@@ -177,7 +193,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_VIOLATIONS if analysis.violations else EXIT_OK
 
 
-HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models}
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from vpu_core.sweep.cli import cmd_sweep as sweep
+
+    return sweep(args)
+
+
+HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models, "sweep": cmd_sweep}
 
 
 def error_line(exc: BaseException) -> str:

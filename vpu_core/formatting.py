@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import NodeInfo, OpArgument, QuantParams, TensorQParams
+    from vpu_core.graph.metrics import MetricRange
 
 POW2_TOLERANCE = 1e-6   # relative: float32 rounding of 2^k stays far inside it, 2^k·(1+1e-3) does not
 
@@ -197,6 +198,14 @@ def argument_text(arg: OpArgument) -> str:
 _QDQ_PREFIX = "quantized_decomposed."
 
 
+_DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64"}
+
+
+def dtype_short(dtype: str) -> str:
+    """"float32" → "fp32" (graph boxes are narrow); integer dtypes as they are."""
+    return _DTYPE_SHORT.get(dtype, dtype)
+
+
 def op_label(op: str) -> str:
     """"conv2d.default" → "conv2d"; "quantized_decomposed.quantize_per_tensor.default" → "quantize"."""
     op = op[len(_QDQ_PREFIX):] if op.startswith(_QDQ_PREFIX) else op
@@ -206,10 +215,83 @@ def op_label(op: str) -> str:
     return base
 
 
+def module_name(info: NodeInfo) -> str:
+    """The module a node is shown in: its module path; at the top level (an op written in the
+    model's own `forward`, its Q/DQ) the model's class ("BertModel"); "" for graph inputs."""
+    return info.module or info.top_module
+
+
 def node_label(info: NodeInfo) -> str:
-    """How tables name a node: its module path and op ("stages.0.path_a.0 · conv2d"), never only
-    the generated fx name; a node without a module (a graph input) keeps its name."""
+    """How tables name a node: its module and op ("stages.0.path_a.0 · conv2d", "BertModel · ge"
+    for an op of the model's own forward), never only the generated fx name; a node without a
+    module (a graph input) keeps its name."""
     if info.kind in ("placeholder", "output"):
         return info.name
     what = "parameter" if info.kind == "get_attr" else op_label(info.op)
-    return f"{info.module} · {what}" if info.module else f"{info.name} · {what}"
+    where = module_name(info)
+    return f"{where} · {what}" if where else f"{info.name} · {what}"
+
+
+# -- metric legends ------------------------------------------------------------------------------------
+
+def metric_value_text(value: float, unit: str = "") -> str:
+    """A metric value as a legend or a group box shows it: 3 significant digits, thousands
+    grouped from 10^4, the unit after a space ("9.17 dB", "12,288 B")."""
+    if abs(value) >= 1e4:
+        text = f"{value:,.0f}"
+    else:
+        text = f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+    return f"{text} {unit}".strip()
+
+
+def metric_legend_texts(r: MetricRange, unit: str, neutral: bool) -> tuple[str, str, str]:
+    """(left end, right end, note) of a metric gradient legend for a vpu_core.graph.metrics
+    MetricRange `r`, worst end on the left: an end with values beyond it says so ("≤ 9.17 dB"),
+    and the note names the clipping and the true worst value ("5th–95th percentile shown:
+    3 ops beyond · worst 3.52 dB")."""
+    worst_end, best_end = r.ends
+    below, above = ("≤ ", "≥ ") if r.low_end_worst else ("≥ ", "≤ ")
+    left = (below if r.beyond_worst else "") + metric_value_text(worst_end, unit)
+    right = (above if r.beyond_best else "") + metric_value_text(best_end, unit)
+    if not neutral:
+        left, right = f"{left} (worse)", f"{right} (better)"
+    note = ""
+    if r.clipped:
+        ends = "5th–95th percentile" if r.percentiles else "scale"
+        beyond = r.beyond_worst + r.beyond_best
+        note = f"{ends} shown: {beyond} op{'s' if beyond != 1 else ''} beyond"
+        if r.worst is not None and r.beyond_worst:
+            note += f" · worst {metric_value_text(r.worst, unit)}"
+    return left, right, note
+
+
+# -- before / after ------------------------------------------------------------------------------------
+
+def card_value_text(value: float | None, unit: str) -> str:
+    """A before / after value: counts as integers, bytes as KiB / MiB, dB to 0.1, a share in %."""
+    if value is None:
+        return "—"
+    if unit == "B":
+        return human_bytes(int(value))
+    if unit == "dB":
+        return f"{value:.1f} dB"
+    if unit == "share":
+        return f"{100 * value:.1f} %"
+    return f"{value:.0f}"
+
+
+def card_delta_text(delta: float | None, unit: str) -> str:
+    """The change: "−2", "+1.3 dB", "−12.5 KiB", "+4.0 pp", "±0" when nothing moved."""
+    if delta is None:
+        return "—"
+    if abs(delta) < 1e-9:
+        return "±0"
+    sign = "+" if delta > 0 else "−"
+    size = abs(delta)
+    if unit == "B":
+        return sign + human_bytes(int(round(size)))
+    if unit == "dB":
+        return f"{sign}{size:.1f} dB"
+    if unit == "share":
+        return f"{sign}{100 * size:.1f} pp"
+    return f"{sign}{size:.0f}"

@@ -85,6 +85,7 @@ class Inspection:
     graph: DisplayGraph | None      # drawn for `view`; None when no view was asked for
     view: ViewOptions | None
     seconds: float
+    stages_run: tuple[str, ...] = ()    # the stages computed for it, in order (none: all cached)
 
     @property
     def has_delegation(self) -> bool:
@@ -114,6 +115,18 @@ def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> Disp
         shown, layout = grouped.collapse_to(view.collapse_depth)
         return DisplayGraph(shown, layout, grouped)
     return DisplayGraph(model, layout_graph(model), grouped)
+
+
+def _recording(ctx: RunContext) -> tuple[RunContext, dict[str, None]]:
+    """`ctx`, also noting the name of every stage that reports (every stage that runs does)."""
+    ran: dict[str, None] = {}
+    parent = ctx.progress
+
+    def report(stage: str, fraction: float) -> None:
+        ran.setdefault(stage)
+        if parent is not None:
+            parent(stage, fraction)
+    return RunContext(report, ctx.cancel), ran
 
 
 class Session:
@@ -146,7 +159,7 @@ class Session:
         partitions in integers (Analysis.int_sim, vpu_core.intsim). `ctx` replaces `progress` and
         `cancel` (give one or the other).
         """
-        ctx = _context(progress, cancel, ctx)
+        ctx, ran = _recording(_context(progress, cancel, ctx))
         start = time.perf_counter()
         if view is not None and view.partition_source not in PARTITION_SOURCES:
             raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}")
@@ -159,13 +172,14 @@ class Session:
         graph = None
         if view is not None:
             graph = self._display_graph(keys, analysis, view, ctx)
-        return Inspection(config, analysis, graph, view, time.perf_counter() - start)
+        return Inspection(config, analysis, graph, view, time.perf_counter() - start, tuple(ran))
 
     def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
         """The same result drawn for another view (fold, colouring): milliseconds, never a run.
         Raises ValueError when `view` colours by an XNNPACK delegation the analysis lacks."""
         graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view, NO_CONTEXT)
-        return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds)
+        return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds,
+                          inspection.stages_run)
 
     def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,

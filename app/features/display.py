@@ -20,6 +20,9 @@ from app.state import AppState
 from app.widgets.compare_table import pair_html
 
 if TYPE_CHECKING:
+    from vpu_core.session import Inspection
+    from vpu_core.whatif.try_on_vpu import VpuFix
+
     from app.graph_view import GraphView
     from app.widgets.compare_view import CompareView
     from app.widgets.panels import Panels
@@ -62,8 +65,14 @@ class DisplayController(QObject):
             self.redraw()
 
     def redraw(self) -> None:
-        """Draw what the state shows: the comparison, the single result, or nothing yet."""
+        """Draw what the state shows: the comparison, the single result, or nothing yet. The
+        selected node keeps its place on screen (and stays in view) across the redraw."""
         area, state, pair, result = self.area, self.state, self.state.comparison, self.state.result
+        selection = state.selection
+        anchor = None
+        if selection is not None and (selection.side in ("a", "b") and (
+                state.showing_compare or selection.side == "a")):
+            anchor = self._view(selection.side).anchor_of(selection.node)
         if state.showing_compare and pair is not None:
             area.compare_view.set_result(pair, pair.a.graph, pair.b.graph)
             names = {side: {n: i.op for n, i in insp.analysis.nodes.items()}
@@ -83,7 +92,7 @@ class DisplayController(QObject):
             area.show_placeholder()
             return
         self._show_focus(tab_compare=state.showing_compare)
-        self._keep_selection()
+        self._keep_selection(anchor)
         state.drawn.emit()
 
     def _show_focus(self, tab_compare: bool = False) -> None:
@@ -105,8 +114,9 @@ class DisplayController(QObject):
             self.plots_dock.setWindowTitle("Plots")
         self._show_selection()
 
-    def _keep_selection(self) -> None:
-        """After a redraw: select the same node again (or what shows it now), or nothing."""
+    def _keep_selection(self, anchor=None) -> None:
+        """After a redraw: select the same node again (or what shows it now), where it was on
+        screen (`anchor`: GraphView.anchor_of before the redraw) and in view; or nothing."""
         from vpu_core.graph.build import display_id
 
         selection = self.state.selection
@@ -118,7 +128,9 @@ class DisplayController(QObject):
         if graph is None or shown is None or shown not in graph.layout.boxes:
             self.state.select(None)
             return
-        self._view(selection.side).select_node(shown)
+        view = self._view(selection.side)
+        view.select_node(shown)
+        view.keep_in_view(shown, anchor)
         self.state.select(selection.side, shown)
         self._show_selection()
 
@@ -143,7 +155,8 @@ class DisplayController(QObject):
         if state.showing_compare and pair is not None:
             op = self.area.compare_view.op_of(side, selection.node)
             prefix = pair_html(pair.comparison, side, selection.node, op)
-        self.panels.show_node(inspection.analysis, model, selection.node, prefix, source)
+        self.panels.show_node(inspection.analysis, model, selection.node, prefix, source,
+                              _fix(inspection, selection.node) if selection.side == "a" else None)
 
     # -- while nothing is shown ----------------------------------------------------------------------
     def _show_run(self) -> None:
@@ -160,6 +173,15 @@ class DisplayController(QObject):
         elif run.cancelled:
             self.area.show_placeholder("Cancelled — press Run to start again.")
             self.panels.clear("Cancelled: nothing to show yet.")
+
+
+def _fix(inspection: Inspection, node: str) -> VpuFix | None:
+    """The profile edit that would move `node` to the VPU, when the What-if editor can make it
+    (an op-list entry; a per-op limit has no field in the editor yet): the node panel offers it."""
+    from vpu_core.whatif.try_on_vpu import vpu_fix
+
+    fix = vpu_fix(inspection.analysis, node)
+    return fix if fix is not None and fix.kind == "op_list" else None
 
 
 def _typing() -> bool:

@@ -151,17 +151,19 @@ class ExportController(QObject):
     def _panel(self, side: str, theme, overlay: bool) -> dict:
         from app.graph_view.legend import legend_size, paint_legend
 
+        from vpu_core.graph.legend import legend_facts
+
         graph = self.state.graph(side)
         if graph is None:
             raise InspectorError(f"Side {side.upper()} has no graph to export.")
-        subgraphs = len({n.subgraph for n in graph.model.nodes if n.category == "vpu"})
+        facts = legend_facts(graph.model)
         if overlay:
-            rows = delegation_entries(theme, subgraphs)
+            rows = delegation_entries(theme, facts)
             size = entries_size(theme, rows)
             legend = lambda p, at: paint_entries(p, at, theme, rows)  # noqa: E731
         else:
-            size = legend_size(theme, subgraphs)
-            legend = lambda p, at: paint_legend(p, at, theme, subgraphs)  # noqa: E731
+            size = legend_size(theme, facts)
+            legend = lambda p, at: paint_legend(p, at, theme, facts)  # noqa: E731
         compare = self.state.showing_compare
         title = side_label(self.state, side) if compare else graph.model.title
         return {"model": graph.model, "layout": graph.layout, "title": f"{side.upper()} · {title}"

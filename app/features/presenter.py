@@ -73,6 +73,8 @@ class LookCanvas(Protocol):
 
     def set_high_contrast(self, on: bool) -> None: ...
 
+    def set_presentation(self, on: bool) -> None: ...
+
 
 class PresenterController(QObject):
     def __init__(self, state: AppState, view_bar: PresenterBar, status_bar: StatusLine,
@@ -136,6 +138,14 @@ class PresenterController(QObject):
         """Black outlines and edges on the canvases, darker secondary text in the panels."""
         self.state.look = replace(self.state.look, high_contrast=on)
 
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode (F5): larger bold labels, thick edges, the legend scaled, bigger text
+        in the docks — for a projector."""
+        self.state.look = replace(self.state.look, presentation=on)
+
+    def toggle_presentation(self) -> None:
+        self.set_presentation(not self.state.look.presentation)
+
     def _apply_look(self) -> None:
         look = self.state.look
         self.view_bar.set_look(look.large_font, look.high_contrast)
@@ -144,6 +154,9 @@ class PresenterController(QObject):
                 canvas.set_large_font(look.large_font)
             if canvas.theme().high_contrast != look.high_contrast:
                 canvas.set_high_contrast(look.high_contrast)
+            if canvas.theme().presentation != look.presentation:
+                canvas.set_presentation(look.presentation)
         app = QApplication.instance()
         if isinstance(app, QApplication):
-            app.setStyleSheet(theme.stylesheet(high_contrast=look.high_contrast, large=look.large_font))
+            app.setStyleSheet(theme.stylesheet(high_contrast=look.high_contrast,
+                                               large=look.large_font or look.presentation))

@@ -16,6 +16,10 @@ what they announce:
   or blocks the window's run; progress and Cancel like every job. The session keeps every
   ablation; `state.ablation` is the one of the result on screen (the exported report shows it).
 - Next kernel: the op-list candidates and the partition economics of the analysis on screen.
+- Try it on the VPU (the node panel's link on a CPU node, or T with one selected): the edit that
+  removes the node's cause (vpu_core.whatif.try_on_vpu) becomes the draft, the What-if dock opens
+  on the Profile tab with that op's row selected and Apply focused. After an Apply, the result's
+  numbers against the ones before the Apply are the before / after card over the canvas.
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, QStandardPaths
+from PySide6.QtCore import QObject, QStandardPaths, SignalInstance
 
 from app import dialogs
 from app.jobs.ablation import AblationJob
@@ -39,6 +43,7 @@ from vpu_core.profile import AVG_POOL_DIVISORS, ROUNDING_MODES
 from vpu_core.reports.whatif_text import constraint_name, profile_change_lines
 
 if TYPE_CHECKING:
+    from vpu_core.whatif.try_on_vpu import BeforeAfter
     from vpu_core.analysis.results import Analysis
     from vpu_core.config import RunConfig
     from vpu_core.profile import HardwareProfile
@@ -53,11 +58,27 @@ class Dock(Protocol):
     def raise_(self) -> None: ...
 
 
+class CardView(Protocol):
+    """Where the before / after card of an Apply is shown (app.widgets.graph_area.GraphArea)."""
+
+    def show_card(self, card: BeforeAfter | None) -> None: ...
+
+
+class TryLinks(Protocol):
+    """Where "Try it on the VPU" is clicked (app.widgets.panels.Panels)."""
+
+    @property
+    def try_on_vpu(self) -> SignalInstance: ...
+
+
 class WhatIfController(QObject):
     def __init__(self, state: AppState, panel: WhatIfPanel, dock: Dock,
-                 profile_dir: str | Path | None = None) -> None:
+                 profile_dir: str | Path | None = None, try_links: TryLinks | None = None,
+                 cards: CardView | None = None) -> None:
         super().__init__(state)
         self.state, self.panel, self.dock = state, panel, dock
+        self.try_links, self.cards = try_links, cards
+        self._applied: tuple[str, Analysis, str] | None = None   # (profile path, analysis before, change)
         self.profile_dir = Path(profile_dir) if profile_dir else _default_dir()
         # Profiles are loaded after the first run (validating op names imports torch).
         self.shipped: HardwareProfile | None = None
@@ -82,6 +103,8 @@ class WhatIfController(QObject):
         self.ablations.cancelled.connect(self._on_ablation_cancelled)
         # a table row shows its node on the canvas
         panel.candidates.node_activated.connect(lambda node: state.show_node(state.focus_side, node))
+        if try_links is not None:
+            try_links.try_on_vpu.connect(self.try_on_vpu)
         state.result_changed.connect(self._on_result)
         state.run_changed.connect(self._on_run_changed)
         state.profile_draft_changed.connect(self._show_draft)
@@ -105,6 +128,7 @@ class WhatIfController(QObject):
         inspection = self.state.result
         if inspection is None:
             return
+        self._show_card(inspection)
         self.analysis = inspection.analysis
         self._follow_profile(inspection.config.profile)
         self.panel.candidates.set_analysis(inspection.analysis)
@@ -228,7 +252,12 @@ class WhatIfController(QObject):
         except (InspectorError, OSError) as exc:
             dialogs.show_error(self.panel.window(), exc, title="Invalid hardware profile", note="")
             return None
+        from vpu_core.whatif.profile_edit import profile_diff
+
         state = self.state
+        if self.analysis is not None and self.in_use is not None:
+            change = "; ".join(profile_change_lines(profile_diff(self.in_use, in_use))) or "the edited profile"
+            self._applied = (str(path), self.analysis, change)
         state.profile_in_use = in_use
         self.panel.editor.show_profile(in_use, self._rows(in_use.vpu_ops))
         state.profile_draft = in_use
@@ -237,6 +266,42 @@ class WhatIfController(QObject):
         state.config = dataclasses.replace(shown, profile=str(path))     # the toolbar shows the profile
         state.request_run(fresh=False)
         return str(path)
+
+    # -- try it on the VPU ----------------------------------------------------------------------------
+    def try_on_vpu(self, node: str) -> bool:
+        """Make the edit that moves `node` (of the result on screen) to the VPU the draft and open
+        the editor on it, Apply focused; False when no profile edit helps that node."""
+        from vpu_core.whatif.try_on_vpu import fixed_profile, vpu_fix
+
+        a, in_use = self.analysis, self.in_use
+        fix = vpu_fix(a, node) if a is not None and node in a.nodes else None
+        draft = fixed_profile(self.edited_profile(), fix) if fix is not None and in_use is not None else None
+        if fix is None or draft is None:
+            return False
+        self.show(TAB_PROFILE)
+        self.state.profile_draft = draft
+        editor = self.panel.editor
+        editor.focus_op(fix.entry)
+        editor.apply_button.setFocus()              # Enter / Space applies: three keys, like three clicks
+        return True
+
+    def try_selected(self) -> bool:
+        """T: "Try it on the VPU" for the selected node (side A)."""
+        selection = self.state.selection
+        if selection is None or selection.side != "a":
+            return False
+        return self.try_on_vpu(selection.node)
+
+    def _show_card(self, inspection) -> None:
+        """After an Apply: the numbers before it against this result's."""
+        from vpu_core.whatif.try_on_vpu import before_after
+
+        applied = self._applied
+        if applied is None or inspection.config.profile != applied[0]:
+            return
+        self._applied = None
+        if self.cards is not None:
+            self.cards.show_card(before_after(applied[1], inspection.analysis, applied[2]))
 
     def revert(self) -> None:
         if self.in_use is not None:

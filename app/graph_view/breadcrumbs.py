@@ -37,7 +37,8 @@ class Breadcrumbs(QFrame):
         """`levels`: (group path, short label) from the outermost group in; `leaf`: the node."""
         while self._row.count():
             item = self._row.takeAt(0)
-            if item.widget() is not None:
+            if item.widget() is not None:      # hidden now: deleteLater left it drawn under the new one
+                item.widget().hide()
                 item.widget().deleteLater()
         self.paths = [p for p, _ in levels]
         home = QLabel("model")

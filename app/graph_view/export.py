@@ -17,6 +17,8 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
+from vpu_core.graph.legend import legend_facts
+
 from .legend import legend_size, paint_legend
 from .scene import GraphScene
 from .style import Theme
@@ -67,8 +69,8 @@ def render_to_image(model: GraphModel, layout: Layout, path: str | os.PathLike,
     path = Path(path)
     theme = theme or Theme.make()
     scene = GraphScene(model, layout, theme)
-    groups = bool(model.frames) or any(n.category == "group" for n in model.nodes)
-    lsize = legend_size(theme, scene.subgraphs, groups) if legend else None
+    facts = legend_facts(model)
+    lsize = legend_size(theme, facts) if legend else None
     extra_w = (lsize.width() + 2 * LEGEND_GAP) if lsize else 0.0
     svg = path.suffix.lower() == ".svg"
     s = scale if svg else png_scale(layout, scale, extra_w)
@@ -92,7 +94,7 @@ def render_to_image(model: GraphModel, layout: Layout, path: str | os.PathLike,
         p.fillRect(QRectF(0, 0, W, H), QColor("#ffffff"))
     scene.render(p, QRectF(0, 0, gw, gh), scene.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
     if lsize:
-        paint_legend(p, QPointF(gw + LEGEND_GAP, LEGEND_GAP), theme, scene.subgraphs, groups)
+        paint_legend(p, QPointF(gw + LEGEND_GAP, LEGEND_GAP), theme, facts)
     p.end()
     if not svg and not device.save(str(path)):
         raise OSError(f"could not write {path}")
@@ -116,7 +118,7 @@ def render_view_to_image(view: GraphView, path: str | os.PathLike) -> dict:
         if scene is not None and view._legend.isVisible():
             pos = view._legend.geometry().topLeft() - vp.geometry().topLeft()
             lg = view._legend
-            paint_legend(p, QPointF(pos), view.theme(), scene.subgraphs, lg.groups, lg.gradient)
+            paint_legend(p, QPointF(pos), view.theme(), lg.facts, lg.gradient)
         p.end()
     else:
         img = view.grab(vp.geometry())          # includes the legend overlay

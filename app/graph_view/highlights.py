@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Iterable, Protocol
 
 from vpu_core.graph.build import display_id
 from vpu_core.graph.groups import scale_group_of
-from vpu_core.graph.metrics import METRICS, MetricScale
+from vpu_core.formatting import metric_legend_texts
+from vpu_core.graph.metrics import METRICS, metric_range
 
 from .legend import MetricLegend
 
@@ -57,13 +58,14 @@ class Highlights:
         if self.metric is not None:
             info = METRICS[self.metric]
             values = self.view.full_model().metrics.get(self.metric, {})
-            scale = MetricScale.of(self.metric, values.values())
+            span = metric_range(self.metric, values.values())
             neutral = info.better is None
-            s.set_metric(self.metric, scale, neutral, info.unit)
-            low, high = (scale.lo, scale.hi) if info.better != "low" else (scale.hi, scale.lo)
-            unit = f" {info.unit}" if info.unit else ""
+            s.set_metric(self.metric, span.scale, neutral, info.unit)
+            low, high, note = metric_legend_texts(span, info.unit, neutral)
+            drawn = s.model.metrics.get(self.metric, {})
+            no_value = any(n.category in ("vpu", "cpu") and n.id not in drawn for n in s.model.nodes)
             legend = MetricLegend(f"{info.title}" + (f" ({len(values)} ops)" if values else " (no values)"),
-                                  f"{low:.3g}{unit}", f"{high:.3g}{unit}", neutral)
+                                  low, high, neutral, note, no_value)
         else:
             s.set_metric(None)
         self.view.show_metric_legend(legend)

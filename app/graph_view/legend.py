@@ -1,7 +1,9 @@
-"""The legend: categories, the boundary edge style and the violation badge.
+"""The legend: one row per colour the picture uses (vpu_core.graph.legend.LegendFacts), and a
+metric overlay's gradient that states its clipping and the true worst value.
 
 Painted in device (viewport or image) coordinates by `paint_legend`, shared by the
-on-screen overlay widget and the exporters so both always agree.
+on-screen overlay widget and the exporters so both always agree. On screen the legend folds to
+a one-line "Legend ▸" chip (a click on it, or L on the canvas, toggles it).
 """
 from __future__ import annotations
 
@@ -9,14 +11,16 @@ from typing import TYPE_CHECKING
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from .style import Theme, legend_entries
+from vpu_core.graph.legend import LegendFacts
+
+from .style import FRAME_EDGE, SHARED, Theme, legend_entries
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QPaintEvent
+    from PySide6.QtGui import QMouseEvent, QPaintEvent
 
 PAD, SWATCH_W, SWATCH_H, GAP = 8.0, 22.0, 12.0, 6.0
 
@@ -29,44 +33,52 @@ def _font(theme: Theme) -> QFont:
 
 @dataclass(frozen=True)
 class MetricLegend:
-    """The gradient of a metric overlay: title, the values at its two ends, which end is bad."""
+    """The gradient of a metric overlay: title, the values at its two ends (worst on the left),
+    a note that states any clipping and the true worst value, whether some ops have no value."""
 
     title: str
-    low_text: str            # value at the left end of the bar
+    low_text: str            # value at the left end of the bar, "(worse)" included
     high_text: str
     neutral: bool            # no good/bad direction (blues)
-    worst_left: bool = True  # the gradient's worst end is drawn on the left
+    note: str = ""           # "5th–95th percentile shown: 3 ops beyond · worst 3.52 dB"
+    no_value: bool = False   # some ops are drawn in the no-value grey
 
 
-def legend_size(theme: Theme, subgraphs: int, groups: bool = False,
-                metric: MetricLegend | None = None) -> QSizeF:
-    size = rows_size(theme, legend_entries(theme, subgraphs, groups))
+def legend_size(theme: Theme, facts: LegendFacts, metric: MetricLegend | None = None) -> QSizeF:
+    size = rows_size(theme, legend_entries(theme, facts))
     if metric is not None:
         m = metric_legend_size(theme, metric)
         size = QSizeF(max(size.width(), m.width()), size.height() + GAP + m.height())
     return size
 
 
-def paint_legend(painter: QPainter, top_left: QPointF, theme: Theme, subgraphs: int,
-                 groups: bool = False, metric: MetricLegend | None = None) -> QRectF:
+def paint_legend(painter: QPainter, top_left: QPointF, theme: Theme, facts: LegendFacts,
+                 metric: MetricLegend | None = None) -> QRectF:
     """Draw the legend box with its top-left corner at `top_left` (device coordinates); the
     metric overlay's gradient goes below it."""
-    box = paint_rows(painter, top_left, theme, legend_entries(theme, subgraphs, groups))
+    box = paint_rows(painter, top_left, theme, legend_entries(theme, facts))
     if metric is not None:
         m = paint_metric_legend(painter, QPointF(box.left(), box.bottom() + GAP), theme, metric)
         box = box.united(m)
     return box
 
 
+def _metric_lines(metric: MetricLegend) -> int:
+    return 2 + bool(metric.note) + metric.no_value
+
+
 def metric_legend_size(theme: Theme, metric: MetricLegend) -> QSizeF:
     fm = QFontMetricsF(_font(theme))
-    text_w = max(fm.horizontalAdvance(metric.title) + 10, 190.0)
-    return QSizeF(2 * PAD + text_w, 2 * PAD + fm.height() * 2 + 14.0 + 6.0)
+    ends = fm.horizontalAdvance(f"{metric.low_text}    {metric.high_text}")
+    text_w = max(fm.horizontalAdvance(metric.title) + 10, fm.horizontalAdvance(metric.note),
+                 ends, fm.horizontalAdvance("op without a value") + SWATCH_W + GAP, 190.0)
+    return QSizeF(2 * PAD + text_w, 2 * PAD + fm.height() * _metric_lines(metric) + 14.0 + 6.0
+                  + 3.0 * (_metric_lines(metric) - 2))
 
 
 def paint_metric_legend(painter: QPainter, top_left: QPointF, theme: Theme,
                         metric: MetricLegend) -> QRectF:
-    from .style import gradient
+    from .style import NO_VALUE, gradient
 
     painter.save()
     font = _font(theme)
@@ -95,13 +107,21 @@ def paint_metric_legend(painter: QPainter, top_left: QPointF, theme: Theme,
     painter.drawRect(bar)
     painter.setFont(font)
     y = bar.bottom() + 3.0
-    left, right = metric.low_text, metric.high_text
-    if not metric.neutral:
-        left, right = f"{left} (worse)", f"{right} (better)"
-    painter.drawText(QRectF(bar.left(), y, bar.width(), fm.height()),
-                     Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, left)
-    painter.drawText(QRectF(bar.left(), y, bar.width(), fm.height()),
-                     Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right)
+    line = QRectF(bar.left(), y, bar.width(), fm.height())
+    painter.drawText(line, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, metric.low_text)
+    painter.drawText(line, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, metric.high_text)
+    if metric.note:
+        y += fm.height() + 3.0
+        painter.setPen(QColor("#5b636d"))
+        painter.drawText(QRectF(bar.left(), y, bar.width(), fm.height()),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, metric.note)
+    if metric.no_value:
+        y += fm.height() + 3.0
+        sw = QRectF(bar.left(), y + (fm.height() - SWATCH_H) / 2.0, SWATCH_W, SWATCH_H)
+        _paint_swatch(painter, "box", sw, QColor(NO_VALUE))
+        painter.setPen(QColor("#1b1f23"))
+        painter.drawText(QRectF(sw.right() + GAP, y, bar.width(), fm.height()),
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, "op without a value")
     painter.restore()
     return box
 
@@ -167,9 +187,33 @@ def _paint_swatch(painter: QPainter, kind: str, sw: QRectF, color) -> None:
         painter.fillRect(QRectF(bar.left(), bar.top(), half, bar.height()), QColor("#6cc58a"))
         painter.fillRect(QRectF(bar.left() + half, bar.top(), bar.width() - half, bar.height()),
                          QColor("#f4a640"))
+    elif kind == "shades":                  # several colours: one stripe each
+        painter.setPen(Qt.PenStyle.NoPen)
+        step = sw.width() / max(len(color), 1)
+        for i, c in enumerate(color):
+            painter.fillRect(QRectF(sw.left() + i * step, sw.top(), step + 0.5, sw.height()), c)
+        painter.setPen(QPen(QColor("#41484f"), 1.0))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(sw, 3.0, 3.0)
+    elif kind == "frame":
+        painter.setPen(QPen(QColor(FRAME_EDGE), 1.0))
+        painter.setBrush(QBrush(color))
+        painter.drawRoundedRect(sw.adjusted(0, -2, 0, 2), 4.0, 4.0)
+        painter.fillRect(QRectF(sw.left() + 1, sw.top() - 1, sw.width() - 2, 4), QColor("#e8ecf1"))
+    elif kind == "outline":                 # the canvas' outline of a node: shared scale, match
+        painter.setPen(QPen(color, 2.0, Qt.PenStyle.DashLine if color.name() == QColor(SHARED).name()
+                            else Qt.PenStyle.SolidLine))
+        painter.setBrush(QBrush(QColor("#ffffff")))
+        painter.drawRoundedRect(sw, 3.0, 3.0)
     elif kind == "edge":
         painter.setPen(QPen(color, 3.0, Qt.PenStyle.DashLine))
         painter.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))
+    elif kind == "mark":                    # a folded edge with its red dot
+        painter.setPen(QPen(QColor("#7d848c"), 1.1))
+        painter.drawLine(QPointF(sw.left(), sw.center().y()), QPointF(sw.right(), sw.center().y()))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(color))
+        painter.drawEllipse(sw.center(), 5.5, 5.5)
     else:
         painter.setPen(QPen(QColor("#ffffff"), 1.0))
         painter.setBrush(QBrush(color))
@@ -180,30 +224,77 @@ def _paint_swatch(painter: QPainter, kind: str, sw: QRectF, color) -> None:
 
 class LegendOverlay(QWidget):
     """Legend floating over the view's viewport. A child of the view, not of its viewport,
-    so scrolling (which blits the viewport and its children) never drags it along."""
+    so scrolling (which blits the viewport and its children) never drags it along. A click
+    folds it to a "Legend ▸" chip and back (`toggled`)."""
 
-    def __init__(self, parent: QWidget) -> None:
+    toggled = Signal(bool)                      # collapsed
+
+    def __init__(self, parent: QWidget, title: str = "Legend") -> None:
         super().__init__(parent)
         self.theme = Theme.make()
-        self.subgraphs = 1
-        self.groups = False
+        self.facts = LegendFacts()
+        self.title = title
+        self.rows: list | None = None           # explicit rows (the delegation legend), else facts
         self.gradient: MetricLegend | None = None   # not "metric": that is QPaintDevice.metric()
-        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
+        self.collapsed = False
         self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground, True)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("Click (or L on the canvas) to fold / unfold the legend")
 
-    def configure(self, theme: Theme, subgraphs: int, groups: bool | None = None,
-                  metric: MetricLegend | None | bool = False) -> None:
-        """`groups` / `metric` left out keep what they were."""
-        self.theme, self.subgraphs = theme, subgraphs
-        if groups is not None:
-            self.groups = groups
+    def configure(self, theme: Theme, facts: LegendFacts | None = None,
+                  metric: MetricLegend | None | bool = False, rows: list | None | bool = False) -> None:
+        """`facts` / `metric` / `rows` left out keep what they were."""
+        self.theme = theme
+        if facts is not None:
+            self.facts = facts
         if not isinstance(metric, bool):
             self.gradient = metric
-        s = legend_size(theme, subgraphs, self.groups, self.gradient)
+        if not isinstance(rows, bool):
+            self.rows = rows
+        self._resize()
+
+    def set_collapsed(self, on: bool) -> None:
+        if on != self.collapsed:
+            self.collapsed = on
+            self._resize()
+            self.toggled.emit(on)
+
+    def _chip(self) -> QSizeF:
+        fm = QFontMetricsF(_font(self.theme))
+        return QSizeF(fm.horizontalAdvance(f"{self.title} ▸") + 2 * PAD, fm.height() + PAD)
+
+    def full_size(self) -> QSizeF:
+        if self.rows is not None:
+            return rows_size(self.theme, self.rows, self.title)
+        return legend_size(self.theme, self.facts, self.gradient)
+
+    def _resize(self) -> None:
+        s = self._chip() if self.collapsed else self.full_size()
         self.resize(int(s.width()) + 2, int(s.height()) + 2)
         self.update()
 
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.set_collapsed(not self.collapsed)
+        event.accept()
+
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
-        paint_legend(p, QPointF(0.5, 0.5), self.theme, self.subgraphs, self.groups, self.gradient)
+        if self.collapsed:
+            self._paint_chip(p)
+        elif self.rows is not None:
+            paint_rows(p, QPointF(0.5, 0.5), self.theme, self.rows, self.title)
+        else:
+            paint_legend(p, QPointF(0.5, 0.5), self.theme, self.facts, self.gradient)
         p.end()
+
+    def _paint_chip(self, p: QPainter) -> None:
+        size = self._chip()
+        box = QRectF(QPointF(0.5, 0.5), size)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        p.setPen(QPen(QColor("#9aa0a6"), 1.0))
+        p.setBrush(QBrush(QColor(255, 255, 255, 235)))
+        p.drawRoundedRect(box, 6.0, 6.0)
+        p.setFont(_font(self.theme))
+        p.setPen(QColor("#1b1f23"))
+        p.drawText(box, Qt.AlignmentFlag.AlignCenter, f"{self.title} ▸")

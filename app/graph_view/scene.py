@@ -11,6 +11,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QGraphicsScene
 
+from vpu_core.formatting import metric_value_text
 from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
@@ -257,8 +258,4 @@ class GraphScene(QGraphicsScene):
 
 
 def _value_text(value: float, unit: str) -> str:
-    if abs(value) >= 1e4:
-        text = f"{value:,.0f}"
-    else:
-        text = f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
-    return f"{text} {unit}".strip()
+    return metric_value_text(value, unit)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPen
 
+from vpu_core.graph.legend import LegendFacts
+
 # VPU subgraph shades, ordered so neighbouring ids differ in hue family as well as lightness.
 VPU_PALETTE = ("#6cc58a", "#4db6ac", "#74a9e4", "#a3d468", "#4fc3dd", "#9aa6ec",
                "#3fae8c", "#8ccbf2", "#b6dc9a", "#6f98d6")
@@ -47,17 +49,24 @@ class Theme:
     version: int = 0                       # bumped on every change; items drop text caches
     label_font: QFont = field(default_factory=QFont, compare=False)
     detail_font: QFont = field(default_factory=QFont, compare=False)
+    presentation: bool = False             # demos: larger labels, thick edges, the legend scaled
 
     @staticmethod
-    def make(large_font: bool = False, high_contrast: bool = False, version: int = 0) -> "Theme":
+    def make(large_font: bool = False, high_contrast: bool = False, version: int = 0,
+             presentation: bool = False) -> "Theme":
         lf, df = QFont(), QFont()
-        lf.setPixelSize(14 if large_font else 11)
-        df.setPixelSize(11 if large_font else 9)
+        lf.setPixelSize(16 if presentation else 14 if large_font else 11)
+        df.setPixelSize(12 if presentation else 11 if large_font else 9)
         lf.setStyleHint(QFont.StyleHint.SansSerif)
         df.setStyleHint(QFont.StyleHint.SansSerif)
-        if high_contrast:
+        if high_contrast or presentation:
             lf.setBold(True)
-        return Theme(large_font, high_contrast, version, lf, df)
+        return Theme(large_font, high_contrast, version, lf, df, presentation)
+
+    @property
+    def edge_scale(self) -> float:
+        """Edge and outline widths: 2× for a projector."""
+        return 2.0 if self.presentation else 1.0
 
     # ---- node colours -------------------------------------------------------------------
     def fill(self, category: str, subgraph: int | None) -> QColor:
@@ -74,27 +83,27 @@ class Theme:
     def outline(self, category: str) -> QPen:
         col = QColor("#000000") if self.high_contrast else QColor(
             "#9aa0a6" if category in ("qdq", "param") else "#41484f")
-        pen = QPen(col, 1.6 if self.high_contrast else 1.0)
+        pen = QPen(col, (1.6 if self.high_contrast else 1.0) * (1.5 if self.presentation else 1.0))
         pen.setCosmetic(False)
         return pen
 
     # ---- edges ---------------------------------------------------------------------------
     def edge_pen(self, lod: float) -> QPen:
-        pen = QPen(QColor("#30363d" if self.high_contrast else "#7d848c"),
-                   1.6 if self.high_contrast else 1.1)
-        pen.setCosmetic(lod < 1.0)     # zoomed out: one device pixel, cheapest to stroke
+        pen = QPen(QColor("#30363d" if self.high_contrast or self.presentation else "#7d848c"),
+                   (1.6 if self.high_contrast else 1.1) * self.edge_scale)
+        pen.setCosmetic(lod < 1.0)     # zoomed out: device pixels, cheapest to stroke
         return pen
 
     def edge_brush(self) -> QBrush:
-        return QBrush(QColor("#30363d" if self.high_contrast else "#7d848c"))
+        return QBrush(QColor("#30363d" if self.high_contrast or self.presentation else "#7d848c"))
 
     def boundary_pen(self, lod: float) -> QPen:
-        pen = QPen(QColor(BOUNDARY), 3.0 if lod >= 0.4 else 2.0, Qt.PenStyle.DashLine)
+        pen = QPen(QColor(BOUNDARY), (3.0 if lod >= 0.4 else 2.0) * self.edge_scale, Qt.PenStyle.DashLine)
         pen.setCosmetic(lod < 0.4)
         return pen
 
     def select_pen(self, width: float = 3.0) -> QPen:
-        return QPen(QColor(SELECT), width)
+        return QPen(QColor(SELECT), width * (1.5 if self.presentation else 1.0))
 
     def match_pen(self) -> QPen:
         return QPen(QColor(MATCH), 4.0)
@@ -114,21 +123,43 @@ def gradient_color(fraction: float, neutral: bool = False) -> QColor:
                   round(a.blue() + (b.blue() - a.blue()) * t))
 
 
-def legend_entries(theme: Theme, subgraphs: int, groups: bool = False
-                   ) -> list[tuple[str, str, QColor | None]]:
-    """(kind, text, colour) rows of the legend; kind is "box", "edge", "badge" or "group"."""
-    rows: list[tuple[str, str, QColor | None]] = []
-    shown = max(1, min(subgraphs, 4))
-    for i in range(shown):
-        rows.append(("box", f"VPU subgraph {i}" if subgraphs > 1 else "VPU", theme.fill("vpu", i)))
-    if subgraphs > shown:
-        rows.append(("box", f"… {subgraphs - shown} more VPU subgraphs", theme.fill("vpu", shown)))
-    rows += [("box", "CPU fallback", theme.fill("cpu", None)),
-             ("box", "quantize / dequantize", theme.fill("qdq", None)),
-             ("box", "parameter", theme.fill("param", None)),
-             ("box", "input / output", theme.fill("io", None)),
-             ("edge", "VPU ↔ CPU boundary", QColor(BOUNDARY)),
-             ("badge", "rule violations", QColor(VIOLATION))]
-    if groups:
+MAX_SHADE_ROWS = 4        # VPU subgraphs listed one per row; beyond, one row of all the shades
+
+
+def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, object]]:
+    """(kind, text, colour) rows of the legend, one per colour the picture uses (vpu_core.graph.
+    legend.LegendFacts); kind is "box", "shades" (a tuple of colours), "edge", "mark", "badge",
+    "group", "frame" or "outline"."""
+    rows: list[tuple[str, str, object]] = []
+    subs = facts.subgraphs
+    if subs == (0,):
+        rows.append(("box", "VPU", theme.fill("vpu", 0)))
+    elif len(subs) <= MAX_SHADE_ROWS:
+        rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in subs]
+    elif subs:
+        head = subs[:MAX_SHADE_ROWS - 1]
+        rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in head]
+        rest = subs[len(head):]
+        shades = tuple(dict.fromkeys(theme.fill("vpu", i).name() for i in rest))
+        rows.append(("shades", f"{len(rest)} more VPU subgraphs ({rest[0]}–{rest[-1]})",
+                     tuple(QColor(c) for c in shades)))
+    cats = facts.categories
+    for cat, text in (("cpu", "CPU fallback"), ("qdq", "quantize / dequantize"),
+                      ("param", "parameter"), ("io", "input / output")):
+        if cat in cats:
+            rows.append(("box", text, theme.fill(cat, None)))
+    if facts.boundary:
+        rows.append(("edge", "VPU ↔ CPU boundary", QColor(BOUNDARY)))
+    if facts.violations:
+        rows.append(("badge", "rule violations", QColor(VIOLATION)))
+    if facts.edge_violations:
+        rows.append(("mark", "folded Q/DQ breaks a rule", QColor(VIOLATION)))
+    if "group" in cats:
         rows.append(("group", "module group: VPU | CPU share", QColor(GROUP_FILL)))
+    if facts.frames:
+        rows.append(("frame", "open module group", QColor(FRAME_FILLS[0])))
+    if facts.shared:
+        rows.append(("outline", "shares one scale with the selection", QColor(SHARED)))
+    if facts.matches:
+        rows.append(("outline", "search match", QColor(MATCH)))
     return rows

@@ -18,6 +18,7 @@ dense and sparse regions).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -25,6 +26,7 @@ from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from vpu_core.graph.groups import GROUP_PREFIX
+from vpu_core.graph.legend import legend_facts
 from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
@@ -74,6 +76,7 @@ class GraphView(QGraphicsView):
         self.setBackgroundBrush(QColor("#ffffff"))
         self._legend = LegendOverlay(self)
         self._legend.hide()
+        self._legend.toggled.connect(lambda _collapsed: self._place_overlays())
         self._legend_on = True
         self._minimap = MiniMap(self)
         self._minimap.jump_to.connect(self._jump)
@@ -139,8 +142,7 @@ class GraphView(QGraphicsView):
         self.setScene(self._gscene)
         if old is not None:
             old.deleteLater()
-        groups = bool(model.frames) or any(n.category == "group" for n in model.nodes)
-        self._legend.configure(self._theme, self._gscene.subgraphs, groups=groups)
+        self._legend.configure(self._theme, legend_facts(model))
         self._legend.setVisible(self._legend_on)
         self._minimap.set_scene(self._gscene)
         self._crumbs.set_path([])
@@ -264,6 +266,8 @@ class GraphView(QGraphicsView):
             (self.prev_match if mods & Qt.KeyboardModifier.ShiftModifier else self.next_match)()
         elif k == Qt.Key.Key_Escape:
             self.select_node(None)
+        elif k == Qt.Key.Key_L and not mods & ~Qt.KeyboardModifier.KeypadModifier:
+            self.fold_legend(not self._legend.collapsed)
         elif not self.groups.key_press(event):
             super().keyPressEvent(event)
 
@@ -320,8 +324,8 @@ class GraphView(QGraphicsView):
             s.set_selection(None if frame else node_id)
             s.set_frame_selected(frame)
             self._crumbs.set_path(*self.groups.breadcrumbs(node_id))
-            self._place_overlays()
             self.highlights.shared_for(node_id)
+            self._legend_marks()
             self.node_selected.emit(node_id or "")
         return True
 
@@ -339,6 +343,36 @@ class GraphView(QGraphicsView):
         self._update_tier()
         return True
 
+    def anchor_of(self, node_id: str | None) -> tuple[QPointF, float] | None:
+        """Where `node_id` is on screen now (viewport point of its centre) and the zoom; None
+        when it is not drawn. With keep_in_view after a redraw: the user's place is kept."""
+        s = self._gscene
+        if s is None or node_id is None or node_id not in s.items:
+            return None
+        return QPointF(self.mapFromScene(s.items[node_id].box.center())), self.zoom()
+
+    def keep_in_view(self, node_id: str, anchor: tuple[QPointF, float] | None = None) -> bool:
+        """After a redraw of the same graph (another view, an applied profile, an overlay): put
+        `node_id` where `anchor` says it was, at the zoom it had; if (any of) it is off screen
+        then, centre it. Returns whether the view moved."""
+        s = self._gscene
+        if s is None or node_id not in s.items:
+            return False
+        box = s.items[node_id].box
+        if anchor is not None:
+            point, zoom = anchor
+            lo, hi = self.zoom_range()
+            zoom = min(max(zoom, lo), hi)
+            self.setTransform(QTransform.fromScale(zoom, zoom))
+            vc = QPointF(self.viewport().rect().center())
+            self.centerOn(box.center() - (point - vc) / zoom)
+            self._update_tier()
+        if self.visible_scene_rect().contains(box):
+            return anchor is not None
+        self.centerOn(box.center())
+        self._update_tier()
+        return True
+
     def search(self, text: str) -> list[str]:
         """Ids whose name, label or module path contains `text` (case-insensitive; the core's
         vpu_core.graph.search), in model order; they get a yellow outline (a closed group: the
@@ -346,7 +380,18 @@ class GraphView(QGraphicsView):
         hits = self._search.find(self.full_model(), text)
         if self._gscene is not None:
             self._gscene.set_matches(self._search.drawn(self._gscene.model))
+            self._legend_marks()
         return hits
+
+    def _legend_marks(self) -> None:
+        """The legend lists the outlines drawn now (shared scale, search matches), then the
+        overlays are placed again (the legend's height changed)."""
+        s = self._gscene
+        if s is not None:
+            facts = replace(self._legend.facts, shared=bool(s.shared), matches=bool(s.matches))
+            if facts != self._legend.facts:
+                self._legend.configure(self._theme, facts)
+        self._place_overlays()
 
     def _step_match(self, step: int) -> str | None:
         nid = self._search.step(step)
@@ -364,11 +409,13 @@ class GraphView(QGraphicsView):
     def theme(self) -> Theme:
         return self._theme
 
-    def _set_theme(self, large: bool, contrast: bool) -> None:
-        self._theme = Theme.make(large, contrast, self._theme.version + 1)
+    def _set_theme(self, large: bool, contrast: bool, presentation: bool | None = None) -> None:
+        if presentation is None:
+            presentation = self._theme.presentation
+        self._theme = Theme.make(large, contrast, self._theme.version + 1, presentation)
         if self._gscene is not None:
             self._gscene.set_theme(self._theme)
-            self._legend.configure(self._theme, self._gscene.subgraphs)
+            self._legend.configure(self._theme)
             self._place_overlays()
 
     def show_minimap(self, on: bool) -> None:
@@ -381,24 +428,41 @@ class GraphView(QGraphicsView):
     def set_high_contrast(self, on: bool) -> None:
         self._set_theme(self._theme.large_font, on)
 
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode: larger bold labels, edges and outlines twice as thick, the legend
+        drawn in the larger font (a projector at the back of a room)."""
+        self._set_theme(self._theme.large_font, self._theme.high_contrast, on)
+
     def show_legend(self, on: bool) -> None:
         self._legend_on = on
         self._legend.setVisible(on and self._gscene is not None)
 
+    def fold_legend(self, collapsed: bool) -> None:
+        """Fold the canvas legend to its "Legend ▸" chip (True) or unfold it."""
+        self._legend.set_collapsed(collapsed)
+
+    def legend_collapsed(self) -> bool:
+        return self._legend.collapsed
+
     def show_metric_legend(self, legend: MetricLegend | None) -> None:
         """The metric overlay's gradient under the canvas legend (None: none); for Highlights."""
         if self._gscene is not None:
-            self._legend.configure(self._theme, self._gscene.subgraphs, metric=legend)
+            self._legend.configure(self._theme, metric=legend)
         self._place_overlays()
         self._minimap.invalidate()
 
     def _place_overlays(self) -> None:
-        """Legend top-right, breadcrumbs top-left, minimap bottom-right (beside the scroll bar)."""
+        """Legend top-right, breadcrumbs top-left, minimap bottom-right (beside the scroll bar).
+        The legend never covers the breadcrumbs: where both would meet, it goes below them."""
         vp = self.viewport().geometry()
-        self._legend.move(vp.right() - self._legend.width() - 10, vp.top() + 10)
         self._crumbs.move(vp.left() + 10, vp.top() + 10)
+        x, y = vp.right() - self._legend.width() - 10, vp.top() + 10
+        crumbs = self._crumbs.geometry()
+        if self._crumbs.isVisible() and crumbs.right() + 8 > x:
+            y = crumbs.bottom() + 6
+        self._legend.move(x, y)
         mm = self._minimap
         mm.move(vp.right() - mm.width() - 10, vp.bottom() - mm.height() - 10)
         mm.setVisible(self._minimap_on and self._gscene is not None and not self._all_visible()
-                      and mm.height() < vp.height() - self._legend.height() - 30)
+                      and mm.height() < vp.height() - self._legend.geometry().bottom() - 30)
         mm.raise_()

@@ -8,7 +8,7 @@ to run: a run starts because the request changed (RunController, debounced) or R
 (`request_run`). The settings file is read into and written from these fields
 (app.features.persistence), never from widgets.
 
-    the request   config (side A) · compare_b (side B) · compare_mode · view · look · metric ·
+    the request   config (side A) · compare_b (side B) · compare_mode · view · look · focus_mode · metric ·
                   profile_draft (the What-if editor's form) beside profile_in_use
     the choices   catalogue (zoo) · recent_models · recent_profiles
     the result    result · comparison · ablation (of the result on screen; the session keeps them all)
@@ -51,7 +51,8 @@ class AppState(Evented):
     compare_b: Field[CompareB | None] = Field(None, "side B of compare mode; None until chosen")
     compare_mode: Field[bool] = Field(False, "two configurations side by side", readonly=True, emit_value=True)
     view: Field[ViewOptions] = Field(ViewOptions(), "how results are drawn: fold, hide Q/DQ, partition source")
-    look: Field[Look] = Field(Look(), "large labels, high contrast")
+    look: Field[Look] = Field(Look(), "large labels, high contrast, presentation mode")
+    focus_mode: Field[bool] = Field(False, "docks, toolbars and status bar hidden: the canvas fills the window")
     metric: Field[str | None] = Field(None, "colour ops by this vpu_core.graph.metrics key; None: by partition")
     profile_in_use: Field[HardwareProfile | None] = Field(None, "the hardware profile of the result on screen")
     profile_draft: Field[HardwareProfile | None] = Field(
@@ -75,6 +76,7 @@ class AppState(Evented):
     compare_mode_changed = Signal(bool)
     view_changed = Signal()
     look_changed = Signal()
+    focus_mode_changed = Signal()
     metric_changed = Signal()
     profile_in_use_changed = Signal()
     profile_draft_changed = Signal()

@@ -40,6 +40,8 @@ class Look:
 
     large_font: bool = False    # bigger labels on the canvases, bigger text in the docks
     high_contrast: bool = False  # black outlines and edges, darker secondary text
+    presentation: bool = False  # demos (F5): larger bold labels, thick edges, scaled legend;
+                                # not saved: a new launch starts at the desk
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,8 @@ class AblationChart(QWidget):
         self.sentences.setFrameShape(QFrame.Shape.NoFrame)
         self.sentences.setStyleSheet("background: transparent;")
         self.sentences.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.plot.setMinimumHeight(7 * 36)             # seven rows: a name over a bar each
+        self.plot.setMinimumHeight(7 * 30)             # seven rows: a name over a bar each
+        self.sentences.setMinimumHeight(40)            # they scroll: the dock keeps 1280×720
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addLayout(buttons)

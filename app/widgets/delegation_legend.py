@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.graph_view.legend import paint_rows, rows_size
 from app.graph_view.style import Theme, legend_entries
+from vpu_core.graph.legend import LegendFacts, legend_facts
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QPaintEvent
@@ -23,14 +24,14 @@ _RELABEL = {"VPU": "XNNPACK delegate", "CPU fallback": "not delegated (portable 
             "VPU ↔ CPU boundary": "delegate ↔ CPU boundary"}
 
 
-def delegation_entries(theme: Theme, subgraphs: int) -> list[tuple[str, str, QColor | None]]:
+def delegation_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, object]]:
     """The canvas legend's rows, worded for the XNNPACK delegation."""
     rows = []
-    for kind, text, color in legend_entries(theme, subgraphs):
-        if text.startswith("VPU subgraph"):
+    for kind, text, color in legend_entries(theme, facts):
+        if text.startswith("VPU subgraphs"):
+            text = text.replace("VPU subgraphs", "XNNPACK delegates")
+        elif text.startswith("VPU subgraph"):
             text = text.replace("VPU subgraph", "XNNPACK delegate")
-        elif text.startswith("…"):
-            text = text.replace("VPU subgraphs", "delegates")
         rows.append((kind, _RELABEL.get(text, text), color))
     return rows
 
@@ -66,7 +67,7 @@ class DelegationLegend(QWidget):
         if not on or scene is None:
             self.hide()
             return
-        self.rows = delegation_entries(self.view.theme(), scene.subgraphs)
+        self.rows = delegation_entries(self.view.theme(), legend_facts(scene.model))
         size = entries_size(self.view.theme(), self.rows)
         self.resize(int(size.width()) + 2, int(size.height()) + 2)
         self.place()

@@ -8,8 +8,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget, QWidget
 
 from app import theme
+from app.widgets.before_after_card import BeforeAfterCard
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QResizeEvent
+
+    from vpu_core.whatif.try_on_vpu import BeforeAfter
     from app.graph_view import GraphView
     from app.widgets.compare_view import CompareView
 
@@ -24,6 +28,21 @@ class GraphArea(QStackedWidget):
         self.placeholder.setStyleSheet(f"color: {theme.MUTED}; font-size: 15pt; background: white;")
         for widget in (self.placeholder, graph_view, compare_view):
             self.addWidget(widget)
+        self.card = BeforeAfterCard(self)        # floats over the canvas, bottom left
+        self.card.hide()
+
+    def show_card(self, card: BeforeAfter | None) -> None:
+        """The before / after card of the last Apply (None: hide it)."""
+        self.card.show_card(card)
+        self._place_card()
+
+    def _place_card(self) -> None:
+        self.card.adjustSize()
+        self.card.move(12, max(0, self.height() - self.card.height() - 12))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._place_card()
 
     def show_placeholder(self, text: str | None = None) -> None:
         """The placeholder (with `text`, or the one it has)."""

@@ -6,6 +6,10 @@ through `set_report`, then told which node is selected (`show_node`) or that non
 core computed (integer − Q/DQ, in LSBs; identical elements are counted in the text, not drawn, as
 they are almost all of them). Nothing is computed here.
 
+Folded by default to one line — "▸ Integer simulation · 28.5 dB vs float · max 1 LSB over 29
+layers", the selected layer's "max 1 LSB · 0.05 % differ", or "refused: …" — so the node panel
+keeps the dock; a click on the line (`set_expanded`) shows the facts and the chart.
+
 Wiring (four lines, wherever the window lives): the node dock holds `Panels.node_area`, a vertical
 splitter of the node panel and this widget; `Panels.set_analysis` / `show_node` / `show_summary`
 pass `analysis.int_sim` and the selected node on; the run worker asks the session for
@@ -17,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QToolButton, QVBoxLayout, QWidget
 
 from app import theme
 from vpu_core.formatting import db_text, percent_text
@@ -57,6 +61,22 @@ def report_facts(report: IntSimReport) -> list[tuple[str, str]]:
             ("saturated", f"{report.saturated} accumulator sums")]
 
 
+def report_line(report: IntSimReport | None) -> str:
+    """The folded panel's one line for the whole model (plain text)."""
+    if report is None:
+        return "not run for this result"
+    if report.refused:
+        return f"refused: {report.refused}"
+    return (f"{db_text(report.sqnr_db)} vs float · max {report.max_abs_lsb} LSB over "
+            f"{len(report.layers)} layers · {report.saturated} saturated")
+
+
+def layer_line(layer: IntSimLayer) -> str:
+    """The folded panel's one line for the selected layer (plain text)."""
+    return (f"{layer.node}: max {layer.max_abs_lsb} LSB · {percent_text(layer.mismatch_frac)} differ"
+            + (f" · {layer.saturated} saturated" if layer.saturated else ""))
+
+
 def _table(rows) -> str:
     cells = "".join(f'<tr><td style="color:{theme.MUTED}; padding:1px 12px 1px 0">{k}</td><td>{v}</td></tr>'
                     for k, v in rows)
@@ -66,12 +86,21 @@ def _table(rows) -> str:
 class IntSimPanel(QWidget):
     """Numbers and difference histogram of the selected VPU layer under integer simulation."""
 
+    expanded_changed = Signal(bool)
+
     def __init__(self) -> None:
         super().__init__()
         self.report: IntSimReport | None = None
         self.layer: IntSimLayer | None = None    # the IntSimLayer shown, or None
-        self.title = QLabel()
-        self.title.setStyleSheet(f"color: {theme.MUTED}; font-size: 9pt; font-weight: 600;")
+        self.expanded = False
+        self.line = ""                      # the one-line summary (folded)
+        self.header = QToolButton()         # "▸ Integer simulation · …": folds / unfolds
+        self.header.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.header.setAutoRaise(True)
+        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.header.setStyleSheet(f"QToolButton {{ text-align: left; color: {theme.TEXT}; padding: 2px 0; }}")
+        self.header.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.header.clicked.connect(lambda: self.set_expanded(not self.expanded))
         self.facts = QLabel()
         self.facts.setTextFormat(Qt.TextFormat.RichText)
         self.facts.setWordWrap(True)
@@ -99,13 +128,43 @@ class IntSimPanel(QWidget):
         self._stack.addWidget(self.note)
         self._stack.addWidget(chart)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 8, 14, 8)
-        layout.addWidget(self.title)
+        layout.setContentsMargins(14, 4, 14, 4)
+        layout.addWidget(self.header)
         layout.addWidget(self.facts)
         layout.addWidget(self._body, 1)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
         self.setMinimumHeight(CHART_MIN_HEIGHT)
         self.set_report(None)
+
+    def set_expanded(self, on: bool) -> None:
+        """Unfold (facts and chart) or fold to the one line."""
+        if on != self.expanded:
+            self.expanded = on
+            if self.layer is not None:
+                self.show_node(self.layer.node)
+            else:
+                self.show_summary()
+            self.expanded_changed.emit(on)
+
+    def _set_line(self, text: str) -> None:
+        self.line = text
+        self._show_header()
+
+    def _show_header(self) -> None:
+        arrow = "▾" if self.expanded else "▸"
+        full = f"{arrow} Integer simulation · {self.line}"
+        width = max(self.header.width() - 8, 60)
+        self.header.setText(self.header.fontMetrics().elidedText(full, Qt.TextElideMode.ElideRight, width))
+        self.header.setToolTip(full[2:] + ("" if self.expanded else "\n(click for the details)"))
+
+    def _fold(self) -> None:
+        """Only the one line: the node panel above gets the rest of the dock."""
+        for widget in (self.facts, self._body):
+            widget.setVisible(False)
+        margins = self.layout().contentsMargins()
+        height = self.header.sizeHint().height() + margins.top() + margins.bottom()
+        self.setMinimumHeight(height)
+        self.setMaximumHeight(height)
 
     @staticmethod
     def _style(item: pg.PlotItem) -> None:
@@ -128,7 +187,11 @@ class IntSimPanel(QWidget):
 
     def show_summary(self) -> None:
         self.layer = None
-        self.title.setText("INTEGER SIMULATION")
+        self._set_line(report_line(self.report))
+        if not self.expanded:
+            self._fold()
+            return
+        self.facts.setVisible(True)
         r = self.report
         if r is None:
             self.facts.setText("")
@@ -149,12 +212,17 @@ class IntSimPanel(QWidget):
         self.layer = r.layer_of(node)
         if self.layer is None:
             self.show_summary()
-            self.title.setText(f"INTEGER SIMULATION · {node}")
-            self._note(f"{node} is not a layer the VPU requantizes (only VPU ops with a quantized "
-                       "output are compared).")
+            self._set_line(f"{node} is not a layer the VPU requantizes · {report_line(r)}")
+            if self.expanded:
+                self._note(f"{node} is not a layer the VPU requantizes (only VPU ops with a quantized "
+                           "output are compared).")
             return
         la = self.layer
-        self.title.setText(f"INTEGER SIMULATION · {la.node} ({la.op.split('.')[0]})")
+        self._set_line(layer_line(la))
+        if not self.expanded:
+            self._fold()
+            return
+        self.facts.setVisible(True)
         self.facts.setText(_table(layer_facts(la)))
         self._draw(la)
 
@@ -180,7 +248,7 @@ class IntSimPanel(QWidget):
         margins, width = self.layout().contentsMargins(), self._text_width()
         note = self.note.heightForWidth(width) if self.note.text() else 0
         height = (margins.top() + margins.bottom() + 2 * self.layout().spacing()
-                  + self.title.sizeHint().height() + self._hold_facts(width) + note
+                  + self.header.sizeHint().height() + self._hold_facts(width) + note
                   + self.fontMetrics().lineSpacing())  # rich text wraps a little wider than measured
         self.plot.setMinimumHeight(0)       # the hidden chart must not reserve its height
         self._body.setVisible(bool(self.note.text()))
@@ -192,6 +260,9 @@ class IntSimPanel(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.size().width() == event.oldSize().width():
+            return
+        self._show_header()
+        if not self.expanded:
             return
         if self._stack.currentWidget() is self.note:
             self._fit_to_text()     # the text wraps anew at the new width

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Iterable
 import html
 
 from app import theme
-from vpu_core.formatting import (argument_text, compact_ints, human_bytes, node_label,
+from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human_bytes, module_name,
+                                 node_label,
                                  quant_params_rows, scale_detail, scales_detail, shape_text,
                                  value_text, zero_points_text)
 from vpu_core.graph.placement import partition_report, placement
@@ -20,6 +21,7 @@ from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, mac_share_t
                                            weights_text)
 
 if TYPE_CHECKING:
+    from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis, InputInfo
     from vpu_core.graph.model import GraphModel
 
@@ -151,8 +153,10 @@ def waiting_html(text: str) -> str:
 
 # -- one node ---------------------------------------------------------------------------------------
 
-def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str = "simulated") -> str:
-    """One node; a module group ("group:<path>") shows the group's numbers instead."""
+def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str = "simulated",
+              fix: VpuFix | None = None) -> str:
+    """One node; a module group ("group:<path>") shows the group's numbers instead. `fix`
+    (vpu_core.whatif.try_on_vpu, computed by the caller's feature): its "Try it on the VPU" link."""
     from app.graph_view.info_html import group_html, shared_scale_html
 
     info = analysis.nodes.get(node_id)
@@ -161,7 +165,7 @@ def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str =
         return group_html(model, node_id) or f"<p>No information for node {esc(node_id)}.</p>"
     members = (node_id, *(gnode.folded if gnode else ()))
     # where it runs and why comes first: at 1280×720 the panel shows a few rows before scrolling
-    parts = [_header(info, gnode, source), _partition(analysis, node_id, source), _operation(info),
+    parts = [_header(info, gnode, source), _partition(analysis, node_id, source, fix), _operation(info, gnode),
              _arguments(info), _quantization(analysis, info, members),
              _violations(analysis, members), _requant(analysis, node_id),
              shared_scale_html(analysis, node_id, model), _accuracy(analysis, info),
@@ -190,22 +194,42 @@ def _header(info, gnode, source: str) -> str:
     warn = ""
     if gnode is not None and gnode.violations:
         warn = " " + badge(f"{gnode.violations} violation{'s' if gnode.violations > 1 else ''}", theme.DANGER)
-    where = f"{_breakable(info.module)} · " if info.module else ""
+    where = f"{_breakable(module_name(info))} · " if module_name(info) else ""
     return (f'<h2 style="margin:0">{esc(label)}</h2>'
             f'<p style="margin:2px 0 0 0; color:{theme.MUTED}">{where}node {esc(info.name)}</p>'
             f'<p style="margin:6px 0 0 0">{badge(text, color) if text else ""}{warn}</p>')
 
 
-def _operation(info) -> str:
+def _dtype_row(info, gnode) -> str:
+    """The dtype the node's box states (GraphNode.dtype), and the Q/DQ graph's when it differs."""
+    ref = esc(info.dtype)
+    if gnode is None or gnode.category not in ("vpu", "cpu"):
+        return ref
+    if not gnode.dtype:
+        return f"none: fused into the next op on the VPU ({ref} in the Q/DQ graph)" if ref else ""
+    if gnode.dtype == dtype_short(info.dtype):
+        return ref
+    return f"{esc(gnode.dtype)} on the VPU ({ref} in the Q/DQ graph)" if ref else esc(gnode.dtype)
+
+
+def _operation(info, gnode=None) -> str:
     named = {r for arg in info.arguments for r in arg.refs}
     inputs = [n for n in info.inputs if n not in named]    # the arguments list the others by name
     return section("Operation", rows([
         ("op", _breakable(info.op)), ("target", _breakable(info.target) if info.target != info.op else ""),
-        ("module", _breakable(info.module)), ("kind", esc(info.kind)),
-        ("shape", esc(shape_text(info.shape))), ("dtype", esc(info.dtype)),
+        ("module", _module_row(info)), ("kind", esc(info.kind)),
+        ("shape", esc(shape_text(info.shape))), ("dtype", _dtype_row(info, gnode)),
         ("inputs", ", ".join(node_link(n) for n in inputs)),
         ("outputs", ", ".join(node_link(n) for n in info.outputs)),
     ]))
+
+
+def _module_row(info) -> str:
+    """The module path; an op of the model's own forward says so (it is drawn at the top level)."""
+    name = module_name(info)
+    if name and not info.module:
+        return f"{_breakable(name)} <span style=\"color:{theme.MUTED}\">(the model's own forward)</span>"
+    return _breakable(name)
 
 
 def _arguments(info) -> str:
@@ -252,10 +276,23 @@ def placement_html(analysis: Analysis, node_id: str, source: str) -> str:
     return esc(where.reason)
 
 
-def _partition(analysis, node_id: str, source: str) -> str:
+def try_html(fix: VpuFix | None) -> str:
+    """The "Try it on the VPU" link of a CPU node whose cause a profile edit removes (T does the
+    same): opens What-if with the edit made, ready to Apply."""
+    if fix is None:
+        return ""
+    return (f'<a href="try:{esc(fix.node)}" style="color:{theme.ACCENT}; font-weight:600; '
+            f'text-decoration:none">Try it on the VPU ▸</a> <span style="color:{theme.MUTED}">'
+            f"({esc(fix.text)}; T)</span>")
+
+
+def _partition(analysis: Analysis, node_id: str, source: str, fix: VpuFix | None = None) -> str:
     part = partition_report(analysis, source)
     label = "XNNPACK" if part.source == "xnnpack" else "VPU partition"
     pairs = [(label, placement_html(analysis, node_id, source)), *_why_rows(part, node_id)]
+    link = try_html(fix) if part.source != "xnnpack" and fix is not None and fix.node == node_id else ""
+    if link:
+        pairs.append(("what-if", link))
     for b in part.boundaries:
         if node_id in (b.src, b.dst):
             other = b.dst if b.src == node_id else b.src

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QTextBrowser
 from app.widgets.node_html import node_html, running_html, summary_html, waiting_html
 
 if TYPE_CHECKING:
+    from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis
     from vpu_core.graph.model import GraphModel
 
@@ -23,7 +24,7 @@ class NodePanel(QTextBrowser):
     """Read-only rich text; `node_link_clicked` fires for links to other nodes."""
 
     node_link_clicked = Signal(str)
-
+    try_clicked = Signal(str)          # "Try it on the VPU" of a CPU node
     def __init__(self) -> None:
         super().__init__()
         self.setOpenLinks(False)
@@ -47,12 +48,15 @@ class NodePanel(QTextBrowser):
             self.setHtml(running_html(model, quantizer))
 
     def show_node(self, analysis: Analysis, model: GraphModel, node_id: str, prefix: str = "",
-                  source: str = "simulated") -> None:
-        """`prefix`: HTML shown above the node (compare mode: how it matches the other side)."""
+                  source: str = "simulated", fix: VpuFix | None = None) -> None:
+        """`prefix`: HTML shown above the node (compare mode: how it matches the other side);
+        `fix`: the profile edit that moves this CPU node to the VPU ("Try it on the VPU")."""
         self.current_node = node_id
-        self.setHtml(prefix + node_html(analysis, model, node_id, source))
+        self.setHtml(prefix + node_html(analysis, model, node_id, source, fix))
 
     def _on_anchor(self, url: QUrl) -> None:
         text = url.toString()
         if text.startswith("node:"):
             self.node_link_clicked.emit(text[len("node:"):])
+        elif text.startswith("try:"):
+            self.try_clicked.emit(text[len("try:"):])

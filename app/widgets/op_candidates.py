@@ -4,6 +4,10 @@ pay for its transfers?
 Two tables from the analysis (vpu_core.whatif, computed with every run): the op-list candidates and
 the per-op limit relaxations, ranked together, and the partition economics with the subgraphs whose transfers outweigh their work
 highlighted. A row jumps to its node: a candidate to its first CPU node, a subgraph to its first op.
+Both fit a 300 px dock without scrolling sideways (1280×720): short headers (their meaning is the
+tooltip), the first column takes what is left and elides, the full op name and verdict are tooltips,
+and when the dock is narrower still the least telling columns step aside (`FOLD_FIRST`; a row's
+tooltip keeps all of its numbers).
 """
 from __future__ import annotations
 
@@ -15,10 +19,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSizePoli
                                QVBoxLayout, QWidget)
 
 from app import theme
+from vpu_core.formatting import op_label
 from vpu_core.reports.whatif_text import (candidate_name, candidate_sentence, economics_sentence, human_bytes,
                                           human_macs, signed_bytes)
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QResizeEvent, QShowEvent
     from vpu_core.analysis.results import Analysis
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -27,12 +33,43 @@ CANDIDATE_HEADERS = (("Op added / limit", "Op type added alone to the VPU op lis
                                           "relaxed alone (conv2d kernel_max 3×3→5×5)"),
                      ("Moved", "CPU nodes that join the VPU"),
                      ("Merged", "Existing VPU subgraphs that join another one"),
-                     ("Islands", "New subgraphs made only of moved ops"),
-                     ("Bytes saved", "Boundary bytes before minus after (negative: more traffic)"),
-                     ("CPU left", "CPU nodes after the change"))
+                     ("New", "New subgraphs made only of moved ops (islands)"),
+                     ("Saved", "Boundary bytes saved: before minus after (negative: more traffic)"),
+                     ("Left", "CPU nodes left after the change"))
 ECONOMICS_HEADERS = (("Subgraph", ""), ("Ops", "Compute ops in the subgraph"),
-                     ("Work", "Multiply-accumulates kept on the VPU"), ("In", "Bytes entering"),
-                     ("Out", "Bytes leaving"), ("B/MAC", "Boundary bytes per MAC"), ("Verdict", ""))
+                     ("MAC", "Multiply-accumulates kept on the VPU"), ("In", "Bytes entering"),
+                     ("Out", "Bytes leaving"), ("B/MAC", "Boundary bytes per MAC"),
+                     ("Pays", "✓ its work pays for its transfers; ✗ the transfer outweighs the work"))
+
+
+FIRST_COLUMN_MIN = 72      # px the name column keeps before other columns step aside
+FOLD_FIRST = {"candidates": (3, 2), "economics": (1, 3, 4)}   # New, Merged · Ops, In, Out
+
+
+def fit_columns(table: QTableWidget, fold: tuple[int, ...]) -> None:
+    """Hide the columns of `fold`, in order, while the table would need to scroll sideways."""
+    header = table.horizontalHeader()
+    for col in fold:
+        header.setSectionHidden(col, False)
+    room = table.viewport().width()
+
+    def need() -> int:
+        return FIRST_COLUMN_MIN + sum(max(table.sizeHintForColumn(c), header.sectionSizeHint(c))
+                                      for c in range(1, table.columnCount()) if not header.isSectionHidden(c))
+    for col in fold:
+        if need() <= room:
+            break
+        header.setSectionHidden(col, True)
+
+
+def _row_tooltip(table: QTableWidget, row: int, headers) -> None:
+    """Every number of the row, whichever columns are shown."""
+    text = " · ".join(f"{h}: {table.item(row, c).text()}" for c, (h, _) in enumerate(headers)
+                      if c and table.item(row, c) is not None)
+    for c in range(1, table.columnCount()):
+        item = table.item(row, c)
+        if item is not None and not item.toolTip():
+            item.setToolTip(text)
 
 
 def _table(headers) -> QTableWidget:
@@ -44,8 +81,13 @@ def _table(headers) -> QTableWidget:
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setAlternatingRowColors(True)
     table.verticalHeader().setVisible(False)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    table.horizontalHeader().setStretchLastSection(True)
+    header = table.horizontalHeader()
+    header.setMinimumSectionSize(24)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)     # what is left, elided
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    table.setWordWrap(False)
     return table
 
 
@@ -94,16 +136,32 @@ class OpCandidatesPanel(QWidget):
     def set_analysis(self, analysis: Analysis) -> None:
         self._fill_candidates(analysis)
         self._fill_economics(analysis)
+        self._fit()
+
+    def _fit(self) -> None:
+        fit_columns(self.candidates, FOLD_FIRST["candidates"])
+        fit_columns(self.economics, FOLD_FIRST["economics"])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._fit()
 
     def _fill_candidates(self, a) -> None:
         self.candidates.setRowCount(len(a.op_candidates))
         for row, c in enumerate(a.op_candidates):
-            cells = [_cell(candidate_name(c), c.first_node), _cell(c.nodes_moved, numeric=True),
+            name = _cell(op_label(c.op) if c.kind != "limit" else candidate_name(c), c.first_node)
+            name.setToolTip(candidate_sentence(c) + (f": click to show {c.first_node} in the graph"
+                                                     if c.first_node else ""))
+            cells = [name, _cell(c.nodes_moved, numeric=True),
                      _cell(c.subgraphs_merged, numeric=True), _cell(c.new_subgraphs, numeric=True),
                      _cell(signed_bytes(c.bytes_saved), numeric=True), _cell(c.cpu_nodes_left, numeric=True)]
-            cells[0].setToolTip(candidate_sentence(c) + (f" — click to show {c.first_node}" if c.first_node else ""))
             for col, item in enumerate(cells):
                 self.candidates.setItem(row, col, item)
+            _row_tooltip(self.candidates, row, CANDIDATE_HEADERS)
         if not a.op_candidates:
             self.candidates.setRowCount(1)
             self.candidates.setItem(0, 0, _cell("No op falls back to the CPU for lack of a kernel or over a limit."))
@@ -118,13 +176,14 @@ class OpCandidatesPanel(QWidget):
             cells = [_cell(f"sg {s.subgraph}", s.first_op), _cell(s.ops, numeric=True),
                      _cell(human_macs(s.macs), numeric=True), _cell(human_bytes(s.bytes_in), numeric=True),
                      _cell(human_bytes(s.bytes_out), numeric=True), _cell(ratio, numeric=True),
-                     _cell("pays" if s.pays else "transfer outweighs work")]
-            if not s.pays:
-                cells[-1].setToolTip(economics_sentence(s, e.break_even_bytes_per_mac))
+                     _cell("✓" if s.pays else "✗")]
+            cells[-1].setToolTip("pays for its transfers" if s.pays
+                                 else economics_sentence(s, e.break_even_bytes_per_mac))
             for col, item in enumerate(cells):
                 if not s.pays:
                     item.setBackground(bad)
                 self.economics.setItem(row, col, item)
+            _row_tooltip(self.economics, row, ECONOMICS_HEADERS)
         if e is None:
             self.economics_note.setText("")
             return

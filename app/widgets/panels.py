@@ -14,6 +14,7 @@ from vpu_core.graph.placement import partition_report
 from app.widgets.int_sim_panel import IntSimPanel
 
 if TYPE_CHECKING:
+    from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis
     from vpu_core.compare import Comparison
     from vpu_core.graph.model import GraphModel
@@ -23,11 +24,13 @@ class Panels(QObject):
     """Owns the widgets of the three docks; `node_activated` = a table row or node link clicked."""
 
     node_activated = Signal(str)
+    try_on_vpu = Signal(str)           # the node panel's "Try it on the VPU" for this node
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.node_panel = NodePanel()
         self.node_panel.node_link_clicked.connect(self.node_activated)
+        self.node_panel.try_clicked.connect(self.try_on_vpu)
         # the node dock: the node's facts above, its integer simulation below
         self.int_sim_panel = IntSimPanel()
         self.node_area = QSplitter(Qt.Orientation.Vertical)
@@ -86,8 +89,9 @@ class Panels(QObject):
         self.int_sim_panel.show_summary()
 
     def show_node(self, analysis: Analysis, model: GraphModel, node: str, prefix: str = "",
-                  source: str = "simulated") -> None:
-        self.node_panel.show_node(analysis, model, node, prefix, source)
+                  source: str = "simulated", fix: VpuFix | None = None) -> None:
+        """`fix`: the profile edit that would move this CPU node to the VPU (its link)."""
+        self.node_panel.show_node(analysis, model, node, prefix, source, fix)
         self.channel_plot.set_node(analysis, model, node)
         self._int_sim_of(analysis)
         self.int_sim_panel.show_node(node)

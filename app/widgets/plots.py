@@ -3,6 +3,11 @@ per-channel scales and shifts, and (VPU quantizer) float vs power-of-two scales.
 
 The histograms come ready-binned from `Analysis.histograms`; these widgets only draw. When a plot
 has nothing to show it says why instead of staying blank.
+
+Every plot is bounded to its data (`_bound`: view-box limits, so the wheel and a drag can zoom in
+and pan but never past the data), and integer axes tick from the visible range (`IntegerAxis`):
+a fixed tick spacing of 1 zoomed out thirty notches asked the axis for millions of ticks (seconds
+per repaint, then MemoryError).
 """
 from __future__ import annotations
 
@@ -41,8 +46,53 @@ def _style_plot(plot: pg.PlotItem, left: str, bottom: str | None = None) -> None
     plot.getAxis("left").setWidth(56)
 
 
-def _plot_widget(bottom: str, left: str) -> pg.PlotWidget:
-    widget = pg.PlotWidget()
+class IntegerAxis(pg.AxisItem):
+    """Shift counts and channel numbers are integers: ticks at integers only, spaced 1, 2, 4, …
+    so that at most one tick per ~40 px of the visible range is drawn."""
+
+    PX_PER_TICK = 40
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:
+        span = max(float(maxVal) - float(minVal), 1.0)
+        most = max(2, int(size / self.PX_PER_TICK))
+        step = 1.0
+        while span / step > most:
+            step *= 2.0
+        return [(step, 0.0)]
+
+
+def _integer_axes(*names: str) -> dict[str, IntegerAxis]:
+    return {name: IntegerAxis(name) for name in names}
+
+
+MIN_SPAN_FRACTION = 1 / 64     # zoomed in: at least this share of the data stays visible
+
+
+def _bound(plot: pg.PlotItem, x: tuple[float, float], y: tuple[float, float] | None = None) -> None:
+    """Limit the view to the data: x (and y) within [lo, hi], zoomed out at most to all of it,
+    zoomed in at most to 1/64 of it (or one unit of an integer axis)."""
+    vb = plot.getViewBox()
+    limits: dict[str, float | None] = {}
+    for axis, span in (("x", x), ("y", y)):
+        if span is None:
+            continue
+        lo, hi = float(min(span)), float(max(span))
+        if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+            lo, hi = (lo - 0.5, lo + 0.5) if math.isfinite(lo) else (0.0, 1.0)
+        width = hi - lo
+        limits.update({f"{axis}Min": lo, f"{axis}Max": hi, f"max{axis.upper()}Range": width,
+                       f"min{axis.upper()}Range": width * MIN_SPAN_FRACTION})
+    vb.setLimits(**limits)
+
+
+def _unbound(plot: pg.PlotItem) -> None:
+    """No limits (before the next data: old limits would clamp its range)."""
+    plot.getViewBox().setLimits(xMin=None, xMax=None, yMin=None, yMax=None, minXRange=None,
+                                maxXRange=None, minYRange=None, maxYRange=None)
+
+
+def _plot_widget(bottom: str, left: str, axes: dict | None = None) -> pg.PlotWidget:
+    widget = pg.PlotWidget(axisItems=axes)
     _style_plot(widget.getPlotItem(), left, bottom)
     return widget
 
@@ -52,13 +102,6 @@ def _bars(plot: pg.PlotItem, centers, heights, width, color: str, name: str | No
                            width=width, brush=pg.mkBrush(color), pen=pg.mkPen("w", width=0.5), name=name)
     plot.addItem(bars)
     return bars
-
-
-def _integer_ticks(plot: pg.PlotItem, lo: float, hi: float, axis: str = "bottom", most: int = 16) -> None:
-    """Shift counts and channel numbers are integers: tick only at integers (at most `most`)."""
-    span = max(hi - lo, 1.0)
-    step = next((s for s in (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024) if span / s <= most), 4096)
-    plot.getAxis(axis).setTickSpacing(major=step, minor=step)
 
 
 def _corner_label(plot: pg.PlotItem, text: str, color: str) -> None:
@@ -129,6 +172,7 @@ class ScaleHistogram(_HintPlot):
         self._notes = []
         for plot, (key, _name, kind) in zip(self.series_plots, self.SERIES):
             plot.clear()
+            _unbound(plot)
             hist = analysis.histograms.get(key)
             if hist is None or not hist.counts or not sum(hist.counts):
                 why = empty_weights_reason(analysis.summary, short=True) if kind == "weight" else ""
@@ -146,8 +190,10 @@ class ScaleHistogram(_HintPlot):
         if not spans:
             self.show_hint("The analysis produced no quantized tensors for this model.")
             return
-        lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
-        self.series_plots[-1].setXRange(lo - 0.25, hi + 0.25, padding=0)   # x is linked: both plots
+        lo, hi = min(s[0] for s in spans) - 0.25, max(s[1] for s in spans) + 0.25
+        self.series_plots[-1].setXRange(lo, hi, padding=0)   # x is linked: both plots
+        for plot in self.series_plots:
+            _bound(plot, (lo, hi))
         self.show_plot()
 
 
@@ -155,12 +201,14 @@ class ShiftHistogram(_HintPlot):
     """How many requantization channels use each right-shift count n."""
 
     def __init__(self) -> None:
-        super().__init__(_plot_widget("right-shift count n   (M = 2^-n)", "channels"),
+        super().__init__(_plot_widget("right-shift count n   (M = 2^-n)", "channels",
+                                      _integer_axes("bottom")),
                          "Run a model to see its requantization shifts.")
 
     def set_analysis(self, analysis: Analysis) -> None:
         item = self.plot.getPlotItem()
         item.clear()
+        _unbound(item)
         hist = analysis.histograms.get("shifts")
         if hist is None or not hist.counts or not sum(hist.counts):
             exact = sum(1 for r in analysis.requant if r.exact)
@@ -172,8 +220,10 @@ class ShiftHistogram(_HintPlot):
             return
         centers, widths = _centers(hist)
         _bars(item, centers, hist.counts, float(np.min(widths)) * 0.8, theme.PLOT_COLORS["shift"])
-        item.autoRange()
-        _integer_ticks(item, hist.edges[0], hist.edges[-1])
+        x = (float(hist.edges[0]) - 0.5, float(hist.edges[-1]) + 0.5)
+        item.setXRange(*x, padding=0)
+        item.setYRange(0, max(hist.counts) * 1.08, padding=0)
+        _bound(item, x, (0.0, max(hist.counts) * 1.08))
         self.show_plot()
 
 
@@ -184,23 +234,25 @@ class ChannelPlot(_HintPlot):
 
     def __init__(self) -> None:
         layout = pg.GraphicsLayoutWidget()
-        self.scales_plot = layout.addPlot(row=0, col=0)
-        self.shifts_plot = layout.addPlot(row=1, col=0)
+        self.scales_plot = layout.addPlot(row=0, col=0, axisItems=_integer_axes("bottom"))
+        self.shifts_plot = layout.addPlot(row=1, col=0, axisItems=_integer_axes("bottom", "left"))
         _style_plot(self.scales_plot, "log2(weight scale)")
         _style_plot(self.shifts_plot, "right shift n", "output channel")
         self.shifts_plot.setXLink(self.scales_plot)
         super().__init__(layout, self.HINT)
         self.node: str | None = None
 
-    def set_node(self, analysis: Analysis, model: GraphModel, node_id: str | None) -> None:
+    def set_node(self, analysis: Analysis, model: GraphModel | None, node_id: str | None) -> None:
         self.node = node_id
         scales, shifts, exact = self._data(analysis, model, node_id)
-        self.scales_plot.clear()
-        self.shifts_plot.clear()
+        for plot in (self.scales_plot, self.shifts_plot):
+            plot.clear()
+            _unbound(plot)
         if not scales and not shifts:
             self.show_hint(self.HINT if node_id is None else
                            f"{node_id} has no per-channel weights or shifts. " + self.HINT)
             return
+        x = (-0.6, max(len(scales), len(shifts)) - 0.4)
         if scales:
             logs = [math.log2(s) if s > 0 else 0.0 for s in scales]
             base = math.floor(min(logs)) - 1.0          # bars rise from below the smallest scale
@@ -208,14 +260,17 @@ class ChannelPlot(_HintPlot):
                                    brush=pg.mkBrush(theme.PLOT_COLORS["weight"]), pen=pg.mkPen("w", width=0.5))
             self.scales_plot.addItem(bars)
             self.scales_plot.setTitle(f"{node_id}: {len(scales)} weight scales", color=theme.TEXT, size="10pt")
+            y = (base, max(logs) + 0.25)
+            self.scales_plot.setRange(xRange=x, yRange=y, padding=0)
+            _bound(self.scales_plot, x, y)
         if shifts:
             color = theme.PLOT_COLORS["shift"] if exact else theme.PLOT_COLORS["bad"]
             _bars(self.shifts_plot, np.arange(len(shifts)), shifts, 0.8, color)
-        self.scales_plot.autoRange()
-        self.shifts_plot.autoRange()
-        _integer_ticks(self.shifts_plot, 0, max(len(scales), len(shifts)))
-        if shifts:
-            _integer_ticks(self.shifts_plot, min(0, min(shifts)), max(shifts), axis="left", most=4)
+            y = (min(0.0, min(shifts)) - 0.25, max(shifts) + 0.75)
+            self.shifts_plot.setRange(xRange=x, yRange=y, padding=0)
+            _bound(self.shifts_plot, x, y)
+        else:
+            _bound(self.shifts_plot, x)
         self.show_plot()
 
     @staticmethod
@@ -249,6 +304,7 @@ class Pow2Comparison(_HintPlot):
     def set_analysis(self, analysis: Analysis) -> None:
         item = self.plot.getPlotItem()
         item.clear()
+        _unbound(item)
         points: dict[str, tuple[list[float], list[float]]] = {"activation": ([], []), "weight": ([], [])}
         for t in analysis.tensors:
             if not t.float_scales or t.kind not in points:
@@ -271,5 +327,6 @@ class Pow2Comparison(_HintPlot):
             if xs:
                 item.plot(xs, ys, pen=None, symbol="o", symbolSize=6, symbolPen=None,
                           symbolBrush=pg.mkBrush(theme.PLOT_COLORS[kind] + "b0"), name=f"{kind}s")
-        item.autoRange()
+        item.setRange(xRange=(lo, hi), yRange=(lo, hi + 1), padding=0)
+        _bound(item, (lo, hi), (lo, hi + 1))
         self.show_plot()

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from vpu_core.profile import HardwareProfile
     from vpu_core.whatif.results import OpListRow
 
+OP_ROWS = 8                          # op-list rows always visible (issue 21: one row at 1280×720)
 OP_ROLE = Qt.ItemDataRole.UserRole + 2
 COUNT_ROLE = Qt.ItemDataRole.UserRole + 3
 
@@ -65,14 +66,18 @@ class ProfileEditor(QWidget):
 
     # -- layout ------------------------------------------------------------------------------------
     def _build(self) -> None:
+        """The op list first and outside any scroll area (at least OP_ROWS rows, even at 720 px
+        high: in a scrolling form it showed one row); the other settings scroll below it."""
         self.in_use_label = _wrapping(QLabel())
         self._form = form = QWidget()
-        column = QVBoxLayout(form)
+        self._ops = self._ops_box()
+        settings = QWidget()
+        column = QVBoxLayout(settings)
+        column.setContentsMargins(0, 0, 0, 0)
         self._switch_box = QGroupBox("Constraint switches")
         self._switch_box.setToolTip("Off: the constraint is not required (the quantizer relaxes it) and not checked")
         self._switch_layout = QVBoxLayout(self._switch_box)
         column.addWidget(self._switch_box)
-        column.addWidget(self._ops_box(), 1)
         self.limits = LimitsEditor()
         self.limits.changed.connect(self._on_edit)
         column.addWidget(self.limits)
@@ -81,7 +86,12 @@ class ProfileEditor(QWidget):
         self._scroll = scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # the form fits the dock
-        scroll.setWidget(form)
+        scroll.setWidget(settings)
+        scroll.setMinimumHeight(44)
+        form_column = QVBoxLayout(form)
+        form_column.setContentsMargins(0, 0, 0, 0)
+        form_column.addWidget(self._ops, 3)
+        form_column.addWidget(scroll, 2)
         self.needs_label = _wrapping(QLabel())
         self.apply_button, self.revert_button = QPushButton("Apply"), QPushButton("Revert")
         self.save_button = QPushButton("Save as TOML…")
@@ -95,14 +105,22 @@ class ProfileEditor(QWidget):
         buttons.addStretch(1)
         self.diff_view = QPlainTextEdit()
         self.diff_view.setReadOnly(True)
-        self.diff_view.setMaximumHeight(62)
+        self.diff_view.setToolTip("Difference from the shipped profile")
+        self.diff_view.setMinimumHeight(30)
+        self.diff_view.setMaximumHeight(46)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.in_use_label)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(form, 1)
         layout.addWidget(self.needs_label)
         layout.addLayout(buttons)
-        layout.addWidget(QLabel("Difference from the shipped profile:"))
-        layout.addWidget(self.diff_view)
+        diff = QHBoxLayout()
+        caption = QLabel("vs shipped:")
+        caption.setToolTip("Difference from the shipped profile")
+        caption.setAlignment(Qt.AlignmentFlag.AlignTop)
+        diff.addWidget(caption)
+        diff.addWidget(self.diff_view, 1)
+        layout.addLayout(diff)
 
     def _ops_box(self) -> QGroupBox:
         box = QGroupBox("VPU op list (constraint 1)")
@@ -114,7 +132,9 @@ class ProfileEditor(QWidget):
         self.model_only.setToolTip("Show only the ops this model uses")
         self.model_only.toggled.connect(self._filter_ops)
         self.op_list = QListWidget()
-        self.op_list.setMinimumHeight(150)
+        self.op_list.setUniformItemSizes(True)
+        row = self.op_list.fontMetrics().lineSpacing() + 4
+        self.op_list.setMinimumHeight(OP_ROWS * row + 2 * self.op_list.frameWidth() + 4)
         self.op_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # long rows elide
         self.op_list.itemChanged.connect(self._on_edit)
         self.add_op = QLineEdit(placeholderText="Add an op (softmax, softmax.int) ⏎")
@@ -194,6 +214,18 @@ class ProfileEditor(QWidget):
         """Bring the per-op limits into view (the form is taller than a 720 px window)."""
         bar = self._scroll.verticalScrollBar()
         bar.setValue(min(bar.maximum(), self.limits.y() - 8))
+
+    def focus_op(self, name: str) -> bool:
+        """Show the op-list row `name` (filters cleared), selected and scrolled to; False if none."""
+        self.op_search.clear()
+        self.model_only.setChecked(False)
+        for i in range(self.op_list.count()):
+            item = self.op_list.item(i)
+            if item.data(OP_ROLE) == name:
+                self.op_list.setCurrentItem(item)
+                self.op_list.scrollToItem(item, QListWidget.ScrollHint.PositionAtCenter)
+                return True
+        return False
 
     def set_enabled(self, on: bool) -> None:
         self._form.setEnabled(on)

@@ -1,7 +1,10 @@
 """The status bar's summary line: the shown result in numbers, or what went wrong.
 
-A QLabel that never widens the window (its text is cut at the edge, the full line is the
-tooltip). Its numbers come from the same PartitionReport as the node panel's summary
+A QLabel that never widens the window. The line is a row of chips, each with a priority
+(`ChipLine`): when the bar is too narrow, whole chips are left out, least important first (the
+node count before the SQNR, the SQNR before the model's name), never cut mid-number ("SQNR 29.(");
+only a single chip that alone is too wide is elided with "…". The full line is the tooltip. Its
+numbers come from the same PartitionReport as the node panel's summary
 (vpu_core.graph.placement.partition_report), so the two always agree.
 """
 from __future__ import annotations
@@ -11,7 +14,8 @@ from typing import TYPE_CHECKING
 import html
 import re
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from app import theme
@@ -20,11 +24,26 @@ from vpu_core.graph.placement import partition_report
 from vpu_core.reports.summary_text import mac_share_text, no_weighted_op_short
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from PySide6.QtGui import QResizeEvent
     from vpu_core.analysis.results import Analysis, Summary
     from vpu_core.graph.model import GraphModel
     from vpu_core.session import InspectionPair
 
 SEP = "&nbsp;&nbsp;·&nbsp;&nbsp;"
+
+
+class ChipLine(str):
+    """The status line as HTML (what QLabel.setText takes), knowing its chips: (priority, html)
+    in display order, priority 0 kept longest."""
+
+    chips: tuple[tuple[int, str], ...]
+
+    def __new__(cls, chips: Iterable[tuple[int, str]]) -> "ChipLine":
+        line = super().__new__(cls, SEP.join(text for _, text in chips))
+        line.chips = tuple(chips)
+        return line
 
 
 def violations_chip(n: int, summary: Summary | None = None) -> str:
@@ -42,7 +61,7 @@ def mac_share_chip(summary: Summary | None) -> str:
     return f'<b style="color:{color}">VPU {html.escape(mac_share_text(summary))}</b>'
 
 
-def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "") -> str:
+def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "") -> ChipLine:
     part = partition_report(analysis, source)
     xnn = part.source == "xnnpack"
     subs = len(part.subgraphs)
@@ -50,41 +69,97 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
     sqnr = f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—"
     head = f"<b>{html.escape(analysis.model)}</b> · {analysis.quantizer.upper()}"
     summary = analysis.summary if not xnn else None     # the MAC share of the simulated VPU
-    # most telling first: a narrow window cuts the line at its end (the tooltip has all of it)
-    chips = [head + (f" · {html.escape(profile)}" if profile else ""),          # the profile in use
-             *([mac_share_chip(summary)] if summary is not None else []),
-             violations_chip(len(analysis.violations), analysis.summary),
-             f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {unit}' + ("s" if subs != 1 else ""),
-             f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} '
-             + ("not delegated" if xnn else "CPU fallback ops"),
-             f"SQNR {sqnr}", f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})",
-             f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)"]
-    return SEP.join(chips)
+    return ChipLine([
+        (0, head + (f" · {html.escape(profile)}" if profile else "")),          # the profile in use
+        *([(0, mac_share_chip(summary))] if summary is not None else []),     # the lead number
+        (2, violations_chip(len(analysis.violations), analysis.summary)),
+        (4, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {unit}' + ("s" if subs != 1 else "")),
+        (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} '
+         + ("not delegated" if xnn else "CPU fallback ops")),
+        (3, f"SQNR {sqnr}"),
+        (5, f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})"),
+        (6, f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)")])
 
 
-def compare_html(pair: InspectionPair) -> str:
+def compare_html(pair: InspectionPair) -> ChipLine:
     cmp, a, b = pair.comparison, pair.a.analysis, pair.b.analysis
-    chips = [f"<b>{html.escape(a.model)}</b> · compare",
-             f"<b>A {html.escape(cmp.a_label)}</b> {violations_chip(len(a.violations))}",
-             f"<b>B {html.escape(cmp.b_label)}</b> {violations_chip(len(b.violations))}",
-             f"{len(cmp.pairs)} matched ops, {len(cmp.differing)} differ",
-             f"{len(cmp.partition_changes)} placed differently",
-             f"{len(cmp.only_a) + len(cmp.only_b)} unmatched"]
-    return SEP.join(chips)
+    return ChipLine([
+        (0, f"<b>{html.escape(a.model)}</b> · compare"),
+        (1, f"<b>A {html.escape(cmp.a_label)}</b> {violations_chip(len(a.violations))}"),
+        (1, f"<b>B {html.escape(cmp.b_label)}</b> {violations_chip(len(b.violations))}"),
+        (3, f"{len(cmp.pairs)} matched ops, {len(cmp.differing)} differ"),
+        (2, f"{len(cmp.partition_changes)} placed differently"),
+        (4, f"{len(cmp.only_a) + len(cmp.only_b)} unmatched")])
 
 
-def failure_html(message: str, showing: str = "") -> str:
-    suffix = f"&nbsp;&nbsp;— showing {html.escape(showing)}" if showing else ""
-    return f'<span style="color:{theme.DANGER}">Run failed: {html.escape(message)}</span>{suffix}'
+def failure_html(message: str, showing: str = "") -> ChipLine:
+    chips = [(0, f'<span style="color:{theme.DANGER}">Run failed: {html.escape(message)}</span>')]
+    if showing:
+        chips.append((1, f"showing {html.escape(showing)}"))
+    return ChipLine(chips)
+
+
+def _plain(text: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", text.replace("&nbsp;", " ")))
 
 
 class StatusSummary(QLabel):
+    """The summary line: shows the chips of the line it is given that fit, by priority."""
+
+    PAD = 14                                  # the label's own padding (theme: 0 6px) and a margin
+
     def __init__(self) -> None:
-        super().__init__("Starting…")
+        super().__init__()
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.line: ChipLine = ChipLine([(0, "Starting…")])
+        self._widths: dict[str, float] = {}
+        self.setText("Starting…")
 
     def setText(self, text: str) -> None:     # noqa: N802  (Qt's name)
+        self.line = text if isinstance(text, ChipLine) else ChipLine([(0, text)])
+        self.setToolTip(_plain(self.line))
+        self._fit()
+
+    def shown_chips(self) -> list[str]:
+        """The chips on screen now (their HTML), in display order (for tests)."""
+        return self._shown
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        room = self.width() - self.PAD
+        chips = self.line.chips
+        sep = self._width(SEP)
+        keep: set[int] = set()
+        used = 0.0
+        for i in sorted(range(len(chips)), key=lambda k: (chips[k][0], k)):
+            need = self._width(chips[i][1]) + (sep if keep else 0.0)
+            if keep and used + need > room:
+                continue                         # a less important chip may still fit
+            keep.add(i)
+            used += need
+        self._shown = [chips[i][1] for i in sorted(keep)]
+        text = SEP.join(self._shown)
+        if len(keep) == 1 and used > room:       # one chip, too wide alone: elide its words
+            plain = _plain(text)
+            text = html.escape(self.fontMetrics().elidedText(plain, Qt.TextElideMode.ElideRight,
+                                                             max(room, 20)))
         super().setText(text)
-        plain = html.unescape(re.sub(r"<[^>]+>", "", text.replace("&nbsp;", " ")))
-        self.setToolTip(plain)
+
+    def _width(self, text: str) -> float:
+        if text not in self._widths:
+            doc = QTextDocument()
+            doc.setDefaultFont(self.font())
+            doc.setDocumentMargin(0)
+            doc.setHtml(text)
+            self._widths[text] = doc.idealWidth()
+        return self._widths[text]
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._widths.clear()
+            self._fit()

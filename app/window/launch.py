@@ -5,12 +5,16 @@ once the result is on screen and exit.
 
 The screenshot is the real window at that size, drawn as on screen (QWidget.grab), taken once
 the display has shown the result (and the optional `--select` / `--tab`), never after a fixed
-delay. A screenshot run uses a throw-away settings file, so the user's window layout neither
+delay. Beside F.png it writes F.json, so the layout is testable: {"window": [w, h], "canvas":
+[x, y, w, h]} (the graph canvas in window pixels; in compare mode both canvases), plus
+"canvas_share" (its share of the window's area), "canvases" (each canvas of compare mode) and
+"stages_run" (the stages the shown result computed: [] or ["layout"] when it came from the cache). A screenshot run uses a throw-away settings file, so the user's window layout neither
 changes the picture nor is changed by it. Exit code 0 when the picture is written; 2 with one
 line on stderr when the run (or the file) fails.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -22,12 +26,11 @@ if TYPE_CHECKING:
     from app.window.main_window import MainWindow
     from vpu_core.config import RunConfig
 
+# the What-if dock's tabs ("limits": the profile editor scrolled to the per-op limits)
+WHATIF_TABS = {"profile": 0, "limits": 0, "cost": 1, "next-kernel": 2}
 TABS = {"violations": ("tables", 0), "partition": ("tables", 1), "requant": ("tables", 2),
         "compare": ("tables", 3), "scales": ("plots", 0), "shifts": ("plots", 1),
-        "selected": ("plots", 2), "pow2": ("plots", 3),
-        # the What-if dock (it shares the node panel's place): profile editor, cost, next kernel
-        "profile": ("whatif", 0), "limits": ("whatif", 0), "cost": ("whatif", 1),
-        "next-kernel": ("whatif", 2)}
+        "selected": ("plots", 2), "pow2": ("plots", 3)}
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,9 @@ class GuiOptions:
     xnnpack_delegation: bool = False       # colour by the real XNNPACK delegation
     select: str | None = None              # "node" or "b:node" to select once shown
     tabs: tuple[str, ...] = field(default=())
+    sweep: str | None = None               # a sweep folder to show in the Sweep dock
+    focus: bool = False                    # focus mode: only the canvas
+    presentation: bool = False             # presentation mode: large labels, thick edges
 
 
 def run_gui(config: RunConfig | None = None, options: GuiOptions = GuiOptions()) -> int:
@@ -80,6 +86,14 @@ def start(window: MainWindow, config: RunConfig, options: GuiOptions) -> None:
     from vpu_core.config import RunConfig
 
     state = window.state
+    if options.sweep:
+        window.sweep.open_sweep(options.sweep)
+    if options.focus:
+        state.focus_mode = True
+    if options.presentation:
+        from dataclasses import replace
+
+        state.look = replace(state.look, presentation=True)
     if options.xnnpack_delegation:
         state.set_partition_source("xnnpack")      # nothing shown yet: the run lowers too
     if options.compare is not None:
@@ -124,21 +138,24 @@ class Screenshot:
                     print(f"vpu-inspector: warning: nothing to select for '{options.select}'", file=sys.stderr)
         panels = window.panels
         for name in options.tabs:
-            widget, index = TABS[name]
-            if widget == "whatif":
-                window.whatif.show(index)
+            if name in WHATIF_TABS:
+                window.whatif.show(WHATIF_TABS[name])
                 if name == "limits":
                     window.whatif_panel.editor.scroll_to_limits()
-            else:
-                getattr(panels, widget).setCurrentIndex(index)
+                continue
+            widget, index = TABS[name]
+            getattr(panels, widget).setCurrentIndex(index)
+            (window.tables_dock if widget == "tables" else window.plots_dock).raise_()   # a tab beside the node panel
 
     def _save(self) -> None:
         from vpu_core.files import atomic_write
 
         path = Path(self.options.screenshot or "")
         image = self.window.grab()
+        facts = json.dumps(layout_facts(self.window), indent=1)
         try:
             atomic_write(path, lambda tmp: _save_image(image, tmp))
+            atomic_write(path.with_suffix(".json"), lambda tmp: tmp.write_text(facts, encoding="utf-8"))
         except OSError as exc:
             self._quit(2, f"vpu-inspector: error: cannot write {path}: {exc.strerror or exc}")
             return
@@ -156,6 +173,31 @@ class Screenshot:
         self.code = code
         self.window.close()
         QApplication.exit(code)
+
+
+def _rect_in(window, widget) -> list[int]:
+    """[x, y, w, h] of `widget` in `window`'s pixels."""
+    from PySide6.QtCore import QPoint
+
+    top_left = widget.mapTo(window, QPoint(0, 0))
+    return [top_left.x(), top_left.y(), widget.width(), widget.height()]
+
+
+def layout_facts(window: MainWindow) -> dict:
+    """What F.json says about the window on screen (see the module doc)."""
+    state = window.state
+    views = window.compare_view.views_list() if state.showing_compare else [window.graph_view]
+    canvases = [_rect_in(window, v) for v in views if v.isVisible()] or [_rect_in(window, window.graph_stack)]
+    x0 = min(r[0] for r in canvases)
+    y0 = min(r[1] for r in canvases)
+    x1 = max(r[0] + r[2] for r in canvases)
+    y1 = max(r[1] + r[3] for r in canvases)
+    area = sum(r[2] * r[3] for r in canvases)
+    sides = [state.inspection(side) for side in state.sides()]
+    ran = sorted({stage for i in sides if i is not None for stage in i.stages_run})
+    return {"window": [window.width(), window.height()], "canvas": [x0, y0, x1 - x0, y1 - y0],
+            "canvas_share": round(area / max(1, window.width() * window.height()), 4),
+            "canvases": canvases, "stages_run": ran}
 
 
 def _save_image(image, tmp: Path) -> None:

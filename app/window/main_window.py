@@ -16,19 +16,21 @@ window never resizes itself afterwards (no widget's size hint grows with its tex
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QVBoxLayout, QWidget
 
 from app.features.compare import CompareController
 from app.features.display import DisplayController
 from app.features.export import ExportController
+from app.features.focus import FocusController
 from app.features.files import FilesController
 from app.features.navigation import NavigationController
 from app.features.overlay import OverlayController
 from app.features.persistence import SettingsController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
+from app.features.sweep import SweepController
 from app.features.shown import window_title
 from app.features.status import StatusController
 from app.features.view_options import ViewOptionsController
@@ -40,6 +42,7 @@ from app.widgets.compare_view import CompareView
 from app.widgets.graph_area import GraphArea
 from app.widgets.panels import Panels
 from app.widgets.run_controls import RunControls
+from app.widgets.sweep_table import SweepTable
 from app.widgets.view_bar import ViewBar
 from app.widgets.whatif_panel import WhatIfPanel
 from app.window import gc_guard
@@ -47,6 +50,7 @@ from app.window.menus import build_menus
 
 DEFAULT_SIZE = (1600, 1000)
 NODE_DOCK_MIN, TABLES_MIN, PLOTS_MIN = 300, 300, 240
+COMPACT_HEIGHT = 900        # below: report and plots tabbed beside the node panel (laptops)
 
 
 class MainWindow(QMainWindow):
@@ -69,7 +73,8 @@ class MainWindow(QMainWindow):
     # -- layout ----------------------------------------------------------------------------------
     def _build_toolbars(self) -> None:
         self.controls = RunControls(self)
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.controls.toolbar())
+        self.run_toolbar = self.controls.toolbar()
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.run_toolbar)
         self.addToolBarBreak()
         self.view_bar = ViewBar()
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.view_bar)
@@ -115,6 +120,12 @@ class MainWindow(QMainWindow):
                                       Qt.DockWidgetArea.RightDockWidgetArea, NODE_DOCK_MIN)
         self.tabifyDockWidget(self.node_dock, self.whatif_dock)
         self.node_dock.raise_()
+        self.sweep_table = SweepTable()             # a tab beside the report tables (File ▸ Open sweep…)
+        self.sweep_dock = self._dock("Sweep", "sweepDock", self.sweep_table, bottom, TABLES_MIN)
+        self.tabifyDockWidget(self.tables_dock, self.sweep_dock)
+        self.sweep_dock.hide()                      # shown when a sweep is opened
+        self.sweep_dock.visibilityChanged.connect(self._widen_sweep)
+        self.tables_dock.raise_()
 
     def _build_status(self) -> None:
         from app.widgets.status import StatusSummary
@@ -149,7 +160,12 @@ class MainWindow(QMainWindow):
         self.files = FilesController(state, self.controls, self.store)
         self.exports = ExportController(state, self.graph_view, self.compare_view, status, self.store)
         self.view_options = ViewOptionsController(state, self.view_bar, canvases)
-        self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock)
+        self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock, try_links=self.panels,
+                                       cards=self.graph_stack)
+        self.sweep = SweepController(state, self.sweep_table, self.sweep_dock)
+        self.focus = FocusController(state, [self.node_dock, self.whatif_dock, self.tables_dock,
+                                             self.plots_dock, self.sweep_dock, self.run_toolbar,
+                                             self.view_bar, status])
         state.drawn.connect(lambda: self.setWindowTitle(window_title(state)))
         self.setAcceptDrops(True)
         self.installEventFilter(self.files)                # drag & drop of model files
@@ -163,13 +179,51 @@ class MainWindow(QMainWindow):
             self._size_docks()
 
     def _size_docks(self) -> None:
-        """Shares of the window: the node panel a quarter of the width, the docks a third of the height."""
+        """Shares of the window: the node panel a quarter of the width, the docks a third of the
+        height; below COMPACT_HEIGHT (a 1280×720 laptop) the report and plots are tabs beside the
+        node panel instead, so the graph keeps the whole height (well over half the window)."""
         width, height = self.width(), self.height()
+        if height < COMPACT_HEIGHT:
+            self._tab_docks_right()
+            self.resizeDocks([self.node_dock], [max(NODE_DOCK_MIN, min(400, width // 4))],
+                             Qt.Orientation.Horizontal)
+            return
+        self._docks_below()
         self.resizeDocks([self.node_dock], [max(NODE_DOCK_MIN, min(440, width // 4))], Qt.Orientation.Horizontal)
         self.resizeDocks([self.tables_dock], [max(200, height // 3)], Qt.Orientation.Vertical)
         rest = width - max(NODE_DOCK_MIN, min(440, width // 4))
         self.resizeDocks([self.tables_dock, self.plots_dock], [rest * 11 // 20, rest * 9 // 20],
                          Qt.Orientation.Horizontal)
+
+    def _tab_docks_right(self) -> None:
+        """Report and Plots as tabs of the right dock area, after Node and What-if."""
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        for dock in (self.tables_dock, self.plots_dock):
+            if self.dockWidgetArea(dock) != right:
+                self.addDockWidget(right, dock)
+            self.tabifyDockWidget(self.whatif_dock, dock)
+        self.node_dock.raise_()
+
+    def _docks_below(self) -> None:
+        """Report and Plots side by side under the graph (where a taller window has room)."""
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        if self.dockWidgetArea(self.tables_dock) == bottom and self.dockWidgetArea(self.plots_dock) == bottom:
+            return
+        self.addDockWidget(bottom, self.tables_dock)
+        self.addDockWidget(bottom, self.plots_dock)
+        self.splitDockWidget(self.tables_dock, self.plots_dock, Qt.Orientation.Horizontal)
+        self.tabifyDockWidget(self.tables_dock, self.sweep_dock)     # the sweep's place again
+        self.tables_dock.raise_()
+
+    def _widen_sweep(self, visible: bool) -> None:
+        """A sweep's table has eleven columns: while it shows, its dock takes two thirds of the
+        width the bottom docks share (the plots keep a third)."""
+        if visible and not self.sweep_dock.isFloating():
+            QTimer.singleShot(0, self._share_bottom_for_sweep)      # once the dock is laid out
+
+    def _share_bottom_for_sweep(self) -> None:
+        rest = self.width() - self.node_dock.width()
+        self.resizeDocks([self.sweep_dock, self.plots_dock], [rest * 2 // 3, rest // 3], Qt.Orientation.Horizontal)
 
     def resize_for(self, width: int, height: int) -> None:
         """Resize (e.g. `--size`) and share the docks out for that size."""

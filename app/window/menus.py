@@ -29,6 +29,8 @@ def build_menus(w: MainWindow) -> None:
     _action(w, file_menu, "Open hardware profile…", files.open_profile_dialog)
     _action(w, file_menu, "Calibration data…", files.open_calibration_dialog,
             tip="Calibrate on samples from a .pt / .npz file instead of random batches")
+    _action(w, file_menu, "Open sweep…", w.sweep.open_sweep_dialog, "Ctrl+Shift+O",
+            "A folder written by `vpu-inspector sweep`: every run in a sortable table")
     file_menu.addSeparator()
     _action(w, file_menu, "Export report…", exports.export_report_dialog, "Ctrl+E",
             "One self-contained HTML file (with the comparison in compare mode)")
@@ -55,12 +57,22 @@ def build_menus(w: MainWindow) -> None:
     _action(w, view_menu, "Compare mode on / off", w.compare.toggle, "Ctrl+K")
     _action(w, view_menu, "Colour by XNNPACK delegation / VPU partition", w.overlay.toggle, "Ctrl+D")
     _action(w, view_menu, "Large labels", w.view_bar.large_font.click, "Ctrl+=")
+    focus = _action(w, view_menu, "Focus mode: only the graph", w.focus.toggle, "F11",
+                    "Hide the docks, toolbars and status bar: the canvas fills the window")
+    show = _action(w, view_menu, "Presentation mode: large labels, thick edges", w.presenter.toggle_presentation,
+                   "F5", "For a projector: larger bold labels, edges twice as thick, the legend scaled")
+    for act in (focus, show):
+        act.setCheckable(True)
+    w.state.focus_mode_changed.connect(lambda: focus.setChecked(w.state.focus_mode))
+    w.state.look_changed.connect(lambda: show.setChecked(w.state.look.presentation))
     _action(w, view_menu, "High contrast", w.view_bar.high_contrast.click)
     view_menu.addSeparator()
-    for dock in (w.node_dock, w.tables_dock, w.plots_dock, w.whatif_dock):
+    for dock in (w.node_dock, w.tables_dock, w.plots_dock, w.whatif_dock, w.sweep_dock):
         view_menu.addAction(dock.toggleViewAction())
     _action(w, view_menu, "What-if: profile, constraint cost, next kernel", lambda: w.whatif.show(),
             "Ctrl+Shift+W", "Edit the hardware profile, rank what each constraint costs, which kernel to add")
+    _action(w, view_menu, "Try the selected CPU node on the VPU", w.whatif.try_selected, "T",
+            "What-if with the profile edit that moves the selected node to the VPU, ready to Apply")
 
     back = QShortcut(QKeySequence("Shift+Return"), w.view_bar.search, lambda: nav.step_match(-1))
     back.setContext(Qt.ShortcutContext.WidgetShortcut)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import replace
 
 import torch
@@ -118,22 +119,42 @@ def node_infos(g: QGraph, layer_sqnr: dict[str, float]) -> dict[str, NodeInfo]:
             qparams=quant_params(g.qp[n]) if n in g.qp else None, source=source_text(n),
             sqnr_db=layer_sqnr.get(n.name), inputs=tuple(i.name for i in n.all_input_nodes),
             outputs=tuple(u.name for u in n.users),
-            module_stack=module_stack(n) if n.op == "call_function" else ())
-    return with_modules(out)
+            module_stack=module_stack(n) if n.op == "call_function" else (),
+            traced=n.op == "call_function" and n.meta.get("nn_module_stack") is not None)
+    return with_modules(out, root_class(g.nodes))
 
 
-def with_modules(infos: dict[str, NodeInfo]) -> dict[str, NodeInfo]:
-    """Every node's module path (NodeInfo.module, what tables and search name it by): the
-    innermost group of the module hierarchy (vpu_core.graph.hierarchy: a Q/DQ node belongs to the
-    op it quantizes for); what only feeds the graph output takes its producer's."""
+def root_class(nodes: Iterable[Node]) -> str:
+    """The short class name of the exported model ("BertModel"): the root entry of the first
+    nn_module_stack; "" when the graph has none (a re-exported program)."""
+    for n in nodes:
+        for value in (n.meta.get("nn_module_stack") or {}).values():
+            try:
+                path, kind = value
+            except (TypeError, ValueError):
+                break
+            if path:
+                break
+            kind = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
+            return kind.rsplit(".", 1)[-1]
+    return ""
+
+
+def with_modules(infos: dict[str, NodeInfo], root: str = "") -> dict[str, NodeInfo]:
+    """Every node's module path (NodeInfo.module, what tables and search name it by): exactly the
+    innermost group of the module hierarchy (vpu_core.graph.hierarchy: an op's own module, "" in
+    the model's own forward; a Q/DQ node or parameter the one of the op it quantizes for), so a
+    node's label, its panel and the box it is drawn in always agree. A node at the top level
+    is named by the model's class `root`."""
     from vpu_core.graph.hierarchy import node_stacks
 
     stacks = node_stacks(infos)
-    module = {name: stacks[name][-1][0] if stacks.get(name) else "" for name in infos}
+    out = {}
     for name, info in infos.items():
-        if not module[name] and info.kind not in ("placeholder", "output"):
-            module[name] = next((module[i] for i in info.inputs if module.get(i)), "")
-    return {name: replace(info, module=module[name]) for name, info in infos.items()}
+        module = stacks[name][-1][0] if stacks.get(name) else ""
+        top = root if not module and info.kind not in ("placeholder", "output") else ""
+        out[name] = replace(info, module=module, top_module=top)
+    return out
 
 
 def edges(g: QGraph) -> tuple[tuple[str, str], ...]:

@@ -216,9 +216,14 @@ class NodeInfo:
     outputs: tuple[str, ...] = ()
     module_stack: tuple[tuple[str, str], ...] = ()  # (module id, short class) outermost first,
                                        # from nn_module_stack; a repeated call's id ends "@k"
-    module: str = ""                   # module path the node belongs to: its own nn_module_stack
-                                       # entry; a quantize its producer's, a dequantize or a
-                                       # parameter its consumer's ("" for graph inputs / output)
+    traced: bool = False               # torch.export recorded where this op ran (nn_module_stack):
+                                       # module_stack () then means the model's own forward
+    module: str = ""                   # module path the node belongs to: an op's own
+                                       # nn_module_stack entry ("" in the model's own forward);
+                                       # a quantize its producer's, a dequantize or a parameter
+                                       # its consumer's ("" for graph inputs / output)
+    top_module: str = ""               # the model's class ("BertModel") for a node at the top
+                                       # level (module ""), what tables name it by; "" otherwise
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,10 @@
     export        model file bytes / zoo name, batch, dynamic, seed      float GraphModule  .pt2 (torch.export.save) + inputs .pt
     calibration   export + batches, seed, calibration file bytes         tensors            .pt (weights_only)
     quantized     calibration + quantizer, per-tensor, observers,         QuantizedModel     .pt: the qparams convert used
-                  VPU: the profile's [ops] and [constraints]
+                  VPU: the profile's [ops] and [constraints]                            + program: the converted graph
+                                                                                          (program_codec: JSON + tensors)
     analysis      quantized + profile text (+ XNNPACK lowering)          Analysis           .json (codec.py)
+    int_sim       analysis key                                           IntSimReport       .json (codec.py)
     graph         analysis + view options                                DisplayGraph       -
 
 Every key also covers the package versions and this package's own code. The session

@@ -8,11 +8,13 @@
                  pipeline/observing.py); torch.load(weights_only=True)
     analysis     JSON (vpu_core.cache.codec)
 
-Why the quantized stage is stored as qparams and not as a program: torch.export cannot save a
-converted GraphModule as it is; re-exporting it renames and restructures the Q/DQ graph (on
-resnet8: 132 nodes become 150), which would change every node name in the analysis. Prepare and
-convert are deterministic, so the float program + the recorded qparams rebuild the very same
-converted graph in a fraction of the calibration + observer time.
+Why the quantized stage is not a torch.export program: torch.export cannot save a converted
+GraphModule as it is; re-exporting it renames and restructures the Q/DQ graph (on resnet8: 71 of
+132 node names change), which would change every node name in the analysis. The converted graph
+is kept node for node by program_codec (JSON + tensors); the recorded qparams stay as well: for a
+graph that codec cannot keep (a symbolic shape), prepare + convert from the float program and the
+recorded qparams rebuild the very same converted graph in a fraction of the calibration +
+observer time.
 """
 from __future__ import annotations
 

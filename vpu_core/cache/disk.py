@@ -4,7 +4,8 @@ Layout (the folder is `cache_dir()`: $VPU_INSPECTOR_CACHE_DIR, else the user cac
 
     <root>/v1/<stage>/<key>.<sha16>.<ext>
       stage  export (.pt2: torch.export.save) · calibration (.pt: tensors, torch.save)
-             quantized (.pt: observer qparams) · analysis (.json)
+             quantized (.pt: observer qparams) · program (.pt: the converted graph, program_codec)
+             analysis (.json) · int_sim (.json)
       key    the stage's content key (vpu_core.cache.keys)
       sha16  first 16 hex digits of the SHA-256 of the file's bytes
 

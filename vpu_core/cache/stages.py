@@ -63,7 +63,8 @@ class MemoryCache:
 
 
 class StageStore:
-    """The export, calibration and qparams stages of one configuration (see run_pipeline)."""
+    """The export, calibration, qparams and converted-program stages of one configuration (see
+    run_pipeline)."""
 
     def __init__(self, keys: StageKeys, memory: MemoryCache, disk: DiskCache | None) -> None:
         self.keys, self.memory, self.disk = keys, memory, disk
@@ -135,6 +136,31 @@ class StageStore:
         if self.disk is not None:
             self.disk.write("quantized", self.keys.quantized, "pt", artifacts.tensors_to_bytes(recorded))
         self.memory.put("qparams", self.keys.quantized, recorded)
+
+    # -- program: the converted GraphModule itself (program_codec) ----------------------------------
+    def converted(self) -> tuple[GraphModule, list[dict]] | None:
+        """(converted GraphModule, observer scales) recorded by an earlier run, or None."""
+        from vpu_core.cache import program_codec
+
+        data = self._read("program", self.keys.quantized)
+        if data is None:
+            return None
+        try:
+            return program_codec.from_bytes(data)
+        except program_codec.BadEntry as exc:
+            return self._bad("program", self.keys.quantized, exc)
+
+    def put_converted(self, gm: GraphModule, observer_scales: list[dict]) -> None:
+        """Keep the converted graph on disk (not in memory: the session keeps the whole run)."""
+        from vpu_core.cache import program_codec
+
+        if self.disk is None:
+            return
+        try:
+            data = program_codec.to_bytes(gm, observer_scales)
+        except program_codec.Unsupported:       # e.g. a symbolic shape: convert again next time
+            return
+        self.disk.write("program", self.keys.quantized, "pt", data)
 
     # -- helpers -----------------------------------------------------------------------------
     def _read(self, stage: str, key: str) -> bytes | None:

@@ -22,16 +22,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vpu_core.config import PARTITION_SOURCES
-from vpu_core.formatting import op_label, quant_params_short, shape_text
+from vpu_core.formatting import dtype_short, module_name, op_label, quant_params_short, shape_text
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
+    from collections.abc import Iterable
+
     from vpu_core.analysis.results import Analysis, NodeInfo
     from vpu_core.analysis.results import PartitionReport
 
 _HIDDEN_OPS = ("_guards_fn",)      # torch.export's guard call: no data flows through it
 _QDQ_PREFIX = "quantized_decomposed."
-_DTYPE_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64"}
 
 
 def build_graph_model(analysis: Analysis, fold_params: bool = True,
@@ -66,14 +67,16 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str) -> Grap
         if name in home:
             continue
         category = _category(info, name in constant, assignment.get(name), name in cpu_names)
+        dtype = display_dtype(info, category, [infos[u] for u in succs.get(name, ())])
         nodes.append(GraphNode(
             id=name, label=_label(info), category=category,
-            detail=_detail(info, category, succs.get(name, ()), infos),
+            detail=_detail(info, dtype),
+            dtype=dtype,
             subgraph=_subgraph(name, category, assignment, owner),
             violations=counts.get(name, 0),
             is_param=name in constant and not fold_params,
             folded=tuple(folded.get(name, ())),
-            module=info.module,
+            module=module_name(info),
         ))
     shown = {n.id for n in nodes}
     graph_edges = _graph_edges(edges, shown, home, part.boundaries)
@@ -235,25 +238,28 @@ def _label(info: NodeInfo) -> str:
     return op_label(info.op)
 
 
-def _detail(info: NodeInfo, category: str, users, infos: dict) -> str:
+def _detail(info: NodeInfo, dtype: str) -> str:
     if info.kind == "output":
         return ""
     if info.qparams is not None:
         return quant_params_short(info.qparams)
-    dtype = _DTYPE_SHORT.get(info.dtype, info.dtype)
-    if category in ("vpu", "cpu"):
-        dtype = _output_dtype(info, category, users, infos)
     return " ".join(part for part in (shape_text(info.shape), dtype) if part)
 
 
-def _output_dtype(info: NodeInfo, category: str, users, infos: dict) -> str:
-    """The dtype the op's output is stored in: a following quantize's dtype, else its own.
+def display_dtype(info: NodeInfo, category: str, users: Iterable[NodeInfo]) -> str:
+    """The dtype a node's box and its panel both state: where its output really lives.
 
-    A VPU op with no quantize after it is fused with its successor (conv → relu): its output
-    never exists as a tensor, and the fp32 of the reference graph would mislead, so no dtype.
-    """
-    for user in users:
-        u = infos.get(user)
-        if u is not None and u.qparams is not None and _label(u) == "quantize":
-            return u.qparams.dtype
-    return "" if category == "vpu" else _DTYPE_SHORT.get(info.dtype, info.dtype)
+    A VPU op requantizes its result on the VPU: the dtype of the quantize after it (int8). A VPU
+    op with no quantize after it is fused with its successor (conv → relu): its output never
+    exists as a tensor, so no dtype. Anything else, a CPU op above all, computes in its own
+    dtype (a CPU gelu is fp32 even when a quantize follows it for the next VPU op)."""
+    if info.kind == "output":
+        return ""
+    if info.qparams is not None:
+        return info.qparams.dtype
+    if category == "vpu":
+        for u in users:
+            if u.qparams is not None and _label(u) == "quantize":
+                return u.qparams.dtype
+        return ""
+    return dtype_short(info.dtype)

@@ -1,10 +1,12 @@
 """The module hierarchy of a graph: nested groups from `nn_module_stack`.
 
-Every op that torch.export traced inside a module carries the stack of modules it ran in. Q/DQ
-nodes and parameters carry none (convert_pt2e creates them), so they are given the module of the
-op they quantize for: a dequantize belongs to its consumer, a quantize to its producer, a
-parameter (and the constant Q/DQ chain on it) to its consumer. Without that, every Q/DQ node of a
-block would sit outside the block and a collapsed block would be cut off from its own Q/DQ.
+Every op that torch.export traced carries the stack of modules it ran in (only the root for an op
+written in the model's own `forward`: such an op sits at the top level, never in a neighbour's
+group). Q/DQ nodes and parameters carry none (convert_pt2e creates them), so they are given the
+module of the op they quantize for: a dequantize belongs to its consumer, a quantize to its
+producer, a parameter (and the constant Q/DQ chain on it) to its consumer. Without that, every
+Q/DQ node of a block would sit outside the block and a collapsed block would be cut off from its
+own Q/DQ.
 
     tree = module_tree(analysis)            # ModuleTree: groups by path, the group of every node
     tree.groups["encoder.layer.3"]          # ModuleGroup(path, cls, parent, depth, children, nodes)
@@ -145,33 +147,53 @@ def module_tree(analysis: Analysis) -> ModuleTree:
 
 
 def node_stacks(nodes: dict[str, NodeInfo]) -> dict[str, Stack]:
-    """Module stack of every node: its own, or the one of the op it quantizes for."""
+    """Module stack of every node: an op's own, else the one of the op it quantizes for.
+
+    An op keeps the stack torch.export recorded for it, even when that is the model's own
+    forward (stack (), the top level): a `gelu` written in `forward` between two convs is not
+    drawn inside either conv. Only nodes that carry no stack of their own follow an op: a
+    quantize its producer, a dequantize / parameter / constant chain its consumer(s), and what
+    is left (what only feeds the graph output) its producer.
+    """
     stacks: dict[str, Stack] = {}
     for name, info in nodes.items():
-        if info.module_stack and not _is_qdq(info):
+        if _own_stack(info):
             stacks[name] = info.module_stack
     order = list(nodes)
     for name in order:                               # quantize: its producer's (earlier)
         info = nodes[name]
-        if _is_quantize(info) and info.inputs and info.inputs[0] in stacks:
+        if name not in stacks and _is_quantize(info) and info.inputs and info.inputs[0] in stacks:
             stacks[name] = stacks[info.inputs[0]]
     for name in reversed(order):                     # the rest: their consumers' (later)
         info = nodes[name]
-        if name in stacks or info.kind in ("placeholder", "output") or _is_guard(info):
+        if name in stacks or _is_quantize(info) or not _follows(info):
             continue
-        users = [stacks.get(u, ()) for u in info.outputs if u in nodes]
-        if _is_quantize(info) or not users:
+        known = [stacks[u] for u in info.outputs if u in stacks]
+        if known:
+            stacks[name] = _common_prefix(known)
+    for name in order:                               # a quantize of a graph input: its users';
+        info = nodes[name]                           # anything else left: its producer's
+        if name in stacks or not _follows(info):
             continue
-        common = _common_prefix(users)
-        if common:
-            stacks[name] = common
-    for name in order:                               # a quantize of a graph input: its users'
-        info = nodes[name]
-        if name not in stacks and _is_quantize(info):
-            common = _common_prefix([stacks.get(u, ()) for u in info.outputs if u in nodes])
-            if common:
-                stacks[name] = common
+        if _is_quantize(info):
+            known = [stacks[u] for u in info.outputs if u in stacks]
+            if known:
+                stacks[name] = _common_prefix(known)
+                continue
+        src = next((i for i in info.inputs if i in stacks), None)
+        if src is not None:
+            stacks[name] = stacks[src]
     return stacks
+
+
+def _own_stack(info: NodeInfo) -> bool:
+    """An op (not Q/DQ) whose module torch.export recorded: its group is where it ran."""
+    return info.kind == "call_function" and not _is_qdq(info) and bool(
+        info.module_stack or getattr(info, "traced", False))
+
+
+def _follows(info: NodeInfo) -> bool:
+    return info.kind not in ("placeholder", "output") and not _is_guard(info)
 
 
 def _common_prefix(stacks: list[Stack]) -> Stack:

@@ -113,6 +113,51 @@ class MetricScale:
         return max(vals) if METRICS[self.key].better in ("low", None) else min(vals)
 
 
+@dataclass(frozen=True)
+class MetricRange:
+    """What a metric legend states: the gradient's ends, how many values lie beyond them (drawn
+    in the end colours), and the true worst and best values."""
+
+    key: str
+    scale: MetricScale
+    count: int                  # ops with a finite value
+    worst: float | None         # the true worst value (SQNR: the lowest, cap included)
+    best: float | None
+    beyond_worst: int           # values past the gradient's worst end
+    beyond_best: int
+    percentiles: bool           # the ends are the 5th / 95th percentile (20 values or more)
+
+    @property
+    def clipped(self) -> bool:
+        return bool(self.beyond_worst or self.beyond_best)
+
+    @property
+    def low_end_worst(self) -> bool:
+        """The gradient's worst end is its low value (every metric but a "lower is better" one)."""
+        return METRICS[self.key].better != "low"
+
+    @property
+    def ends(self) -> tuple[float, float]:
+        """(value at the worst end, value at the best end) of the gradient."""
+        lo, hi = self.scale.lo, self.scale.hi
+        return (lo, hi) if self.low_end_worst else (hi, lo)
+
+
+def metric_range(key: str, values: Iterable[float]) -> MetricRange:
+    """The MetricRange of `values` on MetricScale.of(key, values)."""
+    vals = [v for v in values if v is not None and math.isfinite(v)]
+    scale = MetricScale.of(key, vals)
+    below = sum(1 for v in vals if v < scale.lo)
+    above = sum(1 for v in vals if v > scale.hi)
+    low_worst = METRICS[key].better != "low"           # "high" is better, or neutral: low end first
+    worst = scale.worst(vals)
+    best = (max(vals) if low_worst else min(vals)) if vals else None
+    scored = [v for v in vals if not (key == "sqnr" and abs(v) >= SQNR_CAP)]
+    return MetricRange(key, scale, len(vals), worst, best,
+                       below if low_worst else above, above if low_worst else below,
+                       len(scored) >= 20 and key != "pow2_loss")
+
+
 def metric_bar(key: str, values: Iterable[float], scale: MetricScale, bins: int = N_BINS) -> MetricBar:
     vals = [v for v in values if v is not None and math.isfinite(v)]
     counts = [0] * bins

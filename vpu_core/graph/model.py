@@ -47,6 +47,8 @@ class GraphNode:
     folded: tuple[str, ...] = () # ids of parameter nodes folded into this one
     group: GroupStats | None = None  # category "group": the collapsed module group it stands for
     module: str = ""             # module path the node belongs to ("stages.0.path_a.0"), for search
+    dtype: str = ""              # the dtype box and panel state (build.display_dtype): "int8" for a
+                                 # VPU op's requantized output, a CPU op's own ("fp32"), "" fused
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@
 CLI, the GUI worker, render, report and the benchmark call). It reports progress per stage, per
 calibration batch and per convert observer, and stops within 0.1 s of a cancel request (see
 vpu_core.progress). With a `store` (vpu_core.cache) each stage's result is reused when its
-inputs did not change: a cached export skips loading and tracing, recorded qparams skip
-calibration and the observer searches.
+inputs did not change: a cached export skips loading and tracing, a cached converted graph
+skips prepare, calibration and convert (recorded qparams alone skip calibration and the observer
+searches).
 The result (`QuantizedModel`) holds live torch objects and stays inside the core; the analysis
 turns it into plain frozen dataclasses for the views.
 """
@@ -102,7 +103,12 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
             store.put_export(name, program, float_gm, example)
     batches, heldout = store.calibration() or store.put_calibration(
         *_calibration_data(config, example, input_names(float_gm)))
-    converted, scales = _quantize(config, profile, float_gm, batches, st, store)
+    recorded = store.converted()
+    if recorded is not None:              # the converted graph itself: no prepare, no convert
+        converted, scales = recorded
+    else:
+        converted, scales = _quantize(config, profile, float_gm, batches, st, store)
+        store.put_converted(converted, scales)
     if not is_qdq_graph(converted.graph):
         raise QuantizationError(
             f"Nothing to quantize: the {config.quantizer} quantizer found no op it can quantize in "
@@ -157,6 +163,10 @@ class StageResults(Protocol):
 
     def put_qparams(self, recorded: Any) -> None: ...
 
+    def converted(self) -> tuple[GraphModule, list[dict]] | None: ...
+
+    def put_converted(self, gm: GraphModule, observer_scales: list[dict]) -> None: ...
+
 
 class _NoStore:
     """run_pipeline without a cache: every stage runs, nothing is kept."""
@@ -177,6 +187,12 @@ class _NoStore:
         return None
 
     def put_qparams(self, recorded: Any) -> None:
+        pass
+
+    def converted(self) -> None:
+        return None
+
+    def put_converted(self, gm: GraphModule, observer_scales: list[dict]) -> None:
         pass
 
 

@@ -1,0 +1,51 @@
+"""The status bar leaves out whole chips by priority, never cuts a number (issue 21: "SQNR 29.(")."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.widgets.status import SEP, StatusSummary, failure_html, single_html
+from vpu_core.graph.build import build_graph_model
+
+
+@pytest.fixture(scope="module")
+def line(analysis):
+    a = analysis("resnet8")
+    return single_html(a, build_graph_model(a), profile="default profile")
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"<[^>]+>", "", text.replace("&nbsp;", " "))
+
+
+@pytest.mark.parametrize("width", [1600, 900, 640, 420, 260, 120])
+def test_chips_are_left_out_by_priority_never_cut(qtbot, line, width):
+    label = StatusSummary()
+    qtbot.addWidget(label)
+    label.resize(width, 24)
+    label.setText(line)
+    shown = label.shown_chips()
+    chips = [text for _, text in line.chips]
+    assert shown and all(chip in chips for chip in shown)                # whole chips only
+    assert [chips.index(c) for c in shown] == sorted(chips.index(c) for c in shown)   # in order
+    kept = {p for p, text in line.chips if text in shown}
+    dropped = {p for p, text in line.chips if text not in shown}
+    assert not dropped or min(dropped) >= min(kept)                       # the head goes last
+    if len(shown) > 1:
+        assert label.text() == SEP.join(shown)
+    if width >= 1600:
+        assert len(shown) == len(chips)
+    if width <= 420:
+        assert "nodes (" not in label.text()                              # the least important first
+    if "SQNR" in label.text():
+        assert re.search(r"SQNR (\d+\.\d dB|—)", _plain(label.text()))    # the whole number
+    assert "resnet8" in _plain(label.toolTip()) and "SQNR" in label.toolTip()    # all of it
+
+
+def test_a_lone_chip_too_wide_is_elided_with_an_ellipsis(qtbot):
+    label = StatusSummary()
+    qtbot.addWidget(label)
+    label.resize(200, 24)
+    label.setText(failure_html("x" * 300, "the previous result (resnet8)"))
+    assert label.text().endswith("…") and len(label.shown_chips()) == 1

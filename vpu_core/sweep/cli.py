@@ -1,0 +1,116 @@
+"""`vpu-inspector sweep MODELS... -o DIR`: the command line of the fleet sweep.
+
+Exit codes: 1 when any run that finished broke a VPU rule, else 0 — crashed, failed and timed-out
+runs are rows with their reason, never exit 2; 2 only when no run could finish at all (or the
+sweep could not start: no models, an unwritable folder).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_TIMEOUT_S = 1800.0
+
+
+def _quantizers(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(q.strip().lower() for q in text.split(",") if q.strip()))
+    bad = [q for q in names if q not in ("vpu", "xnnpack")]
+    if not names or bad:
+        raise argparse.ArgumentTypeError(f"expected vpu, xnnpack or vpu,xnnpack, got {text!r}")
+    return names
+
+
+def _seconds(text: str) -> float | None:
+    if text.lower() in ("none", "0", "off"):
+        return None
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def _workers(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_sweep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    from vpu_core.cli import add_shared_run_options
+
+    p = sub.add_parser("sweep", help="many models x quantizers x profiles in parallel: per-run JSON, "
+                                     "summary.json/.csv, index.html")
+    p.add_argument("models", nargs="+", metavar="MODEL", help=(
+        "zoo name | file.py[:callable] | program.pt2 | a folder of .py/.pt2 | a text file listing them"))
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="the sweep folder (created)")
+    p.add_argument("--quantizer", type=_quantizers, default=("vpu",), metavar="vpu,xnnpack",
+                   help="quantizers, comma-separated (default vpu)")
+    p.add_argument("--profile", action="append", default=[], metavar="FILE",
+                   help="hardware profile (TOML), repeatable (default: the shipped profile)")
+    p.add_argument("--workers", type=_workers, default=None, metavar="N",
+                   help="runs at a time, each in its own process (default: this machine's cores; "
+                        "with --ray: the cluster's CPUs)")
+    p.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"stop a run after S seconds (default {DEFAULT_TIMEOUT_S:g}; 0 = no limit)")
+    p.add_argument("--ray", metavar="ADDRESS", help=(
+        "run the runs as Ray tasks: 'local' starts a Ray cluster here, anything else is "
+        "passed to ray.init(address=...) (e.g. auto, ray://head:10001)"))
+    p.add_argument("--retry-failed", action="store_true",
+                   help="run again the recorded errors and timeouts (finished runs are reused by default)")
+    p.add_argument("--no-pages", action="store_true", help="no per-run HTML page (JSON and summary only)")
+    add_shared_run_options(p)
+    return p
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from vpu_core.config import RunConfig
+    from vpu_core.sweep.engine import SweepOptions
+    from vpu_core.sweep.plan import SweepError, plan_sweep
+    from vpu_core.sweep.run import run_sweep
+
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise SweepError(f"Cannot write the sweep to {out}: it is a file, not a folder.")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SweepError(f"Cannot create the sweep folder {out}: {exc.strerror or exc}.") from None
+    for profile in args.profile:
+        if not Path(profile).is_file():
+            raise SweepError(f"Cannot read the profile {profile}: no such file.")
+    base = RunConfig(per_tensor=args.per_tensor, dynamic_batch=args.dynamic_batch,
+                     calib_batches=args.calib_batches, batch_size=args.batch_size, seed=args.seed,
+                     calib_data=_absolute(args.calib_data), reference_observers=args.reference_observers)
+    plan = plan_sweep(args.models, args.quantizer, tuple(_absolute(p) for p in args.profile) or (None,), base)
+    options = SweepOptions(workers=args.workers or (0 if args.ray else os.cpu_count() or 1), timeout_s=args.timeout, no_cache=args.no_cache,
+                           retry_failed=args.retry_failed, html=not args.no_pages)
+    _terminate_as_interrupt()
+    result = run_sweep(plan, out, options, ray_address=args.ray, command=["vpu-inspector", "sweep", *args.models, "-o", str(out)])
+    counts = result.summary["counts"]
+    print(f"{len(result.rows)} runs: {counts['ok']} ok, {counts['error']} error, {counts['timeout']} timeout "
+          f"in {result.summary['wall_seconds']:.0f} s; wrote {out / 'index.html'}, summary.json, summary.csv")
+    if result.exit_code == 2:
+        print("vpu-inspector: error: no run of the sweep finished (see the reasons in "
+              f"{out / 'summary.csv'})", file=sys.stderr)
+    return result.exit_code
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (a batch scheduler, `kill`) stops the sweep as Ctrl+C does: the running workers are
+    killed, the summary of what finished is written, the same command resumes."""
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
+
+
+def _absolute(path: str | None) -> str | None:
+    """Paths as the workers see them: absolute (a Ray worker or another cwd must find the file)."""
+    return None if path is None else str(Path(path).resolve())

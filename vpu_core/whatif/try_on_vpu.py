@@ -1,0 +1,133 @@
+"""One CPU node, the profile edit that would move it to the VPU, and what the edit did.
+
+    fix = vpu_fix(analysis, "gelu")          # VpuFix: add "gelu.default" to the VPU op list
+    draft = fixed_profile(profile, fix)      # the profile with that edit (None: nothing to edit)
+    card = before_after(before, after, fix.text)   # BeforeAfter: the numbers that moved, with deltas
+
+The window's three-click story ("why is this on the CPU, and what would fix it?"): select a CPU
+node, "Try it on the VPU" (the What-if editor opens with `fixed_profile`), Apply; the card says
+what changed. A node whose cause no profile edit removes (an integer tensor, an op XNNPACK left
+in float) has no fix: `vpu_fix` returns None and the window offers nothing. Pure Python on the
+analysis' plain values.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from vpu_core.profile import op_matches
+from vpu_core.whatif.profile_edit import op_pattern
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis, CpuNode
+    from vpu_core.profile import HardwareProfile
+
+
+@dataclass(frozen=True)
+class VpuFix:
+    """The profile edit that removes the reason one node runs on the CPU."""
+
+    node: str
+    op: str                  # the node's ATen op, "gelu.default"
+    kind: str                # "op_list": add `entry` to the VPU op list · "limit": relax `limit`
+    entry: str = ""          # the op-list entry to add ("gelu.default")
+    limit: str = ""          # the failing per-op limit ("conv2d.kernel_max"), kind "limit"
+    text: str = ""           # "add gelu.default to the VPU op list"
+
+
+def cpu_cause(analysis: Analysis, cpu: CpuNode) -> str:
+    """The cause of a CPU fallback: CpuNode.cause when the partition says it, else read from the
+    profile's op list ("op_list" when the op is not listed, "dtype" for an integer / bool tensor)."""
+    cause = getattr(cpu, "cause", "")
+    if cause:
+        return str(cause)
+    if " tensor op: " in cpu.reason:
+        return "dtype"
+    return "op_list" if not op_matches(cpu.op, analysis.partition.vpu_ops) else "other"
+
+
+def vpu_fix(analysis: Analysis, node: str) -> VpuFix | None:
+    """What would move `node` to the VPU (simulated partition), or None: it is not on the CPU,
+    or no profile edit helps (an integer or bool tensor, an op XNNPACK keeps in float)."""
+    cpu = next((c for c in analysis.partition.cpu_nodes if c.node == node), None)
+    if cpu is None:
+        return None
+    cause = cpu_cause(analysis, cpu)
+    if cause == "op_list":
+        entry = op_pattern(cpu.op)
+        return VpuFix(node, cpu.op, "op_list", entry=entry, text=f"add {entry} to the VPU op list")
+    limits = getattr(cpu, "limits", ())
+    if cause in ("limit", "memory") and limits:
+        first = limits[0]
+        return VpuFix(node, cpu.op, "limit", limit=first.limit,
+                      text=f"relax {first.limit} ({first.text})")
+    return None
+
+
+def fixed_profile(profile: HardwareProfile, fix: VpuFix) -> HardwareProfile | None:
+    """`profile` with the edit of `fix` (None when the edit is not one the profile can take:
+    a limit is edited by hand in the editor, which shows it)."""
+    if fix.kind != "op_list":
+        return None
+    if op_matches(fix.op, profile.vpu_ops):
+        return profile
+    return replace(profile, vpu_ops=(*profile.vpu_ops, fix.entry))
+
+
+# -- what the change did ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Delta:
+    """One number of the card, before and after the change."""
+
+    key: str                 # "cpu_ops", "subgraphs", "boundary_bytes", "sqnr_db", "vpu_mac_share"
+    title: str               # "CPU ops"
+    before: float | None
+    after: float | None
+    better: str              # "low" | "high": which direction is an improvement
+    unit: str = ""           # "", "B", "dB", "share" (0..1)
+
+    @property
+    def delta(self) -> float | None:
+        if self.before is None or self.after is None:
+            return None
+        return self.after - self.before
+
+    @property
+    def improved(self) -> bool | None:
+        """True better, False worse, None unchanged or unknown."""
+        d = self.delta
+        if d is None or math.isclose(d, 0.0, abs_tol=1e-9):
+            return None
+        return (d < 0) == (self.better == "low")
+
+
+@dataclass(frozen=True)
+class BeforeAfter:
+    model: str
+    change: str                          # what was applied ("add gelu.default to the VPU op list")
+    rows: tuple[Delta, ...]
+
+    def row(self, key: str) -> Delta:
+        return next(r for r in self.rows if r.key == key)
+
+
+def _mac_share(a: Analysis) -> float | None:
+    summary = getattr(a, "summary", None)
+    share = getattr(summary, "vpu_mac_share", None)
+    return float(share) if share is not None else None
+
+
+def before_after(before: Analysis, after: Analysis, change: str = "") -> BeforeAfter:
+    """CPU ops, VPU subgraphs, boundary bytes, end-to-end SQNR and the VPU's share of the MACs of
+    two analyses of one model (the simulated partition), each with its delta."""
+    rows = []
+    for key, title, better, unit, value in (
+            ("cpu_ops", "CPU ops", "low", "", lambda a: float(len(a.partition.cpu_nodes))),
+            ("subgraphs", "VPU subgraphs", "low", "", lambda a: float(len(a.partition.subgraphs))),
+            ("boundary_bytes", "Boundary bytes", "low", "B", lambda a: float(a.partition.transfer_bytes)),
+            ("sqnr_db", "SQNR", "high", "dB", lambda a: a.sqnr_db),
+            ("vpu_mac_share", "VPU MAC share", "high", "share", _mac_share)):
+        rows.append(Delta(key, title, value(before), value(after), better, unit))
+    return BeforeAfter(after.model, change, tuple(rows))
