@@ -34,6 +34,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from vpu_core.analysis.acyclic import split_cycles
+from vpu_core.analysis.macs import op_macs
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleInfo, Subgraph
 from vpu_core.analysis.verdict import INT_REASON, Verdict, dtype_lookup, op_verdict
@@ -189,12 +190,13 @@ def boundaries(g: QGraph, assignment: dict) -> tuple[Boundary, ...]:
     return tuple(out)
 
 
-def _cpu_node(node: Node, verdict: Verdict | None) -> CpuNode:
+def _cpu_node(g: QGraph, node: Node, verdict: Verdict | None) -> CpuNode:
     if verdict is None or verdict.on_vpu:   # not reached: every VPU candidate joins a subgraph
         return CpuNode(node.name, op_name(node), f"{op_name(node)} could not join a VPU subgraph",
-                       "op_list")
+                       "op_list", macs=op_macs(g, node))
     runs_as = verdict.kernel.runs_as if verdict.kernel is not None else ""
-    return CpuNode(node.name, op_name(node), verdict.reason, verdict.cause, verdict.limits, runs_as)
+    return CpuNode(node.name, op_name(node), verdict.reason, verdict.cause, verdict.limits, runs_as,
+                   op_macs(g, node))
 
 
 def partition(g: QGraph, assume_quantized: frozenset[str] = frozenset()) -> PartitionReport:
@@ -213,7 +215,7 @@ def partition(g: QGraph, assume_quantized: frozenset[str] = frozenset()) -> Part
         side = assignment[node.name]
         if isinstance(side, int):
             members[side].append(node.name)
-    cpu_nodes = tuple(_cpu_node(n, decided.get(n)) for n in gm.graph.nodes
+    cpu_nodes = tuple(_cpu_node(g, n, decided.get(n)) for n in gm.graph.nodes
                       if is_op(n) and assignment[n.name] == "cpu")
     bounds = boundaries(g, assignment)
     aliases = {n.name: v.kernel.runs_as for n, v in decided.items()

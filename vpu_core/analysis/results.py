@@ -83,6 +83,7 @@ class CpuNode:
     limits: tuple[LimitFailure, ...] = ()   # cause "limit" / "memory": every failing limit, in
                                        # the fixed order of vpu_core.hardware.limits.LIMITS
     runs_as: str = ""                  # an alias: "runs as the VPU's linear kernel (addmm …)"
+    macs: int = 0                      # its multiply-accumulates (vpu_core.analysis.macs), on the CPU
 
     @property
     def limit(self) -> str | None:

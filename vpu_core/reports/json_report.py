@@ -138,7 +138,7 @@ def cpu_node_to_json(c: CpuNode) -> dict:
             "bound": _plain(first.bound) if first else None,
             "limits": [{"limit": f.limit, "value": _plain(f.value), "bound": _plain(f.bound),
                         "text": f.text} for f in c.limits],
-            "runs_as": c.runs_as or None}
+            "runs_as": c.runs_as or None, "macs": c.macs}
 
 
 def _plain(x):
