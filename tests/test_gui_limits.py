@@ -140,3 +140,50 @@ def test_the_profile_box_offers_the_shipped_edge_profile(qtbot):
     items = [box.itemText(i) for i in range(box.count())]
     assert items[:3] == ["VPU default", "edge_npu (shipped)", "mine"]   # listed once
     assert box.itemData(1) == str(EDGE_NPU_PROFILE)
+
+
+# -- "Try it on the VPU" for a node over a limit ------------------------------------------------
+
+def test_a_limit_fix_relaxes_every_failing_limit_to_the_nodes_value(limited, tmp_path):
+    from vpu_core.profile import load_profile
+    from vpu_core.whatif.profile_edit import profile_to_toml
+    from vpu_core.whatif.try_on_vpu import before_after, fixed_profile, vpu_fix
+
+    before = limited.analysis
+    conv = next(c.node for c in before.partition.cpu_nodes if c.op.startswith("conv2d"))
+    fix = vpu_fix(before, conv)
+    assert (fix.kind, fix.limit, fix.bounds) == ("limit", "conv2d.in_channels_multiple",
+                                                 (("conv2d.in_channels_multiple", 4),))
+    assert fix.text == "relax conv2d.in_channels_multiple to 4"
+    profile = fixed_profile(load_profile(limited.config.profile), fix)
+    assert profile.limits["conv2d.in_channels_multiple"] == 4
+    path = tmp_path / "relaxed.toml"
+    path.write_text(profile_to_toml(profile), encoding="utf-8")
+    after = Session().inspect(RunConfig(model=CHAIN, batch_size=1, calib_batches=2, profile=str(path)),
+                              view=None).analysis
+    card = before_after(before, after, fix.text)
+    share = card.row("vpu_mac_share")                       # the card's MAC share is the real one
+    assert (share.before, share.after, share.improved) == (0.0, 1.0, True)
+    assert card.row("cpu_ops").delta == -2
+
+
+def test_try_it_on_the_vpu_opens_the_limits_editor_on_the_relaxed_key(qtbot, tmp_path, limited):
+    from app.features.whatif import TAB_PROFILE
+    from app.widgets.node_html import node_html
+    from vpu_core.whatif.try_on_vpu import vpu_fix
+
+    state, panel, dock = AppState(), WhatIfPanel(), QDockWidget()
+    dock.setWidget(panel)
+    qtbot.addWidget(dock)
+    whatif = WhatIfController(state, panel, dock, profile_dir=tmp_path / "applied")
+    state.set_result(limited)
+    conv = next(c.node for c in limited.analysis.partition.cpu_nodes if c.op.startswith("conv2d"))
+    html = _text(node_html(limited.analysis, limited.graph.model, conv, fix=vpu_fix(limited.analysis, conv)))
+    assert "Try it on the VPU ▸ (relax conv2d.in_channels_multiple to 4; T)" in html
+    assert whatif.try_on_vpu(conv)
+    assert panel.currentIndex() == TAB_PROFILE
+    assert state.profile_draft.limits == {"conv2d.in_channels_multiple": 4}
+    row = panel.editor.limits._rows["conv2d.in_channels_multiple"]
+    assert panel.editor.limits.selected == "conv2d.in_channels_multiple" and row.check.font().bold()
+    assert row.check.isChecked() and row.spins[0].value() == 4
+    assert whatif.is_modified() and whatif.needs() == ()           # Apply re-partitions only

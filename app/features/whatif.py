@@ -281,7 +281,10 @@ class WhatIfController(QObject):
         self.show(TAB_PROFILE)
         self.state.profile_draft = draft
         editor = self.panel.editor
-        editor.focus_op(fix.entry)
+        if fix.kind == "limit":                     # the limits editor, on the first relaxed key
+            editor.focus_limit(fix.limit)
+        else:
+            editor.focus_op(fix.entry)
         editor.apply_button.setFocus()              # Enter / Space applies: three keys, like three clicks
         return True
 

@@ -107,6 +107,7 @@ class LimitsEditor(QGroupBox):
         self._form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)   # a narrow dock: field under key
         self._rows: dict[str, _Row] = {}
         self._loading = False
+        self.selected = ""                 # the row "Try it on the VPU" opened the editor on
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)   # never squeezed
 
     def set_keys(self, keys: list[tuple[str, str, str, str, str, tuple[str, ...]]]) -> None:
@@ -133,6 +134,24 @@ class LimitsEditor(QGroupBox):
         """How many of the shown model's ops each limit moves to the CPU."""
         for limit_id, row in self._rows.items():
             row.set_hits(hits.get(limit_id, 0))
+
+    def row_widget(self, limit_id: str) -> QWidget | None:
+        """The check box of `limit_id`'s row (what scrolling brings into view)."""
+        row = self._rows.get(limit_id)
+        return row.check if row is not None else None
+
+    def select(self, limit_id: str) -> bool:
+        """Mark `limit_id`'s row as the one in question (its key bold, its field focused)."""
+        for other in self._rows.values():
+            font = other.check.font()
+            font.setBold(other.id == limit_id)
+            other.check.setFont(font)
+        row = self._rows.get(limit_id)
+        if row is None:
+            return False
+        self.selected = limit_id
+        (row.spins[0] if row.spins else row.combo).setFocus()
+        return True
 
     def values(self) -> dict:
         """{limit id: value or None (not set)} for every key."""

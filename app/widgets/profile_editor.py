@@ -210,10 +210,22 @@ class ProfileEditor(QWidget):
                 combo.addItems(list(items))
         self._loading = False
 
-    def scroll_to_limits(self) -> None:
-        """Bring the per-op limits into view (the form is taller than a 720 px window)."""
+    def scroll_to_limits(self, limit_id: str = "") -> None:
+        """Bring the per-op limits (or the row of `limit_id`) into view: the form is taller than a
+        720 px window."""
+        row = self.limits.row_widget(limit_id) if limit_id else None
+        if row is not None:
+            self._scroll.ensureWidgetVisible(row, 8, 40)
+            return
         bar = self._scroll.verticalScrollBar()
         bar.setValue(min(bar.maximum(), self.limits.y() - 8))
+
+    def focus_limit(self, limit_id: str) -> bool:
+        """Show the per-op limit `limit_id` ("conv2d.kernel_max"), selected; False if none."""
+        if not self.limits.select(limit_id):
+            return False
+        self.scroll_to_limits(limit_id)
+        return True
 
     def focus_op(self, name: str) -> bool:
         """Show the op-list row `name` (filters cleared), selected and scrolled to; False if none."""
