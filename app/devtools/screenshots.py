@@ -28,9 +28,9 @@ SHOTS = {
 SIZED = {"laptop_1280x720.png": (["resnet8", "--quantizer", "xnnpack", "--select", "add"], "1280x720"),
          # the edge profile's per-op limits: a conv1d over them, and the limits editor
          "limit_node_1280x720.png": (["tests/corpus/wav2vec2_audio.py", "--profile", "edge_npu", "--select",
-                                      "conv1d", "--tab", "partition"], "1280x720"),
+                                      "conv1d"], "1280x720"),
          "limits_editor_1280x720.png": (["tests/corpus/wav2vec2_audio.py", "--profile", "edge_npu",
-                                         "--tab", "limits", "--tab", "partition"], "1280x720")}
+                                         "--tab", "limits"], "1280x720")}
 
 
 def commands(out_dir: Path, size: str, only: Iterable[str] = ()) -> list[list[str]]:

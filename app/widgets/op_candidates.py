@@ -154,8 +154,9 @@ class OpCandidatesPanel(QWidget):
         self.candidates.setRowCount(len(a.op_candidates))
         for row, c in enumerate(a.op_candidates):
             name = _cell(op_label(c.op) if c.kind != "limit" else candidate_name(c), c.first_node)
-            name.setToolTip(candidate_sentence(c) + (f": click to show {c.first_node} in the graph"
-                                                     if c.first_node else ""))
+            full = c.op if c.kind != "limit" else candidate_name(c)          # the full op name first
+            name.setToolTip(f"{full}: {candidate_sentence(c)}" + (f"; click to show {c.first_node} in the graph"
+                                                                   if c.first_node else ""))
             cells = [name, _cell(c.nodes_moved, numeric=True),
                      _cell(c.subgraphs_merged, numeric=True), _cell(c.new_subgraphs, numeric=True),
                      _cell(signed_bytes(c.bytes_saved), numeric=True), _cell(c.cpu_nodes_left, numeric=True)]

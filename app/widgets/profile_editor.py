@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-                               QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSpinBox,
+                               QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSpinBox, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from app import theme
@@ -41,6 +41,14 @@ def _form(box: QGroupBox) -> QFormLayout:
     form = QFormLayout(box)
     form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)     # a narrow dock puts fields under labels
     return form
+
+
+def _scrolling(widget: QWidget) -> QScrollArea:
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # the form fits the dock
+    scroll.setWidget(widget)
+    return scroll
 
 
 def _wrapping(label: QLabel) -> QLabel:
@@ -66,8 +74,9 @@ class ProfileEditor(QWidget):
 
     # -- layout ------------------------------------------------------------------------------------
     def _build(self) -> None:
-        """The op list first and outside any scroll area (at least OP_ROWS rows, even at 720 px
-        high: in a scrolling form it showed one row); the other settings scroll below it."""
+        """Three pages, each with the whole height of the dock: the op list (outside any scroll
+        area: at least OP_ROWS rows even at 720 px high), the per-op limits, and the switches and
+        numbers (these two scroll)."""
         self.in_use_label = _wrapping(QLabel())
         self._form = form = QWidget()
         self._ops = self._ops_box()
@@ -78,20 +87,21 @@ class ProfileEditor(QWidget):
         self._switch_box.setToolTip("Off: the constraint is not required (the quantizer relaxes it) and not checked")
         self._switch_layout = QVBoxLayout(self._switch_box)
         column.addWidget(self._switch_box)
-        self.limits = LimitsEditor()
-        self.limits.changed.connect(self._on_edit)
-        column.addWidget(self.limits)
         column.addWidget(self._lists_box())
         column.addWidget(self._numbers_box())
-        self._scroll = scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # the form fits the dock
-        scroll.setWidget(settings)
-        scroll.setMinimumHeight(44)
+        column.addStretch(1)
+        self.limits = LimitsEditor()
+        self.limits.changed.connect(self._on_edit)
+        self._scroll = _scrolling(self.limits)
+        self.sections = QTabWidget()
+        self.sections.setDocumentMode(True)
+        self.sections.addTab(self._ops, "Op list")
+        self.sections.addTab(self._scroll, "Per-op limits")
+        self.sections.addTab(_scrolling(settings), "Switches · shifts")
+        self.sections.setTabToolTip(1, "Per-op limits and SRAM: [op.NAME] tables and [memory]")
         form_column = QVBoxLayout(form)
         form_column.setContentsMargins(0, 0, 0, 0)
-        form_column.addWidget(self._ops, 3)
-        form_column.addWidget(scroll, 2)
+        form_column.addWidget(self.sections, 1)
         self.needs_label = _wrapping(QLabel())
         self.apply_button, self.revert_button = QPushButton("Apply"), QPushButton("Revert")
         self.save_button = QPushButton("Save as TOML…")
@@ -213,6 +223,7 @@ class ProfileEditor(QWidget):
     def scroll_to_limits(self, limit_id: str = "") -> None:
         """Bring the per-op limits (or the row of `limit_id`) into view: the form is taller than a
         720 px window."""
+        self.sections.setCurrentWidget(self._scroll)
         row = self.limits.row_widget(limit_id) if limit_id else None
         if row is not None:
             self._scroll.ensureWidgetVisible(row, 8, 40)
@@ -229,6 +240,7 @@ class ProfileEditor(QWidget):
 
     def focus_op(self, name: str) -> bool:
         """Show the op-list row `name` (filters cleared), selected and scrolled to; False if none."""
+        self.sections.setCurrentWidget(self._ops)
         self.op_search.clear()
         self.model_only.setChecked(False)
         for i in range(self.op_list.count()):
