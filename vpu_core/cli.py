@@ -109,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="Run ▸ Run on this CPU from the start (colour by the measured µs)")
     gui.add_argument("--tab", action="append", default=[], metavar="TAB",
                      choices=("violations", "partition", "requant", "compare", "scales", "shifts",
-                              "selected", "pow2", "profile", "cost", "next-kernel"), help="show this dock tab (repeatable)")
+                              "selected", "pow2", "profile", "limits", "cost", "next-kernel"),
+                     help="show this dock tab (repeatable)")
     render = sub.add_parser("render", help="headless image of the graph view (.png or .svg)")
     add_run_options(render)
     render.add_argument("-o", "--output", required=True, metavar="F")

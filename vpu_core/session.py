@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's calle
     from vpu_core.pipeline import QuantizedModel
     from vpu_core.whatif.results import AblationReport
     from vpu_core.compare import Comparison
-    from vpu_core.graph.grouped import GroupedGraph
+    from vpu_core.layout.grouped import GroupedGraph
     from vpu_core.graph.model import GraphModel
     from vpu_core.layout import Layout
 
@@ -107,7 +107,7 @@ class InspectionPair:
 def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> DisplayGraph:
     """Build and lay out the display graph of an analysis (pure Python, milliseconds)."""
     from vpu_core.graph.build import build_graph_model
-    from vpu_core.graph.grouped import grouped_graph
+    from vpu_core.layout.grouped import grouped_graph
     from vpu_core.layout import layout_graph
 
     model = build_graph_model(analysis, fold_params=view.fold_params,

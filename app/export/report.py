@@ -75,7 +75,7 @@ def graph_image(analysis: Analysis, fold_params: bool = True) -> GraphImage:
     PNGs drawn off screen like `vpu-inspector render`, at twice the size they are shown at
     (sharp on high-DPI screens and in print). The report puts its own legend beside them."""
     from vpu_core.config import ViewOptions
-    from vpu_core.graph.grouped import report_view
+    from vpu_core.layout.grouped import report_view
     from vpu_core.session import display_graph
 
     graph = display_graph(analysis, ViewOptions(fold_params=fold_params))

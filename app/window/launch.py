@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from app.window.main_window import MainWindow
-    from app.window.main_window import MainWindow
     from vpu_core.config import RunConfig
 
-WHATIF_TABS = {"profile": 0, "cost": 1, "next-kernel": 2}     # the What-if dock's tabs
+# the What-if dock's tabs ("limits": the profile editor scrolled to the per-op limits)
+WHATIF_TABS = {"profile": 0, "limits": 0, "cost": 1, "next-kernel": 2}
 TABS = {"violations": ("tables", 0), "partition": ("tables", 1), "requant": ("tables", 2),
         "compare": ("tables", 3), "scales": ("plots", 0), "shifts": ("plots", 1),
         "selected": ("plots", 2), "pow2": ("plots", 3)}
@@ -144,6 +144,8 @@ class Screenshot:
         for name in options.tabs:
             if name in WHATIF_TABS:
                 window.whatif.show(WHATIF_TABS[name])
+                if name == "limits":
+                    window.whatif_panel.editor.scroll_to_limits()
                 continue
             widget, index = TABS[name]
             getattr(panels, widget).setCurrentIndex(index)

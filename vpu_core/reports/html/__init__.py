@@ -26,6 +26,7 @@ from vpu_core.reports.html.sections import (GraphImage, graph_section, partition
                                            rules_section, summary_section)
 from vpu_core.reports.html.style import CSS, PAGE_SCRIPT
 from vpu_core.reports.html.whatif import ablation_section, whatif_section
+from vpu_core.reports.summary_text import share_text
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -128,6 +129,8 @@ def _header(a: Analysis, b: Analysis | None, title: str, when: str) -> str:
             f"profile {a.partition.profile}"]
     if b is None:
         meta.append(violations(a))
+        if a.summary is not None and a.summary.macs_total:
+            meta.insert(0, f"VPU runs {share_text(a.summary.vpu_mac_share)} of the MACs")
     else:
         meta += [f"{default_label(a)}: {violations(a)}", f"{default_label(b)}: {violations(b)}"]
     meta.append(f"generated {when}")
