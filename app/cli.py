@@ -21,7 +21,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
                          compare=config_variant(config, args.compare) if args.compare else None,
                          xnnpack_delegation=args.xnnpack_delegation, select=args.select,
                          tabs=tuple(args.tab), sweep=args.sweep, focus=args.focus,
-                         presentation=args.presentation)
+                         presentation=args.presentation, measure=args.run)
     return run_gui(config, options)
 
 
@@ -43,7 +43,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     output = check_output(args.output)
     config = core_cli.config_from_args(args)
     other = config_variant(config, args.compare) if args.compare else None
-    report_model(config, output, compare_config=other, int_sim=args.int_sim, ablate=args.ablate)
+    report_model(config, output, compare_config=other, int_sim=args.int_sim, ablate=args.ablate,
+                 runtime_runs=args.runs if args.run else None)
     print(f"wrote {output}")
     return core_cli.EXIT_OK
 
@@ -57,6 +58,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from app.devtools.startup_bench import measure_window_startup
     from vpu_core import bench as benchmark
 
+    if getattr(args, "run", None) is not None:
+        from vpu_core.runtime.bench import bench_runtime
+
+        rows = bench_runtime(tuple(args.run) or ("resnet8",))
+        print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
+        return core_cli.EXIT_OK
     if getattr(args, "sweep", False):
         from vpu_core.sweep.bench import bench_sweep, format_rows
 

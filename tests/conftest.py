@@ -87,6 +87,20 @@ def run_check(*argv) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="session")
+def check_json():
+    """check_json(*argv) -> (exit code, parsed JSON or None, stderr) of `check ARGV --format json`,
+    run once per session for each argv (share one expensive run between several tests)."""
+    import json
+
+    @functools.lru_cache(maxsize=None)
+    def run(*argv: str):
+        code, out, err = run_check(*argv, "--format", "json")
+        return code, json.loads(out) if out else None, err
+
+    return run
+
+
+@pytest.fixture(scope="session")
 def corpus_check(tmp_path_factory):
     """corpus_check(stem, quantizer, save) -> dict with the `check --format json` run of a corpus model at
     its own batch (calib_batches 1, the program saved), the display graph the window would draw of
@@ -302,6 +316,12 @@ def html_page():
 @pytest.fixture
 def run_cli():
     """run_cli(*argv) -> (exit code, stdout, stderr) of `vpu-inspector` in this process."""
+    return lambda *argv: run_main(argv)
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """run_cli for fixtures of any scope (a module-scoped export shared by a module's tests)."""
     return lambda *argv: run_main(argv)
 
 

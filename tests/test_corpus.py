@@ -21,7 +21,8 @@ MODELS = corpus_models()
 QUANTIZERS = ("vpu", "xnnpack")
 CASES = [(m, q) for m in MODELS for q in QUANTIZERS]
 FAMILIES = {"bert_text", "gpt2_text", "vit_vision", "swin_vision", "resnet_bn", "wav2vec2_audio",
-            "efficientnet_mobile", "mobilevit_hybrid"}
+            "efficientnet_mobile", "mobilevit_hybrid", "whisper_audio"}
+CAUSES = ("op_list", "dtype", "limit", "memory", "float")
 INT_REASON = "tensor op: "   # "integer tensor op: …" / "bool tensor op: …"
 ROUND_TRIP_XNNPACK = ("bert_text", "resnet_bn")     # int inputs + ModelOutput; folded batch norm
 ALL_ROUND_TRIPS = os.environ.get("CORPUS_ROUND_TRIP") == "all"
@@ -63,18 +64,68 @@ def test_check_runs_at_the_models_own_batch(corpus_check, stem, quantizer):
 @pytest.mark.slow
 @pytest.mark.parametrize("stem, quantizer", CASES)
 def test_cpu_fallbacks_give_the_real_reason(corpus_check, stem, quantizer):
+    """Every CPU node carries its cause, and the cause is true of the node: under the shipped
+    profile (no per-op limits) an op is on the CPU because its op is not listed (nor the kernel
+    it runs as), because it computes integers / bools, or — XNNPACK only — because the quantizer
+    left it in float."""
     data = corpus_check(stem, quantizer, saves(stem, quantizer))["json"]
     part = data["partition"]
     vpu_ops = load_profile().vpu_ops
     for cpu in part["cpu_nodes"]:
-        reason, listed = cpu["reason"], op_matches(cpu["op"], vpu_ops)
-        if "not in the VPU op list" in reason:
-            assert not listed, cpu
-        else:
+        # listed: its own op, or (an alias) the kernel it runs as
+        reason, cause = cpu["reason"], cpu["cause"]
+        listed = op_matches(cpu["op"], vpu_ops) or bool(cpu["runs_as"])
+        assert cause in CAUSES and cause not in ("limit", "memory") and cpu["limit"] is None, cpu
+        if cause == "op_list":
+            assert "not in the VPU op list" in reason and not listed, cpu
+        elif cause == "dtype":
             assert INT_REASON in reason and "int8-quantized float activations only" in reason, cpu
+        else:
+            assert quantizer == "xnnpack" and listed and "left in float by the quantizer" in reason, cpu
+    counts = Counter(c["cause"] for c in part["cpu_nodes"])
+    assert data["summary"]["cpu_ops_by_cause"] == {cause: counts[cause] for cause in CAUSES}
     # Quantize / dequantize nodes only ever carry float activations and int8 / int32 values.
     quantized = {t["dtype"] for t in data["tensors"]}
     assert quantized <= {"int8", "int32"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", MODELS)
+def test_the_vpu_quantizer_quantizes_every_weight_it_runs(corpus_check, stem):
+    """Under the VPU quantizer every conv / linear and every alias of one (conv1d, addmm / mm /
+    matmul with a constant weight) is quantized and runs on the VPU; the MAC share says how much
+    of the model that is."""
+    data = corpus_check(stem, "vpu", True)["json"]
+    summary = data["summary"]
+    assert summary["weights_total"] > 0
+    assert summary["weights_quantized"] == summary["weights_total"] == summary["weighted_ops_on_vpu"]
+    assert 0.5 <= summary["vpu_mac_share"] <= 1.0
+    assert summary["macs_vpu"] <= summary["macs_total"]
+
+
+@pytest.mark.slow
+def test_gpt2_projections_run_as_linear_with_per_channel_weights(corpus_check):
+    data = corpus_check("gpt2_text", "vpu", True)["json"]
+    aliases = {a["node"]: a["runs_as"] for a in data["partition"]["aliases"]}
+    addmms = [n["name"] for n in data["graph"]["nodes"] if n["op"] == "addmm.default"]
+    assert len(addmms) == 8 and all(aliases[n] == "runs as the VPU's linear kernel (addmm with a "
+                                    "constant weight)" for n in addmms)
+    on_vpu = {n for s in data["partition"]["subgraphs"] for n in s["nodes"]}
+    assert set(addmms) <= on_vpu
+    weights = {t["consumer"]: t for t in data["tensors"] if t["kind"] == "weight"}
+    for node in addmms:                         # Conv1D weight [in, out]: one scale per output feature
+        assert len(weights[node]["scales"]) in (64, 192, 256) and set(weights[node]["zero_points"]) == {0}
+    assert data["summary"]["vpu_mac_share"] >= 0.5
+
+
+@pytest.mark.slow
+def test_whisper_conv1d_runs_on_the_vpu_as_a_1xk_conv2d(corpus_check):
+    data = corpus_check("whisper_audio", "vpu", True)["json"]
+    convs = [n["name"] for n in data["graph"]["nodes"] if n["op"].startswith("conv1d")]
+    on_vpu = {n for s in data["partition"]["subgraphs"] for n in s["nodes"]}
+    assert len(convs) == 2 and set(convs) <= on_vpu
+    aliases = {a["node"]: a["runs_as"] for a in data["partition"]["aliases"]}
+    assert {aliases[c] for c in convs} == {"runs as the VPU's conv2d kernel (conv1d as a 1×k conv2d)"}
 
 
 @pytest.mark.slow
@@ -87,6 +138,11 @@ def test_saved_program_loads_back_with_the_same_result(corpus_check, stem, quant
     assert saved["code"] == run["code"], saved["err"]
     assert summary(saved["json"]) == summary(run["json"])
     assert saved["json"]["sqnr_db"] is None and "already quantized" in saved["json"]["sqnr_reason"]
+
+
+def _float_reason(reason: str, c) -> str:
+    """A "left in float" reason names the node it reads: named the saved program's way."""
+    return re.sub(r"(it reads )(\S+)( without)", lambda m: m.group(1) + c(m.group(2)) + m.group(3), reason)
 
 
 def summary(data: dict) -> dict:
@@ -116,7 +172,10 @@ def summary(data: dict) -> dict:
         "rules": [(r["id"], r["violations"]) for r in data["rules"]],
         "violations": [(v["rule"], c(v["node"]), c(v["message"])) for v in data["violations"]],
         "subgraphs": [sorted(map(c, s["nodes"])) for s in part["subgraphs"]],
-        "cpu_nodes": [(c(n["node"]), n["op"], n["reason"]) for n in part["cpu_nodes"]],
+        "cpu_nodes": [(c(n["node"]), n["op"], _float_reason(n["reason"], c), n["cause"], n["limit"])
+                      for n in part["cpu_nodes"]],
+        "aliases": sorted((c(a["node"]), a["runs_as"]) for a in part["aliases"]),
+        "headline": data["summary"],
         "boundaries": [(c(b["src"]), c(b["dst"]), b["direction"], b["bytes"], b["dtype"])
                        for b in part["boundaries"]],
         "transfer_bytes": part["transfer_bytes"],

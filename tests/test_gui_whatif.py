@@ -215,6 +215,6 @@ def test_window_ablation_runs_as_a_job_with_progress_and_cancel(qtbot, window, r
     assert [e.constraint for e in report.entries][2] == "pow2_scale" and seen and max(seen) == 1000
     ranked = report.ranked()
     names = [i for i in chart.plot.getPlotItem().items if isinstance(i, pg.TextItem)][::2]
-    assert [n.toPlainText() for n in names] == [constraint_name(e.constraint) for e in ranked]
+    assert [n.toPlainText() for n in names] == [constraint_name(e) for e in ranked]
     assert ranked[0].delta_db == max(e.delta_db for e in report.entries)   # the costliest first
     assert "pow2 scales cost" in chart.sentences.toPlainText() and chart.status.text().startswith("Done in")

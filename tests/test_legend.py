@@ -13,7 +13,7 @@ from app.graph_view.legend import LegendOverlay
 from app.graph_view.style import (BOUNDARY, FRAME_FILLS, GROUP_FILL, MATCH, SHARED, VIOLATION, Theme,
                                   legend_entries)
 from vpu_core.formatting import metric_legend_texts
-from vpu_core.graph.grouped import GroupedGraph
+from vpu_core.layout.grouped import GroupedGraph
 from vpu_core.graph.legend import legend_facts
 from vpu_core.graph.metrics import metric_range
 from vpu_core.graph.model import GraphModel

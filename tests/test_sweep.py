@@ -156,10 +156,11 @@ def test_rows_equal_single_check_runs(fleet):
     assert row["cpu_ops"] == len(check["partition"]["cpu_nodes"]) == 1
     assert row["subgraphs"] == len(check["partition"]["subgraphs"])
     assert row["sqnr_db"] == check["sqnr_db"]
-    assert row["cpu_ops_by_cause"] == {"op_list": 1}
+    assert row["cpu_ops_by_cause"] == {"dtype": 0, "float": 0, "limit": 0, "memory": 0, "op_list": 1}
+    assert row["cpu_ops_by_cause"] == check["summary"]["cpu_ops_by_cause"]     # the check's, zeros too
     assert row["blockers"] == {"softmax.int": {"nodes": 1, "macs": 0, "cause": "op_list"}}
     assert row["vpu_mac_share"] == pytest.approx(1.0)        # conv + linear on the VPU, softmax has no MACs
-    assert row["macs"]["total"] == 8 * 8 * 8 * 27 + 4 * 512
+    assert row["macs"]["total"] == 8 * 8 * 8 * 27 + 4 * 512 == check["summary"]["macs_total"]
 
 
 def test_summary_csv_and_dashboard_are_written_and_self_contained(fleet, html_page):
@@ -240,9 +241,9 @@ def test_rows_read_the_check_summary_and_causes_when_present():
              "partition": {"subgraphs": [{}], "cpu_nodes": [
                  {"node": "c", "op": "conv2d.default", "reason": "kernel 7x7 > 3x3", "cause": "limit",
                   "limit": "conv2d.kernel_max"},
-                 {"node": "i", "op": "add.Tensor", "reason": "integer tensor op: add"}]},
+                 {"node": "i", "op": "add.Tensor", "reason": "integer tensor op: add", "cause": "dtype"}]},
              "summary": {"vpu_mac_share": 0.625, "cpu_ops_by_cause": {"limit": 1, "dtype": 1}}}
-    row = ok_row({"model": "m", "quantizer": "vpu", "profile": "p"}, check, None, 1.0)
+    row = ok_row({"model": "m", "quantizer": "vpu", "profile": "p"}, check, 1.0)
     assert row["vpu_mac_share"] == 0.625 and row["cpu_ops_by_cause"] == {"dtype": 1, "limit": 1}
     assert list(row["blockers"]) == ["conv2d.kernel_max"] and row["rules_broken"] == ["pow2_scale"]
     assert list(row)[:12] == ["model", "quantizer", "profile", "status", "reason", "vpu_mac_share", "cpu_ops",

@@ -110,7 +110,7 @@ def bench_group_toggle(model: GraphModel, width: int = 1280, height: int = 800) 
     group_toggle_all_open_s: the worst case — every group open (all nodes drawn), one block in
     the middle closed and opened again.
     """
-    from vpu_core.graph.grouped import GroupedGraph
+    from vpu_core.layout.grouped import GroupedGraph
     from vpu_core.layout.synthetic import synthetic_tree
 
     grouped = GroupedGraph(model, synthetic_tree(model))

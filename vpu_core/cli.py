@@ -48,6 +48,14 @@ def add_shared_run_options(p: argparse.ArgumentParser) -> None:
                    help="torchao's stock observers instead of the fast, identical ones")
 
 
+def add_runtime_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--run", action="store_true", help=(
+        "also lower the converted graph to an ExecuTorch XNNPACK program and run it on this CPU: "
+        "latency, SQNR, per-op times (JSON \"runtime\")"))
+    p.add_argument("--runs", type=_positive, default=20, metavar="N",
+                   help="timed runs of --run, after 3 warm-up runs (default 20)")
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -78,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run the VPU partitions in integer arithmetic (JSON \"int_sim\")")
     check.add_argument("--ablate", action="store_true",
                        help="also quantize once per constraint 2-8 relaxed and report what each costs")
+    add_runtime_options(check)
+    export = sub.add_parser("export", help=(
+        "XNNPACK: write the ExecuTorch program (.pte); VPU: a hand-off folder (manifest.json + weights.npz)"))
+    add_run_options(export)
+    export.add_argument("-o", "--output", required=True, metavar="F",
+                        help="F.pte (--quantizer xnnpack) or a folder (--quantizer vpu)")
     gui = sub.add_parser("gui", help="open the inspector window on MODEL")
     add_run_options(gui, model_required=False)
     gui.add_argument("--screenshot", metavar="F.png",
@@ -91,9 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--focus", action="store_true", help="focus mode: only the canvas (F11)")
     gui.add_argument("--presentation", action="store_true",
                      help="presentation mode: large labels, thick edges, scaled legend (F5)")
+    gui.add_argument("--run", action="store_true",
+                     help="Run ▸ Run on this CPU from the start (colour by the measured µs)")
     gui.add_argument("--tab", action="append", default=[], metavar="TAB",
                      choices=("violations", "partition", "requant", "compare", "scales", "shifts",
-                              "selected", "pow2", "profile", "cost", "next-kernel"), help="show this dock tab (repeatable)")
+                              "selected", "pow2", "profile", "limits", "cost", "next-kernel"),
+                     help="show this dock tab (repeatable)")
     render = sub.add_parser("render", help="headless image of the graph view (.png or .svg)")
     add_run_options(render)
     render.add_argument("-o", "--output", required=True, metavar="F")
@@ -112,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
         "KEY=VALUE,... e.g. 'quantizer=xnnpack,per_tensor=1'"))
     report.add_argument("--ablate", action="store_true",
                         help="add what each constraint 2-8 costs (quantizes once per constraint)")
+    add_runtime_options(report)
     bench = sub.add_parser("bench", help="benchmark: layout, rendering and every zoo model")
     bench.add_argument("--json", action="store_true", help="machine-readable output")
     bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
@@ -120,6 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--first-graph", nargs="*", metavar="MODEL", dest="first_graph",
                        help="only the first-graph rows: cold / warm launches against the torch import "
                             "(default models: resnet8 and the corpus BERT when present)")
+    bench.add_argument("--run", nargs="*", metavar="MODEL", default=None,
+                       help="only time `check MODEL --quantizer xnnpack` against the same with --run, cold "
+                            "and warm cache, medians of 3 (default resnet8; target: at most 3x)")
     bench.add_argument("--loop", nargs="+", metavar="MODEL",
                        help="models for the cold / warm / toggle rows (default: the zoo)")
     bench.add_argument("--sweep", action="store_true", help=(
@@ -168,7 +189,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         analysis = session.inspect(config, view=None, progress=progress,
                                    xnnpack_delegation=args.xnnpack_delegation,
-                                   int_sim=args.int_sim, whatif=True).analysis
+                                   int_sim=args.int_sim, whatif=True,
+                                   runtime_runs=args.runs if args.run else None).analysis
         ablation = session.ablate(config, progress) if ablate else None
     finally:
         progress.close()
@@ -192,7 +214,25 @@ def cmd_check(args: argparse.Namespace) -> int:
         # Not an error: the check itself succeeded (the refusal is data in the report, and the
         # rule it names is broken in the graph, so the exit code already says "violations").
         print(f"vpu-inspector: note: {analysis.int_sim.refused}", file=sys.stderr)
+    if analysis.runtime is not None and analysis.runtime.refused:
+        # The same: the check succeeded, what ExecuTorch cannot run is reported with it.
+        print(f"vpu-inspector: note: {analysis.runtime.refused}", file=sys.stderr)
     return EXIT_VIOLATIONS if analysis.violations else EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from vpu_core.handoff import export_model
+    from vpu_core.progress import RunContext, TerminalProgress
+    from vpu_core.session import STAGE_TITLES, default_session
+
+    progress = TerminalProgress(STAGE_TITLES)
+    try:
+        done = export_model(default_session(), config_from_args(args), args.output, RunContext(progress))
+    finally:
+        progress.close()
+    what = "ExecuTorch program" if done.kind == "pte" else "VPU hand-off"
+    print(f"wrote {done.path} ({what}, {done.bytes} bytes; {done.detail})")
+    return EXIT_OK
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -201,7 +241,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return sweep(args)
 
 
-HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models, "sweep": cmd_sweep}
+HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models, "sweep": cmd_sweep,
+                                "export": cmd_export}
 
 
 def error_line(exc: BaseException) -> str:

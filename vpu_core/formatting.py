@@ -143,6 +143,17 @@ def human_bytes(n: float) -> str:
     return f"{n} B"
 
 
+def time_text(us: float | None) -> str:
+    """Microseconds as people read a duration: "0.4 µs", "37 µs", "1.45 ms", "2.1 s"."""
+    if us is None or not math.isfinite(us):
+        return "n/a"
+    if abs(us) >= 1e6:
+        return f"{us / 1e6:.2f} s"
+    if abs(us) >= 1e3:
+        return f"{us / 1e3:.2f} ms"
+    return f"{us:.1f} µs" if abs(us) < 100 else f"{us:.0f} µs"
+
+
 def db_text(value: float | None) -> str:
     if value is None:
         return "n/a"

@@ -65,3 +65,19 @@ def non_float_tensor(node: Node, dtypes_of: Callable[[Node], list[torch.dtype]] 
         if bad is not None:
             return name, bad
     return None
+
+
+def bound_args(node: Node) -> dict:
+    """Argument name -> value of an OpOverload call (positional, keyword and schema defaults)."""
+    out: dict[str, object] = {}
+    schema = getattr(node.target, "_schema", None)
+    if schema is None:
+        return out
+    for i, arg in enumerate(schema.arguments):
+        if i < len(node.args):
+            out[arg.name] = node.args[i]
+        elif arg.name in node.kwargs:
+            out[arg.name] = node.kwargs[arg.name]
+        elif arg.has_default_value():
+            out[arg.name] = arg.default_value
+    return out

@@ -1,29 +1,34 @@
-"""Hardware profile: the VPU op list, constraint switches and shift range, read from TOML.
+"""Hardware profile: the VPU op list, constraint switches, shift range and per-op limits, from TOML.
 
 One code path loads every profile (the shipped default and a user's --profile file), and
 rejects unknown keys or op names with a clear message rather than silently ignoring them.
+The sections are declared once, in `_SCHEMA` (flat key sets) and `_TABLE_SECTIONS` (sections
+made of sub-tables, like [op.conv2d]); the per-op limit keys live in vpu_core.hardware.limits.
 """
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from resources import DEFAULT_PROFILE
+from resources import DEFAULT_PROFILE, shipped_profile
 from vpu_core.errors import ProfileError
+from vpu_core.hardware.limits import MEMORY_KEYS, OP_TABLES, parse_limits
+from vpu_core.hardware.ops import op_matches
+from vpu_core.timing.assumptions import TIMING_KEYS, TimingAssumptions, parse_timing
 
-RULE_IDS = (
-    "act_per_tensor_symmetric", "weight_per_channel_symmetric", "pow2_scale",
-    "bias_int32", "shared_scale", "fused_relu", "static_shape",
-)
 _SCHEMA = {
     "profile": {"name", "description"},
     "ops": {"vpu", "shared_scale", "fusable", "fused_activations"},
-    "constraints": set(RULE_IDS),
+    "constraints": set(),          # every rule's switch: rule_ids(), read from the rule registry
     "requant": {"min_shift", "max_shift", "rounding", "accumulator_bits", "avg_pool_divisor",
                 "reciprocal_bits"},
     "economics": {"break_even_bytes_per_mac"},
+    "timing": set(TIMING_KEYS),
+    "memory": set(MEMORY_KEYS),
 }
+# Sections made of named sub-tables: [op.conv2d], [op.linear], … (keys: vpu_core.hardware.limits).
+_TABLE_SECTIONS = {"op": set(OP_TABLES)}
 # Integer simulation (vpu_core.intsim): how the VPU rounds a right shift, how wide its accumulator
 # is, and how it divides an average-pool window of K != 2^k values.
 ROUNDING_MODES = ("round_half_up", "round_half_even", "truncate")
@@ -50,22 +55,18 @@ class HardwareProfile:
     # A VPU subgraph pays for its boundary transfers when it moves at most this many bytes per
     # MAC it keeps on the VPU (vpu_core.whatif.economics).
     break_even_bytes_per_mac: float = DEFAULT_BREAK_EVEN_BYTES_PER_MAC
+    # The VPU side of the timing model (vpu_core.timing): [timing] in the TOML.
+    timing: TimingAssumptions = TimingAssumptions()
+    # Per-op limits and SRAM ([op.NAME] tables, [memory]): {"conv2d.kernel_max": (3, 3), …};
+    # a key that is not set does not constrain anything (vpu_core.hardware.limits).
+    limits: dict = field(default_factory=dict)
 
     def enabled(self, rule_id: str) -> bool:
         return bool(self.constraints.get(rule_id, True))
 
-
-def op_matches(op_name: str, patterns: tuple[str, ...]) -> bool:
-    """`op_name` is "conv2d.default"; a pattern names a packet ("conv2d") or one overload.
-
-    An in-place variant matches its functional op ("relu_.default" is "relu"): torch.export
-    keeps `nn.ReLU(inplace=True)` as relu_, and the hardware does not care about aliasing.
-    """
-    packet, _, overload = op_name.partition(".")
-    if packet.endswith("_") and not packet.startswith("_"):
-        packet = packet.rstrip("_")
-        op_name = f"{packet}.{overload}" if overload else packet
-    return op_name in patterns or packet in patterns
+    def limit(self, limit_id: str) -> object:
+        """The bound of one limit ("conv2d.kernel_max"), None when the profile sets none."""
+        return self.limits.get(limit_id)
 
 
 def _known_aten_op(name: str) -> bool:
@@ -83,8 +84,33 @@ def is_known_op(name: str) -> bool:
     return _known_aten_op(name)
 
 
+def rule_ids() -> tuple[str, ...]:
+    """The rules a profile switches in [constraints]: every rule of the registry, in constraint
+    order (each rule declares itself in its module under vpu_core.analysis.rules). Imported on
+    first use: the registry imports torch, and the window imports this module at start-up."""
+    from vpu_core.analysis.rules import RULES
+
+    return tuple(r.id for r in RULES)
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    if name == "RULE_IDS":                 # the registry's ids, as a constant of this module
+        return rule_ids()
+    raise AttributeError(f"module 'vpu_core.profile' has no attribute {name!r}")
+
+
+def resolve_profile(spec: str | Path | None) -> Path:
+    """The file of a profile: a path, or the name of a shipped profile ("edge_npu", "edge-npu")."""
+    if not spec:
+        return DEFAULT_PROFILE
+    path = Path(spec)
+    if not path.exists() and path.suffix == "" and len(path.parts) == 1:
+        return shipped_profile(str(spec)) or path
+    return path
+
+
 def load_profile(path: str | Path | None = None) -> HardwareProfile:
-    path = Path(path) if path else DEFAULT_PROFILE
+    path = resolve_profile(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -104,7 +130,7 @@ def parse_profile(text: str, path: str | Path) -> HardwareProfile:
     _check_keys(path, data)
     ops = data.get("ops", {})
     vpu_ops = _op_list(path, ops, "vpu", required=True)
-    constraints = {rid: True for rid in RULE_IDS}
+    constraints = {rid: True for rid in rule_ids()}
     for key, value in data.get("constraints", {}).items():
         if not isinstance(value, bool):
             raise ProfileError(f"Hardware profile {path}: constraints.{key} must be true or false.")
@@ -123,6 +149,8 @@ def parse_profile(text: str, path: str | Path) -> HardwareProfile:
         fused_activations=_op_list(path, ops, "fused_activations"),
         constraints=constraints, min_shift=min_shift, max_shift=max_shift, **int_sim,
         break_even_bytes_per_mac=_break_even(path, data.get("economics", {})),
+        timing=parse_timing(path, data.get("timing", {})),
+        limits=parse_limits(path, data.get("op", {}), data.get("memory", {})),
     )
 
 
@@ -154,15 +182,19 @@ def _break_even(path: Path, economics: dict) -> float:
 
 def _check_keys(path: Path, data: dict) -> None:
     for section, value in data.items():
-        if section not in _SCHEMA:
+        if section not in _SCHEMA and section not in _TABLE_SECTIONS:
+            known = [*_SCHEMA, *(f"{s}.NAME" for s in _TABLE_SECTIONS)]
             raise ProfileError(f"Hardware profile {path}: unknown section [{section}] "
-                               f"(known: {', '.join(_SCHEMA)}).")
+                               f"(known: {', '.join(known)}).")
         if not isinstance(value, dict):
             raise ProfileError(f"Hardware profile {path}: [{section}] must be a table.")
-        unknown = sorted(set(value) - _SCHEMA[section])
+        if section in _TABLE_SECTIONS:
+            continue                      # its sub-tables and keys: vpu_core.hardware.limits
+        keys: set[str] = set(rule_ids()) if section == "constraints" else set(_SCHEMA[section])
+        unknown = sorted(set(value) - keys)
         if unknown:
             raise ProfileError(f"Hardware profile {path}: unknown key {section}.{unknown[0]} "
-                               f"(known: {', '.join(sorted(_SCHEMA[section]))}).")
+                               f"(known: {', '.join(sorted(keys))}).")
 
 
 def _op_list(path: Path, ops: dict, key: str, required: bool = False) -> tuple[str, ...]:

@@ -38,27 +38,29 @@ if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's calle
     from vpu_core.analysis.results import Analysis
     from vpu_core.cache.disk import DiskCache
     from vpu_core.intsim.results import IntSimReport
+    from vpu_core.runtime.results import RuntimeReport
     from vpu_core.pipeline import OnExport, QuantizedModel
     from vpu_core.preview import PreviewFn
     from vpu_core.whatif.results import AblationReport, PartitionWhatIf
     from vpu_core.compare import Comparison
-    from vpu_core.graph.grouped import GroupedGraph
+    from vpu_core.layout.grouped import GroupedGraph
     from vpu_core.graph.model import GraphModel
     from vpu_core.layout import Layout
 
 STAGES = ("load", "export", "prepare", "calibrate", "convert", "analyze", "delegate", "int_sim",
-          "layout")
+          "lower", "run", "layout")
 STAGE_TITLES = {
     "load": "Loading model", "export": "Exporting (torch.export)", "prepare": "Preparing (PT2E)",
     "calibrate": "Calibrating", "convert": "Converting to Q/DQ", "analyze": "Checking VPU rules",
     "delegate": "Lowering with ExecuTorch XNNPACK", "layout": "Laying out graph",
     "int_sim": "Simulating the VPU in integers",
+    "lower": "Lowering to an ExecuTorch program", "run": "Running on this CPU (ExecuTorch)",
 }
 # Share of a progress bar per stage (rough: a smooth bar, not a time estimate).
 STAGE_SPANS = {
     "load": (0.0, 0.1), "export": (0.1, 0.35), "prepare": (0.35, 0.45), "calibrate": (0.45, 0.7),
     "convert": (0.7, 0.8), "analyze": (0.8, 0.9), "delegate": (0.9, 0.95), "layout": (0.95, 1.0),
-    "int_sim": (0.9, 0.95),
+    "int_sim": (0.9, 0.95), "lower": (0.8, 0.93), "run": (0.93, 0.98),
 }
 
 
@@ -106,7 +108,7 @@ class InspectionPair:
 def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> DisplayGraph:
     """Build and lay out the display graph of an analysis (pure Python, milliseconds)."""
     from vpu_core.graph.build import build_graph_model
-    from vpu_core.graph.grouped import grouped_graph
+    from vpu_core.layout.grouped import grouped_graph
     from vpu_core.layout import layout_graph
 
     model = build_graph_model(analysis, fold_params=view.fold_params,
@@ -137,7 +139,7 @@ class Session:
         """`disk_cache`: use the disk cache at `cache_dir` (None: $VPU_INSPECTOR_CACHE_DIR, else
         the user cache folder, looked up at each run)."""
         self.keep = keep
-        self.memory = MemoryCache({"quantized": keep})
+        self.memory = MemoryCache({"quantized": keep, "program": 4})
         self.hashes = FileHashes()
         self.disk_cache = disk_cache
         self.cache_dir = cache_dir
@@ -150,7 +152,7 @@ class Session:
     def inspect(self, config: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
                 xnnpack_delegation: bool | None = None, fresh: bool = False,
-                int_sim: bool = False, whatif: bool = False, *,
+                int_sim: bool = False, runtime_runs: int | None = None, whatif: bool = False, *,
                 ctx: RunContext | None = None, preview: PreviewFn | None = None) -> Inspection:
         """Quantize (or reuse), analyse and lay out `config`.
 
@@ -158,12 +160,14 @@ class Session:
         None and `view` colours by it. `fresh` re-reads the model / profile / calibration files
         (the user asked to run again: a file may have changed); results whose inputs did not
         change are still reused, since they would come out the same. `int_sim` also runs the VPU
-        partitions in integers (Analysis.int_sim, vpu_core.intsim). `whatif` fills in the op-list
-        candidates and the partition economics (Analysis.op_candidates / .economics: one
-        re-partition per candidate op, so only when asked for: `Session.whatif`). `ctx` replaces
-        `progress` and `cancel` (give one or the other). `preview(inspection)` receives the
-        predicted partition of the float graph as soon as it is exported, when the quantized
-        analysis has to be computed (vpu_core.preview).
+        partitions in integers (Analysis.int_sim, vpu_core.intsim); `runtime_runs` also lowers the
+        converted graph to an ExecuTorch XNNPACK program and runs it that many times on this CPU
+        (Analysis.runtime and its timing model, Analysis.timing: vpu_core.runtime). `whatif` fills
+        in the op-list candidates and the partition economics (Analysis.op_candidates /
+        .economics: one re-partition per candidate op, so only when asked for: `Session.whatif`).
+        `ctx` replaces `progress` and `cancel` (give one or the other). `preview(inspection)`
+        receives the predicted partition of the float graph as soon as it is exported, when the
+        quantized analysis has to be computed (vpu_core.preview).
         """
         ctx, ran = _recording(_context(progress, cancel, ctx))
         start = time.perf_counter()
@@ -180,6 +184,10 @@ class Session:
         analysis = self.analysis(config, xnnpack_delegation, ctx, keys=keys, on_export=on_export)
         if int_sim:
             analysis = self._with_int_sim(config, analysis, ctx, keys)
+        if runtime_runs:
+            from vpu_core.runtime.service import with_runtime
+
+            analysis = with_runtime(analysis, config, self.runtime(config, runtime_runs, ctx=ctx, keys=keys))
         if whatif:
             analysis = self.with_whatif(config, analysis, ctx, keys)
         graph = None
@@ -242,13 +250,16 @@ class Session:
 
     def forget(self, config: RunConfig) -> None:
         """Drop what this session remembers in memory for `config` (the disk cache stays)."""
+        from vpu_core.runtime.store import program_key
+
         keys = self.keys(config, fresh=True)
         if keys is None:
             return
         for stage, key in (("export", keys.export), ("calibration", keys.calibration),
                            ("qparams", keys.quantized), ("quantized", keys.quantized),
                            ("analysis", keys.analysis), ("analysis", keys.analysis_delegated),
-                           ("int_sim", keys.analysis), ("whatif", keys.analysis)):
+                           ("int_sim", keys.analysis), ("whatif", keys.analysis),
+                           ("program", program_key(keys))):
             self.memory.drop(stage, key)
         with self._lock:
             for simulated in [k for k in self._simulated if k[1] == config]:
@@ -409,6 +420,15 @@ class Session:
         with self._lock:
             return self._ablations.get(keys.analysis if keys is not None else config)
 
+    def runtime(self, config: RunConfig, runs: int = 20, warmup: int = 3,
+                progress: ProgressFn | None = None, cancel: threading.Event | None = None, *,
+                ctx: RunContext | None = None, keys: StageKeys | None = None) -> RuntimeReport:
+        """RuntimeReport of `config` run on ExecuTorch's runtime here (vpu_core.runtime.service:
+        the lowered program is cached, the measurement always runs; a refusal is data)."""
+        from vpu_core.runtime.service import runtime_report
+
+        return runtime_report(self, config, runs, warmup, _context(progress, cancel, ctx), keys)
+
     def save_program(self, config: RunConfig, path: str | Path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""
         from vpu_core.pipeline.program_file import save_program
@@ -420,7 +440,9 @@ class Session:
                        ctx: RunContext) -> DisplayGraph:
         key = None
         if keys is not None and not analysis.predicted:    # a prediction is never remembered
-            key = (keys.analysis_delegated if analysis.delegation is not None else keys.analysis, view)
+            # a run on this CPU adds the "measured µs" metric: another graph (RuntimeReport is hashable)
+            key = (keys.analysis_delegated if analysis.delegation is not None else keys.analysis, view,
+                   analysis.runtime)
             hit = self.memory.get("graph", key)
             if hit is not None:
                 return hit
@@ -472,6 +494,7 @@ def default_session() -> Session:
 def inspect(config: RunConfig, view: ViewOptions | None = ViewOptions(),
             progress: ProgressFn | None = None, cancel: threading.Event | None = None,
             xnnpack_delegation: bool | None = None, fresh: bool = False,
-            int_sim: bool = False, whatif: bool = False) -> Inspection:
+            int_sim: bool = False, runtime_runs: int | None = None, whatif: bool = False) -> Inspection:
     """`Session.inspect` on the process-wide session."""
-    return _DEFAULT.inspect(config, view, progress, cancel, xnnpack_delegation, fresh, int_sim, whatif)
+    return _DEFAULT.inspect(config, view, progress, cancel, xnnpack_delegation, fresh, int_sim,
+                            runtime_runs, whatif)

@@ -25,7 +25,14 @@ SHOTS = {
     "xnnpack_overlay.png": ["transformer", "--xnnpack-delegation", "--select", "softmax", "--tab", "partition"],
 }
 # the same window on a laptop screen: `--size` is part of the shot
-SIZED = {"laptop_1280x720.png": (["resnet8", "--quantizer", "xnnpack", "--select", "add"], "1280x720")}
+SIZED = {"laptop_1280x720.png": (["resnet8", "--quantizer", "xnnpack", "--select", "add"], "1280x720"),
+         # Run ▸ Run on this CPU: coloured by the measured µs, the node panel's measured time
+         "runtime.png": (["resnet8", "--quantizer", "xnnpack", "--run", "--select", "conv2d_1"], "1280x720"),
+         # the edge profile's per-op limits: a conv1d over them, and the limits editor
+         "limit_node_1280x720.png": (["tests/corpus/wav2vec2_audio.py", "--profile", "edge_npu", "--select",
+                                      "conv1d"], "1280x720"),
+         "limits_editor_1280x720.png": (["tests/corpus/wav2vec2_audio.py", "--profile", "edge_npu",
+                                         "--tab", "limits"], "1280x720")}
 
 
 def commands(out_dir: Path, size: str, only: Iterable[str] = ()) -> list[list[str]]:

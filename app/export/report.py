@@ -35,10 +35,11 @@ def check_output(output: str | Path) -> Path:
 
 
 def report_model(config: RunConfig, output: str | Path, compare_config: RunConfig | None = None,
-                 progress: ProgressFn | None = None, int_sim: bool = False, ablate: bool = False) -> Path:
+                 progress: ProgressFn | None = None, int_sim: bool = False, ablate: bool = False,
+                 runtime_runs: int | None = None) -> Path:
     """Run the pipeline and analysis for `config` (and `compare_config`), then write the report;
     `int_sim` adds the integer simulation of `config`'s VPU partitions, `ablate` its constraint
-    ablation."""
+    ablation, `runtime_runs` a run of its lowered program on this CPU (the runtime section)."""
     from vpu_core.session import default_session
 
     output = check_output(output)
@@ -47,7 +48,8 @@ def report_model(config: RunConfig, output: str | Path, compare_config: RunConfi
         from vpu_core.whatif.ablation import check_quantizer
 
         check_quantizer(config)
-    analysis = session.inspect(config, view=None, progress=progress, int_sim=int_sim, whatif=True).analysis
+    analysis = session.inspect(config, view=None, progress=progress, int_sim=int_sim, whatif=True,
+                               runtime_runs=runtime_runs).analysis
     other = session.inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
     ablation = session.ablate(config, progress) if ablate else None
     return export_report(output, analysis, compare_with=other, ablation=ablation)
@@ -73,7 +75,7 @@ def graph_image(analysis: Analysis, fold_params: bool = True) -> GraphImage:
     PNGs drawn off screen like `vpu-inspector render`, at twice the size they are shown at
     (sharp on high-DPI screens and in print). The report puts its own legend beside them."""
     from vpu_core.config import ViewOptions
-    from vpu_core.graph.grouped import report_view
+    from vpu_core.layout.grouped import report_view
     from vpu_core.session import display_graph
 
     graph = display_graph(analysis, ViewOptions(fold_params=fold_params))

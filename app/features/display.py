@@ -182,12 +182,11 @@ class DisplayController(QObject):
 
 
 def _fix(inspection: Inspection, node: str) -> VpuFix | None:
-    """The profile edit that would move `node` to the VPU, when the What-if editor can make it
-    (an op-list entry; a per-op limit has no field in the editor yet): the node panel offers it."""
+    """The profile edit that would move `node` to the VPU (an op-list entry, or its failing per-op
+    limits relaxed to its own values): the node panel offers it."""
     from vpu_core.whatif.try_on_vpu import vpu_fix
 
-    fix = vpu_fix(inspection.analysis, node)
-    return fix if fix is not None and fix.kind == "op_list" else None
+    return vpu_fix(inspection.analysis, node)
 
 
 def _typing() -> bool:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from vpu_core.session import Inspection
 
 RERUN_DELAY_MS = 350
+RUNTIME_RUNS = 20                      # timed runs of Run ▸ Run on this CPU (as `check --run`)
 
 
 class RunToolbar(Protocol):
@@ -89,6 +90,7 @@ class RunController(QObject):
         state.config_changed.connect(self._on_config_changed)
         state.compare_b_changed.connect(lambda: self._on_request_changed() if state.compare_mode else None)
         state.compare_mode_changed.connect(lambda _on: self._on_request_changed())
+        state.measure_changed.connect(lambda: self._on_request_changed() if state.measure else None)
         state.view_changed.connect(self._on_view_changed)
         self.jobs.started.connect(self._on_started)
         self.jobs.progress.connect(lambda stage, f: state.set_run(stage=STAGE_TITLES.get(stage, stage), fraction=f))
@@ -163,7 +165,8 @@ class RunController(QObject):
             b = state.config_b()
             self.jobs.request(lambda: CompareJob(a, b, view))
         else:
-            self.jobs.request(lambda: InspectJob(a, view, fresh))
+            runs = RUNTIME_RUNS if state.measure else None
+            self.jobs.request(lambda: InspectJob(a, view, fresh, runtime_runs=runs))
 
     def cancel(self) -> None:
         self._timer.stop()
@@ -237,6 +240,8 @@ class RunController(QObject):
         try:
             if state.result is not None:
                 state.config = state.result.config
+                if state.measure and state.result.analysis.runtime is None:
+                    state.measure = False        # the measurement did not happen
             if state.compare_mode and state.comparison is not None:
                 state.compare_b = CompareB.of(state.comparison.b.config)
         finally:

@@ -38,7 +38,8 @@ from app.state import AppState
 from app.widgets.whatif_panel import TAB_ABLATION, TAB_CANDIDATES, TAB_PROFILE, WhatIfPanel
 from resources import DEFAULT_PROFILE
 from vpu_core.errors import InspectorError
-from vpu_core.profile import AVG_POOL_DIVISORS, ROUNDING_MODES, RULE_IDS
+from vpu_core.hardware.limits import GROUPS, LIMITS
+from vpu_core.profile import AVG_POOL_DIVISORS, ROUNDING_MODES
 from vpu_core.reports.whatif_text import constraint_name, profile_change_lines
 
 if TYPE_CHECKING:
@@ -85,7 +86,9 @@ class WhatIfController(QObject):
         self.ablations = JobRunner(self)         # their own queue: never cancel the window's run
         self._ablating: RunConfig | None = None  # the configuration of the running ablation
         editor, chart = panel.editor, panel.chart
-        editor.set_choices([(rid, rid, "") for rid in RULE_IDS], ROUNDING_MODES, AVG_POOL_DIVISORS)
+        editor.set_choices([], ROUNDING_MODES, AVG_POOL_DIVISORS)    # the rules come with the first result
+        editor.limits.set_keys([(k.id, k.table, k.key, k.kind, k.doc, GROUPS if k.kind == "choice" else ())
+                                for k in LIMITS])
         editor.changed.connect(self._on_form_edited)
         editor.apply_clicked.connect(self.apply)
         editor.revert_clicked.connect(self.revert)
@@ -129,6 +132,11 @@ class WhatIfController(QObject):
         self.analysis = inspection.analysis
         self._follow_profile(inspection.config.profile)
         self.panel.candidates.set_analysis(inspection.analysis)
+        hits: dict[str, int] = {}
+        for cpu in inspection.analysis.partition.cpu_nodes:      # each op under every limit it breaks
+            for f in cpu.limits:
+                hits[f.limit] = hits.get(f.limit, 0) + 1
+        self.panel.editor.limits.show_hits(hits)
         self.state.ablation = default_session().known_ablation(inspection.config)
         if not self.ablations.is_running():
             self._show_chart()
@@ -140,7 +148,7 @@ class WhatIfController(QObject):
 
         a, in_use, state = self.analysis, self.in_use, self.state
         if a is not None:
-            self.panel.editor.set_choices([(r.rule.id, f"{r.rule.constraint} · {constraint_name(r.rule.id)}",
+            self.panel.editor.set_choices([(r.rule.id, f"{r.rule.constraint} · {constraint_name(r.rule)}",
                                             f"{r.rule.title} ({r.rule.id}): {r.rule.reason}") for r in a.rules],
                                           ROUNDING_MODES, AVG_POOL_DIVISORS)
         same = in_use is not None and in_use.path == str(path or DEFAULT_PROFILE)
@@ -273,7 +281,10 @@ class WhatIfController(QObject):
         self.show(TAB_PROFILE)
         self.state.profile_draft = draft
         editor = self.panel.editor
-        editor.focus_op(fix.entry)
+        if fix.kind == "limit":                     # the limits editor, on the first relaxed key
+            editor.focus_limit(fix.limit)
+        else:
+            editor.focus_op(fix.entry)
         editor.apply_button.setFocus()              # Enter / Space applies: three keys, like three clicks
         return True
 
@@ -354,8 +365,10 @@ class WhatIfController(QObject):
                             "ranks what each costs.", can_run=True)
 
     def _on_ablation_progress(self, stage: str, fraction: float) -> None:
-        rule = RULE_IDS[min(int(fraction * len(RULE_IDS)), len(RULE_IDS) - 1)]
-        self.panel.chart.set_progress(fraction, f"Relaxing {constraint_name(rule)}…" if fraction < 1 else "")
+        rules = [r.rule for r in self.analysis.rules] if self.analysis is not None else []
+        rule = rules[min(int(fraction * len(rules)), len(rules) - 1)] if rules else None
+        what = constraint_name(rule) if rule is not None else "constraints"
+        self.panel.chart.set_progress(fraction, f"Relaxing {what}…" if fraction < 1 else "")
 
     def _on_ablation_done(self, report: AblationReport) -> None:
         shown = self.state.result

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 from vpu_core.graph.groups import GROUP_PREFIX, group_id, group_path
 
 if TYPE_CHECKING:
-    from vpu_core.graph.grouped import GroupedGraph
+    from vpu_core.layout.grouped import GroupedGraph
     from vpu_core.graph.model import GraphModel
     from vpu_core.layout import Layout
 

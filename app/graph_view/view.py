@@ -42,7 +42,7 @@ from .style import Theme
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QContextMenuEvent, QMouseEvent, QResizeEvent
-    from vpu_core.graph.grouped import GroupedGraph
+    from vpu_core.layout.grouped import GroupedGraph
 
 ZOOM_MIN, ZOOM_MAX = 1e-4, 4.0
 ZOOM_OUT_SLACK = 0.75          # zoom out at most to 3/4 of the "whole graph" scale

@@ -119,17 +119,20 @@ class Job(QObject):
 
 
 class InspectJob(Job):
-    """One configuration; `fresh` forgets what the session remembers for it first (Run again)."""
+    """One configuration; `fresh` forgets what the session remembers for it first (Run again);
+    `runtime_runs` also lowers it to ExecuTorch XNNPACK and runs it on this CPU that many times."""
 
-    def __init__(self, config: RunConfig, view: ViewOptions, fresh: bool = False) -> None:
+    def __init__(self, config: RunConfig, view: ViewOptions, fresh: bool = False,
+                 runtime_runs: int | None = None) -> None:
         super().__init__(config, view)
-        self.fresh = fresh
+        self.fresh, self.runtime_runs = fresh, runtime_runs
 
     def work(self, cancel: threading.Event) -> object:
         from vpu_core.session import STAGE_SPANS, default_session
 
         return default_session().inspect(self.config, self.view, fresh=self.fresh, int_sim=True,
-                                          whatif=True, ctx=self.context(cancel).scaled(STAGE_SPANS),
+                                          runtime_runs=self.runtime_runs, whatif=True,
+                                          ctx=self.context(cancel).scaled(STAGE_SPANS),
                                           preview=self._preview)
 
     def _preview(self, inspection: object) -> None:

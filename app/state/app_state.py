@@ -9,6 +9,7 @@ to run: a run starts because the request changed (RunController, debounced) or R
 (app.features.persistence), never from widgets.
 
     the request   config (side A) · compare_b (side B) · compare_mode · view · look · focus_mode · metric ·
+                  measure (run side A's lowered program on this CPU too) ·
                   profile_draft (the What-if editor's form) beside profile_in_use
     the choices   catalogue (zoo) · recent_models · recent_profiles
     the result    result · comparison · ablation (of the result on screen; the session keeps them all)
@@ -56,6 +57,8 @@ class AppState(Evented):
     look: Field[Look] = Field(Look(), "large labels, high contrast, presentation mode")
     focus_mode: Field[bool] = Field(False, "docks, toolbars and status bar hidden: the canvas fills the window")
     metric: Field[str | None] = Field(None, "colour ops by this vpu_core.graph.metrics key; None: by partition")
+    measure: Field[bool] = Field(False, "also lower side A to ExecuTorch XNNPACK and run it on this CPU "
+                                        "(Analysis.runtime: latency, SQNR, the 'measured µs' metric)")
     profile_in_use: Field[HardwareProfile | None] = Field(None, "the hardware profile of the result on screen")
     profile_draft: Field[HardwareProfile | None] = Field(
         None, "the What-if editor's form as a profile (equal to profile_in_use: nothing edited)")
@@ -82,6 +85,7 @@ class AppState(Evented):
     look_changed = Signal()
     focus_mode_changed = Signal()
     metric_changed = Signal()
+    measure_changed = Signal()
     profile_in_use_changed = Signal()
     profile_draft_changed = Signal()
     catalogue_changed = Signal()
@@ -120,7 +124,8 @@ class AppState(Evented):
             pair = self.comparison
             ok = pair is not None and pair.a.config == self.config and pair.b.config == self.config_b()
             return (pair.a, pair.b) if ok and pair is not None else None
-        if self.result is not None and self.result.config == self.config and not self.predicted:
+        if self.result is not None and self.result.config == self.config and not self.predicted and \
+                (not self.measure or self.result.analysis.runtime is not None):
             return (self.result,)
         return None
 

@@ -145,7 +145,7 @@ class AblationChart(QWidget):
         item.addItem(pg.ErrorBarItem(x=values, y=bar_y, left=spread, right=spread, beam=0.16,
                                      pen=pg.mkPen(theme.TEXT, width=1.2)))
         for y, e, se in zip(ys, ranked, spread):
-            name = pg.TextItem(constraint_name(e.constraint), color=theme.TEXT, anchor=(0, 0.5))
+            name = pg.TextItem(constraint_name(e), color=theme.TEXT, anchor=(0, 0.5))
             name.setPos(left, float(y) - 0.24)
             text = (f"{e.delta_db:+.1f} ± {se:.1f} dB" if se else f"{e.delta_db:+.1f} dB") if e.measured else "not run"
             value = pg.TextItem(text, color=theme.MUTED, anchor=(0, 0.5))   # right of the bar and whisker

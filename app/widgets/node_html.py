@@ -15,8 +15,10 @@ from app import theme
 from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human_bytes, module_name,
                                  node_label,
                                  quant_params_rows, scale_detail, scales_detail, shape_text,
-                                 value_text, zero_points_text)
+                                 time_text, value_text, zero_points_text)
 from vpu_core.graph.placement import partition_report, placement
+from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, mac_share_text, no_weighted_op_sentence,
+                                           weights_text)
 
 if TYPE_CHECKING:
     from vpu_core.whatif.try_on_vpu import VpuFix
@@ -70,12 +72,19 @@ def summary_html(analysis: Analysis, model: GraphModel | None = None, source: st
     head = (f'<h2 style="margin:0">{esc(analysis.model)}</h2>'
             f'<p style="color:{theme.MUTED}; margin-top:2px">{esc(analysis.quantizer.upper())} quantizer · '
             f'{"dynamic" if analysis.dynamic_batch else "static"} batch · profile {esc(analysis.partition.profile)}</p>')
-    facts = [("Graph nodes", f"{len(analysis.nodes)}" + (f" ({len(model.nodes)} shown)" if model else "")),
+    s = analysis.summary
+    lead = [("MACs on the VPU", f"<b>{esc(mac_share_text(s))}</b>"), ("Weights", esc(weights_text(s))),
+            ("CPU ops by cause", esc(causes_text(s.cpu_ops_by_cause, short=False)))] if s is not None else []
+    warning = no_weighted_op_sentence(s)
+    violations = count_text(len(analysis.violations), theme.DANGER) + (
+        f'<br><span style="color:{theme.WARN}">{esc(warning)}</span>' if warning else "")
+    facts = [*lead,
+             ("Graph nodes", f"{len(analysis.nodes)}" + (f" ({len(model.nodes)} shown)" if model else "")),
              ("Inputs", inputs_html(analysis.inputs)),
              ("XNNPACK delegates" if xnn else "VPU subgraphs", str(len(part.subgraphs))),
              ("Ops not delegated" if xnn else "CPU fallback ops", count_text(len(part.cpu_nodes), theme.WARN)),
              ("Boundary transfers", f"{len(part.boundaries)} edges, {human_bytes(part.transfer_bytes)}"),
-             ("Rule violations", count_text(len(analysis.violations), theme.DANGER)),
+             ("Rule violations", violations),
              ("SQNR (model output)", f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—")]
     other = analysis.partition if xnn else analysis.delegation
     if other is not None:
@@ -155,8 +164,9 @@ def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str =
     if info is None:
         return group_html(model, node_id) or f"<p>No information for node {esc(node_id)}.</p>"
     members = (node_id, *(gnode.folded if gnode else ()))
-    parts = [_header(info, gnode, source), _operation(info, gnode), _arguments(info),
-             _quantization(analysis, info, members), _partition(analysis, node_id, source, fix),
+    # where it runs and why comes first: at 1280×720 the panel shows a few rows before scrolling
+    parts = [_header(info, gnode, source), _partition(analysis, node_id, source, fix), _measured(analysis, members),
+             _operation(info, gnode), _arguments(info), _quantization(analysis, info, members),
              _violations(analysis, members), _requant(analysis, node_id),
              shared_scale_html(analysis, node_id, model), _accuracy(analysis, info),
              _folded(analysis, gnode), _source(info)]
@@ -279,7 +289,7 @@ def try_html(fix: VpuFix | None) -> str:
 def _partition(analysis: Analysis, node_id: str, source: str, fix: VpuFix | None = None) -> str:
     part = partition_report(analysis, source)
     label = "XNNPACK" if part.source == "xnnpack" else "VPU partition"
-    pairs = [(label, placement_html(analysis, node_id, source))]
+    pairs = [(label, placement_html(analysis, node_id, source)), *_why_rows(part, node_id)]
     link = try_html(fix) if part.source != "xnnpack" and fix is not None and fix.node == node_id else ""
     if link:
         pairs.append(("what-if", link))
@@ -292,6 +302,23 @@ def _partition(analysis: Analysis, node_id: str, source: str, fix: VpuFix | None
         pairs.append(("VPU partition" if other_source == "simulated" else "XNNPACK",
                       placement_html(analysis, node_id, other_source)))
     return section("Partition", rows(pairs))
+
+
+def _why_rows(part, node_id: str) -> list[tuple[str, str]]:
+    """The kernel an alias runs as, and for a CPU op its cause and every failing limit."""
+    rows = []
+    runs_as = part.aliases.get(node_id, "")
+    if runs_as:
+        rows.append(("kernel", esc(runs_as[0].upper() + runs_as[1:])))
+    cpu = next((c for c in part.cpu_nodes if c.node == node_id), None)
+    if cpu is None or part.source == "xnnpack":
+        return rows
+    rows.append(("cause", f"<b>{esc(cpu.cause)}</b> — {esc(CAUSE_WORDS.get(cpu.cause, cpu.cause))}"))
+    for f in cpu.limits:
+        rows.append(("limit" if f is cpu.limits[0] else "", f'<span style="color:{theme.WARN}">✗</span> '
+                     f'{esc(f.text)} <span style="color:{theme.MUTED}; font-family:monospace">'
+                     f'({esc(f.limit)})</span>'))
+    return rows
 
 
 def _violations(analysis, members) -> str:
@@ -336,6 +363,27 @@ def _accuracy(analysis, info) -> str:
     if sqnr is None:
         return ""
     return section("Accuracy", rows([("SQNR vs float", f"{sqnr:.1f} dB")]))
+
+
+def _measured(analysis, members) -> str:
+    """Its time in the program run on this CPU (Run ▸ Run on this CPU), folded nodes included."""
+    runtime = analysis.runtime
+    if runtime is None or runtime.refused:
+        return ""
+    times = [o for o in runtime.ops if o.node in members]
+    if not times:
+        return section("Measured on this CPU", rows([("time", esc("not timed (fused into a neighbour "
+                                                                 "or removed while lowering)"))]))
+    places = [f"XNNPACK delegate {o.delegate}" for o in times if o.delegate is not None]
+    if any("::" in k for o in times for k in o.kernels):         # ExecuTorch's portable kernels
+        places.append("portable kernels")
+    where = ", ".join(dict.fromkeys(places))
+    total, own = sum(o.total_us for o in times), sum(o.us for o in times)
+    pairs = [("time", f"<b>{esc(time_text(total))}</b> " + esc(f"({time_text(own)} kernels + "
+                                                              f"{time_text(total - own)} delegate overhead)")),
+             ("ran in", esc(where) + f'<br><span style="color:{theme.MUTED}">'
+                        + esc(", ".join(k for o in times for k in o.kernels)) + "</span>")]
+    return section("Measured on this CPU", rows(pairs))
 
 
 def _folded(analysis, gnode) -> str:

@@ -1,7 +1,8 @@
-"""Which kernel should the next chip add first, and does each VPU subgraph pay for its transfers?
+"""Which kernel (or which relaxed limit) should the next chip add first, and does each VPU subgraph
+pay for its transfers?
 
-Two tables from the analysis (vpu_core.whatif, computed with every run): the op-list candidates,
-ranked, and the partition economics with the subgraphs whose transfers outweigh their work
+Two tables from the analysis (vpu_core.whatif, computed with every run): the op-list candidates and
+the per-op limit relaxations, ranked together, and the partition economics with the subgraphs whose transfers outweigh their work
 highlighted. A row jumps to its node: a candidate to its first CPU node, a subgraph to its first op.
 Both fit a 300 px dock without scrolling sideways (1280×720): short headers (their meaning is the
 tooltip), the first column takes what is left and elides, the full op name and verdict are tooltips,
@@ -19,7 +20,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSizePoli
 
 from app import theme
 from vpu_core.formatting import op_label
-from vpu_core.reports.whatif_text import economics_sentence, human_bytes, human_macs, signed_bytes
+from vpu_core.reports.whatif_text import (candidate_name, candidate_sentence, economics_sentence, human_bytes,
+                                          human_macs, signed_bytes)
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QResizeEvent, QShowEvent
@@ -27,7 +29,8 @@ if TYPE_CHECKING:
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 # (short header for a narrow dock, what it means)
-CANDIDATE_HEADERS = (("Op added", "Op type added alone to the VPU op list"),
+CANDIDATE_HEADERS = (("Op added / limit", "Op type added alone to the VPU op list, or one per-op limit "
+                                          "relaxed alone (conv2d kernel_max 3×3→5×5)"),
                      ("Moved", "CPU nodes that join the VPU"),
                      ("Merged", "Existing VPU subgraphs that join another one"),
                      ("New", "New subgraphs made only of moved ops (islands)"),
@@ -118,9 +121,10 @@ class OpCandidatesPanel(QWidget):
         for table in (self.candidates, self.economics):
             table.cellClicked.connect(lambda row, _col, t=table: self._jump(t, row))
         layout = QVBoxLayout(self)
-        intro = _wrapped("<b>Which kernel should the next chip add first?</b> Each CPU-fallback op, "
-                         "added alone to the VPU op list, ranked.")
-        intro.setToolTip("The graph is partitioned again with the op added (nothing is re-quantized)")
+        intro = _wrapped("<b>Which kernel should the next chip add first?</b> Each CPU-fallback op "
+                         "added alone to the VPU op list, and each per-op limit relaxed alone, ranked.")
+        intro.setToolTip("The graph is partitioned again with the op added or the limit relaxed "
+                         "(nothing is re-quantized)")
         for table in (self.candidates, self.economics):
             table.setMinimumHeight(120)          # a header and four rows, even at 720 px high
         layout.addWidget(intro)
@@ -149,8 +153,10 @@ class OpCandidatesPanel(QWidget):
     def _fill_candidates(self, a) -> None:
         self.candidates.setRowCount(len(a.op_candidates))
         for row, c in enumerate(a.op_candidates):
-            name = _cell(op_label(c.op), c.first_node)
-            name.setToolTip(f"{c.op}: click to show {c.first_node} in the graph")
+            name = _cell(op_label(c.op) if c.kind != "limit" else candidate_name(c), c.first_node)
+            full = c.op if c.kind != "limit" else candidate_name(c)          # the full op name first
+            name.setToolTip(f"{full}: {candidate_sentence(c)}" + (f"; click to show {c.first_node} in the graph"
+                                                                   if c.first_node else ""))
             cells = [name, _cell(c.nodes_moved, numeric=True),
                      _cell(c.subgraphs_merged, numeric=True), _cell(c.new_subgraphs, numeric=True),
                      _cell(signed_bytes(c.bytes_saved), numeric=True), _cell(c.cpu_nodes_left, numeric=True)]
@@ -159,7 +165,7 @@ class OpCandidatesPanel(QWidget):
             _row_tooltip(self.candidates, row, CANDIDATE_HEADERS)
         if not a.op_candidates:
             self.candidates.setRowCount(1)
-            self.candidates.setItem(0, 0, _cell("No op falls back to the CPU for lack of a kernel."))
+            self.candidates.setItem(0, 0, _cell("No op falls back to the CPU for lack of a kernel or over a limit."))
 
     def _fill_economics(self, a) -> None:
         e = a.economics

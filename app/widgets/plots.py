@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app import theme
+from vpu_core.reports.summary_text import empty_weights_reason
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -161,14 +162,25 @@ class ScaleHistogram(_HintPlot):
         self.series_plots[-1].setLabel("bottom", "log2(scale)  — integer = power of two", **_LABEL_STYLE)
         self.series_plots[0].setXLink(self.series_plots[-1])
         super().__init__(layout, "Run a model to see its scale histogram.")
+        self._notes: list[pg.TextItem] = []             # "why this plot is empty", per result
 
     def set_analysis(self, analysis: Analysis) -> None:
         spans = []
+        for note in self._notes:                        # the previous result's
+            if note.scene() is not None:
+                note.scene().removeItem(note)
+        self._notes = []
         for plot, (key, _name, kind) in zip(self.series_plots, self.SERIES):
             plot.clear()
             _unbound(plot)
             hist = analysis.histograms.get(key)
             if hist is None or not hist.counts or not sum(hist.counts):
+                why = empty_weights_reason(analysis.summary, short=True) if kind == "weight" else ""
+                if why:                       # an empty plot says why it is empty
+                    note = pg.TextItem(why, color=theme.MUTED, anchor=(0, 0))
+                    note.setParentItem(plot.getViewBox())
+                    note.setPos(4, 22)
+                    self._notes.append(note)
                 continue
             centers, widths = _centers(hist)
             _bars(plot, centers, hist.counts, float(np.min(widths)) * 0.85, theme.PLOT_COLORS[kind])
@@ -204,7 +216,9 @@ class ShiftHistogram(_HintPlot):
             exact = sum(1 for r in analysis.requant if r.exact)
             self.show_hint("No exact right shifts in this model: with non-power-of-two scales, "
                            "M = s_in·s_w/s_out is not 2^-n, so the hardware would need a multiplier."
-                           if analysis.requant and not exact else "This model has no requantization sites.")
+                           if analysis.requant and not exact else
+                           " ".join(filter(None, ["This model has no requantization sites.",
+                                                  empty_weights_reason(analysis.summary)])))
             return
         centers, widths = _centers(hist)
         _bars(item, centers, hist.counts, float(np.min(widths)) * 0.8, theme.PLOT_COLORS["shift"])

@@ -1,7 +1,7 @@
 """The hardware-profile picker shared by the toolbar (side A) and the compare bar (side B).
 
-Items: "VPU default" (the shipped profile), recently used profile files, and "Open profile…",
-which asks the window for a file instead of selecting anything.
+Items: "VPU default" (the shipped profile), the other shipped profiles ("edge_npu"), recently used
+profile files, and "Open profile…", which asks the window for a file instead of selecting anything.
 """
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox
+
+from resources import DEFAULT_PROFILE, SHIPPED_PROFILES
 
 OPEN_PROFILE = "__open_profile__"
 
@@ -31,7 +33,13 @@ class ProfileCombo(QComboBox):
     def set_recent(self, recent: list[str], current: str | None = None) -> None:
         self.clear()
         self.addItem("VPU default", None)
+        shipped = [str(p) for p in SHIPPED_PROFILES if p != DEFAULT_PROFILE and p.exists()]
+        for path in shipped:
+            self.addItem(f"{Path(path).stem} (shipped)", path)
+            self.setItemData(self.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
         for path in recent:
+            if path in shipped:
+                continue
             self.addItem(Path(path).stem, path)
             self.setItemData(self.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
         self.insertSeparator(self.count())

@@ -1,6 +1,7 @@
 """The hardware profile as a form: constraint switches, the VPU op list (search, this model's ops),
-shared-scale and fusable lists, shift range, the integer simulation's rounding / accumulator /
-average-pool settings and the economics break-even.
+the per-op limits and SRAM (app.widgets.limits_editor), shared-scale and fusable lists, shift
+range, the integer simulation's rounding / accumulator / average-pool settings and the economics
+break-even.
 
 A widget: it shows the profile, op rows and feedback it is given and announces what the user
 did (edited, Apply, Revert, Save as…, add an op). Validating, writing files, the diff against
@@ -17,10 +18,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-                               QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSpinBox,
+                               QPlainTextEdit, QPushButton, QScrollArea, QSizePolicy, QSpinBox, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from app import theme
+from app.widgets.limits_editor import LimitsEditor
 
 if TYPE_CHECKING:
     from vpu_core.profile import HardwareProfile
@@ -39,6 +41,14 @@ def _form(box: QGroupBox) -> QFormLayout:
     form = QFormLayout(box)
     form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)     # a narrow dock puts fields under labels
     return form
+
+
+def _scrolling(widget: QWidget) -> QScrollArea:
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # the form fits the dock
+    scroll.setWidget(widget)
+    return scroll
 
 
 def _wrapping(label: QLabel) -> QLabel:
@@ -64,8 +74,9 @@ class ProfileEditor(QWidget):
 
     # -- layout ------------------------------------------------------------------------------------
     def _build(self) -> None:
-        """The op list first and outside any scroll area (at least OP_ROWS rows, even at 720 px
-        high: in a scrolling form it showed one row); the other settings scroll below it."""
+        """Three pages, each with the whole height of the dock: the op list (outside any scroll
+        area: at least OP_ROWS rows even at 720 px high), the per-op limits, and the switches and
+        numbers (these two scroll)."""
         self.in_use_label = _wrapping(QLabel())
         self._form = form = QWidget()
         self._ops = self._ops_box()
@@ -78,15 +89,19 @@ class ProfileEditor(QWidget):
         column.addWidget(self._switch_box)
         column.addWidget(self._lists_box())
         column.addWidget(self._numbers_box())
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # the form fits the dock
-        scroll.setWidget(settings)
-        scroll.setMinimumHeight(44)
+        column.addStretch(1)
+        self.limits = LimitsEditor()
+        self.limits.changed.connect(self._on_edit)
+        self._scroll = _scrolling(self.limits)
+        self.sections = QTabWidget()
+        self.sections.setDocumentMode(True)
+        self.sections.addTab(self._ops, "Op list")
+        self.sections.addTab(self._scroll, "Per-op limits")
+        self.sections.addTab(_scrolling(settings), "Switches · shifts")
+        self.sections.setTabToolTip(1, "Per-op limits and SRAM: [op.NAME] tables and [memory]")
         form_column = QVBoxLayout(form)
         form_column.setContentsMargins(0, 0, 0, 0)
-        form_column.addWidget(self._ops, 3)
-        form_column.addWidget(scroll, 2)
+        form_column.addWidget(self.sections, 1)
         self.needs_label = _wrapping(QLabel())
         self.apply_button, self.revert_button = QPushButton("Apply"), QPushButton("Revert")
         self.save_button = QPushButton("Save as TOML…")
@@ -205,8 +220,27 @@ class ProfileEditor(QWidget):
                 combo.addItems(list(items))
         self._loading = False
 
+    def scroll_to_limits(self, limit_id: str = "") -> None:
+        """Bring the per-op limits (or the row of `limit_id`) into view: the form is taller than a
+        720 px window."""
+        self.sections.setCurrentWidget(self._scroll)
+        row = self.limits.row_widget(limit_id) if limit_id else None
+        if row is not None:
+            self._scroll.ensureWidgetVisible(row, 8, 40)
+            return
+        bar = self._scroll.verticalScrollBar()
+        bar.setValue(min(bar.maximum(), self.limits.y() - 8))
+
+    def focus_limit(self, limit_id: str) -> bool:
+        """Show the per-op limit `limit_id` ("conv2d.kernel_max"), selected; False if none."""
+        if not self.limits.select(limit_id):
+            return False
+        self.scroll_to_limits(limit_id)
+        return True
+
     def focus_op(self, name: str) -> bool:
         """Show the op-list row `name` (filters cleared), selected and scrolled to; False if none."""
+        self.sections.setCurrentWidget(self._ops)
         self.op_search.clear()
         self.model_only.setChecked(False)
         for i in range(self.op_list.count()):
@@ -241,6 +275,7 @@ class ProfileEditor(QWidget):
         self.break_even.setValue(p.break_even_bytes_per_mac)
         self.name_edit.setText(p.name)
         self.description_edit.setText(p.description)
+        self.limits.show_limits(p.limits)
         self._loading = False
         self.show_ops(rows)
         self.set_enabled(True)
@@ -302,7 +337,8 @@ class ProfileEditor(QWidget):
                     rounding=self.rounding.currentText(), accumulator_bits=self.accumulator_bits.value(),
                     avg_pool_divisor=self.avg_pool_divisor.currentText(),
                     reciprocal_bits=self.reciprocal_bits.value(),
-                    break_even_bytes_per_mac=round(self.break_even.value(), 6))
+                    break_even_bytes_per_mac=round(self.break_even.value(), 6),
+                    limits=self.limits.values())
 
     # -- reactions -----------------------------------------------------------------------------------
     def _save_dialog(self) -> None:

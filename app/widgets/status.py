@@ -19,14 +19,15 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from app import theme
-from vpu_core.formatting import human_bytes
+from vpu_core.formatting import human_bytes, time_text
 from vpu_core.graph.placement import partition_report
+from vpu_core.reports.summary_text import mac_share_text, no_weighted_op_short
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from PySide6.QtGui import QResizeEvent
-    from vpu_core.analysis.results import Analysis, PredictionChange
+    from vpu_core.analysis.results import Analysis, PredictionChange, Summary
     from vpu_core.graph.model import GraphModel
     from vpu_core.session import InspectionPair
 
@@ -45,8 +46,19 @@ class ChipLine(str):
         return line
 
 
-def violations_chip(n: int) -> str:
-    return f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
+def violations_chip(n: int, summary: Summary | None = None) -> str:
+    """"0 violations"; when no conv / linear runs on the VPU, with the sentence that says so."""
+    chip = f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
+    warning = no_weighted_op_short(summary)
+    return chip + (f' <span style="color:{theme.WARN}">— {html.escape(warning)}</span>' if warning else "")
+
+
+def mac_share_chip(summary: Summary | None) -> str:
+    """The lead number: "VPU 94.1 % of 2.5 MMAC" (the model's multiply-accumulates on the VPU)."""
+    if summary is None:
+        return ""
+    color = theme.CATEGORY_COLORS["vpu"] if summary.vpu_mac_share >= 0.5 else theme.WARN
+    return f'<b style="color:{color}">VPU {html.escape(mac_share_text(summary))}</b>'
 
 
 def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "") -> ChipLine:
@@ -56,15 +68,21 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
     unit = "XNNPACK delegate" if xnn else "VPU subgraph"
     sqnr = f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—"
     head = f"<b>{html.escape(analysis.model)}</b> · {analysis.quantizer.upper()}"
+    runtime = analysis.runtime
+    run_chip = [] if runtime is None else [     # Run ▸ Run on this CPU
+        (1, f'<span style="color:{theme.DANGER}">CPU run refused</span>' if runtime.refused else
+         f"<b>CPU {time_text(runtime.latency.median_ms * 1e3)}</b> median (XNNPACK)")]
+    summary = analysis.summary if not xnn else None     # the MAC share of the simulated VPU
     return ChipLine([
         (0, head + (f" · {html.escape(profile)}" if profile else "")),          # the profile in use
-        (6, f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)"),
+        *([(0, mac_share_chip(summary))] if summary is not None else []),     # the lead number
+        (2, violations_chip(len(analysis.violations), analysis.summary)),
         (4, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {unit}' + ("s" if subs != 1 else "")),
         (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} '
          + ("not delegated" if xnn else "CPU fallback ops")),
-        (2, violations_chip(len(analysis.violations))),
+        (3, f"SQNR {sqnr}"),
         (5, f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})"),
-        (3, f"SQNR {sqnr}")])
+        (6, f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)"), *run_chip])
 
 
 def compare_html(pair: InspectionPair) -> ChipLine:

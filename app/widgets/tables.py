@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTre
 
 from app import theme
 from vpu_core.formatting import compact_ints, count_text, node_label
+from vpu_core.reports.summary_text import CAUSE_WORDS
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -250,11 +251,23 @@ class PartitionTable(_NodeTable):
         group.setForeground(0, QBrush(QColor(theme.OK)))
 
     def _cpu_nodes(self, parent, part, title: str, analysis) -> None:
+        """The CPU ops, grouped by cause (limit and memory first: the hardware's own "no")."""
         group = _item(parent, [f"{title} ({len(part.cpu_nodes)})", "", ""])
-        for c in part.cpu_nodes:
-            row = _item(group, [label(analysis, c.node), c.reason, ""], node=c.node)
-            row.setToolTip(1, c.reason)
         group.setForeground(0, QBrush(QColor(theme.WARN)))
+        by_cause: dict[str, list] = {}
+        for c in part.cpu_nodes:
+            by_cause.setdefault(c.cause, []).append(c)
+        order = ("limit", "memory", "float", "op_list", "dtype")
+        grouped = part.source != "xnnpack"        # the real delegation gives no causes
+        for cause in sorted(by_cause, key=lambda k: order.index(k) if k in order else len(order)):
+            nodes = by_cause[cause]
+            sub = _item(group, [f"{CAUSE_WORDS.get(cause, cause)} ({len(nodes)})", cause, ""]) if grouped else group
+            for c in nodes:
+                detail = c.reason + (f" · {c.runs_as}" if c.runs_as else "")
+                row = _item(sub, [label(analysis, c.node), detail, ""], node=c.node)
+                row.setToolTip(1, detail)
+            if sub is not group:
+                sub.setExpanded(len(nodes) <= 300)
 
     def _boundaries(self, parent, part, analysis) -> None:
         group = _item(parent, [f"Boundaries ({len(part.boundaries)})", "", f"{part.transfer_bytes:,}"])

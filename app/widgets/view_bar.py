@@ -17,7 +17,7 @@ from app.widgets.quantizer_buttons import segmented
 
 SOURCES = ("simulated", "xnnpack")
 METRIC_CHOICES = (("", "Partition"), ("sqnr", "Layer SQNR"), ("pow2_loss", "Pow2 loss"),
-                  ("shift", "Shift"), ("boundary_bytes", "Bytes"))
+                  ("shift", "Shift"), ("boundary_bytes", "Bytes"), ("measured_us", "Measured µs"))
 
 
 class _EscapeClears(QObject):
@@ -56,8 +56,8 @@ class ViewBar(QToolBar):
         for key, text in METRIC_CHOICES:
             self.metric_combo.addItem(text, key)
         self.metric_combo.setToolTip("Colour ops by the partition, or by a number the analysis has (layer "
-                                     "SQNR, pow2 rounding loss, requant shift, boundary bytes) on a "
-                                     "gradient with a legend")
+                                     "SQNR, pow2 rounding loss, requant shift, boundary bytes, µs measured on "
+                                     "this CPU by Run ▸ Run on this CPU) on a gradient with a legend")
         self.fit = QPushButton("Fit")
         self.fit.setToolTip("Fit the graph's width at a legible zoom (F); Shift+F fits all")
         self.search = QLineEdit()

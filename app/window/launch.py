@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from app.window.main_window import MainWindow
-    from app.window.main_window import MainWindow
     from vpu_core.config import RunConfig
 
-WHATIF_TABS = {"profile": 0, "cost": 1, "next-kernel": 2}     # the What-if dock's tabs
+# the What-if dock's tabs ("limits": the profile editor scrolled to the per-op limits)
+WHATIF_TABS = {"profile": 0, "limits": 0, "cost": 1, "next-kernel": 2}
 TABS = {"violations": ("tables", 0), "partition": ("tables", 1), "requant": ("tables", 2),
         "compare": ("tables", 3), "scales": ("plots", 0), "shifts": ("plots", 1),
         "selected": ("plots", 2), "pow2": ("plots", 3)}
@@ -44,6 +44,7 @@ class GuiOptions:
     sweep: str | None = None               # a sweep folder to show in the Sweep dock
     focus: bool = False                    # focus mode: only the canvas
     presentation: bool = False             # presentation mode: large labels, thick edges
+    measure: bool = False                  # Run ▸ Run on this CPU from the start (--run)
 
 
 def run_gui(config: RunConfig | None = None, options: GuiOptions = GuiOptions()) -> int:
@@ -100,6 +101,9 @@ def start(window: MainWindow, config: RunConfig, options: GuiOptions) -> None:
         state.config = config
         state.compare_b = CompareB.of(options.compare) if isinstance(options.compare, RunConfig) else None
         window.compare.set_mode(True)
+    elif options.measure:
+        state.config = config
+        window.runtime.run()                        # the request includes the measurement: one job
     else:
         window.runs.start(config)
 
@@ -140,6 +144,8 @@ class Screenshot:
         for name in options.tabs:
             if name in WHATIF_TABS:
                 window.whatif.show(WHATIF_TABS[name])
+                if name == "limits":
+                    window.whatif_panel.editor.scroll_to_limits()
                 continue
             widget, index = TABS[name]
             getattr(panels, widget).setCurrentIndex(index)

@@ -17,7 +17,7 @@ window never resizes itself afterwards (no widget's size hint grows with its tex
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QProgressBar, QVBoxLayout, QWidget
 
 from app.features.compare import CompareController
@@ -30,6 +30,7 @@ from app.features.overlay import OverlayController
 from app.features.persistence import SettingsController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
+from app.features.runtime import RuntimeController
 from app.features.sweep import SweepController
 from app.features.shown import window_title
 from app.features.status import StatusController
@@ -72,6 +73,11 @@ class MainWindow(QMainWindow):
 
     # -- layout ----------------------------------------------------------------------------------
     def _build_toolbars(self) -> None:
+        self.measure_action = QAction("Run on this CPU (ExecuTorch XNNPACK)", self)
+        self.measure_action.setCheckable(True)
+        self.measure_action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.measure_action.setStatusTip("Lower the graph to an ExecuTorch program and run it here: latency, "
+                                         "SQNR, and every op's measured µs (colour by Measured µs)")
         self.controls = RunControls(self)
         self.run_toolbar = self.controls.toolbar()
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.run_toolbar)
@@ -162,6 +168,7 @@ class MainWindow(QMainWindow):
         self.view_options = ViewOptionsController(state, self.view_bar, canvases)
         self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock, try_links=self.panels,
                                        cards=self.graph_stack)
+        self.runtime = RuntimeController(state, self.measure_action)
         self.sweep = SweepController(state, self.sweep_table, self.sweep_dock)
         self.focus = FocusController(state, [self.node_dock, self.whatif_dock, self.tables_dock,
                                              self.plots_dock, self.sweep_dock, self.run_toolbar,

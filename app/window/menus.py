@@ -43,6 +43,8 @@ def build_menus(w: MainWindow) -> None:
     _action(w, run_menu, "Run", lambda: runs.start(), "Ctrl+R")
     _action(w, run_menu, "Cancel", runs.cancel, "Ctrl+.")
     run_menu.addSeparator()
+    run_menu.addAction(w.measure_action)
+    run_menu.addSeparator()
     run_menu.addAction(w.controls.reference_observers)
 
     view_menu = bar.addMenu("&View")

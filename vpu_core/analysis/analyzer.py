@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Callable
 
+from vpu_core.analysis.macs import summary
 from vpu_core.analysis.nodes import edges, node_infos
 from vpu_core.analysis.partition import OP_LIST_RULE, partition
 from vpu_core.analysis.qgraph import QGraph
@@ -56,7 +57,7 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
         sqnr_db=e2e.db, sqnr_reason=e2e.reason, layer_sqnr=layers, nodes=nodes, edges=graph_edges,
         histograms=hists, timings_s=timings, delegation=None, inputs=graph_inputs(g),
-        scale_groups=shared, partition_rule=OP_LIST_RULE)
+        scale_groups=shared, partition_rule=OP_LIST_RULE, summary=summary(g, part))
     report("analyze", 1.0)
     if xnnpack_delegation:  # slow (seconds): only when asked; the session's path too
         from vpu_core.analysis.delegation import with_xnnpack_delegation

@@ -1,9 +1,12 @@
 """Partition (constraint 1): which nodes run on the VPU, which fall back to the CPU, what crosses.
 
 Assignment of every graph node (each exactly once, to a subgraph id or "cpu"):
-- an op (call_function, not Q/DQ) is a VPU candidate when its ATen op is in the profile's op list
-  and every tensor it reads and writes is floating point (int64 ids, bool masks, index and shape
-  arithmetic are never quantized, so they stay on the CPU with that reason);
+- an op (call_function, not Q/DQ) is a VPU candidate when vpu_core.analysis.verdict says so (its
+  op, or the kernel it runs as, is in the profile's op list; every tensor it reads and writes is
+  floating point — int64 ids, bool masks, index and shape arithmetic are never quantized; every
+  per-op limit and the SRAM of the profile hold) and, in a Q/DQ graph, the quantizer did not
+  leave it in float (cause "float": it reads an activation that is neither dequantized, directly
+  or through layout ops, nor the raw output of the op it is fused to — the VPU computes int8 only);
   a `getitem` follows the op whose tuple it reads;
 - a dequantize belongs to the side of the op it feeds (VPU if any op it feeds is a VPU op);
 - a quantize belongs to the VPU when it feeds a VPU op, or when it quantizes a value produced on
@@ -31,11 +34,14 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from vpu_core.analysis.acyclic import split_cycles
+from vpu_core.analysis.macs import op_macs
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleInfo, Subgraph
-from vpu_core.fx_utils import dtype_name, node_dtypes, non_float_tensor, op_name
-from vpu_core.profile import HardwareProfile, op_matches
-from vpu_core.qdq import is_qdq, is_quantize
+from vpu_core.analysis.verdict import INT_REASON, Verdict, dtype_lookup, op_verdict
+from vpu_core.fx_utils import dtype_name, op_name
+from vpu_core.hardware.kernels import is_constant
+from vpu_core.hardware.ops import is_layout, listed, op_matches
+from vpu_core.qdq import is_dequantize, is_qdq, is_quantize
 
 
 # Constraint 1 is enforced by partitioning, not by a check of the Q/DQ graph: it is not one of the
@@ -63,26 +69,64 @@ class _Partitioner(CapabilityBasedPartitioner):
         return self.operator_support.is_node_supported({}, node)
 
 
-def dtype_lookup(g: QGraph) -> Callable[[Node], list[torch.dtype]]:
-    """Output dtypes of a node of the converted graph (Q/DQ nodes carry no meta of their own)."""
-    def dtypes_of(node: Node) -> list[torch.dtype]:
-        meta = g.tensor_meta.get(node.name)
-        return [meta[1]] if meta and meta[1] is not None else node_dtypes(node)
-    return dtypes_of
+def verdicts(g: QGraph, assume_quantized: frozenset[str] = frozenset()) -> dict[Node, Verdict]:
+    """The verdict on every op of `g` (vpu_core.analysis.verdict), plus cause "float" in a Q/DQ
+    graph for an op the quantizer left in float — unless it is in `assume_quantized` (the what-if
+    asks what a changed profile would do, and the VPU quantizer would then quantize it)."""
+    dtypes_of = dtype_lookup(g)
+    quantized_graph = bool(g.qp)
+    out = {}
+    for node in g.nodes:
+        if not is_op(node):
+            continue
+        verdict = op_verdict(g, node, dtypes_of)
+        if verdict.on_vpu and quantized_graph and node.name not in assume_quantized:
+            verdict = _left_in_float(g, node, verdict)
+        out[node] = verdict
+    return out
 
 
-def vpu_candidates(g: QGraph) -> set[str]:
+def _left_in_float(g: QGraph, node: Node, verdict: Verdict) -> Verdict:
+    for src in node.all_input_nodes:
+        meta = g.tensor_meta.get(src.name)
+        if meta is None or meta[1] is None or not meta[1].is_floating_point or is_constant(src):
+            continue
+        if not _int8_value(g, src, node):
+            return Verdict(False, "float", f"{op_name(node)} was left in float by the quantizer: "
+                           f"it reads {src.name} without a quantize / dequantize; {INT_REASON}",
+                           verdict.kernel)
+    return verdict
+
+
+def _int8_value(g: QGraph, src: Node, reader: Node) -> bool:
+    """`src` holds int8 values as `reader` reads it: a dequantize, a layout op (or tuple item) of
+    such a value, or the raw output of the op `reader` is fused to (an activation after it)."""
+    while True:
+        if is_dequantize(src):
+            return True
+        if src.op != "call_function":
+            return False
+        if is_getitem(src) or is_layout(op_name(src)):
+            if not src.all_input_nodes:
+                return False
+            src = src.all_input_nodes[0]
+            continue
+        profile = g.profile
+        return (len(src.users) == 1 and op_matches(op_name(reader), profile.fused_activations)
+                and g.listed(src, profile.fusable_ops))
+
+
+def vpu_candidates(g: QGraph, on_vpu: dict[Node, bool] | None = None) -> set[str]:
     """Names of the call_function nodes that may run on the VPU (see the module docstring)."""
-    gm, profile, dtypes_of = g.gm, g.profile, dtype_lookup(g)
-    on_vpu: dict[Node, bool] = {}
-    for node in gm.graph.nodes:  # topological: ops and getitems first pass
-        if is_op(node):
-            on_vpu[node] = (op_matches(op_name(node), profile.vpu_ops)
-                            and non_float_tensor(node, dtypes_of) is None)
-        elif is_getitem(node):
+    if on_vpu is None:
+        on_vpu = {n: v.on_vpu for n, v in verdicts(g).items()}
+    else:
+        on_vpu = dict(on_vpu)
+    for node in g.nodes:  # topological: a getitem follows the op whose tuple it reads
+        if is_getitem(node):
             on_vpu[node] = on_vpu.get(node.args[0], False)
     feeds: dict[Node, bool] = {}
-    for node in reversed(gm.graph.nodes):  # users before producers
+    for node in reversed(g.nodes):  # users before producers
         if is_qdq(node):
             feeds[node] = any(feeds.get(u, False) if is_qdq(u) else on_vpu.get(u, False)
                               for u in node.users)
@@ -146,37 +190,26 @@ def boundaries(g: QGraph, assignment: dict) -> tuple[Boundary, ...]:
     return tuple(out)
 
 
-INT_REASON = "the VPU computes int8-quantized float activations only"
+def _cpu_node(g: QGraph, node: Node, verdict: Verdict | None) -> CpuNode:
+    if verdict is None or verdict.on_vpu:   # not reached: every VPU candidate joins a subgraph
+        return CpuNode(node.name, op_name(node), f"{op_name(node)} could not join a VPU subgraph",
+                       "op_list", macs=op_macs(g, node))
+    runs_as = verdict.kernel.runs_as if verdict.kernel is not None else ""
+    return CpuNode(node.name, op_name(node), verdict.reason, verdict.cause, verdict.limits, runs_as,
+                   op_macs(g, node))
 
 
-def cpu_reason(node: Node, profile: HardwareProfile, candidates: set[str],
-               dtypes_of: Callable[[Node], list[torch.dtype]] = node_dtypes) -> str:
-    """Why `node` runs on the CPU. A non-float output comes first (its op may well be listed:
-    an int64 `view` or `add` is index arithmetic, not an activation), then the op list."""
-    name = op_name(node)
-    bad = non_float_tensor(node, dtypes_of)
-    if bad is not None and bad[0] == "output":
-        return f"{_kind(bad[1])} tensor op: {name} produces {dtype_name(bad[1])}; {INT_REASON}"
-    if not op_matches(name, profile.vpu_ops):
-        return f"{name} is not in the VPU op list (profile {profile.name})"
-    if bad is not None:
-        return f"{_kind(bad[1])} tensor op: {name} reads {dtype_name(bad[1])} '{bad[0]}'; {INT_REASON}"
-    if node.name not in candidates:  # not reached today: listed, all-float ops are candidates
-        return f"{name} is in the VPU op list but was not proposed for the VPU"
-    return f"{name} is in the VPU op list but could not join a VPU subgraph without a cycle"
+def partition(g: QGraph, assume_quantized: frozenset[str] = frozenset()) -> PartitionReport:
+    """The partition of `g` under `g.profile`; `assume_quantized` names ops the what-if treats as
+    quantized although the quantizer left them in float (see `verdicts`)."""
+    return partition_by(g, verdicts(g, assume_quantized))
 
 
-def _kind(dtype: torch.dtype) -> str:
-    return "bool" if dtype == torch.bool else "integer"
-
-
-def partition(g: QGraph) -> PartitionReport:
-    return partition_with(g, vpu_candidates(g))
-
-
-def partition_with(g: QGraph, candidates: set[str]) -> PartitionReport:
-    """The partition of `g` with `candidates` (node names) as the nodes that may run on the VPU."""
+def partition_by(g: QGraph, decided: dict[Node, Verdict], source: str = "simulated") -> PartitionReport:
+    """The partition of `g` with the verdict of each op given (e.g. the predicted verdicts of an
+    exported float graph: vpu_core.analysis.predicted)."""
     gm, profile = g.gm, g.profile
+    candidates = vpu_candidates(g, {n: v.on_vpu for n, v in decided.items()})
     # skip_horizontal_fusion: only merge along data edges, so every subgraph stays connected.
     partitioner = _Partitioner(gm, _NodeSet(candidates), allows_single_node_partition=True,
                                skip_horizontal_fusion=True)
@@ -187,12 +220,13 @@ def partition_with(g: QGraph, candidates: set[str]) -> PartitionReport:
         side = assignment[node.name]
         if isinstance(side, int):
             members[side].append(node.name)
-    dtypes_of = dtype_lookup(g)
-    cpu_nodes = tuple(CpuNode(n.name, op_name(n), cpu_reason(n, profile, candidates, dtypes_of))
-                      for n in gm.graph.nodes if is_op(n) and assignment[n.name] == "cpu")
+    cpu_nodes = tuple(_cpu_node(g, n, decided.get(n)) for n in gm.graph.nodes
+                      if is_op(n) and assignment[n.name] == "cpu")
     bounds = boundaries(g, assignment)
+    aliases = {n.name: v.kernel.runs_as for n, v in decided.items()
+               if v.kernel is not None and v.kernel.alias}
     return PartitionReport(
         profile=profile.name, vpu_ops=profile.vpu_ops,
         subgraphs=tuple(Subgraph(i, tuple(m)) for i, m in enumerate(members)),
         cpu_nodes=cpu_nodes, boundaries=bounds, transfer_bytes=sum(b.bytes for b in bounds),
-        assignment=assignment, source="simulated")
+        assignment=assignment, source=source, aliases=aliases)

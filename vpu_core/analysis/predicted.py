@@ -11,9 +11,9 @@ quantize and only add Q/DQ nodes around them.
 Two things the quantizer does are mirrored so ids and sides match:
 - conv + batch norm: prepare_pt2e folds a batch norm into the conv before it; the prediction
   drops that batch norm too (its readers read the conv);
-- which ops may run on the VPU: `OpSupport` says why a node cannot (None: it can). The default,
-  `OpListSupport`, is the partition's own rule (the profile's op list, float tensors only); a
-  checker of per-op limits (kernel sizes, strides, channels, SRAM) plugs in here.
+- which ops may run on the VPU: issue 19's `vpu_core.analysis.verdict.predict` — the op list,
+  dtypes and per-op limits (kernel sizes, strides, channels, SRAM) read from the float graph —
+  the same verdicts the quantized partition gives, except for ops a quantizer leaves in float.
 The subgraphs come from the same partitioner as the quantized graph's (vpu_core.analysis.partition).
 
 `prediction_changes(predicted, final)` lists the ops whose side differs, each with the reason the
@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING
 
 from vpu_core.analysis.results import Analysis, CpuNode, PartitionReport, PredictionChange
 
 if TYPE_CHECKING:
     from torch.fx import GraphModule, Node
 
+    from vpu_core.analysis.qgraph import QGraph
     from vpu_core.config import RunConfig
     from vpu_core.profile import HardwareProfile
 
@@ -39,30 +40,7 @@ _BATCH_NORMS = ("batch_norm", "_native_batch_norm_legit_no_training")
 _CONVS = ("conv1d", "conv2d", "conv3d", "convolution", "linear")   # prepare folds a batch norm into these
 
 
-class OpSupport(Protocol):
-    """Why `node` of the float graph cannot run on the VPU, or None when it can."""
-
-    def cpu_reason(self, node: Node, dtypes_of: Callable) -> str | None: ...
-
-
-class OpListSupport:
-    """The partition's own rule: an op of the profile's op list on float tensors only."""
-
-    def __init__(self, profile: HardwareProfile) -> None:
-        self.profile = profile
-
-    def cpu_reason(self, node: Node, dtypes_of: Callable) -> str | None:
-        from vpu_core.analysis.partition import cpu_reason
-        from vpu_core.fx_utils import non_float_tensor, op_name
-        from vpu_core.profile import op_matches
-
-        if op_matches(op_name(node), self.profile.vpu_ops) and non_float_tensor(node, dtypes_of) is None:
-            return None
-        return cpu_reason(node, self.profile, set(), dtypes_of)
-
-
-def predict(float_gm: GraphModule, profile: HardwareProfile, name: str, config: RunConfig,
-            support: OpSupport | None = None) -> Analysis:
+def predict(float_gm: GraphModule, profile: HardwareProfile, name: str, config: RunConfig) -> Analysis:
     """The predicted Analysis of an exported float graph (see the module docstring)."""
     from vpu_core.analysis.analyzer import _has_symbols, graph_inputs
     from vpu_core.analysis.nodes import edges, node_infos
@@ -71,7 +49,7 @@ def predict(float_gm: GraphModule, profile: HardwareProfile, name: str, config: 
 
     start = time.perf_counter()
     g = QGraph(_without_folded_batch_norms(float_gm), profile)
-    part = _predicted_partition(g, support or OpListSupport(profile))
+    part = _predicted_partition(g)
     return Analysis(
         model=name, quantizer=config.quantizer,
         dynamic_batch=bool(config.dynamic_batch or _has_symbols(g)),
@@ -81,24 +59,14 @@ def predict(float_gm: GraphModule, profile: HardwareProfile, name: str, config: 
         partition_rule=OP_LIST_RULE, predicted=True)
 
 
-def _predicted_partition(g, support: OpSupport) -> PartitionReport:
-    from vpu_core.analysis.partition import dtype_lookup, partition_with
-    from vpu_core.analysis.qgraph import is_getitem, is_op
+def _predicted_partition(g: QGraph) -> PartitionReport:
+    """Issue 19's verdict of every op from the float graph alone (op list, dtypes, per-op limits:
+    vpu_core.analysis.verdict.predict), grouped by the quantized graph's own partitioner."""
+    from vpu_core.analysis.partition import partition_by
+    from vpu_core.analysis.verdict import predict as op_verdicts
 
-    dtypes_of = dtype_lookup(g)
-    reasons: dict[str, str] = {}
-    on_vpu: dict = {}
-    for node in g.gm.graph.nodes:                    # topological: a getitem follows its op
-        if is_op(node):
-            reason = support.cpu_reason(node, dtypes_of)
-            on_vpu[node] = reason is None
-            if reason is not None:
-                reasons[node.name] = reason
-        elif is_getitem(node):
-            on_vpu[node] = on_vpu.get(node.args[0], False)
-    part = partition_with(g, {n.name for n, v in on_vpu.items() if v})
-    cpu = tuple(CpuNode(c.node, c.op, reasons.get(c.node, c.reason)) for c in part.cpu_nodes)
-    return dataclasses.replace(part, cpu_nodes=cpu, source="predicted")
+    verdicts = op_verdicts(g.gm, g.profile)
+    return partition_by(g, {n: verdicts[n.name] for n in g.nodes if n.name in verdicts}, source="predicted")
 
 
 def _without_folded_batch_norms(gm: GraphModule) -> GraphModule:

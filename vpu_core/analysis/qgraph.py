@@ -14,16 +14,18 @@ from typing import Any
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import torch
 from torch.fx import GraphModule, Node
 
-from vpu_core.fx_utils import dtype_name, op_name
-from vpu_core.profile import HardwareProfile, op_matches
+from vpu_core.fx_utils import bound_args, dtype_name, op_name
+from vpu_core.hardware.kernels import kernel_of
+from vpu_core.hardware.ops import Kernel, listed, op_matches
 from vpu_core.qdq import is_dequantize, is_per_channel, is_qdq, is_quantize
 
-# ATen ops whose args are (input, weight, bias, …): ATen semantics, not a hardware claim.
-WEIGHTED_OPS = ("conv1d", "conv2d", "conv3d", "linear")
+if TYPE_CHECKING:
+    from vpu_core.profile import HardwareProfile
 
 
 @dataclass(frozen=True)
@@ -71,17 +73,7 @@ def is_op(node: Node) -> bool:
     return node.op == "call_function" and not is_qdq(node) and not is_getitem(node)
 
 
-def _bound_args(node: Node) -> dict:
-    """Argument name -> value for an OpOverload call (positional and keyword)."""
-    out = {}
-    for i, arg in enumerate(node.target._schema.arguments):
-        if i < len(node.args):
-            out[arg.name] = node.args[i]
-        elif arg.name in node.kwargs:
-            out[arg.name] = node.kwargs[arg.name]
-        elif arg.has_default_value():
-            out[arg.name] = arg.default_value
-    return out
+_bound_args = bound_args   # older name, kept for the integer simulation's kernels
 
 
 class QGraph:
@@ -138,9 +130,52 @@ class QGraph:
         arg = op.args[index] if index < len(op.args) else None
         return self.qp.get(arg) if isinstance(arg, Node) and is_dequantize(arg) else None
 
+    # -- kernels (vpu_core.hardware: aliases such as addmm with a constant weight = linear) --------
+    @cached_property
+    def kernels(self) -> dict[Node, Kernel]:
+        return {n: kernel_of(n, self.rank) for n in self.nodes if n.op == "call_function"}
+
+    def kernel(self, node: Node) -> Kernel:
+        """The VPU kernel `node` runs as (its own op unless it is an alias)."""
+        return self.kernels.get(node) or kernel_of(node, self.rank)
+
+    def listed(self, node: Node, patterns: tuple[str, ...]) -> bool:
+        """A profile list names `node`'s op or the kernel it runs as."""
+        return node.op == "call_function" and listed(self.kernel(node), patterns)
+
+    def rank(self, node: Node) -> int | None:
+        meta = self.tensor_meta.get(node.name) if isinstance(node, Node) else None
+        return len(meta[0]) if meta else None
+
+    def shape(self, node: object) -> tuple[int, ...] | None:
+        """The shape of a node's output (a symbolic dimension at its example value), or None."""
+        meta = self.tensor_meta.get(node.name) if isinstance(node, Node) else None
+        if meta is None:
+            return None
+        return tuple(int(d.node.hint) if isinstance(d, torch.SymInt) and d.node.hint is not None
+                     else 1 if isinstance(d, torch.SymInt) else int(d) for d in meta[0])
+
+    def input_dq(self, op: Node) -> QParams | None:
+        """QParams of the dequantize feeding a weighted op's activation input."""
+        k = self.kernel(op)
+        return self.dq_input(op, k.input) if k.input is not None else None
+
+    def weight_dq(self, op: Node) -> QParams | None:
+        """QParams of the dequantize feeding a weighted op's weight."""
+        k = self.kernel(op)
+        return self.dq_input(op, k.weight) if k.weight is not None else None
+
+    def weight_axis(self, op: Node) -> int:
+        """The output-channel axis of a weighted op's weight (1 for the [in, out] weight of an
+        addmm / mm / matmul alias, 0 for conv and linear)."""
+        return self.kernel(op).weight_axis
+
     def bias_arg(self, op: Node) -> object:
-        if len(op.args) > 2:
-            return op.args[2]
+        k = self.kernel(op)
+        if not k.weighted or k.bias is None:
+            return None
+        if len(op.args) > k.bias:
+            return op.args[k.bias]
         return op.kwargs.get("bias")
 
     def fused_activation(self, op: Node) -> Node | None:
@@ -153,9 +188,7 @@ class QGraph:
         user = next(iter(op.users))
         if user.op != "call_function":
             return None
-        packet, _, overload = op_name(user).partition(".")
-        name = f"{packet.rstrip('_')}.{overload}"
-        return user if op_matches(name, self.profile.fused_activations) else None
+        return user if op_matches(op_name(user), self.profile.fused_activations) else None
 
     def output_q(self, op: Node) -> QParams | None:
         """QParams of the quantize of `op`'s output, looking through a directly fused activation."""
@@ -169,9 +202,10 @@ class QGraph:
 
     @cached_property
     def weighted_ops(self) -> list[Node]:
-        """conv / linear nodes whose weight is quantized (reaches them through a dequantize)."""
-        return [n for n in self.nodes if n.op == "call_function" and op_matches(op_name(n), WEIGHTED_OPS)
-                and self.dq_input(n, 1) is not None]
+        """conv / linear nodes (and their aliases) whose weight is quantized (reaches them
+        through a dequantize)."""
+        return [n for n in self.nodes if n.op == "call_function" and self.kernel(n).weighted
+                and self.weight_dq(n) is not None]
 
     @cached_property
     def tensors(self) -> list[QTensor]:
@@ -191,8 +225,9 @@ class QGraph:
 
     def _constant_tensor(self, qp: QParams) -> QTensor:
         for user in qp.node.users:
-            if user.op == "call_function" and op_matches(op_name(user), WEIGHTED_OPS):
-                if len(user.args) > 1 and user.args[1] is qp.node:
+            k = self.kernel(user) if user.op == "call_function" else None
+            if k is not None and k.weighted:
+                if k.weight_of(user.args) is qp.node:
                     return QTensor(qp, "weight", user.name)
                 if self.bias_arg(user) is qp.node:
                     return QTensor(qp, "bias", user.name)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import math
+from typing import TYPE_CHECKING
 
 from torch.fx import Node
 
@@ -23,10 +24,10 @@ from vpu_core.formatting import is_pow2
 from vpu_core.analysis.results import RequantSite
 from vpu_core.analysis.rules.shared_scale import shared_scale_ops
 from vpu_core.fx_utils import op_name
-from vpu_core.profile import HardwareProfile, op_matches
+from vpu_core.hardware.ops import AVG_POOL_OPS, op_matches
 
-AVG_POOL_OPS = ("avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-                "adaptive_avg_pool3d")
+if TYPE_CHECKING:
+    from vpu_core.profile import HardwareProfile
 
 
 def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **extra: Any) -> RequantSite:
@@ -39,7 +40,7 @@ def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **e
 
 
 def _weighted_site(g: QGraph, op: Node) -> RequantSite | None:
-    x, w, out = g.dq_input(op, 0), g.dq_input(op, 1), g.output_q(op)
+    x, w, out = g.input_dq(op), g.weight_dq(op), g.output_q(op)
     if x is None or w is None or out is None or len(x.scales) != 1 or len(out.scales) != 1 or not w.scales:
         return None
     s_in, s_out = x.scales[0], out.scales[0]

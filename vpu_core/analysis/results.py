@@ -10,15 +10,27 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vpu_core.intsim.results import IntSimReport
+    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.timing.results import SplitTiming
     from vpu_core.whatif.results import Economics
 
 
 @dataclass(frozen=True)
 class RuleInfo:
-    id: str            # stable id, e.g. "pow2_scale"
+    """Everything said about one rule, declared once in its module (vpu_core.analysis.rules.*)."""
+
+    id: str            # stable id, e.g. "pow2_scale"; also its switch in a profile: constraints.<id>
     constraint: int    # number of the constraint in SPEC.md (2..8)
     title: str
     reason: str        # why the hardware wants it (shown to users)
+    name: str = ""     # what-if: a short name that reads in a sentence ("pow2 scales")
+    verb: str = "costs"  # … and the verb that agrees with it ("pow2 scales cost 3.6 dB")
+    int_sim_need: str = ""  # completes "Integer simulation needs …" ("" when it does not need it)
+
+    @property
+    def switch(self) -> str:
+        """The profile key that switches it off: "constraints.pow2_scale"."""
+        return f"constraints.{self.id}"
 
 
 @dataclass(frozen=True)
@@ -42,11 +54,43 @@ class Subgraph:
     nodes: tuple[str, ...]
 
 
+CAUSES = ("op_list", "dtype", "limit", "memory", "float")   # why an op runs on the CPU
+
+
+@dataclass(frozen=True)
+class LimitFailure:
+    """One per-op limit of the profile that a node breaks (vpu_core.hardware.limits)."""
+
+    limit: str         # "conv2d.kernel_max" (op table + key), "memory.sram_bytes"
+    value: object      # the offending value: an int, or (kH, kW) for a pair
+    bound: object      # the profile's bound: an int, a pair, or a groups setting
+    text: str          # "kernel 7×7 > 3×3"
+
+    @property
+    def sentence(self) -> str:
+        """"kernel 7×7 > 3×3 (conv2d.kernel_max)"."""
+        return f"{self.text} ({self.limit})"
+
+    @property
+    def cause(self) -> str:
+        return "memory" if self.limit.startswith("memory.") else "limit"
+
+
 @dataclass(frozen=True)
 class CpuNode:
     node: str
     op: str            # ATen op without "aten.", e.g. "softmax.int"
     reason: str
+    cause: str = "op_list"             # one of CAUSES
+    limits: tuple[LimitFailure, ...] = ()   # cause "limit" / "memory": every failing limit, in
+                                       # the fixed order of vpu_core.hardware.limits.LIMITS
+    runs_as: str = ""                  # an alias: "runs as the VPU's linear kernel (addmm …)"
+    macs: int = 0                      # its multiply-accumulates (vpu_core.analysis.macs), on the CPU
+
+    @property
+    def limit(self) -> str | None:
+        """The first failing limit ("conv2d.kernel_max"), None unless cause is limit / memory."""
+        return self.limits[0].limit if self.limits else None
 
 
 @dataclass(frozen=True)
@@ -71,6 +115,32 @@ class PartitionReport:
     source: str = "simulated"          # "simulated" (VPU op list) | "xnnpack" (real ExecuTorch delegation)
     lowered_counts: dict = field(default_factory=dict)  # xnnpack: node counts of the lowered graph
                                        # ("delegated_subgraphs", "delegated_nodes", "non_delegated_nodes")
+    aliases: dict = field(default_factory=dict)  # node name -> "runs as the VPU's linear kernel
+                                       # (addmm with a constant weight)", for every aliased op
+
+    def cpu_ops_by_cause(self) -> dict[str, int]:
+        """Every cause of CAUSES with its number of CPU ops (0 included), in that order."""
+        counts = {cause: 0 for cause in CAUSES}
+        for c in self.cpu_nodes:
+            counts[c.cause] = counts.get(c.cause, 0) + 1
+        return counts
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The headline numbers: how much of the model the VPU really runs."""
+
+    macs_total: int                    # multiply-accumulates of the whole model, from shapes
+    macs_vpu: int                      # of those, in ops placed on the VPU
+    weights_total: int                 # weight tensors of conv / linear ops and their aliases
+    weights_quantized: int             # of those, read through a dequantize (int8 in the graph)
+    weighted_on_vpu: int               # conv / linear ops (and aliases) placed on the VPU
+    cpu_ops_by_cause: dict = field(default_factory=dict)   # cause -> count (CAUSES, 0 included)
+
+    @property
+    def vpu_mac_share(self) -> float:
+        """Fraction of the model's MACs on the VPU (0.0 for a model without any MAC)."""
+        return self.macs_vpu / self.macs_total if self.macs_total else 0.0
 
 
 @dataclass(frozen=True)
@@ -233,6 +303,9 @@ class Analysis:
     op_candidates: tuple = ()                            # whatif.results.OpCandidate, ranked
     economics: Economics | None = None                      # whatif.results.Economics of `partition`
     sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)
+    runtime: RuntimeReport | None = None                 # the lowered program run on this CPU, with --run
+    timing: SplitTiming | None = None                    # vpu_core.timing of `partition`, with --run
+    summary: Summary | None = None                       # MAC share, weights quantized, CPU ops by cause
     predicted: bool = False                              # the float graph's predicted partition
                                                          # (vpu_core.analysis.predicted), shown
                                                          # while PT2E quantizes: no rules, no qparams

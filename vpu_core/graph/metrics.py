@@ -11,6 +11,9 @@
                   a weight on its consumer (VPU quantizer only: XNNPACK scales are not rounded)
 - shift           largest requantization right-shift of the op (nearest, per channel)
 - boundary_bytes  bytes the op's VPU/CPU boundary edges move
+- measured_us     the node's time in the lowered program run on this CPU (check --run / the window's
+                  Run ▸ Run on this CPU): its ETDump time + its share of its XNNPACK delegate's
+                  overhead (vpu_core.runtime); no values until a run
 
 Pure Python, no torch.
 """
@@ -42,6 +45,7 @@ METRICS = {m.key: m for m in (
     MetricInfo("pow2_loss", "Pow2 rounding loss", "bit", "low"),
     MetricInfo("shift", "Requant shift", "", None),
     MetricInfo("boundary_bytes", "Boundary bytes", "B", "low"),
+    MetricInfo("measured_us", "Measured on this CPU", "µs", "low"),
 )}
 
 
@@ -60,7 +64,9 @@ def node_metrics(analysis: Analysis) -> dict[str, dict[str, float]]:
     for b in analysis.partition.boundaries:
         for end in {_op_of(analysis, b.src), _op_of(analysis, b.dst)}:
             nbytes[end] = nbytes.get(end, 0.0) + b.bytes
-    return {"sqnr": sqnr, "pow2_loss": loss, "shift": shift, "boundary_bytes": nbytes}
+    runtime = analysis.runtime
+    measured = runtime.op_us() if runtime is not None and not runtime.refused else {}
+    return {"sqnr": sqnr, "pow2_loss": loss, "shift": shift, "boundary_bytes": nbytes, "measured_us": measured}
 
 
 def _op_of(analysis: Analysis, name: str) -> str:

@@ -64,8 +64,12 @@ class Record:
     flags: set = field(default_factory=set)
 
 
-def kernel_of(node: Node) -> Callable | None:
+def kernel_of(node: Node, g: QGraph | None = None) -> Callable | None:
+    """The integer kernel of `node`: its own op's, or for an alias (vpu_core.hardware.ops: conv1d,
+    addmm / mm / matmul with a constant weight) the kernel it runs as."""
     packet = op_name(node).partition(".")[0]
+    if g is not None and g.kernel(node).alias:
+        return KERNELS.get(g.kernel(node).packet)
     if packet.endswith("_") and not packet.startswith("_"):
         packet = packet.rstrip("_")                   # relu_ computes what relu computes
     if packet == "add" and not op_name(node).endswith(".Tensor"):
@@ -129,7 +133,7 @@ class IntExecutor:
         return quantized_value(value, qp.scales[0], qp.zero_points[0], qp.quant_min, qp.quant_max, qp.dtype)
 
     def _op(self, node: Node):
-        kernel = kernel_of(node)
+        kernel = kernel_of(node, self.g)
         args, kwargs = map_arg((node.args, node.kwargs), self.read)
         if kernel is not None:
             try:
@@ -155,8 +159,9 @@ class IntExecutor:
         self.records.setdefault(node.name, Record()).saturated += outside
         return acc
 
-    def constant_int(self, dq: Node) -> ConstInt:
-        """The integer weight behind a dequantize of a folded constant."""
+    def constant_int(self, dq: Node, axis: int = 0) -> ConstInt:
+        """The integer weight behind a dequantize of a folded constant, output channels first
+        (`axis`: where they are stored; 1 for the [in, out] weight of an addmm / mm alias)."""
         if dq in self._consts:
             return self._consts[dq]
         if not (isinstance(dq, Node) and is_dequantize(dq) and dq in self.g.constants):
@@ -165,6 +170,8 @@ class IntExecutor:
         q = self.g.attr_value(dq.args[0])
         if not isinstance(q, torch.Tensor) or q.is_floating_point():
             raise NotInteger("weight storage is not integer")
+        if axis:
+            q = q.movedim(axis, 0)
         channels = q.shape[0]
         exps = [log2_exact(s) for s in qp.scales]
         zps = list(qp.zero_points)

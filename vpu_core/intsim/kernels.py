@@ -16,6 +16,7 @@ import torch
 
 from vpu_core.analysis.qgraph import QParams, _bound_args
 from vpu_core.intsim.arith import exact_window_sum, round_fraction, saturate, shift_round
+from vpu_core.hardware.ops import LAYOUT_OPS
 from vpu_core.intsim.values import IntValue, NotInteger, aligned, log2_exact, with_clamp
 
 if TYPE_CHECKING:
@@ -188,7 +189,4 @@ KERNELS = {
     "avg_pool2d": avg_pool,
     "adaptive_avg_pool1d": adaptive_avg_pool, "adaptive_avg_pool2d": adaptive_avg_pool,
 }
-LAYOUT_OPS = ("flatten", "reshape", "view", "_unsafe_view", "squeeze", "unsqueeze", "permute",
-              "transpose", "t", "contiguous", "clone", "alias", "detach", "expand", "slice", "select",
-              "unflatten", "split", "split_with_sizes", "chunk", "unbind", "dropout")
 KERNELS.update({name: layout for name in LAYOUT_OPS})

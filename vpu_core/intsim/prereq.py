@@ -17,14 +17,6 @@ from vpu_core.formatting import is_pow2
 from vpu_core.analysis.rules import RULES
 from vpu_core.qdq import is_dequantize, is_qdq
 
-# why integer simulation needs each rule (completes "Integer simulation needs …")
-_NEEDS = {
-    "act_per_tensor_symmetric": "one scale per activation tensor",
-    "weight_per_channel_symmetric": "weight scales per output channel (axis 0)",
-    "pow2_scale": "every scale to be a power of two, so that requantization is a right shift",
-    "bias_int32": "an int32 bias at scale s_in·s_w, added in the accumulator",
-}
-_WEIGHTED = ("conv1d", "conv2d", "conv3d", "linear")
 
 
 @dataclass(frozen=True)
@@ -50,7 +42,7 @@ def refusal(g: QGraph, assignment: dict) -> Refusal | None:
     for rule in RULES:
         if rule.id in found:
             node, detail = found[rule.id]
-            sentence = (f"Integer simulation needs {_NEEDS[rule.id]}: rule {rule.id} "
+            sentence = (f"Integer simulation needs {rule.info.int_sim_need}: rule {rule.id} "
                         f"({rule.info.title}) does not hold at {node} ({detail}).")
             return Refusal(rule.id, node, sentence)
     return None
@@ -70,9 +62,8 @@ def _check_qparams(g: QGraph, node: Node, note) -> None:
 
 
 def _check_weighted(g: QGraph, op: Node, note) -> None:
-    w = g.dq_input(op, 1)
-    x = g.dq_input(op, 0)
-    if w is not None and w.per_channel and w.axis not in (0, None):
+    w, x = g.weight_dq(op), g.input_dq(op)
+    if w is not None and w.per_channel and w.axis not in (g.weight_axis(op), None):
         note("weight_per_channel_symmetric", op, f"weight channel axis {w.axis}")
     bias = g.bias_arg(op)
     if bias is None:

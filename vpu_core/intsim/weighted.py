@@ -52,8 +52,10 @@ def conv(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
 
 
 def linear(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
-    x = _int8_input(args[0])
-    w = ex.constant_int(node.args[1])
+    """linear(x, W[out, in]) and its aliases addmm(b, x, W[in, out]) / mm / matmul(x, W[in, out])."""
+    k = ex.g.kernel(node)
+    x = _int8_input(args[k.input if k.input is not None else 0])
+    w = ex.constant_int(k.weight_of(node.args), k.weight_axis)
     terms = int(w.q.shape[1])
     products = exact_sum(F.linear, x.data, w.q, terms=terms, split=(-1, 1, 1), a_max=_range_max(x),
                          b_max=w.max)

@@ -22,7 +22,7 @@ Pipeline (one module each, all deterministic)
   metrics    geometric crossing count (same rules for dot), overlap and invariant checks
   compound   module groups: each open group laid out on its own inside a frame, with ports
              for the edges that cross its border; expanding / collapsing one re-places only
-             its ancestors (vpu_core.graph.grouped.GroupedGraph drives it)
+             its ancestors (vpu_core.layout.grouped.GroupedGraph drives it)
 
 Public API:  layout_graph(model, node_size=None) -> Layout;  Layout, EdgeRoute,
 default_node_size, count_crossings, check_layout, layout_stats.

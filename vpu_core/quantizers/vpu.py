@@ -2,6 +2,9 @@
 
 | constraint                      | mechanism here                                   |
 | 1 op list                       | ops outside profile.vpu_ops get no annotation    |
+|   (kernel aliases)              | conv1d as a conv2d, addmm / mm / matmul with a   |
+|                                 | constant 2-D weight as a linear (weights         |
+|                                 | per-channel on their output axis, 1 for [in,out])|
 | 2 act per-tensor symmetric      | act_spec(): qscheme=per_tensor_symmetric         |
 | 3 weight per-channel symmetric  | weight_spec(): qscheme=per_channel_symmetric     |
 | 4 power-of-two scales           | Pow2*Observer rounds calculate_qparams() up      |
@@ -11,7 +14,9 @@
 | 8 static shapes                 | validate() raises StaticShapeError on any SymInt |
 
 Every switch comes from the hardware profile, so turning a constraint off in a profile yields a
-graph that breaks exactly that rule (the tests use this).
+graph that breaks exactly that rule (the tests use this). Per-op limits and SRAM ([op.*],
+[memory]) are not read here: like a real NPU compiler, the partition moves an op that breaks
+one to the CPU after quantization, where it runs on the same int8 values.
 """
 from __future__ import annotations
 
@@ -25,14 +30,13 @@ from torchao.quantization.pt2e.quantizer import (
 
 from vpu_core.errors import StaticShapeError
 from vpu_core.fx_utils import node_dtypes, non_float_tensor, op_name, tensor_shape_text
-from vpu_core.profile import HardwareProfile, load_profile, op_matches
+from vpu_core.hardware.kernels import kernel_of
+from vpu_core.hardware.ops import LAYOUT_SHARED_OPS as LAYOUT_OPS
+from vpu_core.hardware.ops import LIST_INPUT_OPS, Kernel, listed, op_matches
+from vpu_core.profile import HardwareProfile, load_profile
 from vpu_core.quantizers.observers import Pow2MinMaxObserver, Pow2PerChannelMinMaxObserver
 
 ANNOTATION_KEY = "quantization_annotation"
-# ATen ops that carry a weight at args[1] and an optional bias at args[2] (ATen semantics, not
-# hardware: which of them the VPU runs is the profile's op list).
-WEIGHTED_OPS = ("conv1d", "conv2d", "conv3d", "linear")
-LAYOUT_OPS = ("flatten", "reshape", "view", "squeeze", "unsqueeze", "permute", "transpose")
 
 
 class MyVPUQuantizer(Quantizer):
@@ -50,22 +54,23 @@ class MyVPUQuantizer(Quantizer):
             qscheme=torch.per_tensor_symmetric if symmetric else torch.per_tensor_affine,
             observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
 
-    def weight_spec(self) -> QuantizationSpec:
+    def weight_spec(self, ch_axis: int = 0) -> QuantizationSpec:
+        """Per output channel: axis 0 of a conv / linear weight, 1 of an [in, out] alias weight."""
         obs = Pow2PerChannelMinMaxObserver if self.profile.enabled("pow2_scale") else PerChannelMinMaxObserver
         if self.profile.enabled("weight_per_channel_symmetric"):
             return QuantizationSpec(
-                dtype=torch.int8, quant_min=-127, quant_max=127, ch_axis=0,
+                dtype=torch.int8, quant_min=-127, quant_max=127, ch_axis=ch_axis,
                 qscheme=torch.per_channel_symmetric, observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
         # Relaxed profile: zero points free (per-channel affine), which is what constraint 3
         # forbids; per-channel scales stay, they cost the hardware nothing (so the ablation
         # measures the price of symmetry alone).
         return QuantizationSpec(
-            dtype=torch.int8, quant_min=-128, quant_max=127, ch_axis=0,
+            dtype=torch.int8, quant_min=-128, quant_max=127, ch_axis=ch_axis,
             qscheme=torch.per_channel_affine, observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
 
-    def bias_spec(self, node: Node) -> DerivedQuantizationSpec:
+    def bias_spec(self, node: Node, kernel: Kernel) -> DerivedQuantizationSpec:
         return DerivedQuantizationSpec(
-            derived_from=[(node.args[0], node), (node.args[1], node)],
+            derived_from=[(node.args[kernel.input], node), (node.args[kernel.weight], node)],
             derive_qparams_fn=_derive_bias_qparams, dtype=torch.int32,
             quant_min=-(2 ** 31), quant_max=2 ** 31 - 1, qscheme=torch.per_channel_symmetric, ch_axis=0)
 
@@ -74,13 +79,13 @@ class MyVPUQuantizer(Quantizer):
         for node in model.graph.nodes:
             if node.op != "call_function" or ANNOTATION_KEY in node.meta:
                 continue
-            name = op_name(node)
-            if not op_matches(name, self.profile.vpu_ops):
+            name, kernel = op_name(node), kernel_of(node)
+            if not listed(kernel, self.profile.vpu_ops):
                 continue  # constraint 1: no kernel -> no annotation -> stays fp32 on the CPU
             if not is_float_op(node):
                 continue  # int64 ids, bool masks, index math: not activations, never quantized
-            if op_matches(name, WEIGHTED_OPS):
-                self._annotate_weighted(node)
+            if kernel.weighted:
+                self._annotate_weighted(node, kernel)
             elif op_matches(name, self.profile.shared_scale_ops):
                 self._annotate_shared(node)
             elif op_matches(name, LAYOUT_OPS):
@@ -93,7 +98,7 @@ class MyVPUQuantizer(Quantizer):
         """The relu/ReLU6 that consumes `node` alone, when the profile fuses them (constraint 7)."""
         if not self.profile.enabled("fused_relu") or len(node.users) != 1:
             return None
-        if not op_matches(op_name(node), self.profile.fusable_ops):
+        if not listed(kernel_of(node), self.profile.fusable_ops):
             return None
         user = next(iter(node.users))
         ok = user.op == "call_function" and op_matches(op_name(user), self.profile.fused_activations)
@@ -108,11 +113,12 @@ class MyVPUQuantizer(Quantizer):
         if act is None:
             node.meta[ANNOTATION_KEY].output_qspec = out_spec
 
-    def _annotate_weighted(self, node: Node) -> None:
-        qmap = {node.args[0]: self.act_spec(), node.args[1]: self.weight_spec()}
-        bias = node.args[2] if len(node.args) > 2 else None
+    def _annotate_weighted(self, node: Node, kernel: Kernel) -> None:
+        qmap = {node.args[kernel.input]: self.act_spec(),
+                node.args[kernel.weight]: self.weight_spec(kernel.weight_axis)}
+        bias = node.args[kernel.bias] if kernel.bias is not None and len(node.args) > kernel.bias else None
         if isinstance(bias, Node) and self.profile.enabled("bias_int32"):
-            qmap[bias] = self.bias_spec(node)
+            qmap[bias] = self.bias_spec(node, kernel)
         node.meta[ANNOTATION_KEY] = QuantizationAnnotation(input_qspec_map=qmap, _annotated=True)
         self._set_output(node, self.act_spec())
 
@@ -171,7 +177,7 @@ def _derive_bias_qparams(obs_or_fqs) -> tuple[torch.Tensor, torch.Tensor]:
 def _tensor_inputs(node: Node) -> list[Node]:
     """Tensor inputs, each once: `cat((freqs, freqs))` (rotary embeddings) or `add(x, x)` name
     one node twice, and a spec shared with itself would be a cycle for prepare_pt2e."""
-    args = node.args[0] if op_matches(op_name(node), ("cat",)) else node.args
+    args = node.args[0] if op_matches(op_name(node), LIST_INPUT_OPS) else node.args
     return list(dict.fromkeys(a for a in args if isinstance(a, Node)
                               and isinstance(a.meta.get("val"), torch.Tensor)))
 

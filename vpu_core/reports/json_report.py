@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import math
 
-from vpu_core.analysis.results import Analysis, PartitionReport
+from vpu_core.analysis.results import Analysis, CpuNode, PartitionReport, Summary
 
 if TYPE_CHECKING:
     from vpu_core.whatif.results import AblationReport, Economics, OpCandidate
@@ -49,12 +49,30 @@ def analysis_to_json(a: Analysis) -> dict:
                                        for m in g.members]} for g in a.scale_groups],
         "op_candidates": op_candidates_to_json(a.op_candidates),
         "economics": economics_to_json(a.economics),
+        "summary": summary_to_json(a.summary),
     }
     if a.int_sim is not None:                                       # check --int-sim
         from vpu_core.reports.int_sim import int_sim_to_json
 
         out["int_sim"] = int_sim_to_json(a.int_sim)
+    if a.runtime is not None:                                       # check --run
+        from vpu_core.reports.runtime import runtime_to_json
+
+        out["runtime"] = runtime_to_json(a.runtime)
+    if a.timing is not None:
+        from vpu_core.reports.timing import timing_to_json
+
+        out["timing"] = timing_to_json(a.timing)
     return out
+
+
+def summary_to_json(s: Summary | None) -> dict | None:
+    """The headline numbers (SPEC `summary`): MAC share on the VPU, weights quantized, CPU ops by cause."""
+    if s is None:
+        return None
+    return {"vpu_mac_share": s.vpu_mac_share, "weights_quantized": s.weights_quantized,
+            "weights_total": s.weights_total, "cpu_ops_by_cause": dict(s.cpu_ops_by_cause),
+            "macs_total": s.macs_total, "macs_vpu": s.macs_vpu, "weighted_ops_on_vpu": s.weighted_on_vpu}
 
 
 def groups_to_json(a: Analysis) -> list[dict]:
@@ -80,7 +98,9 @@ def op_candidates_to_json(candidates: tuple[OpCandidate, ...]) -> list[dict]:
     return [{"op": c.op, "subgraphs_merged": c.subgraphs_merged, "bytes_saved": c.bytes_saved,
              "cpu_nodes_left": c.cpu_nodes_left, "nodes_moved": c.nodes_moved,
              "new_subgraphs": c.new_subgraphs, "subgraphs_after": c.subgraphs_after,
-             "transfer_bytes_after": c.transfer_bytes_after} for c in candidates]
+             "transfer_bytes_after": c.transfer_bytes_after, "kind": c.kind,
+             "limit": c.limit or None, "from": _plain(c.bound_from), "to": _plain(c.bound_to)}
+            for c in candidates]
 
 
 def economics_to_json(e: Economics | None) -> dict | None:
@@ -108,11 +128,25 @@ def partition_to_json(p: PartitionReport) -> dict:
     return {
         "profile": p.profile, "source": p.source, "vpu_ops": list(p.vpu_ops),
         "subgraphs": [{"id": s.id, "nodes": list(s.nodes)} for s in p.subgraphs],
-        "cpu_nodes": [{"node": c.node, "op": c.op, "reason": c.reason} for c in p.cpu_nodes],
+        "cpu_nodes": [cpu_node_to_json(c) for c in p.cpu_nodes],
         "boundaries": [{"src": b.src, "dst": b.dst, "direction": b.direction, "bytes": b.bytes,
                         "shape": list(b.shape), "dtype": b.dtype} for b in p.boundaries],
         "transfer_bytes": p.transfer_bytes,
+        "aliases": [{"node": n, "runs_as": text} for n, text in p.aliases.items()],
     }
+
+
+def cpu_node_to_json(c: CpuNode) -> dict:
+    """One CPU op: why (`cause`), and for a limit the first failing one with its offending value
+    and bound (`limit`, `value`, `bound`) plus all failing limits in order (`limits`)."""
+    first = c.limits[0] if c.limits else None
+    return {"node": c.node, "op": c.op, "reason": c.reason, "cause": c.cause,
+            "limit": first.limit if first else None,
+            "value": _plain(first.value) if first else None,
+            "bound": _plain(first.bound) if first else None,
+            "limits": [{"limit": f.limit, "value": _plain(f.value), "bound": _plain(f.bound),
+                        "text": f.text} for f in c.limits],
+            "runs_as": c.runs_as or None, "macs": c.macs}
 
 
 def _plain(x):

@@ -9,11 +9,15 @@ from collections import Counter
 
 from vpu_core.analysis.results import Analysis, PartitionReport
 from vpu_core.formatting import human_bytes
+from vpu_core.reports.summary_text import headline, no_weighted_op_sentence
 
 
 def analysis_to_text(a: Analysis) -> str:
     batch = "dynamic batch" if a.dynamic_batch else "static batch"
-    lines = [f"{a.model} · quantizer {a.quantizer} · {batch} · profile {a.partition.profile}", ""]
+    lines = [f"{a.model} · quantizer {a.quantizer} · {batch} · profile {a.partition.profile}"]
+    if a.summary is not None:
+        lines.append(headline(a.summary))
+    lines.append("")
     lines += _violation_lines(a)
     lines += ["", *_rule_table(a), "", *partition_lines(a.partition)]
     lines += _whatif_lines(a)
@@ -27,12 +31,21 @@ def analysis_to_text(a: Analysis) -> str:
         from vpu_core.reports.int_sim import int_sim_lines
 
         lines += int_sim_lines(a.int_sim)
+    if a.runtime is not None:
+        from vpu_core.reports.runtime import runtime_lines
+
+        lines += runtime_lines(a.runtime)
+    if a.timing is not None:
+        from vpu_core.reports.timing import timing_lines
+
+        lines += timing_lines(a.timing)
     t = a.timings_s
     lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
                                           for k in ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")))
     total = len(a.violations)
+    warning = no_weighted_op_sentence(a.summary)
     lines.append(f"{total} violation{'s' if total != 1 else ''} in "
-                 f"{sum(1 for r in a.rules if r.violations)} rule(s).")
+                 f"{sum(1 for r in a.rules if r.violations)} rule(s)." + (f" {warning}" if warning else ""))
     return "\n".join(lines)
 
 
@@ -74,7 +87,8 @@ def partition_lines(p: PartitionReport, title: str = "Partition") -> list[str]:
     if p.cpu_nodes:
         lines.append("  CPU fallback:")
         width = max(len(c.node) for c in p.cpu_nodes)
-        lines += [f"    {c.node:<{width}}  {c.reason}" for c in p.cpu_nodes]
+        cause = max(len(c.cause) for c in p.cpu_nodes) + 2
+        lines += [f"    {c.node:<{width}}  {'[' + c.cause + ']':<{cause}}  {c.reason}" for c in p.cpu_nodes]
     if p.boundaries:
         lines.append("  Boundaries:")
         for b in p.boundaries:

@@ -12,28 +12,20 @@ from vpu_core.formatting import human_bytes
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
-    from vpu_core.whatif.results import (AblationEntry, AblationReport, Economics, ProfileChange,
-                                         SubgraphEconomics)
+    from vpu_core.whatif.results import (AblationEntry, AblationReport, Economics, OpCandidate,
+                                         ProfileChange, SubgraphEconomics)
 
-# Short name of each constraint and the verb that agrees with it.
-CONSTRAINT_NAMES: dict[str, tuple[str, str]] = {
-    "act_per_tensor_symmetric": ("per-tensor symmetric activations", "cost"),
-    "weight_per_channel_symmetric": ("per-channel symmetric weights", "cost"),
-    "pow2_scale": ("pow2 scales", "cost"),
-    "bias_int32": ("int32 bias", "costs"),
-    "shared_scale": ("shared add / cat / pool scales", "cost"),
-    "fused_relu": ("fused relu", "costs"),
-    "static_shape": ("static shapes", "cost"),
-}
 NOISE_DB = 0.05      # a smaller change is reported as no measurable cost
 
 
-def constraint_name(rule_id: str) -> str:
-    return CONSTRAINT_NAMES.get(rule_id, (rule_id, "costs"))[0]
+def constraint_name(rule: object) -> str:
+    """A rule's what-if name ("pow2 scales"), as its module declares it (RuleInfo.name), from a
+    RuleInfo or an AblationEntry; its id when it has none."""
+    return getattr(rule, "name", "") or getattr(rule, "id", "") or getattr(rule, "constraint", str(rule))
 
 
 def ablation_headline(e: AblationEntry) -> str:
-    name, verb = CONSTRAINT_NAMES.get(e.constraint, (e.constraint, "costs"))
+    name, verb = constraint_name(e), e.verb
     if not e.measured:
         return f"{name}: no effect here ({e.reason})"
     if abs(e.delta_db) < NOISE_DB:
@@ -67,7 +59,8 @@ def profile_change_lines(changes: tuple[ProfileChange, ...]) -> list[str]:
     """The structured diff of two profiles as short lines ("ops.vpu: + softmax.int")."""
     out = []
     for c in changes:
-        if isinstance(c.old, tuple):
+        if c.added or c.removed or (isinstance(c.old, tuple) and all(isinstance(x, str) for x in c.old)
+                                    and isinstance(c.new, tuple)):
             parts = [f"+ {x}" for x in c.added] + [f"− {x}" for x in c.removed]
             out.append(f"{c.key}: {', '.join(parts) or 'reordered'}")
         else:
@@ -76,6 +69,10 @@ def profile_change_lines(changes: tuple[ProfileChange, ...]) -> list[str]:
 
 
 def _toml_text(v) -> str:
+    if v is None:
+        return "not set"
+    if isinstance(v, tuple):
+        return "×".join(str(x) for x in v)          # a pair such as kernel_max: 3×3
     return ("true" if v else "false") if isinstance(v, bool) else repr(v) if isinstance(v, str) else str(v)
 
 
@@ -121,14 +118,43 @@ def ablation_lines(r: AblationReport) -> list[str]:
     return lines
 
 
+def bound_text(value: object) -> str:
+    """A limit's bound as people read it: "3×3", "512.0 KiB" for SRAM bytes, "one_or_depthwise"."""
+    if isinstance(value, (tuple, list)):
+        return "×".join(str(v) for v in value)
+    return str(value)
+
+
+def candidate_name(c: OpCandidate) -> str:
+    """"softmax.int" (added to the op list) or "conv2d kernel_max 3×3→5×5" (a limit relaxed)."""
+    if c.kind != "limit":
+        return c.op
+    table, _, key = c.limit.partition(".")
+    if table == "memory" and isinstance(c.bound_from, int) and isinstance(c.bound_to, int):
+        return f"SRAM {human_bytes(c.bound_from)}→{human_bytes(c.bound_to)}"
+    return f"{table} {key} {bound_text(c.bound_from)}→{bound_text(c.bound_to)}"
+
+
+def candidate_sentence(c: OpCandidate) -> str:
+    """"conv2d kernel_max 3×3→5×5 moves 12 ops, merges 4 subgraphs, saves 310.0 KiB"."""
+    what = f"adding {c.op} to the op list" if c.kind != "limit" else candidate_name(c)
+    saves = f"saves {human_bytes(c.bytes_saved)}" if c.bytes_saved >= 0 else \
+        f"adds {human_bytes(-c.bytes_saved)} of transfers"
+    return (f"{what} moves {c.nodes_moved} op{'s' if c.nodes_moved != 1 else ''}, merges "
+            f"{c.subgraphs_merged} subgraph{'s' if c.subgraphs_merged != 1 else ''}, {saves}")
+
+
 def op_candidate_lines(a: Analysis) -> list[str]:
     if not a.op_candidates:
-        return ["Op-list what-if: no op falls back to the CPU for lack of a kernel."]
-    lines = ["Op-list what-if (add one op type to the VPU op list; re-partition only):",
-             f"  {'op':<28} {'subgraphs merged':>16} {'bytes saved':>12} {'CPU nodes left':>14}"]
+        return ["Op-list what-if: no op falls back to the CPU for lack of a kernel or over a limit."]
+    width = max(28, *(len(candidate_name(c)) for c in a.op_candidates))
+    lines = ["Op-list what-if (add one op type to the VPU op list, or relax one per-op limit; "
+             "re-partition only):",
+             f"  {'op / limit':<{width}} {'moved':>6} {'subgraphs merged':>16} {'bytes saved':>12} "
+             f"{'CPU nodes left':>14}"]
     for c in a.op_candidates:
-        lines.append(f"  {c.op:<28} {c.subgraphs_merged:>16} {human_bytes(c.bytes_saved):>12} "
-                     f"{c.cpu_nodes_left:>14}")
+        lines.append(f"  {candidate_name(c):<{width}} {c.nodes_moved:>6} {c.subgraphs_merged:>16} "
+                     f"{human_bytes(c.bytes_saved):>12} {c.cpu_nodes_left:>14}")
     return lines
 
 

@@ -12,8 +12,7 @@ worker processes):
 - folder.py     a sweep folder read back (the window's sweep table)
 - bench.py      `bench --sweep`: a sweep with 2 workers against the same `check` runs in a row
 - cli.py        the `sweep` command line
-- rows.py       the summary row of a run, from its `check --format json` (+ MACs per CPU op)
-- macs.py       multiply-accumulates per op, from the analysis' node shapes
+- rows.py       the summary row of a run, from its `check --format json` (summary, causes, MACs)
 - engine.py     what both engines share: the ledger of runs (reuse, order, recording)
 - local.py      the local engine: one forked process per run, timeouts, crashes, interrupts
 - ray_engine.py the same runs as Ray tasks (import ray only there)

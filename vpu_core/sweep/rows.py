@@ -9,13 +9,11 @@ in the sweep folder), key (the run's content key), cached (read from an earlier 
 
 The verdict fields come straight from the check JSON, so they equal a single `check` run's by
 construction: rules_broken = rules with violations, cpu_ops = len(partition.cpu_nodes),
-subgraphs = len(partition.subgraphs). The JSON's `summary` (vpu_mac_share, cpu_ops_by_cause) and
-each CPU node's `cause` are used when present; older check JSON without them gets the same
-numbers derived here (MACs from shapes, the cause from the reason text).
+subgraphs = len(partition.subgraphs), vpu_mac_share / cpu_ops_by_cause / macs from its `summary`,
+each blocker's cause and MACs from its CPU nodes' `cause` and `macs` (one MAC counter in the
+project: vpu_core.analysis.macs).
 """
 from __future__ import annotations
-
-from vpu_core.sweep.macs import MacBreakdown
 
 STATUSES = ("ok", "error", "timeout")
 SPEC_FIELDS = ("model", "quantizer", "profile", "status", "reason", "vpu_mac_share", "cpu_ops",
@@ -23,30 +21,18 @@ SPEC_FIELDS = ("model", "quantizer", "profile", "status", "reason", "vpu_mac_sha
 
 
 def cause_of(cpu_node: dict) -> str:
-    """A CPU node's cause: the JSON's own when present, else read from its reason."""
-    cause = cpu_node.get("cause")
-    if cause:
-        return str(cause)
-    reason = str(cpu_node.get("reason", ""))
-    if "tensor op:" in reason:
-        return "dtype"
-    if "float" in reason and "left in" in reason:
-        return "float"
-    return "op_list"
+    """A CPU node's cause, as the check JSON gives it (partition.cpu_nodes[].cause)."""
+    return str(cpu_node.get("cause") or "op_list")
 
 
 def verdict_fields(check: dict) -> dict:
     """The fields of a row that are the check's verdict (what `summary equality` compares)."""
     part = check["partition"]
-    by_cause: dict[str, int] = {}
     by_op: dict[str, int] = {}
     for c in part["cpu_nodes"]:
-        cause = cause_of(c)
-        by_cause[cause] = by_cause.get(cause, 0) + 1
         by_op[c["op"]] = by_op.get(c["op"], 0) + 1
     summary = check.get("summary") or {}
-    if isinstance(summary.get("cpu_ops_by_cause"), dict):     # the check's own, exactly (zeros too)
-        by_cause = {k: int(v) for k, v in summary["cpu_ops_by_cause"].items()}
+    by_cause = {k: int(v) for k, v in (summary.get("cpu_ops_by_cause") or {}).items()}   # zeros too
     return {
         "cpu_ops": len(part["cpu_nodes"]),
         "cpu_ops_by_cause": dict(sorted(by_cause.items())),
@@ -58,16 +44,15 @@ def verdict_fields(check: dict) -> dict:
     }
 
 
-def ok_row(base: dict, check: dict, macs: MacBreakdown | None, seconds: float) -> dict:
+def ok_row(base: dict, check: dict, seconds: float) -> dict:
     """The row of a run that produced its check JSON."""
     summary = check.get("summary") or {}
-    share = summary.get("vpu_mac_share")       # the check's own figure when it has one
-    if share is None and macs is not None:
-        share = _round(macs.vpu_share)
-    row = {**base, "status": "ok", "reason": "", "vpu_mac_share": share,
+    row = {**base, "status": "ok", "reason": "", "vpu_mac_share": summary.get("vpu_mac_share"),
            **verdict_fields(check), "seconds": round(seconds, 2)}
-    row["macs"] = {"total": macs.total, "vpu": macs.vpu, "cpu": macs.cpu} if macs else None
-    row["blockers"] = blockers(check, macs.cpu_by_node if macs else {})
+    total, vpu = summary.get("macs_total"), summary.get("macs_vpu")
+    row["macs"] = {"total": total, "vpu": vpu, "cpu": total - vpu} if total is not None and vpu is not None \
+        else None
+    row["blockers"] = blockers(check)
     row["op_candidates"] = [
         {k: c.get(k) for k in ("op", "kind", "limit", "from", "to", "bytes_saved", "subgraphs_merged",
                                "cpu_nodes_left", "nodes_moved") if k in c}
@@ -89,7 +74,7 @@ def blocker_key(cpu_node: dict) -> str | None:
     return None
 
 
-def blockers(check: dict, macs_by_node: dict) -> dict:
+def blockers(check: dict) -> dict:
     """{blocker: {"nodes": n, "macs": CPU MACs of those nodes, "cause": cause}}, most MACs first."""
     out: dict[str, dict] = {}
     for c in check["partition"]["cpu_nodes"]:
@@ -98,7 +83,7 @@ def blockers(check: dict, macs_by_node: dict) -> dict:
             continue
         entry = out.setdefault(key, {"nodes": 0, "macs": 0, "cause": cause_of(c)})
         entry["nodes"] += 1
-        entry["macs"] += int(macs_by_node.get(c["node"], 0))
+        entry["macs"] += int(c.get("macs") or 0)
     return dict(sorted(out.items(), key=lambda kv: (-kv[1]["macs"], -kv[1]["nodes"], kv[0])))
 
 
@@ -111,10 +96,6 @@ def failed_row(base: dict, status: str, reason: str, seconds: float) -> dict:
            "seconds": round(seconds, 2), "violations": None, "cpu_ops_by_op": {}, "macs": None,
            "blockers": {}, "op_candidates": []}
     return _ordered(row)
-
-
-def _round(x: float | None) -> float | None:
-    return None if x is None else round(float(x), 4)
 
 
 def _ordered(row: dict) -> dict:

@@ -25,14 +25,14 @@ from torch.fx import GraphModule
 
 from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
-from vpu_core.analysis.results import Analysis
+from vpu_core.analysis.results import Analysis, RuleInfo
 from vpu_core.analysis.rules import RULES, check_vpu
 from vpu_core.analysis.sqnr import Sqnr, measure, record_float_values
 from vpu_core.config import RunConfig
 from vpu_core.errors import InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
 from vpu_core.progress import NO_CONTEXT, RunContext
-from vpu_core.profile import RULE_IDS
+from vpu_core.profile import rule_ids
 from vpu_core.whatif.noise import MIN_SAMPLES, delta_se_db, run_outputs, sample_noise
 from vpu_core.whatif.relevance import annotated_view, cannot_matter
 from vpu_core.whatif.results import AblationEntry, AblationReport, LayerGain
@@ -93,8 +93,9 @@ def _run(qm: QuantizedModel, baseline: Analysis, ctx: RunContext) -> AblationRep
     entries = []
     reference = record_float_values(qm.float_graph, qm.heldout)     # one float pass for all seven
     view, noise = annotated_view(qm.float_graph), _Noise(qm)
-    for i, rule_id in enumerate(RULE_IDS):
-        share = ctx.scaled(_SUB_SPAN, i / len(RULE_IDS), (i + 1) / len(RULE_IDS), stage=STAGE)
+    ids = rule_ids()
+    for i, rule_id in enumerate(ids):
+        share = ctx.scaled(_SUB_SPAN, i / len(ids), (i + 1) / len(ids), stage=STAGE)
         entries.append(relax_one(qm, baseline, rule_id, share, reference, view, noise))
     ctx.report(STAGE, 1.0)
     part = baseline.partition
@@ -118,7 +119,7 @@ def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, ctx: RunCont
     report("prepare", 0.0)
     reason = cannot_matter(rule_id, view if view is not None else annotated_view(qm.float_graph), qm.profile)
     if reason:
-        return _unchanged(baseline, rule_id, info.constraint, info.title, reason)
+        return _unchanged(baseline, info, reason)
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, rule_id: False})
     converted = requantize(qm, relaxed, ctx)
     report("measure", 0.0)
@@ -133,7 +134,8 @@ def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, ctx: RunCont
     return AblationEntry(
         constraint=rule_id, number=info.constraint, title=info.title, sqnr_db=end_to_end.db, delta_db=delta,
         layers=_top_gains(layers, baseline.layer_sqnr), violations=len(violations),
-        violations_by_rule=tuple((r, by_rule[r]) for r in RULE_IDS if by_rule[r]),
+        violations_by_rule=tuple((r, by_rule[r]) for r in rule_ids() if by_rule[r]),
+        name=info.name, verb=info.verb,
         subgraphs=len(part.subgraphs), cpu_nodes=len(part.cpu_nodes),
         transfer_bytes=part.transfer_bytes, reason=why, seconds=time.perf_counter() - start,
         delta_se_db=se)
@@ -163,13 +165,14 @@ def _batch_size(batch: tuple) -> int:
     return int(first.shape[0]) if first is not None else 0
 
 
-def _unchanged(baseline: Analysis, rule_id: str, number: int, title: str, reason: str) -> AblationEntry:
+def _unchanged(baseline: Analysis, info: RuleInfo, reason: str) -> AblationEntry:
     by_rule = Counter(v.rule for v in baseline.violations)
     part = baseline.partition
     return AblationEntry(
-        constraint=rule_id, number=number, title=title, sqnr_db=baseline.sqnr_db, delta_db=0.0,
+        constraint=info.id, number=info.constraint, title=info.title, sqnr_db=baseline.sqnr_db, delta_db=0.0,
         layers=(), violations=len(baseline.violations),
-        violations_by_rule=tuple((r, by_rule[r]) for r in RULE_IDS if by_rule[r]),
+        violations_by_rule=tuple((r, by_rule[r]) for r in rule_ids() if by_rule[r]),
+        name=info.name, verb=info.verb,
         subgraphs=len(part.subgraphs), cpu_nodes=len(part.cpu_nodes),
         transfer_bytes=part.transfer_bytes, reason=reason)
 

@@ -2,67 +2,21 @@
 
 For every VPU subgraph: the bytes entering and leaving it (each tensor counted once per
 subgraph, however many of its nodes read it) against the multiply-accumulates it keeps on the
-VPU, computed from shapes:
-- convolution: output elements × (input channels / groups) × kernel size (prod(weight.shape[1:]));
-- transposed convolution: input elements × prod(weight.shape[1:]);
-- linear: output elements × in_features; matmul / mm / bmm / addmm / baddbmm: output elements × K.
-Everything else (relu, add, pooling, layout) counts 0 MAC: a subgraph of only those moves data
-to the VPU for no multiply-accumulate at all.
+VPU, computed from shapes (vpu_core.analysis.macs.op_macs: conv, linear and their aliases,
+matmul). Everything else (relu, add, pooling, layout) counts 0 MAC: a subgraph of only those
+moves data to the VPU for no multiply-accumulate at all.
 
 A subgraph pays when bytes_in + bytes_out ≤ break_even_bytes_per_mac × MACs, the break-even
 assumption of the hardware profile ([economics] in the TOML).
 """
 from __future__ import annotations
 
-import math
-
-from torch.fx import Node
-
-from vpu_core.analysis.partition import tensor_bytes
+from vpu_core.analysis.macs import op_macs
 from vpu_core.analysis.qgraph import QGraph, is_op
 from vpu_core.analysis.results import PartitionReport
-from vpu_core.fx_utils import op_name
-from vpu_core.profile import op_matches
 from vpu_core.whatif.results import Economics, SubgraphEconomics
 
-_CONV = ("conv1d", "conv2d", "conv3d", "convolution")
-_CONV_T = ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
-_MATMUL = ("matmul", "mm", "bmm", "addmm", "baddbmm")
-
-
-def _shape(g: QGraph, arg) -> tuple[int, ...] | None:
-    """The output shape of a node (a symbolic dimension at its example value), None if unknown."""
-    if not isinstance(arg, Node) or arg.name not in g.tensor_meta:
-        return None
-    return tensor_bytes(g.tensor_meta[arg.name])[1]
-
-
-def op_macs(g: QGraph, node: Node) -> int:
-    """Multiply-accumulates of one op from its shapes (0 for ops without a MAC array's work)."""
-    name = op_name(node)
-    out = _shape(g, node)
-    if out is None:
-        return 0
-    if op_matches(name, _CONV) and len(node.args) > 1:
-        if name.startswith("convolution") and len(node.args) > 6 and node.args[6]:
-            return _transposed(g, node)
-        weight = _shape(g, node.args[1])
-        return math.prod(out) * math.prod(weight[1:]) if weight else 0
-    if op_matches(name, _CONV_T) and len(node.args) > 1:
-        return _transposed(g, node)
-    if op_matches(name, ("linear",)) and len(node.args) > 1:
-        weight = _shape(g, node.args[1])
-        return math.prod(out) * weight[-1] if weight else 0
-    if op_matches(name, _MATMUL):
-        first = node.args[1] if op_matches(name, ("addmm", "baddbmm")) else node.args[0]
-        a = _shape(g, first)
-        return math.prod(out) * a[-1] if a else 0
-    return 0
-
-
-def _transposed(g: QGraph, node: Node) -> int:
-    x, weight = _shape(g, node.args[0]), _shape(g, node.args[1])
-    return math.prod(x) * math.prod(weight[1:]) if x and weight else 0
+__all__ = ["op_macs", "subgraph_economics"]
 
 
 def subgraph_economics(g: QGraph, part: PartitionReport) -> Economics:

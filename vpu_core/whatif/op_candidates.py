@@ -1,8 +1,11 @@
-"""Op-list what-if: which kernel should the next chip add first?
+"""Op-list and limit what-if: which kernel (or which relaxed limit) should the next chip add first?
 
 For each op type that falls back to the CPU because it is not in the VPU op list, the graph is
-partitioned again with only that op added to the list (re-partition only: nothing is quantized
-again, so this is cheap and runs with every analysis). Per candidate:
+partitioned again with only that op added to the list; for each per-op limit some CPU op breaks
+(vpu_core.hardware.limits), with only that limit relaxed — to the smallest bound that lets at
+least one of those ops through, and to the bound that lets all of them through ("conv2d
+kernel_max 3×3→5×5"). Re-partition only: nothing is quantized again (the VPU quantizer does not
+read the limits), so this is cheap and runs with every analysis. Per candidate:
 - subgraphs_merged: existing VPU subgraphs that join another one through the added op;
 - bytes_saved: boundary bytes before minus after (negative when the op opens a new island);
 - cpu_nodes_left: CPU nodes after the change.
@@ -21,24 +24,39 @@ import math
 from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph, is_getitem
 from vpu_core.analysis.results import PartitionReport
-from vpu_core.profile import op_matches
+from vpu_core.hardware.limits import BY_ID, relaxations
 from vpu_core.whatif.results import OpCandidate
 
 
-def _with_op(g: QGraph, op: str) -> QGraph:
-    """`g` checked against its profile plus `op`; shares g's parsed qparams and shape caches."""
+def _with_profile(g: QGraph, **changes) -> QGraph:
+    """`g` checked against its profile with `changes`; shares g's parsed qparams and shape caches."""
     h = copy.copy(g)
-    h.profile = dataclasses.replace(g.profile, vpu_ops=(*g.profile.vpu_ops, op))
+    h.profile = dataclasses.replace(g.profile, **changes)
     return h
+
+
+def _with_op(g: QGraph, op: str) -> QGraph:
+    return _with_profile(g, vpu_ops=(*g.profile.vpu_ops, op))
 
 
 def candidate_ops(g: QGraph, part: PartitionReport) -> list[str]:
     """Op types of CPU nodes that are not in the VPU op list, in graph order."""
     seen: dict[str, None] = {}
     for c in part.cpu_nodes:
-        if not op_matches(c.op, g.profile.vpu_ops):
+        if c.cause == "op_list":
             seen.setdefault(c.op, None)
     return list(seen)
+
+
+def failing_limits(part: PartitionReport) -> dict[str, list]:
+    """limit id -> the offending values of the CPU ops that break it (each op under every limit
+    it breaks), in the fixed limit order."""
+    out: dict[str, list] = {}
+    for c in part.cpu_nodes:
+        for f in c.limits:
+            out.setdefault(f.limit, []).append(f.value)
+    order = list(BY_ID)
+    return {k: out[k] for k in sorted(out, key=order.index)}
 
 
 def _transfer_bytes(g: QGraph, after: PartitionReport, moved: set[str]) -> int:
@@ -55,22 +73,50 @@ def _transfer_bytes(g: QGraph, after: PartitionReport, moved: set[str]) -> int:
 
 
 def what_if_added(g: QGraph, part: PartitionReport, op: str) -> OpCandidate:
-    """The partition of `g` with `op` added to the VPU op list, against `part` (without it)."""
-    after = partition(_with_op(g, op))
+    """The partition of `g` with `op` added to the VPU op list, against `part` (without it).
+    The quantizer would quantize the added op: it is not held back as left in float."""
+    fallbacks = frozenset(c.node for c in part.cpu_nodes if c.op == op)
+    after = partition(_with_op(g, op), assume_quantized=fallbacks)
+    return _candidate(g, part, after, op=op, first_node=next((c.node for c in part.cpu_nodes if c.op == op), ""))
+
+
+def what_if_relaxed(g: QGraph, part: PartitionReport, limit: str, bound: object) -> OpCandidate:
+    """The partition of `g` with one per-op limit relaxed to `bound`, against `part`."""
+    after = partition(_with_profile(g, limits={**g.profile.limits, limit: bound}))
+    moved = {c.node for c in part.cpu_nodes} - {c.node for c in after.cpu_nodes}
+    first = next((c.node for c in part.cpu_nodes if c.node in moved), "")
+    return _candidate(g, part, after, op=BY_ID[limit].table, first_node=first, kind="limit",
+                      limit=limit, bound_from=g.profile.limits[limit], bound_to=bound)
+
+
+def _candidate(g: QGraph, part: PartitionReport, after: PartitionReport, **fields) -> OpCandidate:
     before_cpu = {c.node for c in part.cpu_nodes}
     moved = {n for n in before_cpu if after.assignment.get(n) != "cpu"}
     old_vpu = {n for s in part.subgraphs for n in s.nodes}
     holding_old = sum(1 for s in after.subgraphs if old_vpu.intersection(s.nodes))
     after_bytes = _transfer_bytes(g, after, moved)
     return OpCandidate(
-        op=op, subgraphs_merged=len(part.subgraphs) - holding_old,
+        subgraphs_merged=len(part.subgraphs) - holding_old,
         bytes_saved=part.transfer_bytes - after_bytes, cpu_nodes_left=len(after.cpu_nodes),
         nodes_moved=len(moved), new_subgraphs=len(after.subgraphs) - holding_old,
-        subgraphs_after=len(after.subgraphs), transfer_bytes_after=after_bytes,
-        first_node=next((c.node for c in part.cpu_nodes if c.op == op), ""))
+        subgraphs_after=len(after.subgraphs), transfer_bytes_after=after_bytes, **fields)
+
+
+def limit_candidates(g: QGraph, part: PartitionReport) -> list[OpCandidate]:
+    """Every relaxation of a limit some CPU op breaks that moves at least one op to the VPU."""
+    out = []
+    for limit, values in failing_limits(part).items():
+        key, bound = BY_ID[limit], g.profile.limits[limit]
+        for relaxed in relaxations(key, bound, values):
+            candidate = what_if_relaxed(g, part, limit, relaxed)
+            if candidate.nodes_moved:
+                out.append(candidate)
+    return out
 
 
 def op_candidates(g: QGraph, part: PartitionReport) -> tuple[OpCandidate, ...]:
-    """Every candidate op, ranked: most bytes saved, then most subgraphs merged, fewest CPU nodes."""
-    out = [what_if_added(g, part, op) for op in candidate_ops(g, part)]
-    return tuple(sorted(out, key=lambda c: (-c.bytes_saved, -c.subgraphs_merged, c.cpu_nodes_left, c.op)))
+    """Every candidate op and limit relaxation, ranked: most bytes saved, then most subgraphs
+    merged, fewest CPU nodes."""
+    out = [what_if_added(g, part, op) for op in candidate_ops(g, part)] + limit_candidates(g, part)
+    return tuple(sorted(out, key=lambda c: (-c.bytes_saved, -c.subgraphs_merged, c.cpu_nodes_left,
+                                            c.kind, c.op, str(c.bound_to))))

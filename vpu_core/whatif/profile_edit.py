@@ -15,7 +15,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from vpu_core.profile import RULE_IDS, HardwareProfile, load_profile, op_matches, parse_profile
+from vpu_core.hardware.limits import LIMITS
+from vpu_core.profile import HardwareProfile, load_profile, op_matches, parse_profile, rule_ids
+from vpu_core.timing.assumptions import TIMING_KEYS
 from vpu_core.whatif.results import ModelOp, OpListRow, ProfileChange
 
 if TYPE_CHECKING:
@@ -26,11 +28,14 @@ TOML_KEYS: tuple[tuple[str, str, str], ...] = (
     ("profile", "name", "name"), ("profile", "description", "description"),
     ("ops", "vpu", "vpu_ops"), ("ops", "shared_scale", "shared_scale_ops"),
     ("ops", "fusable", "fusable_ops"), ("ops", "fused_activations", "fused_activations"),
-    *(("constraints", rid, f"constraints.{rid}") for rid in RULE_IDS),
+    *(("constraints", rid, f"constraints.{rid}") for rid in rule_ids()),
     ("requant", "min_shift", "min_shift"), ("requant", "max_shift", "max_shift"),
     ("requant", "rounding", "rounding"), ("requant", "accumulator_bits", "accumulator_bits"),
     ("requant", "avg_pool_divisor", "avg_pool_divisor"), ("requant", "reciprocal_bits", "reciprocal_bits"),
     ("economics", "break_even_bytes_per_mac", "break_even_bytes_per_mac"),
+    *(("timing", key, f"timing.{key}") for key in TIMING_KEYS),
+    # per-op limits and SRAM: written only when set ("op.conv2d" is the TOML table [op.conv2d])
+    *((k.table if k.table == "memory" else f"op.{k.table}", k.key, f"limits.{k.id}") for k in LIMITS),
 )
 # Keys whose change can alter what the VPU quantizer annotates (the rest only changes the analysis).
 _OP_LISTS = ("vpu_ops", "shared_scale_ops", "fusable_ops", "fused_activations")
@@ -40,12 +45,21 @@ _SECTION_NOTES = {
     "requant": "Requantization: the right-shift range, and how the integer simulation rounds, "
                "accumulates and divides average pools.",
     "economics": "A VPU subgraph pays when it moves at most this many bytes per MAC it keeps on the VPU.",
+    "timing": "The VPU side of the timing model (check --run measures the CPU side): MAC rate, link "
+              "bandwidth, launch overhead per subgraph and latency per transfer.",
+    "op.conv2d": "Per-op limits (a key left out does not constrain): conv2d, also conv1d as 1×k.",
+    "op.linear": "linear, also addmm / mm / matmul with a constant 2-D weight.",
+    "memory": "One VPU op's int8 inputs + output + weights must fit (biases not counted).",
 }
 
 
 def field_value(profile: HardwareProfile, field: str) -> Any:
     if field.startswith("constraints."):
         return profile.enabled(field.split(".", 1)[1])
+    if field.startswith("timing."):
+        return getattr(profile.timing, field.split(".", 1)[1])
+    if field.startswith("limits."):
+        return profile.limit(field.split(".", 1)[1])      # None: not set
     return getattr(profile, field)
 
 
@@ -64,10 +78,13 @@ def profile_to_toml(profile: HardwareProfile) -> str:
     lines = ["# Hardware profile written by VPU Inspector. Load it with --profile FILE."]
     section = None
     for sec, key, field in TOML_KEYS:
+        value = field_value(profile, field)
+        if value is None:
+            continue                                     # an unset limit: no key, no table
         if sec != section:
             section = sec
             lines += ["", *([f"# {_SECTION_NOTES[sec]}"] if sec in _SECTION_NOTES else []), f"[{sec}]"]
-        lines.append(f"{key} = {_toml_value(field_value(profile, field))}")
+        lines.append(f"{key} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"
 
 
@@ -96,9 +113,13 @@ def same_profile(a: HardwareProfile, b: HardwareProfile) -> bool:
 
 
 def edit(profile: HardwareProfile, **changes: Any) -> HardwareProfile:
-    """A copy with fields replaced; `constraints` may be a partial {rule id: bool} mapping."""
+    """A copy with fields replaced; `constraints` may be a partial {rule id: bool} mapping, and
+    `limits` a partial {"conv2d.kernel_max": (5, 5), …} mapping (None removes a limit)."""
     if "constraints" in changes:
         changes["constraints"] = {**profile.constraints, **changes["constraints"]}
+    if "limits" in changes:
+        merged = {**profile.limits, **changes["limits"]}
+        changes["limits"] = {k: v for k, v in merged.items() if v is not None}
     return dataclasses.replace(profile, **changes)
 
 
@@ -109,12 +130,17 @@ def profile_diff(base: HardwareProfile, other: HardwareProfile) -> tuple[Profile
         old, new = field_value(base, field), field_value(other, field)
         if old == new:
             continue
-        if isinstance(old, tuple):
+        if _is_list(old) and _is_list(new):
             out.append(ProfileChange(f"{sec}.{key}", old, new, tuple(x for x in new if x not in old),
                                      tuple(x for x in old if x not in new)))
         else:
             out.append(ProfileChange(f"{sec}.{key}", old, new))
     return tuple(out)
+
+
+def _is_list(value) -> bool:
+    """An op list (a tuple of names), as opposed to a pair of numbers like a kernel_max."""
+    return isinstance(value, tuple) and all(isinstance(x, str) for x in value)
 
 
 def requantization_needed(old: HardwareProfile, new: HardwareProfile, quantizer: str,

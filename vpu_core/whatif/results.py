@@ -34,6 +34,8 @@ class AblationEntry:
     reason: str = ""                   # why nothing was measured ("" when it was quantized)
     seconds: float = 0.0
     delta_se_db: float | None = None   # jackknife standard error of delta_db over the held-out samples
+    name: str = ""                     # the rule's what-if name ("pow2 scales", RuleInfo.name) …
+    verb: str = "costs"                # … and its verb ("cost")
 
     @property
     def within_noise(self) -> bool:
@@ -82,6 +84,11 @@ class OpCandidate:
     subgraphs_after: int = 0
     transfer_bytes_after: int = 0
     first_node: str = ""               # its first CPU node in graph order (where the window jumps)
+    kind: str = "op_list"              # "op_list": `op` added to the op list; "limit": one per-op
+                                       # limit relaxed (`limit` from `bound_from` to `bound_to`)
+    limit: str = ""                    # "conv2d.kernel_max"
+    bound_from: object = None          # the profile's bound, e.g. (3, 3)
+    bound_to: object = None            # the relaxed bound, e.g. (5, 5)
 
 
 # -- partition economics -------------------------------------------------------------------------

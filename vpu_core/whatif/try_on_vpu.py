@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from vpu_core.hardware.limits import BY_ID, relaxations, value_text
 from vpu_core.profile import op_matches
 from vpu_core.whatif.profile_edit import op_pattern
 
@@ -32,19 +33,15 @@ class VpuFix:
     op: str                  # the node's ATen op, "gelu.default"
     kind: str                # "op_list": add `entry` to the VPU op list · "limit": relax `limit`
     entry: str = ""          # the op-list entry to add ("gelu.default")
-    limit: str = ""          # the failing per-op limit ("conv2d.kernel_max"), kind "limit"
+    limit: str = ""          # the first failing per-op limit ("conv2d.kernel_max"), kind "limit"
     text: str = ""           # "add gelu.default to the VPU op list"
+    bounds: tuple[tuple[str, object], ...] = ()   # kind "limit": every failing limit, relaxed just
+                                                  # enough for this node ((limit id, new bound), …)
 
 
 def cpu_cause(analysis: Analysis, cpu: CpuNode) -> str:
-    """The cause of a CPU fallback: CpuNode.cause when the partition says it, else read from the
-    profile's op list ("op_list" when the op is not listed, "dtype" for an integer / bool tensor)."""
-    cause = getattr(cpu, "cause", "")
-    if cause:
-        return str(cause)
-    if " tensor op: " in cpu.reason:
-        return "dtype"
-    return "op_list" if not op_matches(cpu.op, analysis.partition.vpu_ops) else "other"
+    """The cause of a CPU fallback, as the partition gives it (CpuNode.cause)."""
+    return cpu.cause
 
 
 def vpu_fix(analysis: Analysis, node: str) -> VpuFix | None:
@@ -59,15 +56,23 @@ def vpu_fix(analysis: Analysis, node: str) -> VpuFix | None:
         return VpuFix(node, cpu.op, "op_list", entry=entry, text=f"add {entry} to the VPU op list")
     limits = getattr(cpu, "limits", ())
     if cause in ("limit", "memory") and limits:
-        first = limits[0]
-        return VpuFix(node, cpu.op, "limit", limit=first.limit,
-                      text=f"relax {first.limit} ({first.text})")
+        bounds = tuple((f.limit, _admitting(f.limit, f.bound, f.value)) for f in limits)
+        text = " and ".join(f"{limit} to {value_text(BY_ID[limit], bound)}" for limit, bound in bounds)
+        return VpuFix(node, cpu.op, "limit", limit=limits[0].limit, text=f"relax {text}", bounds=bounds)
     return None
 
 
+def _admitting(limit: str, bound: object, value: object) -> object:
+    """The bound of `limit` relaxed just enough for `value` (the node's own): a pair or a maximum
+    raised to it, a channel multiple lowered to one that divides it, groups opened to "any"."""
+    return relaxations(BY_ID[limit], bound, [value])[-1]
+
+
 def fixed_profile(profile: HardwareProfile, fix: VpuFix) -> HardwareProfile | None:
-    """`profile` with the edit of `fix` (None when the edit is not one the profile can take:
-    a limit is edited by hand in the editor, which shows it)."""
+    """`profile` with the edit of `fix`: the op added to the VPU op list, or every failing limit
+    relaxed to the node's value (None when there is no edit to make)."""
+    if fix.kind == "limit":
+        return replace(profile, limits={**profile.limits, **dict(fix.bounds)}) if fix.bounds else None
     if fix.kind != "op_list":
         return None
     if op_matches(fix.op, profile.vpu_ops):

@@ -38,4 +38,6 @@ RULE = Rule(RuleInfo(
     title="Activations int8, per-tensor, symmetric",
     reason="With zero point 0 the z·Σq cross terms of an integer conv vanish; otherwise they must be "
            "accumulated per output position at run time. One scale per activation buffer keeps the "
-           "requantization a single shift."), check)
+           "requantization a single shift.",
+    name="per-tensor symmetric activations", verb="cost",
+    int_sim_need="one scale per activation tensor"), check)

@@ -1,19 +1,33 @@
-"""A rule unit (id, title, constraint, hardware reason, check function) and the registry of them."""
+"""A rule unit and the registry of them. One module per rule declares everything about it: its
+RuleInfo (stable id — also its profile switch constraints.<id> —, constraint number, title,
+hardware reason, what-if name and verb, what integer simulation needs of it), its check on the
+Q/DQ graph, and, for the what-if, why switching it off cannot change a given model (read from the
+float graph as the quantizer sees it). Adding a rule is one module plus its tests: the registry
+(rules/__init__), the profile's [constraints] keys, the ablation, the reports and the window all
+read it from here."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import RuleInfo, Violation
 
+if TYPE_CHECKING:
+    from torch.fx import GraphModule
+
+    from vpu_core.profile import HardwareProfile
+
 CheckFn = Callable[[QGraph], list[Violation]]
+# (float graph as the quantizer annotates it, profile) -> why relaxing the rule cannot change it ("": it can)
+RelevanceFn = Callable[["GraphModule", "HardwareProfile"], str]
 
 
 @dataclass(frozen=True)
 class Rule:
     info: RuleInfo
     check: CheckFn
+    cannot_matter: RelevanceFn | None = None   # None: relaxing it may always change the model
 
     @property
     def id(self) -> str:

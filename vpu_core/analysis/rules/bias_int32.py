@@ -1,6 +1,8 @@
 """Constraint 5: the bias of conv / linear is int32 with scale exactly s_in·s_w (per channel)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 from torch.fx import Node
 
@@ -9,13 +11,19 @@ from vpu_core.formatting import scale_text
 from vpu_core.qdq import is_dequantize
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
+from vpu_core.hardware.kernels import kernel_of, weighted_nodes
+
+if TYPE_CHECKING:
+    from torch.fx import GraphModule
+
+    from vpu_core.profile import HardwareProfile
 
 _REL_TOL = 1e-5  # s_in·s_w is formed in float32 by the quantizer, we recompute it in float64
 
 
 def expected_bias_scales(g: QGraph, op: Node) -> tuple[float, ...] | None:
     """s_in·s_w[c] for a quantized conv / linear (None when the input is not dequantized)."""
-    x, w = g.dq_input(op, 0), g.dq_input(op, 1)
+    x, w = g.input_dq(op), g.weight_dq(op)
     if x is None or w is None or len(x.scales) != 1 or not w.scales:
         return None
     return tuple(x.scales[0] * s for s in w.scales)
@@ -81,8 +89,19 @@ def check(g: QGraph) -> list[Violation]:
     return [v for v in (_check_op(g, op) for op in g.weighted_ops) if v is not None]
 
 
+def cannot_matter(gm: GraphModule, profile: HardwareProfile) -> str:
+    def has_bias(n: Node) -> bool:
+        k = kernel_of(n)
+        return k.bias is not None and len(n.args) > k.bias and isinstance(n.args[k.bias], Node)
+
+    with_bias = [n for n in weighted_nodes(gm, profile.vpu_ops) if has_bias(n)]
+    return "" if with_bias else "no conv / linear with a bias on the VPU"
+
+
 RULE = Rule(RuleInfo(
     id="bias_int32", constraint=5,
     title="Bias int32 with scale s_in·s_w",
     reason="The conv accumulates int8·int8 products in int32 at scale s_in·s_w; a bias quantized to "
-           "exactly that scale is added straight into the accumulator, any other needs a rescale."), check)
+           "exactly that scale is added straight into the accumulator, any other needs a rescale.",
+    name="int32 bias", verb="costs",
+    int_sim_need="an int32 bias at scale s_in·s_w, added in the accumulator"), check, cannot_matter)

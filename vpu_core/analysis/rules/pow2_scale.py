@@ -34,4 +34,6 @@ RULE = Rule(RuleInfo(
     id="pow2_scale", constraint=4,
     title="Every scale is a power of two",
     reason="With power-of-two scales the requantization multiplier s_in·s_w/s_out is 2^-n: a right "
-           "shift by n, no multiplier in hardware."), check)
+           "shift by n, no multiplier in hardware.",
+    name="pow2 scales", verb="cost",
+    int_sim_need="every scale to be a power of two, so that requantization is a right shift"), check)

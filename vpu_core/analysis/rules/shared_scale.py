@@ -1,6 +1,8 @@
 """Constraint 6: add / cat / pooling (the profile's shared_scale ops) use one scale for inputs and output."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from torch.fx import Node
 
 from vpu_core.analysis.qgraph import QGraph, QParams
@@ -8,13 +10,19 @@ from vpu_core.formatting import scale_text
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
 from vpu_core.fx_utils import op_name
-from vpu_core.profile import op_matches
+from vpu_core.hardware.kernels import listed_nodes
+from vpu_core.hardware.ops import LIST_INPUT_OPS, op_matches
 from vpu_core.qdq import is_dequantize
+
+if TYPE_CHECKING:
+    from torch.fx import GraphModule
+
+    from vpu_core.profile import HardwareProfile
 
 
 def tensor_inputs(op: Node) -> list[Node]:
     """Tensor operands of `op` (cat takes a list as its first argument)."""
-    args = op.args[0] if op_matches(op_name(op), ("cat", "concat", "stack")) else op.args
+    args = op.args[0] if op_matches(op_name(op), LIST_INPUT_OPS) else op.args
     if isinstance(args, Node):
         args = [args]
     return [a for a in args if isinstance(a, Node)]
@@ -65,8 +73,14 @@ def check(g: QGraph) -> list[Violation]:
     return [v for v in (_check_op(*site) for site in shared_scale_ops(g)) if v is not None]
 
 
+def cannot_matter(gm: GraphModule, profile: HardwareProfile) -> str:
+    shared = [n for n in listed_nodes(gm, profile.vpu_ops) if op_matches(op_name(n), profile.shared_scale_ops)]
+    return "" if shared else "no add / cat / pooling op (shared-scale op) on the VPU"
+
+
 RULE = Rule(RuleInfo(
     id="shared_scale", constraint=6,
     title="add / cat / pooling share one scale",
     reason="With one scale on inputs and output the VPU adds, concatenates and pools int8 values "
-           "directly: no requantization around these ops."), check)
+           "directly: no requantization around these ops.",
+    name="shared add / cat / pool scales", verb="cost"), check, cannot_matter)

@@ -1,12 +1,19 @@
 """Constraint 8: static shapes only (no symbolic dimension anywhere in the graph)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from vpu_core.analysis.qgraph import QGraph, is_guard
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
 from vpu_core.fx_utils import tensor_shape_text
+
+if TYPE_CHECKING:
+    from torch.fx import GraphModule
+
+    from vpu_core.profile import HardwareProfile
 
 
 def symbols_of(val: object) -> set[str]:
@@ -40,8 +47,15 @@ def check(g: QGraph) -> list[Violation]:
                            nodes=reach[s]) for s in first]
 
 
+def cannot_matter(gm: GraphModule, profile: HardwareProfile) -> str:
+    symbolic = any(symbols_of(n.meta.get("val")) for n in gm.graph.nodes)
+    return "" if symbolic else ("the graph has static shapes: constraint 8 only refuses symbolic "
+                                "dimensions, so relaxing it changes nothing")
+
+
 RULE = Rule(RuleInfo(
     id="static_shape", constraint=8,
     title="Static shapes only",
     reason="The VPU plans its memory at compile time, so every buffer size must be known: no "
-           "symbolic (dynamic) dimension anywhere."), check)
+           "symbolic (dynamic) dimension anywhere.",
+    name="static shapes", verb="cost"), check, cannot_matter)

@@ -1,5 +1,8 @@
-"""Constraint 3: weights of conv / linear are int8, per-channel (output axis 0), symmetric."""
+"""Constraint 3: weights of conv / linear (and their aliases) are int8, per-channel along the output
+channels (axis 0; axis 1 for the [in, out] weight of an addmm / mm / matmul alias), symmetric."""
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -7,12 +10,18 @@ from vpu_core.analysis.qgraph import QGraph
 from vpu_core.formatting import scale_text
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
+from vpu_core.hardware.kernels import weighted_nodes
+
+if TYPE_CHECKING:
+    from torch.fx import GraphModule
+
+    from vpu_core.profile import HardwareProfile
 
 
 def check(g: QGraph) -> list[Violation]:
     out = []
     for op in g.weighted_ops:
-        w = g.dq_input(op, 1)
+        w, axis = g.weight_dq(op), g.weight_axis(op)
         if w is None:                   # weighted_ops have a dequantized weight; nothing to judge
             continue
         problems: list[str] = []
@@ -21,7 +30,7 @@ def check(g: QGraph) -> list[Violation]:
             scale = scale_text(w.scales[0]) if w.scales else "?"
             problems.append(f"weight is per-tensor (scale {scale})")
             values["scale"] = w.scales[0] if w.scales else None
-        elif w.axis != 0:
+        elif w.axis != axis:
             problems.append(f"weight is per-channel on axis {w.axis}")
             values["axis"] = w.axis
         if w.dtype != torch.int8:
@@ -38,9 +47,15 @@ def check(g: QGraph) -> list[Violation]:
     return out
 
 
+def cannot_matter(gm: GraphModule, profile: HardwareProfile) -> str:
+    return "" if weighted_nodes(gm, profile.vpu_ops) else "no conv / linear on the VPU: no weight is quantized"
+
+
 RULE = Rule(RuleInfo(
     id="weight_per_channel_symmetric", constraint=3,
     title="Weights int8, per-channel, symmetric",
     reason="A weight zero point z_w adds a z_w·Σq_x term that must be accumulated per output position "
            "at run time; z_w = 0 removes it. Per-channel scales cost nothing extra: every output "
-           "channel has its own requantization shift anyway."), check)
+           "channel has its own requantization shift anyway.",
+    name="per-channel symmetric weights", verb="cost",
+    int_sim_need="weight scales per output channel (axis 0; axis 1 for the [in, out] weight of an alias)"), check, cannot_matter)

@@ -8,8 +8,9 @@ SVG), images (data: URIs) — is inside the one file: no network, no external fo
     write_report_html("resnet8.html", analysis, graph_image=png_bytes)   # atomic
 
 Sections (stable ids, the tests look for them): #summary, #graph, #rules, #partition, #whatif,
-#histograms, #sqnr, with integer simulation (Analysis.int_sim) #int_sim, with an ablation
-#ablation and, with a second analysis, #comparison.
+#histograms, #sqnr, with integer simulation (Analysis.int_sim) #int_sim, with a run on this CPU
+(Analysis.runtime, `report --run`) #runtime, with an ablation #ablation and, with a second
+analysis, #comparison.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from vpu_core.reports.html.sections import (GraphImage, graph_section, partition
                                            rules_section, summary_section)
 from vpu_core.reports.html.style import CSS, PAGE_SCRIPT
 from vpu_core.reports.html.whatif import ablation_section, whatif_section
+from vpu_core.reports.summary_text import share_text
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -35,7 +37,8 @@ SECTION_IDS = ("summary", "graph", "rules", "partition", "whatif", "histograms",
 OPTIONAL_IDS = ("ablation", "comparison")     # only when the report is given what they show
 _NAV = {"summary": "Summary", "graph": "Graph", "rules": "Rules", "partition": "Partition",
         "whatif": "What-if", "histograms": "Scales & shifts", "sqnr": "SQNR",
-        "ablation": "Constraint cost", "comparison": "Comparison", "int_sim": "Integer simulation"}
+        "ablation": "Constraint cost", "comparison": "Comparison", "int_sim": "Integer simulation",
+        "runtime": "Run on this CPU"}
 
 __all__ = ["build_report_html", "write_report_html", "GraphImage", "SECTION_IDS", "OPTIONAL_IDS"]
 
@@ -62,6 +65,10 @@ def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str 
         from vpu_core.reports.html.int_sim import int_sim_section
 
         sections.append(int_sim_section(analysis, tag))
+    if analysis.runtime is not None:
+        from vpu_core.reports.html.runtime import runtime_section
+
+        sections.append(runtime_section(analysis, tag))
     if ablation is not None:
         sections.append(ablation_section(ablation))
     if compare_with is not None:
@@ -71,6 +78,8 @@ def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str 
     ids = [s for s in SECTION_IDS if present.get(s, True)]
     if analysis.int_sim is not None:
         ids.insert(ids.index("sqnr") + 1, "int_sim")
+    if analysis.runtime is not None:
+        ids.insert(ids.index("int_sim" if analysis.int_sim is not None else "sqnr") + 1, "runtime")
     when = (generated_at or _dt.datetime.now()).strftime("%Y-%m-%d %H:%M")
     title = _title(analysis, compare_with)
     return "".join([
@@ -120,6 +129,8 @@ def _header(a: Analysis, b: Analysis | None, title: str, when: str) -> str:
             f"profile {a.partition.profile}"]
     if b is None:
         meta.append(violations(a))
+        if a.summary is not None and a.summary.macs_total:
+            meta.insert(0, f"VPU runs {share_text(a.summary.vpu_mac_share)} of the MACs")
     else:
         meta += [f"{default_label(a)}: {violations(a)}", f"{default_label(b)}: {violations(b)}"]
     meta.append(f"generated {when}")

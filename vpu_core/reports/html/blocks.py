@@ -8,7 +8,7 @@ from vpu_core.reports.html.html_kit import code, esc, pill, table
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
-    from vpu_core.graph.grouped import GroupedGraph
+    from vpu_core.layout.grouped import GroupedGraph
     from vpu_core.graph.model import GroupStats
 
 
@@ -16,7 +16,7 @@ def report_blocks(analysis: Analysis) -> tuple[GroupedGraph, frozenset[str], lis
     """(GroupedGraph, expanded groups, GroupStats of the blocks shown closed) of the report's
     collapsed picture, or None when the model has no module hierarchy."""
     from vpu_core.graph.build import build_graph_model
-    from vpu_core.graph.grouped import grouped_graph, report_view
+    from vpu_core.layout.grouped import grouped_graph, report_view
 
     grouped = grouped_graph(analysis, build_graph_model(analysis))
     if grouped is None:

@@ -14,6 +14,7 @@ from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, esc
 from vpu_core.reports.html.svg_charts import (Bar, RefLine, Series, bin_edges, count_bins, hbars,
                                              histogram, scatter)
+from vpu_core.reports.summary_text import empty_weights_reason
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -48,7 +49,7 @@ def histograms_section(a: Analysis, tag: str = "") -> str:
                          x_label="log2(scale)", integer_ticks=True)),
         figure("Weight scales", f"{len(wgt)} channels, log2(scale)",
                histogram(edges, [Series("weight", count_bins(wgt, edges), style.WEIGHT)],
-                         x_label="log2(scale)", integer_ticks=True)),
+                         x_label="log2(scale)", integer_ticks=True, empty=empty_weights_reason(a.summary))),
         figure("Requantization right shifts", "n per output channel, M = 2^-n", shift_chart(a)),
         pow2_cost_figure(a),
     ]
@@ -64,7 +65,8 @@ def shift_chart(a: Analysis) -> str:
     series = [Series("exact shift", count_bins(exact, edges), style.VPU)]
     if inexact:
         series.append(Series("no exact shift (nearest n)", count_bins(inexact, edges), style.DANGER))
-    return histogram(edges, series, x_label="right-shift count n", integer_ticks=True)
+    reason = empty_weights_reason(a.summary) or "No requantization site: no quantized conv, linear, add or pool."
+    return histogram(edges, series, x_label="right-shift count n", integer_ticks=True, empty=reason)
 
 
 def pow2_cost_figure(a: Analysis) -> str:

@@ -10,6 +10,8 @@ from vpu_core.compare import default_label, node_role, violation_owners
 from vpu_core.formatting import db_text, human_bytes, value_text
 from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, code, details, esc, facts, kpi, pill, table
+from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, human_macs, no_weighted_op_sentence,
+                                           share_text, weights_text)
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, PartitionReport, RuleResult
@@ -46,6 +48,7 @@ def summary_section(a: Analysis, tag: str = "") -> str:
     share = f"{100.0 * on_vpu / ops:.0f}%" if ops else "—"
     p = a.partition
     tiles = "".join([
+        *mac_share_tiles(a),
         kpi("Violations", str(len(a.violations)), f"{rules_broken(a)} of {len(a.rules)} rules broken",
             "bad" if a.violations else "good"),
         kpi("Ops on the VPU", share, f"{on_vpu} of {ops} ops", "vpu"),
@@ -55,8 +58,27 @@ def summary_section(a: Analysis, tag: str = "") -> str:
             "cpu" if p.boundaries else ""),
         kpi("SQNR end to end", esc(db_text(a.sqnr_db)), "float vs quantized output"),
     ])
-    return card("summary", "Summary", f'<div class="kpis">{tiles}</div>' + facts(summary_facts(a)), tag=tag,
+    return card("summary", "Summary", f'<div class="kpis">{tiles}</div>' + no_weighted_op_html(a)
+                + facts(summary_facts(a)), tag=tag,
                 lede="What happens to this model when it is quantized for the VPU, at a glance.")
+
+
+def mac_share_tiles(a: Analysis) -> list[str]:
+    """The lead tile: the share of the model's multiply-accumulates the VPU runs."""
+    s = a.summary
+    if s is None:
+        return []
+    value = share_text(s.vpu_mac_share) if s.macs_total else "—"
+    sub = (f"of {esc(human_macs(s.macs_total))} · {esc(weights_text(s))}" if s.macs_total
+           else "the model has no multiply-accumulate")
+    tone = "vpu" if s.vpu_mac_share >= 0.5 else "cpu"
+    return [kpi("MACs on the VPU", esc(value), sub, tone)]
+
+
+def no_weighted_op_html(a: Analysis) -> str:
+    """The one sentence a run owes when no conv / linear runs on the VPU ("" otherwise)."""
+    sentence = no_weighted_op_sentence(a.summary)
+    return f'<p class="warnline">{esc(sentence)}</p>' if sentence else ""
 
 
 def summary_facts(a: Analysis) -> list[tuple[str, str]]:
@@ -73,6 +95,8 @@ def summary_facts(a: Analysis) -> list[tuple[str, str]]:
         ("Quantizer", esc(QUANTIZER_NAMES.get(a.quantizer, a.quantizer))),
         ("Batch mode", "dynamic batch (symbolic batch dimension)" if a.dynamic_batch else "static batch"),
         ("Hardware profile", code(a.partition.profile)),
+        *((("CPU ops by cause", esc(causes_text(a.summary.cpu_ops_by_cause, short=False))),)
+          if a.summary is not None else ()),
         ("Nodes", esc(nodes)),
         ("Requantization sites", esc(f"{len(a.requant)} sites · {exact} exact right shifts · "
                                      f"{bad_range} out of the shift range")),
@@ -250,8 +274,11 @@ def partition_body(a: Analysis, p: PartitionReport) -> str:
              _collapsible(_subgraph_table(a, p), len(p.subgraphs), "subgraphs")]
     parts.append("<h3>CPU fallback</h3>")
     if p.cpu_nodes:
-        rows = [[code(c.node), code(c.op), esc(c.reason)] for c in p.cpu_nodes]
-        parts.append(_collapsible(table(["Node", "Op", "Why it falls back"], rows), len(rows), "CPU nodes"))
+        rows = [[code(c.node), code(c.op), pill(CAUSE_WORDS.get(c.cause, c.cause), "cpu"),
+                 esc(c.reason) + (f' <span class="muted">· {esc(c.runs_as)}</span>' if c.runs_as else "")]
+                for c in p.cpu_nodes]
+        parts.append(_collapsible(table(["Node", "Op", "Cause", "Why it falls back"], rows), len(rows),
+                                  "CPU nodes"))
     else:
         parts.append('<p class="muted">Every op runs on the VPU.</p>')
     parts.append("<h3>Boundary edges</h3>")

@@ -8,6 +8,7 @@ read like a plotting library's. All text that reaches the SVG goes through html.
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 from html import escape
 from typing import Any, Sequence
@@ -99,16 +100,21 @@ def _axis_labels(width: int, height: int, x_label: str, y_label: str) -> list[st
 
 
 def empty_chart(message: str, width: int = 520, height: int = 120) -> str:
+    """A framed box saying why there is nothing to draw (wrapped to the box's width)."""
+    lines = textwrap.wrap(message, max(20, width // 7)) or [""]
+    top = height / 2 + 4 - 9 * (len(lines) - 1)
+    texts = "".join(_text(width / 2, top + 18 * i, line, size=13) for i, line in enumerate(lines))
     return (_svg_open(width, height, message)
             + f'<rect x="0.5" y="0.5" width="{width - 1}" height="{height - 1}" rx="8" fill="#f9fafb" '
-              f'stroke="{GRID}"/>' + _text(width / 2, height / 2 + 4, message, size=13) + "</svg>")
+              f'stroke="{GRID}"/>' + texts + "</svg>")
 
 
 def histogram(edges: tuple[float, ...], series: list[Series], *, x_label: str, y_label: str = "count",
-              width: int = 520, height: int = 240, integer_ticks: bool = False) -> str:
-    """Bars per bin; several series are drawn side by side inside each bin."""
+              width: int = 520, height: int = 240, integer_ticks: bool = False, empty: str = "") -> str:
+    """Bars per bin; several series are drawn side by side inside each bin. `empty`: why there
+    is no data, said in the empty chart (default: "No data for {x_label}")."""
     if len(edges) < 2 or not series or not any(sum(s.counts) for s in series):
-        return empty_chart(f"No data for {x_label}", width)
+        return empty_chart(empty or f"No data for {x_label}", width)
     lo, hi = edges[0], edges[-1]
     top = max(max(s.counts) for s in series)
     y_ticks = [t for t in nice_ticks(0, top, 4) if t == int(t)] or [0.0, float(top)]

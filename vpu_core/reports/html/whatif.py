@@ -13,8 +13,9 @@ from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, code, esc, pill, table
 from vpu_core.reports.html.numbers import figure
 from vpu_core.reports.html.svg_charts import Bar, signed_hbars
-from vpu_core.reports.whatif_text import (NOISE_DB, ablation_headline, constraint_name, db, delta_text,
-                                          economics_sentence, human_macs, noise_note, signed_bytes)
+from vpu_core.reports.whatif_text import (NOISE_DB, ablation_headline, candidate_name, constraint_name, db,
+                                          delta_text, economics_sentence, human_macs, noise_note,
+                                          signed_bytes)
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -25,18 +26,19 @@ def whatif_section(a: Analysis, tag: str = "") -> str:
     body = "<h3>Which kernel should the next chip add first?</h3>" + _candidates(a)
     body += "<h3>Does each VPU subgraph pay for its transfers?</h3>" + _economics(a)
     return card("whatif", "Partition what-if", body, tag=tag, lede=(
-        "Each op type that falls back to the CPU, added alone to the VPU op list (the graph is "
-        "partitioned again, nothing is re-quantized; a tensor the added op sends back leaves the "
-        "VPU as int8), ranked by the boundary bytes it saves. Below, every VPU subgraph's boundary "
+        "Each op type that falls back to the CPU, added alone to the VPU op list, and each per-op "
+        "limit an op breaks, relaxed alone (the graph is partitioned again, nothing is "
+        "re-quantized; a tensor the added op sends back leaves the VPU as int8), ranked by the "
+        "boundary bytes it saves. Below, every VPU subgraph's boundary "
         "bytes against the multiply-accumulates it keeps on the VPU."))
 
 
 def _candidates(a: Analysis) -> str:
     if not a.op_candidates:
-        return '<p class="muted">No op falls back to the CPU for lack of a kernel.</p>'
-    rows = [[code(c.op), esc(c.nodes_moved), esc(c.subgraphs_merged), esc(c.new_subgraphs),
+        return '<p class="muted">No op falls back to the CPU for lack of a kernel or over a limit.</p>'
+    rows = [[code(candidate_name(c)), esc(c.nodes_moved), esc(c.subgraphs_merged), esc(c.new_subgraphs),
              esc(signed_bytes(c.bytes_saved)), esc(c.cpu_nodes_left)] for c in a.op_candidates]
-    return table(["Op added to the VPU list", "Nodes moved", "Subgraphs merged", "New islands",
+    return table(["Op added to the VPU list / limit relaxed", "Nodes moved", "Subgraphs merged", "New islands",
                   "Bytes saved", "CPU nodes left"], rows, numeric={1, 2, 3, 4, 5})
 
 
@@ -64,7 +66,7 @@ def _economics(a: Analysis) -> str:
 
 def ablation_section(r: AblationReport) -> str:
     ranked = r.ranked()
-    bars = [Bar(constraint_name(e.constraint), e.delta_db, _colour(e), tip=ablation_headline(e),
+    bars = [Bar(constraint_name(e), e.delta_db, _colour(e), tip=ablation_headline(e),
                 spread=e.delta_se_db or 0.0) for e in ranked]
     chart = figure("What each constraint costs", "SQNR gained by relaxing it alone, dB",
                    signed_hbars(bars, unit="dB gained when relaxed (= what the constraint costs)"))

@@ -1,0 +1,76 @@
+"""Time instead of bytes: does each VPU subgraph pay, in microseconds?
+
+    timing = split_timing(analysis, runtime, profile.timing)     # SplitTiming (plain numbers)
+
+Per VPU subgraph of the partition (its MACs and boundary tensors from vpu_core.whatif.economics'
+accounting):
+
+    VPU estimate  = launch_overhead_us + MACs / vpu_macs_per_s                     (profile [timing])
+    transfers     = Σ over tensors entering or leaving it, each once:
+                    transfer_latency_us + bytes / link_bytes_per_s                 (profile [timing])
+    CPU measured  = Σ over its nodes of their time in the lowered program on this CPU
+                    (RuntimeReport.op_us: ETDump per-op time + the node's share of its XNNPACK
+                    delegate's overhead)
+    verdict       = pays (saves CPU − VPU − transfers) or costs (VPU + transfers − CPU)
+
+End to end: the split = Σ subgraphs (estimate + transfers) + the CPU fallback nodes (measured),
+next to all of it on the CPU (measured: the per-op sum, and the wall-clock latency). Ops without
+multiply-accumulates (add, relu, pooling, layout) are assumed free on the VPU beside its MAC
+array; the VPU's time is its MACs and its launch. Pure Python, no torch.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vpu_core.timing.assumptions import TimingAssumptions
+from vpu_core.timing.results import SplitTiming, SubgraphTiming
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import Analysis
+    from vpu_core.runtime.results import RuntimeReport
+
+__all__ = ["split_timing", "SplitTiming", "SubgraphTiming", "TimingAssumptions"]
+
+
+def split_timing(a: Analysis, runtime: RuntimeReport, assumptions: TimingAssumptions,
+                 profile: str = "") -> SplitTiming | None:
+    """The timing model of `a`'s partition with `runtime`'s measured CPU times (None when the
+    runtime refused: there is nothing measured to compare with)."""
+    if runtime.refused or runtime.latency is None:
+        return None
+    measured = runtime.op_us()
+    part = a.partition
+    moved = _transfers(part)
+    macs = {e.subgraph: (e.macs, e.ops, e.first_op) for e in (a.economics.subgraphs if a.economics else ())}
+    rows = []
+    for s in part.subgraphs:
+        mac, ops, first = macs.get(s.id, (0, 0, s.nodes[0] if s.nodes else ""))
+        tensors = moved.get(s.id, {})
+        compute_nodes = [n for n in s.nodes if _is_compute(a, n)]
+        rows.append(SubgraphTiming(
+            s.id, ops, mac, len(tensors), sum(tensors.values()), assumptions.launch_overhead_us,
+            assumptions.compute_us(mac), sum(assumptions.transfer_us(b) for b in tensors.values()),
+            sum(measured.get(n, 0.0) for n in s.nodes), sum(1 for n in compute_nodes if n in measured), first))
+    cpu = [n for n, side in part.assignment.items() if side == "cpu"]
+    lat = runtime.latency
+    return SplitTiming(
+        assumptions, tuple(rows), sum(measured.get(n, 0.0) for n in cpu),
+        sum(1 for n in cpu if _is_compute(a, n)), sum(measured.values()), lat.median_ms * 1e3,
+        profile or part.profile,
+        f"{runtime.runtime}, XNNPACK, {runtime.threads} threads, {runtime.profiled_runs} profiled runs")
+
+
+def _transfers(part) -> dict[int, dict[tuple[str, str], int]]:
+    """subgraph -> {(direction, tensor): bytes}: each tensor entering or leaving counted once
+    (the accounting of vpu_core.whatif.economics)."""
+    out: dict[int, dict[tuple[str, str], int]] = {}
+    for b in part.boundaries:
+        side = part.assignment[b.dst] if b.direction == "cpu->vpu" else part.assignment[b.src]
+        out.setdefault(side, {})[(b.direction, b.src)] = b.bytes
+    return out
+
+
+def _is_compute(a: Analysis, name: str) -> bool:
+    info = a.nodes.get(name)
+    return info is not None and info.kind == "call_function" and not info.op.startswith(
+        ("quantized_decomposed.", "getitem"))
