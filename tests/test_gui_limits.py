@@ -33,7 +33,7 @@ def limited(tmp_path_factory):
     path = tmp_path_factory.mktemp("profiles") / "channels8.toml"
     path.write_text(DEFAULT_PROFILE.read_text(encoding="utf-8")
                     + "\n[op.conv2d]\nin_channels_multiple = 8\n", encoding="utf-8")
-    return Session().inspect(RunConfig(model=CHAIN, batch_size=1, calib_batches=2, profile=str(path)))
+    return Session().inspect(RunConfig(model=CHAIN, batch_size=1, calib_batches=2, profile=str(path)), whatif=True)
 
 
 def _text(html: str) -> str:

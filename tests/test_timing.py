@@ -54,7 +54,7 @@ def test_timing_section_parses_defaults_and_rejects_nonsense(profiles):
 def chain(profiles_module):
     """x → conv1 → sigmoid → conv2 → softmax at batch 1, VPU quantizer, the hand [timing]."""
     config = RunConfig(model=CHAIN, batch_size=1, calib_batches=2, profile=profiles_module)
-    return config, Session().inspect(config, view=None).analysis
+    return config, Session().inspect(config, view=None, whatif=True).analysis
 
 
 @pytest.fixture(scope="module")

@@ -184,12 +184,12 @@ class Session:
         analysis = self.analysis(config, xnnpack_delegation, ctx, keys=keys, on_export=on_export)
         if int_sim:
             analysis = self._with_int_sim(config, analysis, ctx, keys)
+        if whatif or runtime_runs:      # the timing model reads the economics' MACs
+            analysis = self.with_whatif(config, analysis, ctx, keys)
         if runtime_runs:
             from vpu_core.runtime.service import with_runtime
 
             analysis = with_runtime(analysis, config, self.runtime(config, runtime_runs, ctx=ctx, keys=keys))
-        if whatif:
-            analysis = self.with_whatif(config, analysis, ctx, keys)
         graph = None
         if view is not None:
             graph = self._display_graph(keys, analysis, view, ctx)
