@@ -146,7 +146,8 @@ def cpu_node_to_json(c: CpuNode) -> dict:
             "bound": _plain(first.bound) if first else None,
             "limits": [{"limit": f.limit, "value": _plain(f.value), "bound": _plain(f.bound),
                         "text": f.text} for f in c.limits],
-            "runs_as": c.runs_as or None, "macs": c.macs}
+            "runs_as": c.runs_as or None, "macs": c.macs,
+            "detail": {k: _plain(list(v) if isinstance(v, tuple) else v) for k, v in c.detail}}
 
 
 def _plain(x):
