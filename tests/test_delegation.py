@@ -5,7 +5,9 @@ import pytest
 
 from vpu_core.analysis import analyze
 from vpu_core.analysis.delegation import lower_xnnpack, with_xnnpack_delegation, xnnpack_delegation
+from vpu_core.analysis.qgraph import QGraph
 from vpu_core.runtime.lowering import lower_program
+from vpu_core.whatif.op_candidates import op_candidates
 
 pytestmark = pytest.mark.slow
 
@@ -59,19 +61,24 @@ def test_vpu_graph_delegates_through_the_runtimes_lowering_and_every_cpu_op_says
     a = with_xnnpack_delegation(base, qm, lower=lambda _qm: lowered)    # the session's way in
     d = a.delegation
     assert d.source == "xnnpack" and a.partition.source == "simulated" and "xnnpack_delegation" in a.timings_s
-    assert {d.assignment[n] for n in ("conv1d", "transpose", "linear", "relu")} == {0}
+    assert {d.assignment[n] for n in ("conv1d", "transpose", "linear", "relu", "add")} == {0}
     why = {c.node: c for c in d.cpu_nodes}
-    assert set(why) == {"layer_norm", "add"}
-    assert why["layer_norm"].cause == "no_kernel" and dict(why["layer_norm"].detail)["lowered_ops"] == \
-        ("native_layer_norm.default",)
+    assert set(why) == {"embedding", "layer_norm", "add_1"}
+    assert {why[n].cause for n in ("embedding", "layer_norm")} == {"no_kernel"}
+    assert dict(why["layer_norm"].detail)["lowered_ops"] == ("native_layer_norm.default",)
     assert why["layer_norm"].reason == ("not delegated: XNNPACK has no kernel for native_layer_norm.default "
                                         "(XnnpackPartitioner has no config for it)")
-    add = dict(why["add"].detail)
-    assert why["add"].cause == "dtype" and (add["config"], add["check"], add["dtypes"]) == \
+    add = dict(why["add_1"].detail)
+    assert why["add_1"].cause == "dtype" and (add["config"], add["check"], add["dtypes"]) == \
         ("AddConfig", "invalid dtype", ("int64",))
-    assert why["add"].reason == "not delegated: XNNPACK's AddConfig rejected add.Tensor: invalid dtype (int64)"
+    assert why["add_1"].reason == "not delegated: XNNPACK's AddConfig rejected add.Tensor: invalid dtype (int64)"
+    # next kernel (qa-1 #17, #6): the int64 add is no candidate, nor the embedding, which is outside
+    # the op list but reads int64 ids, so adding it would move nothing
+    candidates = op_candidates(QGraph(qm.converted, qm.profile), base.partition)
+    assert {c.op: c.nodes_moved for c in candidates} == {"transpose.int": 1, "layer_norm.default": 1}
+    assert {c.node for c in base.partition.cpu_nodes} == {"transpose", "embedding", "layer_norm", "add_1"}
     # the runtime emits this very lowering: its one delegate runs the overlay's delegate-0 ops
     program = lower_program(qm, edge=lowered)
     (delegate,) = program.op_map.delegates
     assert {"conv1d", "linear"} <= {n for _t, n in delegate.xnodes}
-    assert program.portable_ops == ("aten::add.out", "aten::native_layer_norm.out")
+    assert program.portable_ops == ("aten::add.out", "aten::embedding.out", "aten::native_layer_norm.out")

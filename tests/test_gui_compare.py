@@ -141,11 +141,11 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     overlay = window.graph_view.groups.grouped.flat            # drawn with its module groups
     assert overlay == build_graph_model(after.analysis, partition_source="xnnpack")
     # through the VPU quantizer: XNNPACK takes the conv, the transpose (a CPU op for the VPU) and
-    # the linear; it has no layer_norm kernel and rejects the int64 add
+    # the linear; it has no embedding or layer_norm kernel and rejects the int64 add
     not_delegated = {c.node for c in delegation.cpu_nodes}
-    assert not_delegated == {"layer_norm", "add"}
+    assert not_delegated == {"embedding", "layer_norm", "add_1"}
     assert {n.id for n in overlay.nodes if n.category == "cpu"} == not_delegated
-    assert {n.id for n in simulated.nodes if n.category == "cpu"} == {"transpose", "layer_norm", "add"}
+    assert {n.id for n in simulated.nodes if n.category == "cpu"} == {"transpose", "embedding", "layer_norm", "add_1"}
     legend = window.overlay.delegation_legend(window.graph_view)
     assert isinstance(legend, DelegationLegend) and legend.isVisible()
     assert any(text.startswith("XNNPACK delegate") for _, text, _ in legend.rows)
