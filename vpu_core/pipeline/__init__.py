@@ -253,6 +253,9 @@ def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tu
 
 
 def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule) -> GraphModule:
+    from vpu_core import quiet
+
+    quiet.import_torchao()          # first torchao import of a run: its CUDA-extension chatter off
     from torchao.quantization.pt2e.quantize_pt2e import prepare_pt2e
 
     from vpu_core.quantizers import make_quantizer
