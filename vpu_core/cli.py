@@ -35,7 +35,8 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
 
 def add_shared_run_options(p: argparse.ArgumentParser) -> None:
     """The run options of every command (`sweep` takes its quantizers and profiles as lists)."""
-    p.add_argument("--per-tensor", action="store_true", help="XNNPACK weights per-tensor")
+    p.add_argument("--per-tensor", action="store_true", help=(
+        "XNNPACK weights per-tensor (the VPU quantizer ignores it, with a note: constraint 3)"))
     p.add_argument("--dynamic-batch", action="store_true", help="export the batch dim as dynamic")
     p.add_argument("--calib-batches", type=_positive, default=4, metavar="N")
     p.add_argument("--batch-size", type=_positive, default=None, metavar="B",
@@ -173,7 +174,16 @@ def cmd_models(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _preflight(config: RunConfig) -> None:
+    """Missing files fail here, before torch is imported; notes on ignored options go to stderr."""
+    from vpu_core.preflight import preflight
+
+    for note in preflight(config):
+        print(f"vpu-inspector: note: {note}", file=sys.stderr)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    _preflight(config_from_args(args))
     from vpu_core.reports.json_report import analysis_to_json
     from vpu_core.reports.text_report import analysis_to_text
     from vpu_core.progress import TerminalProgress
@@ -221,13 +231,15 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    _preflight(config)
     from vpu_core.handoff import export_model
     from vpu_core.progress import RunContext, TerminalProgress
     from vpu_core.session import STAGE_TITLES, default_session
 
     progress = TerminalProgress(STAGE_TITLES)
     try:
-        done = export_model(default_session(), config_from_args(args), args.output, RunContext(progress))
+        done = export_model(default_session(), config, args.output, RunContext(progress))
     finally:
         progress.close()
     what = "ExecuTorch program" if done.kind == "pte" else "VPU hand-off"
