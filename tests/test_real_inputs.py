@@ -294,6 +294,17 @@ def test_sqnr_is_never_capped():
     assert sqnr(torch.empty(0), torch.empty(0)).db is None
 
 
+def test_sqnr_of_huge_values_is_a_number_and_of_non_finite_ones_a_reason():
+    # qa-1 #9: Σx² of values ~1e30 overflows float32 (~1.8e19 squared is its max): float64 then.
+    x = torch.linspace(-1, 1, 101) * 1e30
+    expected = 10 * np.log10(float((x.double() ** 2).sum()) / (101 * 1e54))
+    assert sqnr(x, x + 1e27).db == pytest.approx(expected, abs=0.01)
+    inf = sqnr(x, x * torch.tensor(float("inf")))
+    assert inf.db is None and "101 non-finite value(s)" in inf.reason
+    held = sqnr(torch.tensor([1.0, float("-inf"), 2.0]), torch.zeros(3))
+    assert held.db is None and "float reference holds 1 non-finite" in held.reason
+
+
 # -- op coverage -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("quantizer", ["vpu", "xnnpack"])
