@@ -126,6 +126,7 @@ def _load_py(path: Path, attr: str) -> LoadedModel:
     if spec is None or spec.loader is None:
         raise ModelLoadError(f"Cannot load {path}: not a Python file Python can import.")
     module = importlib.util.module_from_spec(spec)
+    quiet.silence_torchao()   # the user's imports (transformers) may load torchao first
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
