@@ -73,3 +73,18 @@ def test_shift_histogram_counts_every_channel_shift(analysis):
     assert len(hist.edges) == len(hist.counts) + 1
     centre = {round(e + 0.5): c for e, c in zip(hist.edges, hist.counts)}
     assert all(centre[n] == shifts.count(n) for n in set(shifts))
+
+
+def test_no_requant_site_for_an_op_on_the_cpu(run):
+    # qa-1 #8: an average pool the op list leaves on the CPU has no VPU requantization.
+    from dataclasses import replace
+
+    from vpu_core.analysis import analyze
+
+    qm = run("resnet8")
+    profile = replace(qm.profile, vpu_ops=tuple(o for o in qm.profile.vpu_ops
+                                                if not o.startswith("adaptive_avg_pool2d")))
+    a = analyze(replace(qm, profile=profile))
+    assert a.partition.assignment["adaptive_avg_pool2d"] == "cpu"
+    assert "adaptive_avg_pool2d" not in {s.node for s in a.requant}
+    assert len([s for s in a.requant if s.kind == "weighted"]) == 10

@@ -34,7 +34,7 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
     g = QGraph(qm.converted, qm.profile)
     rules, violations = check_vpu(g)
     part = partition(g)
-    requant = requant_sites(g)
+    requant = requant_sites(g, part.assignment)
     shared = scale_groups(g)
     tensors = tensor_qparams(g, qm.observer_scales if qm.config.quantizer == "vpu" else [])
     report("analyze", 0.4)
