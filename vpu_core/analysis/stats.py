@@ -63,12 +63,19 @@ def resolution_loss(tensors: tuple[TensorQParams, ...]) -> list[float]:
 
 
 def histograms(tensors: tuple[TensorQParams, ...], requant: tuple[RequantSite, ...]) -> dict:
+    """"shifts" counts the right shifts that exist (sites whose every M is exactly 2^-n);
+    "shifts_nearest" the nearest n = round(-log2 M) of the sites where M is no power of two (a
+    shift-only VPU cannot requantize those: XNNPACK's scales, a K ≠ 2^k average pool). Both have
+    the same unit bins, so a plot can stack them."""
     act = [v for t in tensors if t.kind == "activation" for v in _log2(t.scales)]
     weight = [v for t in tensors if t.kind == "weight" for v in _log2(t.scales)]
-    shifts = [float(n) for site in requant for n in site.nearest_shifts]
+    exact = [float(n) for site in requant if site.exact and site.shifts for n in site.shifts]
+    nearest = [float(n) for site in requant if not site.exact for n in site.nearest_shifts]
+    both = integer_histogram(exact + nearest)
     return {
         "log2_scale_activation": integer_histogram(act),
         "log2_scale_weight": integer_histogram(weight),
-        "shifts": integer_histogram(shifts),
+        "shifts": histogram(exact, both.edges),
+        "shifts_nearest": histogram(nearest, both.edges),
         "pow2_resolution_loss": histogram(resolution_loss(tensors), np.linspace(0.0, 1.0, 11)),
     }
