@@ -12,11 +12,12 @@ import sys
 import traceback
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from vpu_core.errors import InspectorError, short_reason
 
 if TYPE_CHECKING:
+    from vpu_core.analysis.results import Note
     from vpu_core.config import RunConfig
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
@@ -220,6 +221,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
             text += "\n\n" + "\n".join(ablation_lines(ablation))
         print(text)
+    for line in note_lines(analysis.notes):
+        print(f"vpu-inspector: note: {line}", file=sys.stderr)
     if analysis.int_sim is not None and analysis.int_sim.refused:
         # Not an error: the check itself succeeded (the refusal is data in the report, and the
         # rule it names is broken in the graph, so the exit code already says "violations").
@@ -228,6 +231,17 @@ def cmd_check(args: argparse.Namespace) -> int:
         # The same: the check succeeded, what ExecuTorch cannot run is reported with it.
         print(f"vpu-inspector: note: {analysis.runtime.refused}", file=sys.stderr)
     return EXIT_VIOLATIONS if analysis.violations else EXIT_OK
+
+
+def note_lines(notes: Sequence[Note]) -> list[str]:
+    """The notes for stderr: the first of each kind, with how many more are like it (the report
+    and the JSON have them all)."""
+    first: dict[str, tuple[Note, int]] = {}
+    for n in notes:
+        note, count = first.get(n.kind, (n, 0))
+        first[n.kind] = (note, count + 1)
+    return [note.message + (f" (and {count - 1} more like it: see the report)" if count > 1 else "")
+            for note, count in first.values()]
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -39,6 +39,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from vpu_core.analysis.acyclic import split_cycles
+from vpu_core.analysis.extreme import FLOAT_REASON_KEY
 from vpu_core.analysis.macs import op_macs
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleInfo, Subgraph
@@ -97,9 +98,11 @@ def _left_in_float(g: QGraph, node: Node, verdict: Verdict) -> Verdict:
         if meta is None or meta[1] is None or not meta[1].is_floating_point or is_constant(src):
             continue
         if not _int8_value(g, src, node):
-            return Verdict(False, "float", f"{op_name(node)} was left in float by the quantizer: "
-                           f"it reads {src.name} without a quantize / dequantize; {INT_REASON}",
-                           verdict.kernel)
+            # the VPU quantizer says why when it chose to (a mask constant: analysis.extreme)
+            reason = node.meta.get(FLOAT_REASON_KEY) or (
+                f"{op_name(node)} was left in float by the quantizer: it reads {src.name} without "
+                f"a quantize / dequantize; {INT_REASON}")
+            return Verdict(False, "float", reason, verdict.kernel)
     return verdict
 
 

@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 
 
 def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **extra: Any) -> RequantSite:
+    """The site of `node` with multipliers M (one per channel / input). An M that is not a finite
+    positive number (a scale of inf, 0 or NaN: analysis.extreme) has no shift at all: the site is
+    then inexact and out of range, with no nearest shifts and an infinite error."""
+    if not all(math.isfinite(m) and m > 0 for m in multipliers):
+        return RequantSite(node=node, shifts=None, exact=False, nearest_shifts=(),
+                           max_rel_error=math.inf, out_of_range=True, **extra)
     nearest = tuple(round(-math.log2(m)) for m in multipliers)
     exact = all(is_pow2(m) for m in multipliers)
     err = 0.0 if exact else max(abs(m - 2.0 ** -n) / m for m, n in zip(multipliers, nearest))

@@ -53,13 +53,19 @@ def integer_histogram(values: list[float]) -> Histogram:
     return histogram(values, np.arange(lo - 0.5, hi + 1.0, 1.0))
 
 
+def _usable(s: float) -> bool:
+    """A scale a histogram can place: finite and positive (inf / NaN / 0 are notes, not bars)."""
+    return math.isfinite(s) and s > 0
+
+
 def _log2(scales) -> list[float]:
-    return [math.log2(s) for s in scales if s > 0]
+    return [math.log2(s) for s in scales if _usable(s)]
 
 
 def resolution_loss(tensors: tuple[TensorQParams, ...]) -> list[float]:
     """log2(pow2 scale / float scale) per scale entry that has a float scale."""
-    return [math.log2(s / f) for t in tensors for s, f in zip(t.scales, t.float_scales) if s > 0 and f > 0]
+    return [math.log2(s / f) for t in tensors for s, f in zip(t.scales, t.float_scales)
+            if _usable(s) and _usable(f)]
 
 
 def histograms(tensors: tuple[TensorQParams, ...], requant: tuple[RequantSite, ...]) -> dict:

@@ -25,6 +25,8 @@ from torch.fx import GraphModule
 from vpu_core.config import RunConfig
 from vpu_core.pipeline.calibration import load_calibration_file, synthetic_batches
 from vpu_core.errors import ExportError, InspectorError, QuantizationError, short_reason
+from vpu_core.pipeline.keep_float import MAX_ROUNDS, extreme_tensors, ops_to_keep_float, saw_extreme
+from vpu_core.pipeline.keep_float import mark as mark_kept_float
 from vpu_core.pipeline.observing import Observers, StaleQParams
 from vpu_core.pipeline.tracing import export_program, own_batch, program_module, with_batch
 from vpu_core.pipeline.loading import load_model
@@ -125,21 +127,49 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
 
 def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule, batches: list[tuple],
               st: _Stages, store: StageResults) -> tuple[GraphModule, list[dict]]:
-    """prepare → calibrate → convert; with the qparams an earlier run recorded, prepare → convert."""
-    prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
-    observers = Observers(prepared, st.report)
+    """prepare → calibrate → convert; with the qparams an earlier run recorded, prepare → convert.
+    The VPU quantizer prepares and calibrates again while an observer saw a mask constant
+    (keep_float.py: those ops stay in float)."""
     recorded = store.qparams()
+    keep_float = _recorded_keep_float(recorded)
+    prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm), keep_float)
+    observers = Observers(prepared, st.report)
     if recorded is not None and observers.freeze(recorded):
         try:
-            return st.run("convert", _convert, prepared), observers.observer_scales()
+            converted = st.run("convert", _convert, prepared)
+            mark_kept_float(converted, keep_float)
+            return converted, observers.observer_scales()
         except StaleQParams:  # convert stopped half way: start again from the float graph
-            prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
+            prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm), keep_float)
             observers = Observers(prepared, st.report)
-    st.run("calibrate", _calibrate, prepared, batches, st)
+    extreme: dict[str, float] | None = None
+    for _ in range(MAX_ROUNDS):
+        st.run("calibrate", _calibrate, prepared, batches, st)
+        if config.quantizer != "vpu" or not saw_extreme(prepared):
+            break
+        if extreme is None:         # which tensors hold mask constants: one float pass per batch
+            extreme = extreme_tensors(float_gm, batches)
+        found = {k: v for k, v in ops_to_keep_float(prepared, extreme).items() if k not in keep_float}
+        if not found:               # nothing left to take out: the notes will name the scale
+            break
+        keep_float.update(found)
+        prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm), keep_float)
+        observers = Observers(prepared, st.report)
     converted = st.run("convert", _convert, prepared)
+    mark_kept_float(converted, keep_float)
     scales = observers.observer_scales()
-    store.put_qparams(observers.recorded())
+    store.put_qparams({**observers.recorded(), KEEP_FLOAT: dict(keep_float)})
     return converted, scales
+
+
+KEEP_FLOAT = "keep_float"      # recorded qparams: {op name: reason} the VPU quantizer left in float
+
+
+def _recorded_keep_float(recorded: Any) -> dict[str, str]:
+    kept = recorded.get(KEEP_FLOAT) if isinstance(recorded, dict) else None
+    if not isinstance(kept, dict):
+        return {}
+    return {str(k): str(v) for k, v in kept.items()}
 
 
 def requantize(qm: QuantizedModel, profile: HardwareProfile, ctx: RunContext = NO_CONTEXT) -> GraphModule:
@@ -252,7 +282,8 @@ def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tu
     return batches, heldout
 
 
-def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule) -> GraphModule:
+def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule,
+             keep_float: dict[str, str] | None = None) -> GraphModule:
     from vpu_core import quiet
 
     quiet.import_torchao()          # first torchao import of a run: its CUDA-extension chatter off
@@ -260,7 +291,8 @@ def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule) -> Gr
 
     from vpu_core.quantizers import make_quantizer
 
-    quantizer = make_quantizer(config.quantizer, profile, config.per_tensor, config.reference_observers)
+    quantizer = make_quantizer(config.quantizer, profile, config.per_tensor, config.reference_observers,
+                               keep_float=frozenset(keep_float or ()))
     try:
         return prepare_pt2e(gm, quantizer)
     except InspectorError:

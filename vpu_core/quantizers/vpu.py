@@ -40,9 +40,13 @@ ANNOTATION_KEY = "quantization_annotation"
 
 
 class MyVPUQuantizer(Quantizer):
-    def __init__(self, profile: HardwareProfile | None = None) -> None:
+    def __init__(self, profile: HardwareProfile | None = None,
+                 keep_float: frozenset[str] = frozenset()) -> None:
+        """`keep_float`: names of ops left unannotated although listed: they would quantize a
+        mask constant at float32's limit (vpu_core.pipeline.keep_float finds them)."""
         super().__init__()
         self.profile = profile or load_profile()
+        self.keep_float = keep_float
         self.eps = 2.0 ** -12
 
     # -- specs ---------------------------------------------------------------------------------
@@ -103,6 +107,8 @@ class MyVPUQuantizer(Quantizer):
                 continue  # constraint 1: no kernel -> no annotation -> stays fp32 on the CPU
             if not is_float_op(node):
                 continue  # int64 ids, bool masks, index math: not activations, never quantized
+            if node.name in self.keep_float:
+                continue  # it reads or writes a mask constant no int8 scale represents
             if kernel.weighted:
                 self._annotate_weighted(node, kernel)
             elif op_matches(name, self.profile.shared_scale_ops):

@@ -18,6 +18,8 @@ def analysis_to_text(a: Analysis) -> str:
     if a.summary is not None:
         lines.append(headline(a.summary))
     lines.append("")
+    if a.notes:
+        lines += [f"Notes ({len(a.notes)}):", *(f"  ! {n.message}" for n in a.notes), ""]
     lines += _violation_lines(a)
     lines += ["", *_rule_table(a), "", *partition_lines(a.partition)]
     lines += _whatif_lines(a)
