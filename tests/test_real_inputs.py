@@ -190,8 +190,8 @@ def test_calibration_files_with_several_inputs(tmp_path):
         load_calibration_file(tmp_path / "float_ids.pt", example, names=names)
     torch.save({"ids": ids, "attention": mask, "extra": mask}, tmp_path / "wrong_keys.pt")
     torch.save([ids, mask, mask], tmp_path / "three.pt")
-    for bad, needle in (("wrong_keys.pt", r"keys ids, attention, extra do not match the model's 2 "
-                                          r"input\(s\) \(ids, mask\)"),
+    for bad, needle in (("wrong_keys.pt", r"its keys \{'ids', 'attention', 'extra'\} are not the "
+                                          r"model's input names \{'ids', 'mask'\} \(missing 'mask'\)"),
                         ("three.pt", "holds 3 tensor")):
         with pytest.raises(CalibrationError, match=needle):
             load_calibration_file(tmp_path / bad, example, names=names)
