@@ -56,7 +56,7 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
     timings["analyze"] = time.perf_counter() - start - sqnr_s
     timings["sqnr"] = sqnr_s
     analysis = Analysis(
-        model=qm.name, quantizer=qm.config.quantizer,
+        model=qm.name, quantizer=qm.quantizer, already_quantized=qm.already_quantized,
         dynamic_batch=bool(qm.config.dynamic_batch or _has_symbols(g)),
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
         sqnr_db=e2e.db, sqnr_reason=e2e.reason, layer_sqnr=layers, nodes=nodes, edges=graph_edges,

@@ -293,7 +293,8 @@ class PredictionChange:
 @dataclass(frozen=True)
 class Analysis:
     model: str
-    quantizer: str
+    quantizer: str                                       # "vpu" | "xnnpack"; "unknown": a loaded
+                                                         # program whose file does not say
     dynamic_batch: bool
     rules: tuple[RuleResult, ...]
     violations: tuple[Violation, ...]
@@ -322,3 +323,4 @@ class Analysis:
     predicted: bool = False                              # the float graph's predicted partition
                                                          # (vpu_core.analysis.predicted), shown
                                                          # while PT2E quantizes: no rules, no qparams
+    already_quantized: bool = False                      # a Q/DQ program file, checked as it is

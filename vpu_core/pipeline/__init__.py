@@ -56,6 +56,15 @@ class QuantizedModel:
     observer_scales: list[dict] = field(default_factory=list)  # float vs pow2 scale per observer
     timings: dict = field(default_factory=dict)
     already_quantized: bool = False         # loaded a Q/DQ .pt2: prepare/convert skipped
+    program_quantizer: str | None = None    # ...and the quantizer its file names (None: not said)
+
+    @property
+    def quantizer(self) -> str:
+        """Who produced the Q/DQ graph: the run's quantizer, or for a loaded program the one its
+        file records ("unknown" when it records none: never the --quantizer option's guess)."""
+        if not self.already_quantized:
+            return self.config.quantizer
+        return self.program_quantizer or "unknown"
 
 
 class _Stages:
@@ -268,7 +277,7 @@ def _already_quantized(config, profile, loaded, example, st: _Stages) -> Quantiz
     for stage in ("prepare", "calibrate", "convert"):
         st.timings[stage] = 0.0
     return QuantizedModel(config, profile, loaded.name, converted, None, example, [example], example,
-                          timings=st.timings, already_quantized=True)
+                          timings=st.timings, already_quantized=True, program_quantizer=loaded.quantizer)
 
 
 def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tuple[list[tuple], tuple]:

@@ -19,6 +19,7 @@ def analysis_to_json(a: Analysis) -> dict:
         "schema": SCHEMA_VERSION,
         "model": a.model,
         "quantizer": a.quantizer,
+        "already_quantized": a.already_quantized,     # a program file: `quantizer` is its record
         "dynamic_batch": a.dynamic_batch,
         "inputs": [{"name": i.name, "shape": list(i.shape), "dtype": i.dtype,
                     "dynamic_dims": list(i.dynamic_dims)} for i in a.inputs],

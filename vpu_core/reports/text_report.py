@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections import Counter
 
 from vpu_core.analysis.results import Analysis, PartitionReport
-from vpu_core.formatting import human_bytes
+from vpu_core.formatting import human_bytes, quantizer_label
 from vpu_core.reports.summary_text import headline, no_weighted_op_sentence
 
 
 def analysis_to_text(a: Analysis) -> str:
     batch = "dynamic batch" if a.dynamic_batch else "static batch"
-    lines = [f"{a.model} · quantizer {a.quantizer} · {batch} · profile {a.partition.profile}"]
+    who = quantizer_label(a) if a.already_quantized else a.quantizer
+    lines = [f"{a.model} · quantizer {who} · {batch} · profile {a.partition.profile}"]
     if a.summary is not None:
         lines.append(headline(a.summary))
     lines.append("")
