@@ -45,7 +45,7 @@ def test_vpu_conv_relu_json_has_only_pow2_and_zero_points(capsys):
     for t in tensors:
         assert all(math.log2(s).is_integer() for s in t["scales"]), t
         assert all(z == 0 for z in t["zero_points"]), t
-    assert set(data["timings_s"]) >= {"export", "prepare", "calibrate", "convert", "analyze"}
+    assert set(data["timings_s"]) >= {"export", "import", "prepare", "calibrate", "convert", "analyze"}
     assert isinstance(data["sqnr_db"], float) and data["sqnr_db"] > 10
 
 

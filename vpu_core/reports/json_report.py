@@ -11,7 +11,8 @@ if TYPE_CHECKING:
     from vpu_core.whatif.results import AblationReport, Economics, OpCandidate
 
 SCHEMA_VERSION = 1
-TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")
+TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze", "sqnr",
+               "import")   # import: torchao / the quantizer's modules, before prepare (added after sqnr)
 
 
 def analysis_to_json(a: Analysis) -> dict:

@@ -44,7 +44,8 @@ def analysis_to_text(a: Analysis) -> str:
         lines += timing_lines(a.timing)
     t = a.timings_s
     lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
-                                          for k in ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")))
+                                          for k in ("export", "import", "prepare", "calibrate", "convert",
+                                                    "analyze", "sqnr")))
     total = len(a.violations)
     warning = no_weighted_op_sentence(a.summary)
     lines.append(f"{total} violation{'s' if total != 1 else ''} in "

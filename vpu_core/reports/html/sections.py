@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 QUANTIZER_NAMES = {"vpu": "VPU — MyVPUQuantizer (this project)",
                    "xnnpack": "XNNPACK — ExecuTorch XNNPACKQuantizer"}
-TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze")
+TIMING_KEYS = ("export", "import", "prepare", "calibrate", "convert", "analyze")
 OPEN_LIMIT = 30        # violation groups up to this size start expanded
 
 
