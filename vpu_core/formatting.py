@@ -172,6 +172,11 @@ def count_text(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def badge_count_text(n: int, cap: int = 99) -> str:
+    """A count on a small badge: "7", "99", and "99+" beyond `cap` (the tooltip states it in full)."""
+    return f"{cap}+" if n > cap else str(n)
+
+
 def shape_text(shape: str | Sequence[int]) -> str:
     """[16, 8, 16, 16] or "[16, 8, 16, 16]" → "16×8×16×16"; several equal outputs → "16×4×16×8 (×3)"."""
     if not isinstance(shape, str):

@@ -21,10 +21,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
-from PySide6.QtWidgets import QGraphicsView, QWidget
+from PySide6.QtWidgets import QGraphicsView, QToolTip, QWidget
 
+from vpu_core.formatting import count_text
 from vpu_core.graph.groups import GROUP_PREFIX
 from vpu_core.graph.legend import legend_facts
 from vpu_core.graph.model import GraphModel
@@ -275,6 +276,26 @@ class GraphView(QGraphicsView):
             self.fold_legend(not self._legend.collapsed)
         elif not self.groups.key_press(event):
             super().keyPressEvent(event)
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        """A hover tooltip over a node with violations: the full count (the badge stops at 99+)."""
+        if event.type() == QEvent.Type.ToolTip and self._gscene is not None:
+            text = self.node_tooltip(self.mapToScene(event.pos()))      # type: ignore[attr-defined]
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)         # type: ignore[attr-defined]
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
+
+    def node_tooltip(self, pt: QPointF) -> str:
+        """The tooltip of the node at scene point `pt`: "decoder (OPTDecoder) · 113 rule violations"."""
+        s = self._gscene
+        nid = s.pick(pt.x(), pt.y(), tol=10.0 / max(self.zoom(), 1e-6)) if s is not None else None
+        node = s.items[nid].node if nid is not None and nid in s.items else None
+        if node is None or not node.violations:
+            return ""
+        return f"{node.label} · {count_text(node.violations, 'rule violation')}"
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.groups.double_click(self.mapToScene(event.position().toPoint())):

@@ -1,0 +1,43 @@
+"""QA pass 1's readability bugs on the canvas (synthetic graphs, no pipeline run: cheap):
+the violation badge beyond 99, the minimap's size and place, the overlays (breadcrumbs, legend,
+minimap) never over the selected node, the first view leaving room for the breadcrumbs."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from PySide6.QtCore import QRectF
+
+from app.graph_view import GraphView
+from vpu_core.layout import layout_graph
+from vpu_core.layout.synthetic import synthetic_qdq_graph
+
+
+@pytest.fixture(scope="module")
+def tall():
+    """A tall synthetic Q/DQ graph (≈ 600 nodes) whose first op carries 113 violations."""
+    m = synthetic_qdq_graph(600, seed=7)
+    first = next(n for n in m.nodes if n.label == "conv2d")
+    m = replace(m, nodes=tuple(replace(n, violations=113) if n.id == first.id else n for n in m.nodes))
+    return m, layout_graph(m), first.id
+
+
+@pytest.fixture
+def view(qtbot, tall):
+    v = GraphView()
+    qtbot.addWidget(v)
+    v.resize(954, 567)                 # the canvas of a 1280×720 window
+    v.show()
+    qtbot.waitExposed(v)
+    model, layout, _ = tall
+    v.set_graph(model, layout)
+    return v
+
+
+def test_a_badge_beyond_99_says_99_plus_and_the_tooltip_the_full_count(view, tall):
+    _, _, busy = tall
+    item = view.graph_scene().items[busy]
+    assert item.badge_text() == "99+"
+    assert "113 rule violations" in view.node_tooltip(item.box.center())
+    quiet = next(i for i in view.graph_scene().items.values() if not i.node.violations)
+    assert quiet.badge_text() == "" and view.node_tooltip(quiet.box.center()) == ""
