@@ -263,3 +263,5 @@ def test_an_op_placed_differently_is_marked_on_both_sides(qtbot, window, tmp_pat
         assert [m.tag for m in marks] == ["placed differently"]
         assert marks[0].rects[0].contains(window.compare_view.views[side].graph_scene().items[node].box)
     assert "1 placed differently" in window.summary.text()
+    # the toolbar's violation count names both sides (qa-1 #12)
+    assert re.sub(r"<[^>]+>", "", window.view_bar.violation_label.text()) == "A 0 · B 0 violations"

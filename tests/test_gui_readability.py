@@ -3,6 +3,7 @@ the violation badge beyond 99, the minimap's size and place, the overlays (bread
 minimap) never over the selected node, the first view leaving room for the breadcrumbs."""
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -41,3 +42,17 @@ def test_a_badge_beyond_99_says_99_plus_and_the_tooltip_the_full_count(view, tal
     assert "113 rule violations" in view.node_tooltip(item.box.center())
     quiet = next(i for i in view.graph_scene().items.values() if not i.node.violations)
     assert quiet.badge_text() == "" and view.node_tooltip(quiet.box.center()) == ""
+
+
+def test_the_compare_toolbar_count_says_which_side(qtbot):
+    from app.widgets.view_bar import ViewBar
+
+    bar = ViewBar()
+    qtbot.addWidget(bar)
+    text = lambda: re.sub(r"<[^>]+>", "", bar.violation_label.text())   # noqa: E731
+    bar.set_violation_position(None, 148, [("A", 0), ("B", 148)])
+    assert text() == "A 0 · B 148 violations"
+    bar.set_violation_position(2, 148, [("A", 0), ("B", 148)], "B")
+    assert text() == "B 3 of 148"
+    bar.set_violation_position(None, 5)
+    assert text() == "5 violations"
