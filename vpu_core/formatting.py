@@ -231,10 +231,20 @@ def op_label(op: str) -> str:
     return base
 
 
+def call_text(path: str) -> str:
+    """A module path as the window names it: a repeated call, "@k" in torch.export's numbering
+    (and in the JSON's group paths), is spelled out as its 1-based call number —
+    "layers.0.attention@2" → "layers.0.attention #3" — the same in the node panel, the tables,
+    the breadcrumbs and the group titles."""
+    base, at, call = path.rpartition("@")
+    return f"{base} #{int(call) + 1}" if at and call.isdigit() else path
+
+
 def module_name(info: NodeInfo) -> str:
-    """The module a node is shown in: its module path; at the top level (an op written in the
-    model's own `forward`, its Q/DQ) the model's class ("BertModel"); "" for graph inputs."""
-    return info.module or info.top_module
+    """The module a node is shown in: its module path (a repeated call numbered, `call_text`);
+    at the top level (an op written in the model's own `forward`, its Q/DQ) the model's class
+    ("BertModel"); "" for graph inputs."""
+    return call_text(info.module) if info.module else info.top_module
 
 
 def node_label(info: NodeInfo) -> str:
