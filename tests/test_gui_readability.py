@@ -56,3 +56,20 @@ def test_the_compare_toolbar_count_says_which_side(qtbot):
     assert text() == "B 3 of 148"
     bar.set_violation_position(None, 5)
     assert text() == "5 violations"
+
+
+def test_the_node_plot_says_why_a_conv_has_nothing_per_channel(run, profiles):
+    """A conv the profile leaves on the CPU is not quantized: the plot says so (it is a conv)."""
+    from app.widgets.plots import ChannelPlot, no_channels_reason
+    from resources import DEFAULT_PROFILE
+    from vpu_core.analysis import analyze
+
+    text = DEFAULT_PROFILE.read_text(encoding="utf-8").replace('"conv2d", ', "")
+    a = analyze(run("conv_relu", profile=profiles.write("no_conv", text)))
+    conv = next(n for n, i in a.nodes.items() if i.op.startswith("conv2d"))
+    assert conv in {c.node for c in a.partition.cpu_nodes}
+    reason = no_channels_reason(a, conv, ChannelPlot.HINT)
+    assert reason.startswith(f"conv2d ({conv}) runs on the CPU in float") and "not quantized" in reason
+    assert "Select a conv" not in reason
+    relu = next(n for n, i in a.nodes.items() if i.op.startswith("relu"))
+    assert no_channels_reason(a, relu, ChannelPlot.HINT).startswith(f"relu ({relu}) has no weights.")
