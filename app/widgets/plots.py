@@ -156,7 +156,9 @@ class ScaleHistogram(_HintPlot):
 
     def __init__(self) -> None:
         layout = pg.GraphicsLayoutWidget()
-        self.series_plots = [layout.addPlot(row=i, col=0) for i in range(len(self.SERIES))]
+        # integer ticks: a bar sits on its power of two (the core's bins are centred on integers)
+        self.series_plots = [layout.addPlot(row=i, col=0, axisItems=_integer_axes("bottom"))
+                             for i in range(len(self.SERIES))]
         for plot, (_key, name, kind) in zip(self.series_plots, self.SERIES):
             _style_plot(plot, "")
             _corner_label(plot, name, theme.PLOT_COLORS[kind])     # an axis title would not fit a short plot
