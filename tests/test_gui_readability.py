@@ -73,3 +73,33 @@ def test_the_node_plot_says_why_a_conv_has_nothing_per_channel(run, profiles):
     assert "Select a conv" not in reason
     relu = next(n for n, i in a.nodes.items() if i.op.startswith("relu"))
     assert no_channels_reason(a, relu, ChannelPlot.HINT).startswith(f"relu ({relu}) has no weights.")
+
+
+def test_the_node_panel_wraps_names_between_their_parts(qtbot, analysis):
+    """qa-1 #23: "normalized_shap / e" — a long identifier may break after "_" or ".", never
+    mid-word; numbers and link targets stay whole."""
+    from app.widgets.node_html import breakable_html
+    from app.widgets.node_panel import NodePanel
+    from vpu_core.graph.build import build_graph_model
+
+    html = breakable_html('<td>normalized_shape</td> <a href="node:quantize_per_tensor_default_14">'
+                          'quantize_per_tensor_default_14</a> 0.03125 scaled_dot_product_attention.default')
+    assert "normalized_\u200bshape" in html and 'href="node:quantize_per_tensor_default_14"' in html
+    assert "attention.\u200bdefault" in html and "0.03125" in html and "default_\u200b14<" in html
+    a = analysis("conv_relu")
+    panel = NodePanel()
+    qtbot.addWidget(panel)
+    conv = next(n for n, i in a.nodes.items() if i.op.startswith("conv2d"))
+    panel.show_node(a, build_graph_model(a), conv)
+    assert "conv2d.\u200bdefault" in panel.toPlainText()
+
+
+def test_the_cost_tab_shows_no_empty_box_before_an_ablation(qtbot):
+    from app.widgets.ablation_chart import AblationChart
+
+    chart = AblationChart()
+    qtbot.addWidget(chart)
+    chart.resize(320, 520)
+    chart.show()
+    chart.show_idle("whisper_encoder", "Run ablation quantizes this model once per constraint…", can_run=True)
+    assert chart.hint.isVisible() and not chart.sentences.isVisible()

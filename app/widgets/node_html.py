@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 import html
+import re
 
 from app import theme
 from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human_bytes, module_name,
@@ -61,6 +62,21 @@ def count_text(count: int, color: str) -> str:
 def _breakable(text: str) -> str:
     """Long dotted names may wrap after a dot rather than mid-word."""
     return esc(text).replace(".", ".\u200b")
+
+
+_TAG = re.compile(r"(<[^>]*>)")
+_BREAK_AFTER = re.compile(r"(?<=[A-Za-z0-9])([_.])(?=[A-Za-z])|(?<=[A-Za-z0-9])(_)(?=[0-9])")
+
+
+def breakable_html(markup: str) -> str:
+    """The panel's HTML with a zero-width break opportunity after every "_" and "." inside an
+    identifier ("normalized_shape", "scaled_dot_product_attention.default", module paths), in
+    the text only (never in a tag or a link target): a narrow panel wraps between the parts of a
+    name, never mid-word ("normalized_shap / e"). Numbers ("0.03125") stay whole."""
+    parts = _TAG.split(markup)
+    for i in range(0, len(parts), 2):                  # the text between tags
+        parts[i] = _BREAK_AFTER.sub(lambda m: (m.group(1) or m.group(2)) + "\u200b", parts[i])
+    return "".join(parts)
 
 
 # -- summary (nothing selected) -----------------------------------------------------------------
