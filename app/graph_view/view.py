@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
+from PySide6.QtGui import QColor, QHelpEvent, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QToolTip, QWidget
 
 from vpu_core.formatting import count_text
@@ -279,10 +279,10 @@ class GraphView(QGraphicsView):
 
     def viewportEvent(self, event: QEvent) -> bool:
         """A hover tooltip over a node with violations: the full count (the badge stops at 99+)."""
-        if event.type() == QEvent.Type.ToolTip and self._gscene is not None:
-            text = self.node_tooltip(self.mapToScene(event.pos()))      # type: ignore[attr-defined]
+        if isinstance(event, QHelpEvent) and event.type() == QEvent.Type.ToolTip and self._gscene is not None:
+            text = self.node_tooltip(QPointF(self.mapToScene(event.pos())))
             if text:
-                QToolTip.showText(event.globalPos(), text, self)         # type: ignore[attr-defined]
+                QToolTip.showText(event.globalPos(), text, self)
             else:
                 QToolTip.hideText()
             return True

@@ -17,6 +17,7 @@ from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human
                                  node_label,
                                  quant_params_rows, scale_detail, scales_detail, shape_text,
                                  time_text, value_text, zero_points_text)
+from app.widgets.wrapping import breakable
 from vpu_core.graph.placement import partition_report, placement
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, mac_share_text, no_weighted_op_sentence,
                                            weights_text)
@@ -65,7 +66,6 @@ def _breakable(text: str) -> str:
 
 
 _TAG = re.compile(r"(<[^>]*>)")
-_BREAK_AFTER = re.compile(r"(?<=[A-Za-z0-9])([_.])(?=[A-Za-z])|(?<=[A-Za-z0-9])(_)(?=[0-9])")
 
 
 def breakable_html(markup: str) -> str:
@@ -75,7 +75,7 @@ def breakable_html(markup: str) -> str:
     name, never mid-word ("normalized_shap / e"). Numbers ("0.03125") stay whole."""
     parts = _TAG.split(markup)
     for i in range(0, len(parts), 2):                  # the text between tags
-        parts[i] = _BREAK_AFTER.sub(lambda m: (m.group(1) or m.group(2)) + "\u200b", parts[i])
+        parts[i] = breakable(parts[i])
     return "".join(parts)
 
 
