@@ -20,6 +20,7 @@ from app.widgets.wrapping import Col, ColumnFit
 from vpu_core.formatting import op_label, scales_text
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QResizeEvent, QShowEvent
     from vpu_core.compare import Comparison
     from vpu_core.compare import OpPair, OpSide
 
@@ -192,11 +193,11 @@ class CompareTable(QWidget):
         self.fit.measure()
         self.fit.apply()
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.fit.apply()
 
-    def showEvent(self, event) -> None:
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.fit.apply()
 
