@@ -21,9 +21,12 @@ from .style import MATCH, SELECT, SHARED as SHARED_COLOR, VIOLATION, Theme
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-LOD_SHAPES = 0.3     # below: filled rectangle only
-LOD_TEXT = 0.6       # from here: label (≈ 6.6 px glyphs at the normal font)
-LOD_DETAIL = 0.85    # from here: the detail line too (≈ 7.7 px)
+# Qt's level of detail is a hair under the zoom (0.5999999999999972 at 0.6): the thresholds
+# give way by LOD_SLACK, or a view fitted at exactly LEGIBLE would draw no label at all
+LOD_SLACK = 1e-6
+LOD_SHAPES = 0.3 - LOD_SLACK     # below: filled rectangle only
+LOD_TEXT = 0.6 - LOD_SLACK       # from here: label (≈ 6.6 px glyphs at the normal font)
+LOD_DETAIL = 0.85 - LOD_SLACK    # from here: the detail line too (≈ 7.7 px)
 
 SELECTED, NEIGHBOUR, MATCHED, SHARED = 1, 2, 4, 8   # NodeItem.state bits
 
