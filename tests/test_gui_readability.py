@@ -103,3 +103,93 @@ def test_the_cost_tab_shows_no_empty_box_before_an_ablation(qtbot):
     chart.show()
     chart.show_idle("whisper_encoder", "Run ablation quantizes this model once per constraint…", can_run=True)
     assert chart.hint.isVisible() and not chart.sentences.isVisible()
+
+
+def _covered(v: GraphView, ids=None) -> list[str]:
+    """Ids of the nodes (all, or `ids`) drawn on screen under the legend, minimap or breadcrumbs."""
+    vp = v.viewport().geometry()
+    overlays = [w.geometry().translated(-vp.x(), -vp.y()) for w in (v._legend, v._minimap, v._crumbs)
+                if w.isVisibleTo(v)]
+    s = v.graph_scene()
+    out = []
+    for nid, it in s.items.items():
+        if ids is not None and nid not in ids:
+            continue
+        box = v.mapFromScene(it.box).boundingRect()
+        if box.intersects(v.viewport().rect()) and any(box.intersects(o) for o in overlays):
+            out.append(nid)
+    return out
+
+
+@pytest.fixture(scope="module")
+def comb():
+    """A graph with a full first row: 8 inputs side by side, each feeding a chain of 30 ops
+    (a node sits in every corner the overlays use)."""
+    from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
+
+    nodes, edges = [], []
+    for c in range(8):
+        nodes.append(GraphNode(f"in{c}", f"input_{c}", "1×16 fp32", "io"))
+        for r in range(30):
+            nodes.append(GraphNode(f"n{c}_{r}", "add", "1×16 int8", "vpu" if c % 3 else "cpu",
+                                   subgraph=c if c % 3 else None))
+            edges.append(GraphEdge(f"in{c}" if r == 0 else f"n{c}_{r - 1}", f"n{c}_{r}"))
+    m = GraphModel(tuple(nodes), tuple(edges))
+    return m, layout_graph(m)
+
+
+def test_the_minimap_is_capped_by_the_canvas_and_the_first_view_keeps_clear_of_the_overlays(qtbot, comb):
+    """qa-1 #19/#20: a 176×265 minimap hid nodes at 1024×700; the legend covered the top nodes."""
+    view = GraphView()
+    qtbot.addWidget(view)
+    view.resize(954, 567)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_graph(*comb)
+    mm, vp = view._minimap, view.viewport().rect()
+    assert mm.isVisible() and view._legend.isVisible()
+    assert mm.width() <= 0.2 * vp.width() + 2 and mm.height() <= 0.34 * vp.height() + 2
+    assert _covered(view) == []
+    assert view.zoom() >= 0.6                                 # still legible
+    view.resize(954, 380)                                     # a short canvas: a smaller minimap
+    assert mm.height() <= 0.34 * view.viewport().height() + 2 < 0.34 * vp.height()
+    view.fit(top=True)
+    assert _covered(view) == []
+
+
+def test_a_selected_node_and_its_neighbours_are_clear_of_the_overlays(view, qtbot):
+    """qa-1 #20: centring on a node (--select, search, the violation walk) puts it where the
+    legend, minimap and breadcrumbs are not, in presentation mode too (a larger legend)."""
+    view.resize(700, 500)
+    model = view.graph_scene().model
+    for presentation in (False, True):
+        view.set_presentation(presentation)
+        for node in (model.nodes[100], model.nodes[len(model.nodes) // 2], model.nodes[-3]):
+            view.select_node(None)
+            assert view.center_on(node.id)
+            near = {node.id} | {e.src for e in model.edges if e.dst == node.id} \
+                | {e.dst for e in model.edges if e.src == node.id}
+            assert _covered(view, near) == [], (presentation, node.id)
+
+
+def test_compare_sides_fit_clear_of_either_sides_overlays(qtbot, tall):
+    """qa-1 #20: side B's legend covered B's nodes (A, with no legend, led the fit); the two
+    views reserve the same room, so their synchronised centres still agree."""
+    model, layout, _ = tall
+    views = []
+    for side in "ab":
+        v = GraphView()
+        qtbot.addWidget(v)
+        v.resize(470, 480)
+        v.show()
+        qtbot.waitExposed(v)
+        v.set_graph(model, layout)
+        views.append(v)
+    a, b = views
+    a.room_partner, b.room_partner = b, a
+    a.show_legend(False)
+    a.fit(top=True)
+    b.setTransform(a.transform())
+    b.put(a.mapToScene(a.viewport().rect().center()), b.viewport().rect().center())
+    assert a.room() == b.room() and a.room().top > 0
+    assert _covered(a) == [] and _covered(b) == []

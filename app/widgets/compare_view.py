@@ -145,6 +145,7 @@ class CompareView(QWidget):
         self._anchors: dict[str, _Anchors | None] = {"a": None, "b": None}
         self.marks: dict[str, list[MarkItem]] = {"a": [], "b": []}   # outlines drawn per side
         self._syncing = False
+        self._legend_folded_once = False
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for side in SIDES:
             pane = QWidget()
@@ -165,6 +166,8 @@ class CompareView(QWidget):
             view.viewport_changed.connect(lambda s=side: self._sync_viewport(s))
             view.node_selected.connect(lambda node, s=side: self._on_selected(s, node))
         self.splitter.setHandleWidth(6)
+        self.views["a"].room_partner = self.views["b"]     # both fit clear of either side's overlays,
+        self.views["b"].room_partner = self.views["a"]     # so the synced centres agree
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
@@ -186,6 +189,7 @@ class CompareView(QWidget):
         try:
             for side, graph in (("a", graph_a), ("b", graph_b)):
                 self.views[side].set_graph(graph.model, graph.layout)
+            self._fold_big_legend()
             self._add_marks()
             self._anchors = {s: _Anchors(self.views[s], self.partners[s], self.views[other(s)])
                              for s in SIDES}
@@ -194,6 +198,18 @@ class CompareView(QWidget):
         finally:
             self._syncing = False
         self._sync_viewport("a")
+
+    def _fold_big_legend(self) -> None:
+        """A half-width pane is narrow: a legend that would take over a third of its width or a
+        quarter of its height starts folded to its "Legend ▸" chip (once: a click or L unfolds
+        it, and a later result keeps what the user chose)."""
+        if self._legend_folded_once:
+            return
+        for view in self.views.values():
+            size, vp = view.legend_size(), view.viewport().rect()
+            if size.width() > vp.width() / 3 or size.height() > vp.height() / 4:
+                view.fold_legend(True)
+                self._legend_folded_once = True
 
     def _add_marks(self) -> None:
         self.marks = {"a": [], "b": []}
@@ -265,7 +281,7 @@ class CompareView(QWidget):
                 if partner:
                     center = twin.box_center(partner)
                     if center is not None and not twin.visible_scene_rect().contains(center):
-                        twin.centerOn(center)
+                        twin.put(center, twin.free_rect().center())
             finally:
                 self._syncing = False
             self.node_selected.emit(side, node)
@@ -284,7 +300,7 @@ class CompareView(QWidget):
             anchors = self._anchors.get(side)
             target = anchors.map(QPointF(center)) if anchors is not None else None
             if target is None:    # nothing matched: keep the same relative place
-                r, o = lead.sceneRect(), follow.sceneRect()
+                r, o = lead.graph_rect(), follow.graph_rect()
                 fx = (center.x() - r.left()) / max(r.width(), 1.0)
                 fy = (center.y() - r.top()) / max(r.height(), 1.0)
                 target = QPointF(o.left() + fx * o.width(), o.top() + fy * o.height())
