@@ -55,6 +55,19 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
     assert views["a"].graph_scene().model == build_graph_model(a)
     assert views["b"].graph_scene().model == build_graph_model(b)
 
+    # qa-1 #21: at 1280×720 both headers show all their facts (wrapped, never cut: "SQNR 31.4 d"),
+    # as high as each other, and the canvases open at a zoom that draws the labels
+    from app.graph_view.nodes import LOD_TEXT
+
+    window.resize_for(1280, 720)
+    qtbot.wait(10)
+    heads = window.compare_view.headers
+    assert heads["a"].height() == heads["b"].height()
+    for side in ("a", "b"):
+        assert heads[side].heightForWidth(heads[side].width()) <= heads[side].height()
+        assert "SQNR" in heads[side].toolTip() and "violations" in heads[side].toolTip()
+        assert views[side].zoom() >= LOD_TEXT
+
     # the diff table: one row per matched op, both sides' qparams and rules
     table = window.panels.compare
     assert window.panels.tables.currentWidget() is table

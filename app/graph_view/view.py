@@ -272,7 +272,8 @@ class GraphView(QGraphicsView):
         For the whole graph the minimap is left out: it hides when all of the graph is seen."""
         vp = QRectF(self.viewport().rect())
         rooms = {m: self.room(m, minimap=not whole) for m in ("band", "column")}
-        self._room_mode = best_mode(rooms, self.graph_rect(), vp, whole)
+        lo, hi = (ZOOM_MIN, 2.0) if whole else (LEGIBLE, FIT_MAX)
+        self._room_mode = best_mode(rooms, self.graph_rect(), vp, whole, lo, hi)
         if self.room_partner is not None:
             self.room_partner._room_mode = self._room_mode
         return rooms[self._room_mode].free(vp)

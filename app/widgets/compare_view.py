@@ -13,10 +13,11 @@ copied as is. Unmatched compute ops are outlined (dashed) on their side.
 from __future__ import annotations
 
 import html
+import re
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (QGraphicsItem, QLabel, QSizePolicy, QSplitter,
                                QStyleOptionGraphicsItem, QVBoxLayout, QWidget)
@@ -34,6 +35,11 @@ SIDES = ("a", "b")
 UNMATCHED = "#7e22ce"          # purple: no category, selection or search colour uses it
 MOVED = "#c2410c"              # partition differs between the two sides
 Z_MARKS = 2.0
+
+
+def _nbsp_text(markup: str) -> str:
+    """Non-breaking spaces in the text of `markup`, never inside its tags."""
+    return re.sub(r"(^|>)([^<]*)", lambda m: m.group(1) + m.group(2).replace(" ", "&nbsp;"), markup)
 
 
 def other(side: str) -> str:
@@ -155,8 +161,11 @@ class CompareView(QWidget):
             header = self.headers[side]
             header.setTextFormat(Qt.TextFormat.RichText)
             header.setObjectName("compareHeader")
-            # long headers must not widen the window: they are cut at the pane's edge instead
+            # long headers must not widen the window: they wrap between the facts instead (both
+            # sides as high as the taller one, so the two canvases stay the same size)
             header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            header.setWordWrap(True)
+            header.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
             header.setStyleSheet(f"background: {theme.PANEL}; border-bottom: 1px solid {theme.BORDER}; "
                                  f"padding: 6px 10px;")
             box.addWidget(header)
@@ -166,6 +175,8 @@ class CompareView(QWidget):
             view.viewport_changed.connect(lambda s=side: self._sync_viewport(s))
             view.node_selected.connect(lambda node, s=side: self._on_selected(s, node))
         self.splitter.setHandleWidth(6)
+        for header in self.headers.values():
+            header.installEventFilter(self)
         self.views["a"].room_partner = self.views["b"]     # both fit clear of either side's overlays,
         self.views["b"].room_partner = self.views["a"]     # so the synced centres agree
         layout = QVBoxLayout(self)
@@ -245,10 +256,26 @@ class CompareView(QWidget):
             missing = len(self.unmatched[side])
             if missing:
                 bits.append(f'<span style="color:{UNMATCHED}">{missing} unmatched</span>')
+            # a fact never breaks inside ("SQNR 31.4 d"): non-breaking spaces within, breaks between
             self.headers[side].setText(
                 f'<span style="color:{theme.MUTED}">{side.upper()}</span>&nbsp; '
-                f'<b style="font-size:large">{html.escape(self.label(side))}</b>&nbsp;&nbsp;'
-                + " · ".join(bits))
+                f'<b style="font-size:large">{html.escape(self.label(side))}</b>&nbsp;&nbsp; '
+                + " · ".join(b.replace(" ", "&nbsp;") if "<" not in b else _nbsp_text(b) for b in bits))
+            self.headers[side].setToolTip(re.sub(r"<[^>]+>", "", self.headers[side].text()).replace("&nbsp;", " "))
+        self._fit_headers()
+
+    def _fit_headers(self) -> None:
+        """Both headers as high as the taller one needs at its pane's width."""
+        heads = list(self.headers.values())
+        height = max(h.heightForWidth(max(h.width(), 1)) for h in heads)
+        for h in heads:
+            if h.height() != height:
+                h.setFixedHeight(height)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and watched in self.headers.values():
+            self._fit_headers()                    # a pane's width changed: its header may wrap
+        return False
 
     # -- selection -----------------------------------------------------------------------------
     def op_of(self, side: str, node: str) -> str:
