@@ -193,3 +193,32 @@ def test_compare_sides_fit_clear_of_either_sides_overlays(qtbot, tall):
     b.put(a.mapToScene(a.viewport().rect().center()), b.viewport().rect().center())
     assert a.room() == b.room() and a.room().top > 0
     assert _covered(a) == [] and _covered(b) == []
+
+
+def test_a_view_at_the_legible_zoom_draws_its_labels(qtbot):
+    """qa-1 #21: compare panes open at exactly LEGIBLE (0.6), where Qt's level of detail is
+    0.5999999…: the label threshold must let that zoom draw labels."""
+    from PySide6.QtGui import QTransform
+    from PySide6.QtWidgets import QStyleOptionGraphicsItem
+
+    from app.graph_view.nodes import LOD_DETAIL, LOD_TEXT
+    from app.graph_view.view import LEGIBLE
+
+    lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform
+    assert lod(QTransform.fromScale(LEGIBLE, LEGIBLE)) >= LOD_TEXT
+    assert lod(QTransform.fromScale(0.85, 0.85)) >= LOD_DETAIL
+
+
+def test_the_canvas_legend_says_it_lists_the_whole_graph(view):
+    """qa-1 #16: "VPU subgraph 8" was listed with no green node on screen (only in the minimap):
+    the legend keeps the whole graph's colours (stable while panning) and its title says so."""
+    from app.graph_view.legend import WHOLE_GRAPH, LegendOverlay, legend_size
+    from vpu_core.graph.legend import legend_facts
+
+    legend = view._legend
+    assert isinstance(legend, LegendOverlay) and WHOLE_GRAPH == "In the whole graph"
+    facts = legend_facts(view.graph_scene().model)
+    assert legend.facts == facts and len(facts.subgraphs) > 1
+    assert legend.full_size().height() > legend_size(view.theme(), facts).height()     # the title line
+    view.zoom_by(4.0)                                         # far in: the legend stays the same
+    assert legend.facts == facts
