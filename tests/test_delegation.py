@@ -1,8 +1,13 @@
 """Real ExecuTorch XNNPACK delegation mapped back to the original node names (slow: real lowering)."""
+from pathlib import Path
+
 import pytest
 
 from vpu_core.analysis import analyze
-from vpu_core.analysis.delegation import lower_xnnpack, xnnpack_delegation
+from vpu_core.analysis.delegation import lower_xnnpack, with_xnnpack_delegation, xnnpack_delegation
+from vpu_core.analysis.qgraph import QGraph
+from vpu_core.runtime.lowering import lower_program
+from vpu_core.whatif.op_candidates import op_candidates
 
 pytestmark = pytest.mark.slow
 
@@ -11,7 +16,7 @@ pytestmark = pytest.mark.slow
 def resnet8_lowered(run):
     qm = run("resnet8", "xnnpack")
     lowered = lower_xnnpack(qm)  # lowered once, shared by ExecuTorch's accounting and ours
-    return qm, lowered, xnnpack_delegation(qm, lowered=lowered)
+    return qm, lowered.lowered_module(), xnnpack_delegation(qm, lowered=lowered)
 
 
 def test_report_agrees_with_executorch_delegation_info(resnet8_lowered):
@@ -42,10 +47,38 @@ def test_delegation_report_has_the_partition_shape(resnet8_lowered, partition_is
     assert report.boundaries[0].src == "x" and report.boundaries[0].direction == "cpu->vpu"
 
 
-def test_analyze_reports_delegation_only_when_asked(run):
-    qm = run("conv_relu", "xnnpack")
-    assert analyze(qm).delegation is None
-    a = analyze(qm, xnnpack_delegation=True)
-    assert a.delegation.source == "xnnpack" and a.partition.source == "simulated"
-    assert {a.delegation.assignment[n] for n in ("conv2d", "relu")} == {0}
-    assert "xnnpack_delegation" in a.timings_s
+PROBE = str(Path(__file__).parent / "models" / "delegation_probe.py")
+
+
+def test_vpu_graph_delegates_through_the_runtimes_lowering_and_every_cpu_op_says_why(run):
+    # qa-1 #3: under the VPU quantizer the overlay crashed ExecuTorch's ConvertToLinearPass on a
+    # 3-D linear (DistilBERT, DeiT, CLIP) and XNNPACK took no conv, with no reason given.
+    qm = run(PROBE)
+    base = analyze(qm)
+    assert base.delegation is None                        # only when asked
+    lowered = lower_xnnpack(qm)
+    assert lowered.folded_biases == 2                     # the runtime's rewrite: int32 biases as float
+    a = with_xnnpack_delegation(base, qm, lower=lambda _qm: lowered)    # the session's way in
+    d = a.delegation
+    assert d.source == "xnnpack" and a.partition.source == "simulated" and "xnnpack_delegation" in a.timings_s
+    assert {d.assignment[n] for n in ("conv1d", "transpose", "linear", "relu", "add")} == {0}
+    why = {c.node: c for c in d.cpu_nodes}
+    assert set(why) == {"embedding", "layer_norm", "add_1"}
+    assert {why[n].cause for n in ("embedding", "layer_norm")} == {"no_kernel"}
+    assert dict(why["layer_norm"].detail)["lowered_ops"] == ("native_layer_norm.default",)
+    assert why["layer_norm"].reason == ("not delegated: XNNPACK has no kernel for native_layer_norm.default "
+                                        "(XnnpackPartitioner has no config for it)")
+    add = dict(why["add_1"].detail)
+    assert why["add_1"].cause == "dtype" and (add["config"], add["check"], add["dtypes"]) == \
+        ("AddConfig", "invalid dtype", ("int64",))
+    assert why["add_1"].reason == "not delegated: XNNPACK's AddConfig rejected add.Tensor: invalid dtype (int64)"
+    # next kernel (qa-1 #17, #6): the int64 add is no candidate, nor the embedding, which is outside
+    # the op list but reads int64 ids, so adding it would move nothing
+    candidates = op_candidates(QGraph(qm.converted, qm.profile), base.partition)
+    assert {c.op: c.nodes_moved for c in candidates} == {"transpose.int": 1, "layer_norm.default": 1}
+    assert {c.node for c in base.partition.cpu_nodes} == {"transpose", "embedding", "layer_norm", "add_1"}
+    # the runtime emits this very lowering: its one delegate runs the overlay's delegate-0 ops
+    program = lower_program(qm, edge=lowered)
+    (delegate,) = program.op_map.delegates
+    assert {"conv1d", "linear"} <= {n for _t, n in delegate.xnodes}
+    assert program.portable_ops == ("aten::add.out", "aten::embedding.out", "aten::native_layer_norm.out")

@@ -7,6 +7,7 @@ sides, the presenter walks the violations, and both sides export.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPointF, Qt
@@ -140,7 +141,8 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
 
 @pytest.mark.slow
 def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run_and_wait):
-    before = run_and_wait(window, {"model": "resnet8", "quantizer": "vpu"})
+    probe = str(Path(__file__).parent / "models" / "delegation_probe.py")
+    before = run_and_wait(window, {"model": probe, "quantizer": "vpu"})
     assert before.analysis.delegation is None                   # not lowered until asked
     simulated = window.state.graph().model
     after = run_and_wait(window, action=lambda: qtbot.mouseClick(
@@ -151,16 +153,17 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     assert delegation is not None and delegation.source == "xnnpack"
     overlay = window.graph_view.groups.grouped.flat            # drawn with its module groups
     assert overlay == build_graph_model(after.analysis, partition_source="xnnpack")
-    # resnet8 through the VPU quantizer: the VPU takes every conv, XNNPACK leaves some on the CPU
+    # through the VPU quantizer: XNNPACK takes the conv, the transpose (a CPU op for the VPU) and
+    # the linear; it has no embedding or layer_norm kernel and rejects the int64 add
     not_delegated = {c.node for c in delegation.cpu_nodes}
-    assert not_delegated and all(after.analysis.nodes[n].op == "conv2d.default" for n in not_delegated)
+    assert not_delegated == {"embedding", "layer_norm", "add_1"}
     assert {n.id for n in overlay.nodes if n.category == "cpu"} == not_delegated
-    assert not any(n.category == "cpu" for n in simulated.nodes)
+    assert {n.id for n in simulated.nodes if n.category == "cpu"} == {"transpose", "embedding", "layer_norm", "add_1"}
     legend = window.overlay.delegation_legend(window.graph_view)
     assert isinstance(legend, DelegationLegend) and legend.isVisible()
     assert any(text.startswith("XNNPACK delegate") for _, text, _ in legend.rows)
     part = delegation
-    assert "XNNPACK delegates" in window.summary.text() and f"{len(not_delegated)} not delegated" in window.summary.text()
+    assert "1 XNNPACK delegate" in window.summary.text() and f"{len(not_delegated)} not delegated" in window.summary.text()
     # the overlay's numbers agree everywhere: status bar, node panel summary and the tables
     assert f"{len(part.boundaries)} boundaries" in window.summary.text()
     assert window.state.selection is None                        # the node panel shows the summary
@@ -169,10 +172,9 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     assert f"Boundary transfers {len(part.boundaries)} edges" in summary
     assert window.panels.partition.top_titles()[0].startswith("Real XNNPACK delegation")
     assert window.panels.tables.tabText(1) == f"Partition ({len(not_delegated)} not delegated)"
-    conv = sorted(not_delegated)[0]
-    window.navigation.select_in("a", conv)
+    window.navigation.select_in("a", "layer_norm")
     text = plain(window.panels.node_panel.toPlainText())
-    assert "not delegated (CPU)" in text and "not delegated by XnnpackPartitioner" in text
+    assert "not delegated (CPU)" in text and "XNNPACK has no kernel for native_layer_norm.default" in text
 
     # back to the simulated VPU partition: no job, the analysis keeps its delegation
     qtbot.mouseClick(window.view_bar.colour.button(0), Qt.MouseButton.LeftButton)

@@ -218,20 +218,27 @@ def test_fleet_ranks_blockers_by_models_then_macs():
                 "blockers": blocks, "op_candidates": list(candidates)}
 
     rows = [row("m1", {"layer_norm.default": {"nodes": 2, "macs": 0, "cause": "op_list"},
-                       "matmul.default": {"nodes": 1, "macs": 300, "cause": "op_list"}}, 400,
-                [{"op": "matmul.default", "bytes_saved": 10, "subgraphs_merged": 1, "nodes_moved": 1}]),
+                       "matmul.default": {"nodes": 1, "macs": 300, "cause": "op_list"},
+                       "scaled_dot_product_attention.default": {"nodes": 1, "macs": 900, "cause": "op_list"}},
+                400, [{"op": "matmul.default", "bytes_saved": 10, "subgraphs_merged": 1, "nodes_moved": 1,
+                       "macs_moved": 300},
+                      # qa-1 #6: its node reads a bool mask and stays on the CPU: it moves nothing
+                      {"op": "scaled_dot_product_attention.default", "bytes_saved": 0, "subgraphs_merged": 0,
+                       "nodes_moved": 0, "macs_moved": 0}]),
             row("m2", {"layer_norm.default": {"nodes": 1, "macs": 0, "cause": "op_list"},
                        "matmul.default": {"nodes": 1, "macs": 100, "cause": "op_list"}}, 600),
             row("m3", {"layer_norm.default": {"nodes": 4, "macs": 0, "cause": "op_list"}}, 0)]
     found = blockers(rows, "p", ("vpu",))
-    assert [b.key for b in found] == ["layer_norm.default", "matmul.default"]
+    assert [b.key for b in found] == ["layer_norm.default", "matmul.default", "scaled_dot_product_attention.default"]
     assert found[1].models == ("m1", "m2") and found[1].share_of_their_cpu_macs == pytest.approx(0.4)
     kernels = next_kernels(rows, "p", ("vpu",))
-    assert kernels[0].op == "matmul.default" and kernels[0].macs_moved == 300
+    assert [(k.op, k.macs_moved, k.nodes_moved) for k in kernels] == [("matmul.default", 300, 1)]
     rows[1]["op_candidates"] = [{"op": "conv2d.default", "kind": "limit", "limit": "conv2d.kernel_max",
-                                 "from": [3, 3], "to": [5, 5], "bytes_saved": 64}]
+                                 "from": [3, 3], "to": [5, 5], "bytes_saved": 64, "nodes_moved": 2,
+                                 "macs_moved": 4096}]
     relaxed = [k for k in next_kernels(rows, "p", ("vpu",)) if k.op.startswith("conv2d")]
-    assert [(k.op, k.models, k.bytes_saved) for k in relaxed] == [("conv2d.kernel_max → [5, 5]", ("m2",), 64)]
+    assert [(k.op, k.models, k.bytes_saved, k.macs_moved) for k in relaxed] == \
+        [("conv2d.kernel_max → [5, 5]", ("m2",), 64, 4096)]
 
 
 def test_rows_read_the_check_summary_and_causes_when_present():

@@ -74,7 +74,8 @@ def test_op_candidates_and_economics_are_in_check_json(capsys):
     assert data["op_candidates"][0] == {"op": "sigmoid.default", "subgraphs_merged": 1, "bytes_saved": 1280,
                                         "cpu_nodes_left": 1, "nodes_moved": 1, "new_subgraphs": 0,
                                         "subgraphs_after": 1, "transfer_bytes_after": 1280,
-                                        "kind": "op_list", "limit": None, "from": None, "to": None}
+                                        "kind": "op_list", "limit": None, "from": None, "to": None,
+                                        "macs_moved": 0}
     assert data["economics"]["break_even_bytes_per_mac"] == 0.25
     assert [s["pays"] for s in data["economics"]["subgraphs"]] == [False, False]
     assert "ablation" not in data

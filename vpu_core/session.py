@@ -139,7 +139,7 @@ class Session:
         """`disk_cache`: use the disk cache at `cache_dir` (None: $VPU_INSPECTOR_CACHE_DIR, else
         the user cache folder, looked up at each run)."""
         self.keep = keep
-        self.memory = MemoryCache({"quantized": keep, "program": 4})
+        self.memory = MemoryCache({"quantized": keep, "program": 4, "edge": 1})
         self.hashes = FileHashes()
         self.disk_cache = disk_cache
         self.cache_dir = cache_dir
@@ -259,7 +259,7 @@ class Session:
                            ("qparams", keys.quantized), ("quantized", keys.quantized),
                            ("analysis", keys.analysis), ("analysis", keys.analysis_delegated),
                            ("int_sim", keys.analysis), ("whatif", keys.analysis),
-                           ("program", program_key(keys))):
+                           ("program", program_key(keys)), ("edge", program_key(keys))):
             self.memory.drop(stage, key)
         with self._lock:
             for simulated in [k for k in self._simulated if k[1] == config]:
@@ -287,8 +287,9 @@ class Session:
         analysis = base
         if xnnpack_delegation:
             from vpu_core.analysis.delegation import with_xnnpack_delegation
+            from vpu_core.runtime.service import overlay_lowering
 
-            analysis = ctx.call(with_xnnpack_delegation, base, qm, None, ctx)
+            analysis = ctx.call(with_xnnpack_delegation, base, qm, None, ctx, overlay_lowering(self, keys))
         store.put(analysis)
         return analysis
 

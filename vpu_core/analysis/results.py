@@ -55,6 +55,9 @@ class Subgraph:
 
 
 CAUSES = ("op_list", "dtype", "limit", "memory", "float")   # why an op runs on the CPU
+# why the real XNNPACK delegation (PartitionReport.source "xnnpack") left an op on the CPU
+# (vpu_core.analysis.xnnpack_why): "dtype" as above, or
+XNNPACK_CAUSES = ("no_kernel", "rejected", "left_out", "removed")
 
 
 @dataclass(frozen=True)
@@ -81,11 +84,13 @@ class CpuNode:
     node: str
     op: str            # ATen op without "aten.", e.g. "softmax.int"
     reason: str
-    cause: str = "op_list"             # one of CAUSES
+    cause: str = "op_list"             # one of CAUSES (XNNPACK_CAUSES in a delegation report)
     limits: tuple[LimitFailure, ...] = ()   # cause "limit" / "memory": every failing limit, in
                                        # the fixed order of vpu_core.hardware.limits.LIMITS
     runs_as: str = ""                  # an alias: "runs as the VPU's linear kernel (addmm …)"
     macs: int = 0                      # its multiply-accumulates (vpu_core.analysis.macs), on the CPU
+    detail: tuple = ()                 # (key, value) pairs; the real XNNPACK delegation: what
+                                       # XNNPACK said (config, check, lowered_ops, dtypes)
 
     @property
     def limit(self) -> str | None:

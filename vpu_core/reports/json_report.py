@@ -99,7 +99,8 @@ def op_candidates_to_json(candidates: tuple[OpCandidate, ...]) -> list[dict]:
              "cpu_nodes_left": c.cpu_nodes_left, "nodes_moved": c.nodes_moved,
              "new_subgraphs": c.new_subgraphs, "subgraphs_after": c.subgraphs_after,
              "transfer_bytes_after": c.transfer_bytes_after, "kind": c.kind,
-             "limit": c.limit or None, "from": _plain(c.bound_from), "to": _plain(c.bound_to)}
+             "limit": c.limit or None, "from": _plain(c.bound_from), "to": _plain(c.bound_to),
+             "macs_moved": c.macs_moved}
             for c in candidates]
 
 
@@ -146,7 +147,8 @@ def cpu_node_to_json(c: CpuNode) -> dict:
             "bound": _plain(first.bound) if first else None,
             "limits": [{"limit": f.limit, "value": _plain(f.value), "bound": _plain(f.bound),
                         "text": f.text} for f in c.limits],
-            "runs_as": c.runs_as or None, "macs": c.macs}
+            "runs_as": c.runs_as or None, "macs": c.macs,
+            "detail": {k: _plain(list(v) if isinstance(v, tuple) else v) for k, v in c.detail}}
 
 
 def _plain(x):

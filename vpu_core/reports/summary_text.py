@@ -17,8 +17,12 @@ if TYPE_CHECKING:
     from vpu_core.analysis.results import Summary
 
 CAUSE_WORDS = {"op_list": "not in the op list", "dtype": "integer / bool tensors",
-               "limit": "over a per-op limit", "memory": "over the SRAM", "float": "left in float"}
-CAUSE_SHORT = {"op_list": "op list", "dtype": "dtype", "limit": "limit", "memory": "memory", "float": "float"}
+               "limit": "over a per-op limit", "memory": "over the SRAM", "float": "left in float",
+               # the real XNNPACK delegation (vpu_core.analysis.xnnpack_why)
+               "no_kernel": "no XNNPACK kernel", "rejected": "rejected by XNNPACK's checks",
+               "left_out": "left out of the delegates", "removed": "removed while lowering"}
+CAUSE_SHORT = {"op_list": "op list", "dtype": "dtype", "limit": "limit", "memory": "memory", "float": "float",
+               "no_kernel": "no kernel", "rejected": "rejected", "left_out": "left out", "removed": "removed"}
 
 
 def share_text(fraction: float) -> str:

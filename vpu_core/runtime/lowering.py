@@ -1,9 +1,14 @@
 """Lower a converted Q/DQ graph to an ExecuTorch program for XNNPACK, with what it takes to run it.
 
+    edge = lower_edge(qm)            # EdgeLowering: the graph lowered, delegates chosen
     lowered = lower_program(qm)      # LoweredProgram: .pte bytes, op map, inputs and references
 
-    torch.export.export(graph) → to_edge_transform_and_lower(partitioner=[XnnpackPartitioner()])
-                               → to_executorch() → .pte bytes
+    torch.export.export(graph) → to_edge_transform_and_lower(partitioner=[XnnpackPartitioner()])   (lower_edge)
+                               → to_executorch() → .pte bytes                                      (lower_program)
+
+`lower_edge` is the project's one XNNPACK lowering: the runtime (`--run`, `export`) emits it, and
+the delegation overlay (`--xnnpack-delegation`, Ctrl+D; vpu_core.analysis.delegation) reads
+which nodes XNNPACK took, and why it left the others, from the same lowered graph.
 
 What is lowered is the converted graph the analysis shows, under either quantizer:
 
@@ -31,13 +36,14 @@ import re
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch.fx import GraphModule, Node
 from torch.fx.node import map_arg
 from torch.utils._pytree import tree_leaves
 
+from vpu_core import quiet
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.errors import InspectorError, short_reason
 from vpu_core.progress import ProgressFn
@@ -74,22 +80,57 @@ class LoweredProgram:
     meta: dict = field(default_factory=dict)   # input names / shapes, for `export`
 
 
-def lower_program(qm: QuantizedModel, progress: ProgressFn | None = None) -> LoweredProgram:
-    """Lower `qm.converted` (a QuantizedModel's) to an XNNPACK program; see the module docstring."""
+@dataclass
+class EdgeLowering:
+    """The converted graph lowered for XNNPACK, before it is emitted (core-internal: fx graphs).
+
+    The one lowering of the project: `lower_program` emits it as the .pte `--run` runs and
+    `export` writes, and the delegation overlay (vpu_core.analysis.delegation) reads which nodes
+    XNNPACK took from it, so the two never disagree."""
+
+    graph: GraphModule                  # what was exported: qm.converted, or its copy with biases folded
+    folded_biases: int
+    edge: Any                           # executorch.exir.EdgeProgramManager
+    partitioner: Any                    # the XnnpackPartitioner that chose the delegates
+    seconds: float
+
+    def lowered_module(self) -> GraphModule:
+        """The top-level graph: executorch_call_delegate nodes and the portable ops between them."""
+        return self.edge.exported_program().graph_module
+
+
+def lower_edge(qm: QuantizedModel, progress: ProgressFn | None = None) -> EdgeLowering:
+    """`qm.converted` (int32 biases folded, see the module docstring) exported and lowered with
+    XnnpackPartitioner; RuntimeRefusal when ExecuTorch cannot lower it."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
     start = time.perf_counter()
     gm, folded = fold_int32_biases(qm)
     if progress is not None:
         progress("lower", 0.05)
-    inputs = tuple(qm.heldout)
+    partitioner = XnnpackPartitioner()
     try:
-        from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
-        from executorch.exir import to_edge_transform_and_lower
+        with quiet.torch_chatter():           # a failing pass logs whole graphs: the refusal says it
+            exported = torch.export.export(gm, tuple(qm.example_inputs), strict=False)
+            edge = to_edge_transform_and_lower(exported, partitioner=[partitioner])
+    except Exception as exc:  # ExecuTorch raises many types; the user gets one line
+        raise lowering_refusal(exc, traceback.format_exc()) from None
+    return EdgeLowering(gm, folded, edge, partitioner, time.perf_counter() - start)
 
-        exported = torch.export.export(gm, tuple(qm.example_inputs), strict=False)
-        edge = to_edge_transform_and_lower(exported, partitioner=[XnnpackPartitioner()])
-        if progress is not None:
-            progress("lower", 0.8)
-        program = edge.to_executorch()
+
+def lower_program(qm: QuantizedModel, progress: ProgressFn | None = None,
+                  edge: EdgeLowering | None = None) -> LoweredProgram:
+    """Lower `qm.converted` (a QuantizedModel's) to an XNNPACK program; see the module docstring.
+    `edge` reuses a lowering of the same `qm` (the delegation overlay's); emitting changes it."""
+    start = time.perf_counter()
+    edge = edge if edge is not None else lower_edge(qm, progress)
+    gm = edge.graph
+    inputs = tuple(qm.heldout)
+    if progress is not None:
+        progress("lower", 0.8)
+    try:
+        program = edge.edge.to_executorch()
     except Exception as exc:  # ExecuTorch raises many types; the user gets one line
         raise lowering_refusal(exc, traceback.format_exc()) from None
     program_gm = program.exported_program().graph_module
@@ -100,11 +141,12 @@ def lower_program(qm: QuantizedModel, progress: ProgressFn | None = None) -> Low
         floats = _tensor_leaves(qm.float_graph(*inputs)) if qm.float_graph is not None else None
     if progress is not None:
         progress("lower", 1.0)
+    folded = edge.folded_biases
     return LoweredProgram(
         buffer=bytes(program.buffer), op_map=op_map, inputs=inputs, float_outputs=floats,
         qdq_outputs=qdq, graph="qdq, int32 bias folded" if folded else "qdq",
         portable_ops=tuple(sorted({k for k, _ in non_delegated_kernels(program_gm)})),
-        folded_biases=folded, lowering_s=time.perf_counter() - start,
+        folded_biases=folded, lowering_s=edge.seconds + time.perf_counter() - start,
         meta={"inputs": [{"name": n.name, "shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch.")}
                          for n, t in zip(_placeholders(gm), inputs)]})
 

@@ -2,6 +2,9 @@
 
     report = runtime_report(session, config, runs=20)     # Session.runtime calls this
 
+The delegation overlay (`--xnnpack-delegation`, Ctrl+D) lowers through the same function
+(runtime.lowering.lower_edge); `overlay_lowering` keeps that lowering for the run that follows.
+
 Lowering changes process-wide state (torch.export, ExecuTorch's passes): like the XNNPACK
 delegation overlay it runs on the session's one stage thread (RunContext.call, i.e.
 vpu_core.progress.call_cancellable), so it never overlaps another stage and a cancel returns
@@ -9,7 +12,7 @@ within 0.1 s. The measurement runs there too: the timings are not shared with a 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from vpu_core.progress import NO_CONTEXT, RunContext
 
@@ -18,11 +21,29 @@ if TYPE_CHECKING:
     from vpu_core.session import Session
     from vpu_core.cache.keys import StageKeys
     from vpu_core.config import RunConfig
-    from vpu_core.runtime.lowering import LoweredProgram, RuntimeRefusal
+    from vpu_core.pipeline import QuantizedModel
+    from vpu_core.runtime.lowering import EdgeLowering, LoweredProgram, RuntimeRefusal
     from vpu_core.runtime.results import RuntimeReport
 
 DEFAULT_RUNS = 20
 DEFAULT_WARMUP = 3
+EDGE = "edge"         # memory stage: a lowering the delegation overlay made, until the runtime emits it
+
+
+def overlay_lowering(session: Session, keys: StageKeys | None) -> Callable[[QuantizedModel], EdgeLowering]:
+    """The delegation overlay's lowering (lower_edge), kept in memory so that a run of the same
+    program in this session emits it instead of lowering again: one lowering for both."""
+    from vpu_core.runtime.lowering import lower_edge
+    from vpu_core.runtime.store import program_key
+
+    def lower(qm: QuantizedModel) -> EdgeLowering:
+        edge = lower_edge(qm)
+        key = program_key(keys)
+        if key is not None:
+            session.memory.put(EDGE, key, edge)
+        return edge
+
+    return lower
 
 
 def lowered_program(session: Session, config: RunConfig, ctx: RunContext = NO_CONTEXT,
@@ -39,13 +60,25 @@ def lowered_program(session: Session, config: RunConfig, ctx: RunContext = NO_CO
         return hit
     qm = session.quantized(config, ctx, keys)
     ctx.report("lower", 0.0)
+    edge = _take_edge(session, keys)
     value: LoweredProgram | RuntimeRefusal
     try:
-        value = ctx.call(lower_program, qm, ctx)
+        value = ctx.call(lower_program, qm, ctx, edge)
     except RuntimeRefusal as refusal:
         value = refusal
     store.put(value)
     return value
+
+
+def _take_edge(session: Session, keys: StageKeys | None) -> EdgeLowering | None:
+    """The overlay's lowering of this program, if it made one (taken: emitting changes it)."""
+    from vpu_core.runtime.store import program_key
+
+    key = program_key(keys)
+    edge = session.memory.get(EDGE, key) if key is not None else None
+    if edge is not None:
+        session.memory.drop(EDGE, key)
+    return edge
 
 
 def runtime_report(session: Session, config: RunConfig, runs: int = DEFAULT_RUNS, warmup: int = DEFAULT_WARMUP,

@@ -197,9 +197,11 @@ def _kernels(rows: list[dict], profiles: tuple, quantizers: tuple) -> str:
                  "nodes moved"]
         parts.append(f"<h3>{esc(p)}</h3>" + _top_and_rest(heads, table_rows, {1, 2, 3, 4, 5}, "candidates"))
     return card("kernels", "Which kernel next", "".join(parts), lede=(
-        "Every CPU op added alone to the op list and each model re-partitioned (the runs' op "
-        "candidates), summed over the fleet: the MACs that would move to the VPU, the boundary "
-        "bytes saved and the subgraphs merged. Ranked by MACs, then bytes."))
+        "Every CPU op added alone to the op list (and every failing limit relaxed) and each model "
+        "re-partitioned (the runs' op candidates), summed over the fleet: the nodes and MACs that "
+        "really move to the VPU, the boundary bytes saved and the subgraphs merged. An op whose "
+        "nodes stay on the CPU anyway (they read integer or bool tensors) moves nothing and is "
+        "not listed. Ranked by MACs, then bytes."))
 
 
 def _top_and_rest(heads: list[str], rows: list[list[str]], numeric: set[int], what: str, top: int = 12) -> str:

@@ -8,9 +8,11 @@ VPU quantizer when it was swept: what the VPU would be given), else its next.
   are its own nodes' ("layer_norm blocks 41 models, 38 % of their CPU MACs"; ops without
   multiply-accumulates, like layer_norm, block by the boundaries they cut, not by MACs).
 - next kernels: the runs' op candidates (each CPU op added alone to the op list, re-partitioned;
-  with per-op limits also each limit relaxed to a bound) summed over the models: MACs moved to
-  the VPU (an added op's CPU MACs; not counted for a limit relaxation, which may move only some of
-  the nodes failing it), boundary bytes saved, subgraphs merged, ranked by MACs then bytes.
+  with per-op limits also each limit relaxed to a bound) summed over the models: what each really
+  moves — nodes and MACs moved to the VPU (the candidate's own `macs_moved`: an attention that
+  reads a bool mask stays on the CPU when its op is added, and moves nothing), boundary bytes
+  saved, subgraphs merged —, ranked by MACs then bytes. A candidate that moves no node in a model
+  does not count for that model.
 """
 from __future__ import annotations
 
@@ -71,13 +73,13 @@ def next_kernels(rows: list[dict], profile: str, quantizers: tuple[str, ...]) ->
     per_model = model_rows(rows, profile, quantizers)
     found: dict[str, dict] = {}
     for model, row in per_model.items():
-        own = row.get("blockers") or {}
         for c in row.get("op_candidates") or []:
+            if not c.get("nodes_moved"):        # on the CPU for another reason (its dtypes): no gain
+                continue
             key = candidate_key(c)
             e = found.setdefault(key, {"models": [], "macs": 0, "bytes": 0, "merged": 0, "moved": 0})
             e["models"].append(model)
-            if not c.get("limit"):      # an op added to the list moves all its CPU nodes' MACs
-                e["macs"] += int((own.get(key) or {}).get("macs", 0))
+            e["macs"] += int(c.get("macs_moved") or 0)
             e["bytes"] += int(c.get("bytes_saved") or 0)
             e["merged"] += int(c.get("subgraphs_merged") or 0)
             e["moved"] += int(c.get("nodes_moved") or 0)

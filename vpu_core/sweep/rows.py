@@ -55,7 +55,7 @@ def ok_row(base: dict, check: dict, seconds: float) -> dict:
     row["blockers"] = blockers(check)
     row["op_candidates"] = [
         {k: c.get(k) for k in ("op", "kind", "limit", "from", "to", "bytes_saved", "subgraphs_merged",
-                               "cpu_nodes_left", "nodes_moved") if k in c}
+                               "cpu_nodes_left", "nodes_moved", "macs_moved") if k in c}
         for c in check.get("op_candidates", [])]
     return _ordered(row)
 

@@ -8,7 +8,11 @@ kernel_max 3×3→5×5"). Re-partition only: nothing is quantized again (the VPU
 read the limits), so this is cheap and runs with every analysis. Per candidate:
 - subgraphs_merged: existing VPU subgraphs that join another one through the added op;
 - bytes_saved: boundary bytes before minus after (negative when the op opens a new island);
-- cpu_nodes_left: CPU nodes after the change.
+- cpu_nodes_left: CPU nodes after the change;
+- nodes_moved / macs_moved: the CPU nodes that join the VPU, and their multiply-accumulates
+  (CpuNode.macs): what the candidate really moves. An op added to the list moves none of its
+  nodes that read an integer / bool tensor (embedding of token ids, attention with a bool mask):
+  a candidate that moves nothing is not a candidate, like a limit relaxation that admits nothing.
 
 One assumption beyond the partition itself: a tensor that a newly added op sends back to the CPU
 is counted as int8 (one byte per element), because on the VPU that op's output would be quantized
@@ -92,13 +96,14 @@ def what_if_relaxed(g: QGraph, part: PartitionReport, limit: str, bound: object)
 def _candidate(g: QGraph, part: PartitionReport, after: PartitionReport, **fields) -> OpCandidate:
     before_cpu = {c.node for c in part.cpu_nodes}
     moved = {n for n in before_cpu if after.assignment.get(n) != "cpu"}
+    macs_moved = sum(c.macs for c in part.cpu_nodes if c.node in moved)
     old_vpu = {n for s in part.subgraphs for n in s.nodes}
     holding_old = sum(1 for s in after.subgraphs if old_vpu.intersection(s.nodes))
     after_bytes = _transfer_bytes(g, after, moved)
     return OpCandidate(
         subgraphs_merged=len(part.subgraphs) - holding_old,
         bytes_saved=part.transfer_bytes - after_bytes, cpu_nodes_left=len(after.cpu_nodes),
-        nodes_moved=len(moved), new_subgraphs=len(after.subgraphs) - holding_old,
+        nodes_moved=len(moved), macs_moved=macs_moved, new_subgraphs=len(after.subgraphs) - holding_old,
         subgraphs_after=len(after.subgraphs), transfer_bytes_after=after_bytes, **fields)
 
 
@@ -115,8 +120,9 @@ def limit_candidates(g: QGraph, part: PartitionReport) -> list[OpCandidate]:
 
 
 def op_candidates(g: QGraph, part: PartitionReport) -> tuple[OpCandidate, ...]:
-    """Every candidate op and limit relaxation, ranked: most bytes saved, then most subgraphs
-    merged, fewest CPU nodes."""
-    out = [what_if_added(g, part, op) for op in candidate_ops(g, part)] + limit_candidates(g, part)
+    """Every candidate op and limit relaxation that moves at least one node to the VPU, ranked:
+    most bytes saved, then most subgraphs merged, fewest CPU nodes."""
+    added = [what_if_added(g, part, op) for op in candidate_ops(g, part)]
+    out = [c for c in added if c.nodes_moved] + limit_candidates(g, part)
     return tuple(sorted(out, key=lambda c: (-c.bytes_saved, -c.subgraphs_merged, c.cpu_nodes_left,
                                             c.kind, c.op, str(c.bound_to))))

@@ -80,6 +80,7 @@ class OpCandidate:
     bytes_saved: int                   # boundary bytes before minus after (negative: more traffic)
     cpu_nodes_left: int                # CPU nodes after the change
     nodes_moved: int = 0               # CPU ops of this type that join the VPU
+    macs_moved: int = 0                # their multiply-accumulates (what the candidate moves)
     new_subgraphs: int = 0             # subgraphs made only of moved ops (new islands)
     subgraphs_after: int = 0
     transfer_bytes_after: int = 0
