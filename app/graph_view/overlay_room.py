@@ -9,7 +9,7 @@ breadcrumbs top-left. A fit keeps one of two rooms free of graph (`rooms`):
             band at the top.
 
 `best_mode` takes the one at which the graph is drawn largest (a tall graph: usually the band,
-which scrolls away with the graph's top; a wide short one, or a narrow one: the column). The view then widens
+which scrolls away with the graph's top; a wide short one: the column). The view then widens
 its scrollable rectangle by the room (GraphView._apply_room), so the graph can be placed, and
 scrolled, clear of the overlays. Geometry only: no widgets here.
 """
@@ -69,17 +69,13 @@ def fit_scale(graph: QRectF, free: QRectF, whole: bool) -> float:
 
 def best_mode(rooms: dict[str, Room], graph: QRectF, viewport: QRectF, whole: bool,
               lo: float, hi: float) -> str:
-    """The mode whose room draws `graph` largest at a zoom within [lo, hi]. A tie (a narrow
-    graph at the largest zoom, a wide one at the legible floor): the column if the graph fits
-    beside it (it costs nothing then), else the band, which scrolls away with the graph's top."""
+    """The mode whose room draws `graph` largest at a zoom within [lo, hi]; a tie (a narrow
+    graph at the largest zoom, a wide one at the legible floor): the band, which scrolls away
+    with the graph's top (the column would stay beside it while panning)."""
     def scale(m: str) -> float:
         return min(max(fit_scale(graph, rooms[m].free(viewport), whole), lo), hi)
 
-    best = max(scale(m) for m in MODES)
-    column = rooms["column"].free(viewport)
-    if scale("column") >= best - 1e-9 and graph.width() * best <= column.width() - 2 * MARGIN:
-        return "column"
-    return "band" if scale("band") >= best - 1e-9 else "column"
+    return "band" if scale("band") >= scale("column") - 1e-9 else "column"
 
 
 def widened(graph: QRectF, room: Room, zoom: float) -> QRectF:

@@ -286,7 +286,9 @@ class GraphView(QGraphicsView):
         have = self.sceneRect()
         if max(abs(want.left() - have.left()), abs(want.top() - have.top()),
                abs(want.right() - have.right()), abs(want.bottom() - have.bottom())) * self.zoom() > 0.5:
+            centre = self.mapToScene(self.viewport().rect().center())
             self.setSceneRect(want)
+            self.centerOn(centre)                 # the room changed, not what the user looks at
 
     def setTransform(self, matrix: QTransform, combine: bool = False) -> None:   # every zoom comes here
         super().setTransform(matrix, combine)
