@@ -268,6 +268,8 @@ class CompareView(QWidget):
         """Both headers as high as the taller one needs at its pane's width."""
         heads = list(self.headers.values())
         height = max(h.heightForWidth(max(h.width(), 1)) for h in heads)
+        if height <= 0:                            # no text yet: Qt answers -1
+            return
         for h in heads:
             if h.height() != height:
                 h.setFixedHeight(height)
