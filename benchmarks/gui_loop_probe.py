@@ -15,21 +15,9 @@ import sys
 import tempfile
 import time
 
-CHILD = r"""
-import json, os, sys, time
-T0 = float(os.environ["PROBE_T0"])
-from PySide6.QtCore import QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication
-from app import theme
-from app.window.main_window import MainWindow
-from vpu_core.config import RunConfig
+from app.devtools.child_window import WINDOW_CHILD_HEAD
 
-app = QApplication(sys.argv[:1])
-theme.apply_theme(app)
-window = MainWindow()
-window.resize_for(1280, 720)
-window.show()
-runs = window.runs
+CHILD = WINDOW_CHILD_HEAD + r"""runs = window.runs
 
 
 def wait_for_job(start_fn):

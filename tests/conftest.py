@@ -20,6 +20,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Tests never touch the real user cache: one throw-away cache folder for the whole run
 # (tests that need their own set VPU_INSPECTOR_CACHE_DIR with monkeypatch).
 os.environ["VPU_INSPECTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="vpu-inspector-test-cache-")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Two xdist workers share two cores: one torch thread each, not two that contend.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import copy  # noqa: E402
 import functools  # noqa: E402
@@ -42,6 +45,19 @@ _hypothesis_settings.register_profile("ci", derandomize=True, database=None)
 _hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 RUN_TIMEOUT_MS = 180_000
+
+# The README's test command runs two xdist workers, one file per work unit (--dist loadfile keeps a
+# file's session-cached runs in one process). Files are handed out in collection order, so the
+# longest go first (seconds on a quiet machine, `--durations`): otherwise the corpus, started
+# last, runs alone for two minutes while the other worker idles.
+LONGEST_FILES_FIRST = ("test_corpus.py", "test_gui.py", "test_gui_compare.py", "test_gui_keep_place.py",
+                       "test_delegation.py", "test_export.py", "test_gui_runtime.py", "test_sweep_ray.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FILES_FIRST)}
+    # sorted() is stable: tests keep their order within a file, the other files theirs.
+    items[:] = sorted(items, key=lambda item: rank.get(item.path.name, len(rank)))
 _PROFILE_DIR = Path(tempfile.mkdtemp(prefix="vpu_profiles_"))
 
 

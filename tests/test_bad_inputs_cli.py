@@ -85,3 +85,29 @@ def test_calibration_pt_with_pickled_code_is_refused(capsys, tmp_path):
     torch.save({"x": torch.zeros(4, 3, 16, 16), "f": print}, tmp_path / "evil.pt")
     code, line, _ = _check(capsys, "conv_relu", "--calib-data", str(tmp_path / "evil.pt"))
     assert code == 2 and "could not be read safely" in line
+
+
+def test_missing_input_files_fail_before_torch_is_imported(tmp_path):
+    # A fresh interpreter: a missing model, profile or calibration file is refused with one
+    # sentence (exit 2) while torch has not been imported yet (qa-1 #25).
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom vpu_core.cli import main\ncode = main(sys.argv[1:])\n"
+              "print(code, 'torch' in sys.modules)\n")
+    cases = {("check", str(tmp_path / "nope.py")): "Cannot load",
+             ("check", "resnet8", "--profile", str(tmp_path / "nope.toml")): "does not exist",
+             ("check", "resnet8", "--calib-data", str(tmp_path / "nope.pt")): "does not exist",
+             ("export", "resnet8:x", "-o", str(tmp_path / "out")): "Unknown model"}
+    for argv, needle in cases.items():
+        done = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True)
+        assert done.stdout.split() == ["2", "False"], (argv, done.stdout, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1 and needle in done.stderr, argv
+
+
+def test_per_tensor_under_the_vpu_quantizer_is_a_note():
+    from vpu_core.config import RunConfig
+    from vpu_core.preflight import PER_TENSOR_IGNORED, preflight
+
+    assert preflight(RunConfig(model="resnet8", per_tensor=True)) == [PER_TENSOR_IGNORED]
+    assert preflight(RunConfig(model="resnet8", quantizer="xnnpack", per_tensor=True)) == []

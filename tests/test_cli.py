@@ -45,7 +45,7 @@ def test_vpu_conv_relu_json_has_only_pow2_and_zero_points(capsys):
     for t in tensors:
         assert all(math.log2(s).is_integer() for s in t["scales"]), t
         assert all(z == 0 for z in t["zero_points"]), t
-    assert set(data["timings_s"]) >= {"export", "prepare", "calibrate", "convert", "analyze"}
+    assert set(data["timings_s"]) >= {"export", "import", "prepare", "calibrate", "convert", "analyze"}
     assert isinstance(data["sqnr_db"], float) and data["sqnr_db"] > 10
 
 
@@ -75,6 +75,35 @@ def test_save_program_round_trips(capsys, tmp_path):
     assert any("quantize_per_tensor" in str(n.target) for n in program.graph.nodes)
     code, data = check_json(capsys, str(out))  # the saved Q/DQ program is analysed as it is
     assert code == 0 and data["model"] == "q" and data["sqnr_db"] is None
+    assert data["quantizer"] == "vpu" and data["already_quantized"] is True
+
+
+def test_a_saved_program_reports_the_quantizer_that_made_it(capsys, tmp_path):
+    # qa-1 #7: an XNNPACK-quantized program re-checked (under the default --quantizer vpu) was
+    # "quantizer vpu"; the file now records its quantizer, and a program that records none is
+    # "already quantized (program file)", never the option's guess
+    import zipfile
+
+    from vpu_core.pipeline.program_file import PROGRAM_META
+
+    out = tmp_path / "xq.pt2"
+    code, _, err = run_cli(capsys, "check", "conv_relu", "--quantizer", "xnnpack", "--calib-batches", "1",
+                           "--save-program", str(out))
+    assert code == 1, err
+    code, data = check_json(capsys, str(out))
+    assert data["quantizer"] == "xnnpack" and data["already_quantized"] is True
+    assert any(zp != 0 for t in data["tensors"] for zp in t["zero_points"])   # XNNPACK's affine grid
+    code, text, _ = run_cli(capsys, "check", str(out), "--calib-batches", "2")
+    assert text.splitlines()[0].startswith("xq · quantizer XNNPACK (program file) · ")
+    foreign = tmp_path / "foreign.pt2"
+    with zipfile.ZipFile(out) as src, zipfile.ZipFile(foreign, "w") as dst:
+        for item in src.infolist():
+            if not item.filename.endswith(f"extra/{PROGRAM_META}"):
+                dst.writestr(item, src.read(item))
+    code, data = check_json(capsys, str(foreign))
+    assert data["quantizer"] == "unknown" and data["already_quantized"] is True
+    code, text, _ = run_cli(capsys, "check", str(foreign), "--quantizer", "xnnpack")
+    assert text.splitlines()[0].startswith("foreign · quantizer already quantized (program file) · ")
 
 
 @pytest.mark.parametrize("argv, needle", [

@@ -114,3 +114,36 @@ def test_two_subgraphs_that_would_wait_on_each_other_through_the_cpu_are_split(p
     # the second subgraph is split where the cycle entered it: add waits for relu, relu_2 does not
     assert [list(s.nodes) for s in report.subgraphs] == [
         ["relu_default", "relu_default_1", "add_tensor_1"], ["relu_default_2"], ["add_tensor"]]
+
+
+def test_a_quantize_of_a_cpu_value_the_cpu_also_reads_stays_on_the_cpu(partition_is_sound):
+    # qa-1 #5 (T5 under XNNPACK): `to` (CPU) → quantize → {dequantize → add (VPU), dequantize →
+    # mul (CPU) → … → add}. The quantize feeds both sides and could not join add's subgraph (a
+    # cycle through mul), so it was a VPU subgraph of its own. The CPU quantizes it: int8 crosses.
+    from torch.fx import Graph, GraphModule
+    from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+
+    aten, qd = torch.ops.aten, torch.ops.quantized_decomposed
+    graph = Graph()
+
+    def q_dq(value, scale=0.05):
+        q = graph.call_function(qd.quantize_per_tensor.default, (value, scale, 0, -128, 127, torch.int8))
+        return q, graph.call_function(qd.dequantize_per_tensor.default, (q, scale, 0, -128, 127, torch.int8))
+
+    x = graph.placeholder("x")
+    cpu = graph.call_function(aten.sigmoid.default, (x,))
+    q, dq_add = q_dq(cpu)
+    dq_mul = graph.call_function(qd.dequantize_per_tensor.default, (q, 0.05, 0, -128, 127, torch.int8))
+    mul = graph.call_function(aten.mul.Tensor, (dq_mul, dq_mul))
+    _, dq_back = q_dq(mul)
+    add = graph.call_function(aten.add.Tensor, (dq_add, dq_back))
+    _, out = q_dq(add)
+    graph.output(out)
+    gm = GraphModule(torch.nn.Module(), graph)
+    FakeTensorProp(gm).propagate(torch.zeros(2, 4))
+    report = partition(QGraph(gm, load_profile()))
+    partition_is_sound(gm, report)
+    assert report.assignment[q.name] == "cpu" and report.assignment[dq_mul.name] == "cpu"
+    assert len(report.subgraphs) == 1 and add.name in report.subgraphs[0].nodes
+    assert {(b.src, b.dst, b.dtype, b.bytes) for b in report.boundaries if b.dst == dq_add.name} == {
+        (q.name, dq_add.name, "int8", 8)}

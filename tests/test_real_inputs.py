@@ -190,8 +190,8 @@ def test_calibration_files_with_several_inputs(tmp_path):
         load_calibration_file(tmp_path / "float_ids.pt", example, names=names)
     torch.save({"ids": ids, "attention": mask, "extra": mask}, tmp_path / "wrong_keys.pt")
     torch.save([ids, mask, mask], tmp_path / "three.pt")
-    for bad, needle in (("wrong_keys.pt", r"keys ids, attention, extra do not match the model's 2 "
-                                          r"input\(s\) \(ids, mask\)"),
+    for bad, needle in (("wrong_keys.pt", r"its keys \{'ids', 'attention', 'extra'\} are not the "
+                                          r"model's input names \{'ids', 'mask'\} \(missing 'mask'\)"),
                         ("three.pt", "holds 3 tensor")):
         with pytest.raises(CalibrationError, match=needle):
             load_calibration_file(tmp_path / bad, example, names=names)
@@ -292,6 +292,17 @@ def test_sqnr_is_never_capped():
     assert sqnr(torch.zeros(5), torch.ones(5)).db is None
     assert sqnr(torch.full((5,), 3.0), torch.ones(5)).db is None
     assert sqnr(torch.empty(0), torch.empty(0)).db is None
+
+
+def test_sqnr_of_huge_values_is_a_number_and_of_non_finite_ones_a_reason():
+    # qa-1 #9: Σx² of values ~1e30 overflows float32 (~1.8e19 squared is its max): float64 then.
+    x = torch.linspace(-1, 1, 101) * 1e30
+    expected = 10 * np.log10(float((x.double() ** 2).sum()) / (101 * 1e54))
+    assert sqnr(x, x + 1e27).db == pytest.approx(expected, abs=0.01)
+    inf = sqnr(x, x * torch.tensor(float("inf")))
+    assert inf.db is None and "101 non-finite value(s)" in inf.reason
+    held = sqnr(torch.tensor([1.0, float("-inf"), 2.0]), torch.zeros(3))
+    assert held.db is None and "float reference holds 1 non-finite" in held.reason
 
 
 # -- op coverage -----------------------------------------------------------------------------------

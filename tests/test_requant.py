@@ -69,7 +69,42 @@ def test_shift_histogram_counts_every_channel_shift(analysis):
     a = analysis("resnet8")
     hist = a.histograms["shifts"]
     shifts = [n for s in a.requant for n in s.nearest_shifts]
-    assert sum(hist.counts) == len(shifts)
+    assert all(s.exact for s in a.requant)
+    assert sum(hist.counts) == len(shifts) and sum(a.histograms["shifts_nearest"].counts) == 0
     assert len(hist.edges) == len(hist.counts) + 1
     centre = {round(e + 0.5): c for e, c in zip(hist.edges, hist.counts)}
     assert all(centre[n] == shifts.count(n) for n in set(shifts))
+
+
+def test_nearest_shifts_of_inexact_sites_are_not_counted_as_shifts(analysis):
+    # qa-1 #11: a site with no exact shift (one of resnet8's, marked inexact) counts in
+    # "shifts_nearest" only, so the plot can say "no exact right shifts" when it is true.
+    from dataclasses import replace
+
+    from vpu_core.analysis.stats import histograms
+
+    a = analysis("resnet8")
+    site = next(s for s in a.requant if s.kind == "weighted")
+    inexact = replace(site, shifts=None, exact=False)
+    hists = histograms(a.tensors, (inexact,))
+    assert sum(hists["shifts"].counts) == 0
+    assert sum(hists["shifts_nearest"].counts) == len(site.nearest_shifts)
+    assert hists["shifts"].edges == hists["shifts_nearest"].edges
+    both = histograms(a.tensors, (inexact, *a.requant[1:]))
+    assert sum(both["shifts"].counts) + sum(both["shifts_nearest"].counts) == sum(
+        len(s.nearest_shifts) for s in (inexact, *a.requant[1:]))
+
+
+def test_no_requant_site_for_an_op_on_the_cpu(run):
+    # qa-1 #8: an average pool the op list leaves on the CPU has no VPU requantization.
+    from dataclasses import replace
+
+    from vpu_core.analysis import analyze
+
+    qm = run("resnet8")
+    profile = replace(qm.profile, vpu_ops=tuple(o for o in qm.profile.vpu_ops
+                                                if not o.startswith("adaptive_avg_pool2d")))
+    a = analyze(replace(qm, profile=profile))
+    assert a.partition.assignment["adaptive_avg_pool2d"] == "cpu"
+    assert "adaptive_avg_pool2d" not in {s.node for s in a.requant}
+    assert len([s for s in a.requant if s.kind == "weighted"]) == 10

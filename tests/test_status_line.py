@@ -49,3 +49,25 @@ def test_a_lone_chip_too_wide_is_elided_with_an_ellipsis(qtbot):
     label.resize(200, 24)
     label.setText(failure_html("x" * 300, "the previous result (resnet8)"))
     assert label.text().endswith("…") and len(label.shown_chips()) == 1
+
+
+def test_a_loaded_program_is_labelled_with_the_quantizer_its_file_records(tmp_path):
+    # qa-1 #7: the window read "VPU" for a program XNNPACK quantized (the --quantizer default)
+    from dataclasses import replace
+
+    from app.widgets.node_html import summary_html
+    from vpu_core.config import RunConfig
+    from vpu_core.session import Session
+
+    program = tmp_path / "xq.pt2"
+    session = Session(disk_cache=False)
+    session.save_program(RunConfig(model="conv_relu", quantizer="xnnpack", calib_batches=1), program)
+    a = session.analysis(RunConfig(model=str(program)))              # --quantizer vpu, the default
+    assert (a.quantizer, a.already_quantized) == ("xnnpack", True)
+    model = build_graph_model(a)
+    assert _plain(single_html(a, model).chips[0][1]) == "xq · XNNPACK (program file)"
+    assert "XNNPACK quantizer (program file) · static batch" in summary_html(a, model)
+    assert model.title == "xq · XNNPACK (program file)"
+    foreign = replace(a, quantizer="unknown")                          # a file that records none
+    assert _plain(single_html(foreign, model).chips[0][1]) == "xq · already quantized (program file)"
+    assert "already quantized (program file) · static batch" in summary_html(foreign, model)

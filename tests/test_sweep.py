@@ -18,16 +18,7 @@ import pytest
 
 from conftest import run_check, run_main
 
-TINY = """
-import torch
-from torch import nn
-
-def get_model():
-    torch.manual_seed(0)
-    m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 8 * 8, 4),
-                      nn.Softmax(dim=-1))
-    return m, (torch.randn(1, 3, 8, 8),)
-"""
+TINY = (Path(__file__).parent / "models" / "softmax_classifier.py").read_text(encoding="utf-8")
 SEGFAULT = "import ctypes\n\ndef get_model():\n    ctypes.string_at(0)\n"
 RAISES = "def get_model():\n    raise RuntimeError('weights server unreachable')\n"
 SLEEPS = """

@@ -11,16 +11,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-TINY = """
-import torch
-from torch import nn
-
-def get_model():
-    torch.manual_seed(0)
-    m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 8 * 8, 4),
-                      nn.Softmax(dim=-1))
-    return m, (torch.randn(1, 3, 8, 8),)
-"""
+TINY = (Path(__file__).parent / "models" / "softmax_classifier.py").read_text(encoding="utf-8")
 EXITS = "import os\n\ndef get_model():\n    os._exit(7)\n"
 SLEEPS = "import time\n\ndef get_model():\n    time.sleep(120)\n"
 TIMING = ("seconds", "cached")

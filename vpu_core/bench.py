@@ -179,6 +179,8 @@ def bench_zoo(models: Sequence[str] | None = None, quantizers: tuple[str, ...] =
             layout_s, layout = _median_time(lambda: layout_graph(graph), 3)
             row = {"graph": f"{name}/{quantizer}", "nodes": len(graph.nodes),
                    **{f"{k}_s": qm.timings.get(k, 0.0) for k in PTQ_STAGES},
+                   # importing torchao / ExecuTorch's quantizer (first run of a process): not PTQ work
+                   "import_s": qm.timings.get("import", 0.0),
                    "analyze_s": analysis.timings_s.get("analyze", 0.0),
                    "analyze_pct_of_ptq": 100.0 * analysis.timings_s.get("analyze", 0.0) / ptq if ptq else 0.0,
                    "sqnr_s": analysis.timings_s.get("sqnr", 0.0),

@@ -12,11 +12,12 @@ import sys
 import traceback
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from vpu_core.errors import InspectorError, short_reason
 
 if TYPE_CHECKING:
+    from vpu_core.analysis.results import Note
     from vpu_core.config import RunConfig
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
@@ -35,7 +36,8 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
 
 def add_shared_run_options(p: argparse.ArgumentParser) -> None:
     """The run options of every command (`sweep` takes its quantizers and profiles as lists)."""
-    p.add_argument("--per-tensor", action="store_true", help="XNNPACK weights per-tensor")
+    p.add_argument("--per-tensor", action="store_true", help=(
+        "XNNPACK weights per-tensor (the VPU quantizer ignores it, with a note: constraint 3)"))
     p.add_argument("--dynamic-batch", action="store_true", help="export the batch dim as dynamic")
     p.add_argument("--calib-batches", type=_positive, default=4, metavar="N")
     p.add_argument("--batch-size", type=_positive, default=None, metavar="B",
@@ -173,7 +175,16 @@ def cmd_models(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _preflight(config: RunConfig) -> None:
+    """Missing files fail here, before torch is imported; notes on ignored options go to stderr."""
+    from vpu_core.preflight import preflight
+
+    for note in preflight(config):
+        print(f"vpu-inspector: note: {note}", file=sys.stderr)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    _preflight(config_from_args(args))
     from vpu_core.reports.json_report import analysis_to_json
     from vpu_core.reports.text_report import analysis_to_text
     from vpu_core.progress import TerminalProgress
@@ -210,6 +221,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
             text += "\n\n" + "\n".join(ablation_lines(ablation))
         print(text)
+    for line in note_lines(analysis.notes):
+        print(f"vpu-inspector: note: {line}", file=sys.stderr)
     if analysis.int_sim is not None and analysis.int_sim.refused:
         # Not an error: the check itself succeeded (the refusal is data in the report, and the
         # rule it names is broken in the graph, so the exit code already says "violations").
@@ -220,14 +233,27 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_VIOLATIONS if analysis.violations else EXIT_OK
 
 
+def note_lines(notes: Sequence[Note]) -> list[str]:
+    """The notes for stderr: the first of each kind, with how many more are like it (the report
+    and the JSON have them all)."""
+    first: dict[str, tuple[Note, int]] = {}
+    for n in notes:
+        note, count = first.get(n.kind, (n, 0))
+        first[n.kind] = (note, count + 1)
+    return [note.message + (f" (and {count - 1} more like it: see the report)" if count > 1 else "")
+            for note, count in first.values()]
+
+
 def cmd_export(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    _preflight(config)
     from vpu_core.handoff import export_model
     from vpu_core.progress import RunContext, TerminalProgress
     from vpu_core.session import STAGE_TITLES, default_session
 
     progress = TerminalProgress(STAGE_TITLES)
     try:
-        done = export_model(default_session(), config_from_args(args), args.output, RunContext(progress))
+        done = export_model(default_session(), config, args.output, RunContext(progress))
     finally:
         progress.close()
     what = "ExecuTorch program" if done.kind == "pte" else "VPU hand-off"

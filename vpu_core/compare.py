@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 from vpu_core.errors import InspectorError
+from vpu_core.formatting import quantizer_label
 
 if TYPE_CHECKING:  # the analysis package imports torch; this module only reads its dataclasses
     from vpu_core.analysis.results import Analysis, NodeInfo, TensorQParams, Violation
@@ -113,7 +114,7 @@ def compare(a: Analysis, b: Analysis, a_label: str | None = None,
 
 
 def default_label(analysis: Analysis) -> str:
-    return analysis.quantizer.upper() + (" (dynamic batch)" if analysis.dynamic_batch else "")
+    return quantizer_label(analysis) + (" (dynamic batch)" if analysis.dynamic_batch else "")
 
 
 # -- node roles ------------------------------------------------------------------------------------

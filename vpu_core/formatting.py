@@ -14,10 +14,29 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import NodeInfo, OpArgument, QuantParams, TensorQParams
+    from vpu_core.analysis.results import Analysis, NodeInfo, OpArgument, QuantParams, TensorQParams
     from vpu_core.graph.metrics import MetricRange
 
 POW2_TOLERANCE = 1e-6   # relative: float32 rounding of 2^k stays far inside it, 2^k·(1+1e-3) does not
+
+
+# -- the quantizer ---------------------------------------------------------------------------------
+
+def quantizer_label(a: Analysis) -> str:
+    """Who quantized the graph: "VPU", "XNNPACK"; a loaded program file "XNNPACK (program file)",
+    or "already quantized (program file)" when the file does not record its quantizer."""
+    if not a.already_quantized:
+        return a.quantizer.upper()
+    if a.quantizer == "unknown":
+        return "already quantized (program file)"
+    return f"{a.quantizer.upper()} (program file)"
+
+
+def quantizer_phrase(a: Analysis) -> str:
+    """"VPU quantizer", "XNNPACK quantizer (program file)", "already quantized (program file)"."""
+    if a.already_quantized and a.quantizer == "unknown":
+        return quantizer_label(a)
+    return f"{a.quantizer.upper()} quantizer" + (" (program file)" if a.already_quantized else "")
 
 
 # -- powers of two ---------------------------------------------------------------------------------

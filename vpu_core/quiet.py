@@ -16,12 +16,18 @@ import warnings
 _done = False
 
 
+def silence_torchao() -> None:
+    """Its loggers to ERROR, without importing it: before running user code that may import it
+    (transformers does)."""
+    for name in ("torchao", "torch.utils._pytree"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
 def import_torchao() -> None:
     global _done
     if _done:
         return
-    for name in ("torchao", "torch.utils._pytree"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+    silence_torchao()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import torchao.quantization.pt2e  # noqa: F401  (registers quantized_decomposed ops)

@@ -47,10 +47,11 @@ if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's calle
     from vpu_core.graph.model import GraphModel
     from vpu_core.layout import Layout
 
-STAGES = ("load", "export", "prepare", "calibrate", "convert", "analyze", "delegate", "int_sim",
+STAGES = ("load", "export", "import", "prepare", "calibrate", "convert", "analyze", "delegate", "int_sim",
           "lower", "run", "layout")
 STAGE_TITLES = {
-    "load": "Loading model", "export": "Exporting (torch.export)", "prepare": "Preparing (PT2E)",
+    "load": "Loading model", "export": "Exporting (torch.export)",
+    "import": "Importing the quantizer", "prepare": "Preparing (PT2E)",
     "calibrate": "Calibrating", "convert": "Converting to Q/DQ", "analyze": "Checking VPU rules",
     "delegate": "Lowering with ExecuTorch XNNPACK", "layout": "Laying out graph",
     "int_sim": "Simulating the VPU in integers",
@@ -58,7 +59,7 @@ STAGE_TITLES = {
 }
 # Share of a progress bar per stage (rough: a smooth bar, not a time estimate).
 STAGE_SPANS = {
-    "load": (0.0, 0.1), "export": (0.1, 0.35), "prepare": (0.35, 0.45), "calibrate": (0.45, 0.7),
+    "load": (0.0, 0.1), "export": (0.1, 0.35), "import": (0.35, 0.35), "prepare": (0.35, 0.45), "calibrate": (0.45, 0.7),
     "convert": (0.7, 0.8), "analyze": (0.8, 0.9), "delegate": (0.9, 0.95), "layout": (0.95, 1.0),
     "int_sim": (0.9, 0.95), "lower": (0.8, 0.93), "run": (0.93, 0.98),
 }

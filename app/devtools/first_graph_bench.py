@@ -23,21 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-_CHILD = r"""
-import json, os, sys, time
-T0 = float(os.environ["PROBE_T0"])
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication
-from app import theme
-from app.window.main_window import MainWindow
-from vpu_core.config import RunConfig
+from app.devtools.child_window import WINDOW_CHILD_HEAD
 
-app = QApplication(sys.argv[:1])
-theme.apply_theme(app)
-window = MainWindow()
-window.resize_for(1280, 720)
-window.show()
-app.processEvents()
+_CHILD = WINDOW_CHILD_HEAD + r"""app.processEvents()
 marks = {"window_s": time.time() - T0, "torch_at_window": "torch" in sys.modules, "stall_s": 0.0}
 last = [time.perf_counter()]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.state import AppState
+from vpu_core.formatting import quantizer_label
 
 if TYPE_CHECKING:
     from vpu_core.session import Inspection
@@ -31,5 +32,5 @@ def window_title(state: AppState) -> str:
         return (f"VPU Inspector — {pair.a.analysis.model}: "
                 f"{pair.comparison.a_label} vs {pair.comparison.b_label}")
     if result is not None:
-        return f"VPU Inspector — {result.analysis.model} ({result.analysis.quantizer.upper()})"
+        return f"VPU Inspector — {result.analysis.model} ({quantizer_label(result.analysis)})"
     return "VPU Inspector"

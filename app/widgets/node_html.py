@@ -15,7 +15,7 @@ import re
 from app import theme
 from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human_bytes, module_name,
                                  node_label,
-                                 quant_params_rows, scale_detail, scales_detail, shape_text,
+                                 quant_params_rows, quantizer_phrase, scale_detail, scales_detail, shape_text,
                                  time_text, value_text, zero_points_text)
 from app.widgets.wrapping import breakable
 from vpu_core.graph.placement import partition_report, placement
@@ -86,7 +86,7 @@ def summary_html(analysis: Analysis, model: GraphModel | None = None, source: st
     part = partition_report(analysis, source)
     xnn = part.source == "xnnpack"
     head = (f'<h2 style="margin:0">{esc(analysis.model)}</h2>'
-            f'<p style="color:{theme.MUTED}; margin-top:2px">{esc(analysis.quantizer.upper())} quantizer · '
+            f'<p style="color:{theme.MUTED}; margin-top:2px">{esc(quantizer_phrase(analysis))} · '
             f'{"dynamic" if analysis.dynamic_batch else "static"} batch · profile {esc(analysis.partition.profile)}</p>')
     s = analysis.summary
     lead = [("MACs on the VPU", f"<b>{esc(mac_share_text(s))}</b>"), ("Weights", esc(weights_text(s))),

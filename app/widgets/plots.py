@@ -258,7 +258,7 @@ class ChannelPlot(_HintPlot):
             return
         x = (-0.6, max(len(scales), len(shifts)) - 0.4)
         if scales:
-            logs = [math.log2(s) if s > 0 else 0.0 for s in scales]
+            logs = [math.log2(s) if 0 < s < math.inf else 0.0 for s in scales]
             base = math.floor(min(logs)) - 1.0          # bars rise from below the smallest scale
             bars = pg.BarGraphItem(x=np.arange(len(logs)), y0=base, y1=np.asarray(logs), width=0.8,
                                    brush=pg.mkBrush(theme.PLOT_COLORS["weight"]), pen=pg.mkPen("w", width=0.5))
@@ -334,7 +334,7 @@ class Pow2Comparison(_HintPlot):
             if not t.float_scales or t.kind not in points:
                 continue
             for f, s in zip(t.float_scales, t.scales):
-                if f > 0 and s > 0:
+                if 0 < f < math.inf and 0 < s < math.inf:   # an inf scale is a note, not a point
                     points[t.kind][0].append(math.log2(f))
                     points[t.kind][1].append(math.log2(s))
         if not any(xs for xs, _ in points.values()):

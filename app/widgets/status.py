@@ -19,7 +19,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from app import theme
-from vpu_core.formatting import human_bytes, time_text
+from vpu_core.formatting import human_bytes, quantizer_label, time_text
 from vpu_core.graph.placement import partition_report
 from vpu_core.reports.summary_text import mac_share_text, no_weighted_op_short
 
@@ -67,7 +67,7 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
     subs = len(part.subgraphs)
     unit = "XNNPACK delegate" if xnn else "VPU subgraph"
     sqnr = f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—"
-    head = f"<b>{html.escape(analysis.model)}</b> · {analysis.quantizer.upper()}"
+    head = f"<b>{html.escape(analysis.model)}</b> · {html.escape(quantizer_label(analysis))}"
     runtime = analysis.runtime
     run_chip = [] if runtime is None else [     # Run ▸ Run on this CPU
         (1, f'<span style="color:{theme.DANGER}">CPU run refused</span>' if runtime.refused else

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Callable
 
 from vpu_core.analysis.macs import summary
 from vpu_core.analysis.nodes import edges, node_infos
+from vpu_core.analysis.notes import run_notes
 from vpu_core.analysis.partition import OP_LIST_RULE, partition
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.requant import requant_sites
@@ -34,7 +35,7 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
     g = QGraph(qm.converted, qm.profile)
     rules, violations = check_vpu(g)
     part = partition(g)
-    requant = requant_sites(g)
+    requant = requant_sites(g, part.assignment)
     shared = scale_groups(g)
     tensors = tensor_qparams(g, qm.observer_scales if qm.config.quantizer == "vpu" else [])
     report("analyze", 0.4)
@@ -48,16 +49,19 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
         layers, e2e = measure(qm.float_graph, qm.converted, qm.heldout)
     sqnr_s = time.perf_counter() - sqnr_start
     nodes, graph_edges, hists = node_infos(g, layers), edges(g), histograms(tensors, requant)
+    inputs = graph_inputs(g)
+    calibrated = () if qm.already_quantized else qm.calib_batches   # a loaded program saw none
+    notes = run_notes(g, calibrated, [i.name for i in inputs])
     timings = dict(qm.timings)
     timings["analyze"] = time.perf_counter() - start - sqnr_s
     timings["sqnr"] = sqnr_s
     analysis = Analysis(
-        model=qm.name, quantizer=qm.config.quantizer,
+        model=qm.name, quantizer=qm.quantizer, already_quantized=qm.already_quantized,
         dynamic_batch=bool(qm.config.dynamic_batch or _has_symbols(g)),
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
         sqnr_db=e2e.db, sqnr_reason=e2e.reason, layer_sqnr=layers, nodes=nodes, edges=graph_edges,
-        histograms=hists, timings_s=timings, delegation=None, inputs=graph_inputs(g),
-        scale_groups=shared, partition_rule=OP_LIST_RULE, summary=summary(g, part))
+        histograms=hists, timings_s=timings, delegation=None, inputs=inputs,
+        scale_groups=shared, partition_rule=OP_LIST_RULE, summary=summary(g, part), notes=notes)
     report("analyze", 1.0)
     if xnnpack_delegation:  # slow (seconds): only when asked; the session's path too
         from vpu_core.analysis.delegation import with_xnnpack_delegation

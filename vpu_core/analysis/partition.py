@@ -9,8 +9,13 @@ Assignment of every graph node (each exactly once, to a subgraph id or "cpu"):
   or through layout ops, nor the raw output of the op it is fused to — the VPU computes int8 only);
   a `getitem` follows the op whose tuple it reads;
 - a dequantize belongs to the side of the op it feeds (VPU if any op it feeds is a VPU op);
-- a quantize belongs to the VPU when it feeds a VPU op, or when it quantizes a value produced on
-  the VPU (the VPU requantizes its own outputs, so a quantized value leaves the VPU as int8);
+- a quantize belongs to the VPU when it quantizes a value produced on the VPU (the VPU
+  requantizes its own outputs, so a quantized value leaves the VPU as int8); a quantize of a value
+  produced on the CPU belongs to the VPU only when everything it feeds (through its dequantizes)
+  is on the VPU — one that also feeds the CPU stays there: the CPU quantizes, the int8 values
+  cross (T5's `to` → quantize → {VPU add, CPU mul});
+- a subgraph with no op of its own (only Q/DQ nodes, e.g. split off by the cycle check) runs
+  nothing on the VPU: its nodes go to the CPU;
 - torch.fx's CapabilityBasedPartitioner groups the candidates into connected subgraphs without
   creating cycles between them (no horizontal fusion of unconnected nodes);
 - parameters and constants (get_attr) belong to their first consumer;
@@ -34,6 +39,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
 from vpu_core.analysis.acyclic import split_cycles
+from vpu_core.analysis.extreme import FLOAT_REASON_KEY
 from vpu_core.analysis.macs import op_macs
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleInfo, Subgraph
@@ -92,9 +98,11 @@ def _left_in_float(g: QGraph, node: Node, verdict: Verdict) -> Verdict:
         if meta is None or meta[1] is None or not meta[1].is_floating_point or is_constant(src):
             continue
         if not _int8_value(g, src, node):
-            return Verdict(False, "float", f"{op_name(node)} was left in float by the quantizer: "
-                           f"it reads {src.name} without a quantize / dequantize; {INT_REASON}",
-                           verdict.kernel)
+            # the VPU quantizer says why when it chose to (a mask constant: analysis.extreme)
+            reason = node.meta.get(FLOAT_REASON_KEY) or (
+                f"{op_name(node)} was left in float by the quantizer: it reads {src.name} without "
+                f"a quantize / dequantize; {INT_REASON}")
+            return Verdict(False, "float", reason, verdict.kernel)
     return verdict
 
 
@@ -128,8 +136,11 @@ def vpu_candidates(g: QGraph, on_vpu: dict[Node, bool] | None = None) -> set[str
     feeds: dict[Node, bool] = {}
     for node in reversed(g.nodes):  # users before producers
         if is_qdq(node):
-            feeds[node] = any(feeds.get(u, False) if is_qdq(u) else on_vpu.get(u, False)
-                              for u in node.users)
+            sides = [feeds.get(u, False) if is_qdq(u) else on_vpu.get(u, False) for u in node.users]
+            feeds[node] = any(sides)
+            if is_quantize(node) and not on_vpu.get(node.args[0], False):
+                # a value of the CPU that the CPU reads too: the CPU quantizes it, int8 crosses
+                feeds[node] = bool(sides) and all(sides)
     names = {n.name for n, v in on_vpu.items() if v}
     for node, feeds_vpu in feeds.items():
         produced_on_vpu = is_quantize(node) and on_vpu.get(node.args[0], False)
@@ -199,6 +210,23 @@ def _cpu_node(g: QGraph, node: Node, verdict: Verdict | None) -> CpuNode:
                    op_macs(g, node))
 
 
+def _proposed(g: QGraph, candidates: set[str]) -> dict[str, int | str]:
+    # skip_horizontal_fusion: only merge along data edges, so every subgraph stays connected.
+    partitioner = _Partitioner(g.gm, _NodeSet(candidates), allows_single_node_partition=True,
+                               skip_horizontal_fusion=True)
+    return _assignment(g, partitioner.propose_partitions())
+
+
+def _without_ops(g: QGraph, assignment: dict[str, int | str]) -> set[str]:
+    """The nodes of subgraphs that hold no op of their own (only quantize / dequantize nodes and
+    the constants they read)."""
+    members: dict[int | str, list[Node]] = {}
+    for node in g.nodes:
+        members.setdefault(assignment[node.name], []).append(node)
+    return {n.name for side, nodes in members.items() if side != "cpu"
+            and not any(is_op(n) or is_getitem(n) for n in nodes) for n in nodes}
+
+
 def partition(g: QGraph, assume_quantized: frozenset[str] = frozenset()) -> PartitionReport:
     """The partition of `g` under `g.profile`; `assume_quantized` names ops the what-if treats as
     quantized although the quantizer left them in float (see `verdicts`)."""
@@ -210,10 +238,10 @@ def partition_by(g: QGraph, decided: dict[Node, Verdict], source: str = "simulat
     exported float graph: vpu_core.analysis.predicted)."""
     gm, profile = g.gm, g.profile
     candidates = vpu_candidates(g, {n: v.on_vpu for n, v in decided.items()})
-    # skip_horizontal_fusion: only merge along data edges, so every subgraph stays connected.
-    partitioner = _Partitioner(gm, _NodeSet(candidates), allows_single_node_partition=True,
-                               skip_horizontal_fusion=True)
-    assignment = _assignment(g, partitioner.propose_partitions())
+    assignment = _proposed(g, candidates)
+    idle = _without_ops(g, assignment)
+    if idle:                             # Q/DQ-only subgraphs: to the CPU, and group again
+        assignment = _proposed(g, candidates - idle)
     n_sub = len({v for v in assignment.values() if v != "cpu"})
     members: list[list[str]] = [[] for _ in range(n_sub)]
     for node in gm.graph.nodes:

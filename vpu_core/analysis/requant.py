@@ -1,6 +1,9 @@
 """Requantization shifts: M = s_in·s_w/s_out = 2^-n, n the right-shift count, per output channel.
 
-Sites, read from the Q/DQ graph only:
+A site is an op the VPU runs (the partition placed it in a VPU subgraph) that requantizes; an op
+on the CPU — outside the op list, over a limit, left in float — has no VPU requantization and no
+site, whatever its qparams (the requant table, the Shifts tab and JSON `requant` list the same
+sites). Sites, read from the Q/DQ graph and its partition:
 - conv / linear with quantized input, weight and output: M[c] = s_in·s_w[c] / s_out (s_out read
   through a directly fused relu);
 - shared-scale ops (add / cat / pooling of the profile) whose inputs and output scales differ:
@@ -31,6 +34,12 @@ if TYPE_CHECKING:
 
 
 def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **extra: Any) -> RequantSite:
+    """The site of `node` with multipliers M (one per channel / input). An M that is not a finite
+    positive number (a scale of inf, 0 or NaN: analysis.extreme) has no shift at all: the site is
+    then inexact and out of range, with no nearest shifts and an infinite error."""
+    if not all(math.isfinite(m) and m > 0 for m in multipliers):
+        return RequantSite(node=node, shifts=None, exact=False, nearest_shifts=(),
+                           max_rel_error=math.inf, out_of_range=True, **extra)
     nearest = tuple(round(-math.log2(m)) for m in multipliers)
     exact = all(is_pow2(m) for m in multipliers)
     err = 0.0 if exact else max(abs(m - 2.0 ** -n) / m for m, n in zip(multipliers, nearest))
@@ -77,9 +86,13 @@ def _shared_site(g: QGraph, op: Node, ins: list[QParams], out: QParams | None) -
                      input_scales=tuple(i.scales[0] for i in ins), window=window)
 
 
-def requant_sites(g: QGraph) -> tuple[RequantSite, ...]:
+def requant_sites(g: QGraph, assignment: dict[str, int | str] | None = None) -> tuple[RequantSite, ...]:
+    """Every requantization site of `g`, in graph order; with the partition's `assignment`
+    (node name -> subgraph id or "cpu") only those of ops placed on the VPU."""
     sites = [_weighted_site(g, op) for op in g.weighted_ops]
     shared = shared_scale_ops(g, g.profile.shared_scale_ops + AVG_POOL_OPS)
     sites += [_shared_site(g, *site) for site in shared]
     order = {n.name: i for i, n in enumerate(g.nodes)}
-    return tuple(sorted((s for s in sites if s is not None), key=lambda s: order[s.node]))
+    kept = (s for s in sites if s is not None
+            and (assignment is None or isinstance(assignment.get(s.node), int)))
+    return tuple(sorted(kept, key=lambda s: order[s.node]))

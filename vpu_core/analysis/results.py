@@ -42,6 +42,18 @@ class Violation:
 
 
 @dataclass(frozen=True)
+class Note:
+    """Something about the run a user must know that is no rule violation: a scale no int8 grid
+    can use (vpu_core.analysis.extreme), an op the VPU quantizer left in float for that reason,
+    calibration data that carries no range (all zero)."""
+
+    kind: str          # "extreme_scale" | "kept_float" | "calibration"
+    node: str          # the graph node it is about ("" for the run as a whole)
+    message: str       # one sentence
+    values: tuple = () # (key, value) pairs, e.g. (("scale", 1.33e36),)
+
+
+@dataclass(frozen=True)
 class RuleResult:
     rule: RuleInfo
     enabled: bool      # switched on in the hardware profile
@@ -286,7 +298,8 @@ class PredictionChange:
 @dataclass(frozen=True)
 class Analysis:
     model: str
-    quantizer: str
+    quantizer: str                                       # "vpu" | "xnnpack"; "unknown": a loaded
+                                                         # program whose file does not say
     dynamic_batch: bool
     rules: tuple[RuleResult, ...]
     violations: tuple[Violation, ...]
@@ -311,6 +324,8 @@ class Analysis:
     runtime: RuntimeReport | None = None                 # the lowered program run on this CPU, with --run
     timing: SplitTiming | None = None                    # vpu_core.timing of `partition`, with --run
     summary: Summary | None = None                       # MAC share, weights quantized, CPU ops by cause
+    notes: tuple[Note, ...] = ()                         # what a user must know beyond the rules
     predicted: bool = False                              # the float graph's predicted partition
                                                          # (vpu_core.analysis.predicted), shown
                                                          # while PT2E quantizes: no rules, no qparams
+    already_quantized: bool = False                      # a Q/DQ program file, checked as it is

@@ -2,8 +2,10 @@
 
 SQNR = 10·log10(Σf² / Σ(f − q)²), in dB, over floating-point values only (int64 ids and bool
 masks are never quantized). It is not a number to show when the float reference carries no signal
-(constant or numerically zero) or when nothing quantized reaches the value (bit-identical
-outputs): then the value is None with the reason, never a capped ±200 dB that reads as perfect.
+(constant or numerically zero), when either side holds inf / NaN, or when nothing quantized
+reaches the value (bit-identical outputs): then the value is None with the reason, never a capped
+±200 dB that reads as perfect. Sums of squares fall back to float64 where float32 overflows
+(values above ~1.8e19).
 End to end, every float output counts (all leaves of a tuple / dict / ModelOutput, as one signal).
 
 qm.float_graph and qm.converted run once each through torch.fx.Interpreter on the same batch (the
@@ -45,6 +47,10 @@ def sqnr(ref: torch.Tensor, test: torch.Tensor) -> Sqnr:
     ref = ref.detach().float().reshape(-1)
     if ref.numel() == 0:
         return Sqnr(None, "there is no floating-point value to compare")
+    bad = int((~torch.isfinite(ref)).sum())
+    if bad:
+        return Sqnr(None, f"the float reference holds {bad} non-finite value(s) (inf / NaN) of "
+                          f"{ref.numel()}: no noise power can be measured against it")
     peak = float(ref.abs().max())
     if peak <= ZERO_ABS:
         return Sqnr(None, f"the float reference is numerically zero (max |x| = {peak:.1e}): "
@@ -52,14 +58,29 @@ def sqnr(ref: torch.Tensor, test: torch.Tensor) -> Sqnr:
     if float(ref.max() - ref.min()) <= CONSTANT_REL * peak:
         return Sqnr(None, f"the float reference is constant ({float(ref[0]):.4g} everywhere): "
                           "it carries no signal to measure quantization noise against")
-    # float32 BLAS dot products: ~1e-6 relative error, far below what a dB figure shows, and
-    # several times faster than float64 sums on large activations.
-    diff = ref - test.detach().float().reshape(-1)
-    signal, noise = float(torch.dot(ref, ref)), float(torch.dot(diff, diff))
+    test = test.detach().float().reshape(-1)
+    bad = int((~torch.isfinite(test)).sum())
+    if bad:
+        return Sqnr(None, f"the quantized graph computes {bad} non-finite value(s) (inf / NaN) of "
+                          f"{test.numel()} where the float reference is finite")
+    diff = ref - test
+    signal, noise = _energy(ref), _energy(diff)
     if noise == 0.0:
         return Sqnr(None, "the quantized values equal the float ones exactly: no quantized op "
                           "reaches them")
     return Sqnr(10.0 * math.log10(signal / noise))
+
+
+def _energy(x: torch.Tensor) -> float:
+    """Σx². A float32 BLAS dot product (~1e-6 relative error, far below what a dB figure shows,
+    and several times faster than float64 on large activations), again in float64 when float32
+    overflows: above |x| ≈ 1.8e19 a square alone is past float32's 3.4e38 (a float64 sum of
+    float32 squares cannot overflow)."""
+    energy = float(torch.dot(x, x))
+    if not math.isfinite(energy):
+        x = x.double()
+        energy = float(torch.dot(x, x))
+    return energy
 
 
 def sqnr_db(ref: torch.Tensor, test: torch.Tensor) -> float | None:

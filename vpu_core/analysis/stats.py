@@ -53,22 +53,35 @@ def integer_histogram(values: list[float]) -> Histogram:
     return histogram(values, np.arange(lo - 0.5, hi + 1.0, 1.0))
 
 
+def _usable(s: float) -> bool:
+    """A scale a histogram can place: finite and positive (inf / NaN / 0 are notes, not bars)."""
+    return math.isfinite(s) and s > 0
+
+
 def _log2(scales) -> list[float]:
-    return [math.log2(s) for s in scales if s > 0]
+    return [math.log2(s) for s in scales if _usable(s)]
 
 
 def resolution_loss(tensors: tuple[TensorQParams, ...]) -> list[float]:
     """log2(pow2 scale / float scale) per scale entry that has a float scale."""
-    return [math.log2(s / f) for t in tensors for s, f in zip(t.scales, t.float_scales) if s > 0 and f > 0]
+    return [math.log2(s / f) for t in tensors for s, f in zip(t.scales, t.float_scales)
+            if _usable(s) and _usable(f)]
 
 
 def histograms(tensors: tuple[TensorQParams, ...], requant: tuple[RequantSite, ...]) -> dict:
+    """"shifts" counts the right shifts that exist (sites whose every M is exactly 2^-n);
+    "shifts_nearest" the nearest n = round(-log2 M) of the sites where M is no power of two (a
+    shift-only VPU cannot requantize those: XNNPACK's scales, a K ≠ 2^k average pool). Both have
+    the same unit bins, so a plot can stack them."""
     act = [v for t in tensors if t.kind == "activation" for v in _log2(t.scales)]
     weight = [v for t in tensors if t.kind == "weight" for v in _log2(t.scales)]
-    shifts = [float(n) for site in requant for n in site.nearest_shifts]
+    exact = [float(n) for site in requant if site.exact and site.shifts for n in site.shifts]
+    nearest = [float(n) for site in requant if not site.exact for n in site.nearest_shifts]
+    both = integer_histogram(exact + nearest)
     return {
         "log2_scale_activation": integer_histogram(act),
         "log2_scale_weight": integer_histogram(weight),
-        "shifts": integer_histogram(shifts),
+        "shifts": histogram(exact, both.edges),
+        "shifts_nearest": histogram(nearest, both.edges),
         "pow2_resolution_loss": histogram(resolution_loss(tensors), np.linspace(0.0, 1.0, 11)),
     }

@@ -24,12 +24,14 @@ import math
 import operator
 from typing import TYPE_CHECKING
 
+from vpu_core.analysis.extreme import FLOAT_REASON_KEY
+
 if TYPE_CHECKING:
     from torch.fx import GraphModule
 
 NAMESPACES = ("aten", "quantized_decomposed")
 FUNCTIONS = {"operator.getitem": operator.getitem}
-META_KEYS = ("nn_module_stack", "stack_trace")
+META_KEYS = ("nn_module_stack", "stack_trace", FLOAT_REASON_KEY)
 
 
 class Unsupported(Exception):
@@ -138,8 +140,9 @@ def _meta(meta: dict) -> dict:
         out["nn_module_stack"] = [[str(k), path, cls if isinstance(cls, str) else
                                    f"{getattr(cls, '__module__', '')}.{getattr(cls, '__qualname__', cls)}"]
                                   for k, (path, cls) in stack.items()]
-    if isinstance(meta.get("stack_trace"), str):
-        out["stack_trace"] = meta["stack_trace"]
+    for key in ("stack_trace", FLOAT_REASON_KEY):   # why the VPU quantizer left an op in float
+        if isinstance(meta.get(key), str):
+            out[key] = meta[key]
     return out
 
 
@@ -215,8 +218,9 @@ def _node(graph, spec: dict, made: dict):
     meta = spec.get("meta", {})
     if "nn_module_stack" in meta:
         node.meta["nn_module_stack"] = {k: (path, cls) for k, path, cls in meta["nn_module_stack"]}
-    if "stack_trace" in meta:
-        node.meta["stack_trace"] = meta["stack_trace"]
+    for key in ("stack_trace", FLOAT_REASON_KEY):
+        if key in meta:
+            node.meta[key] = meta[key]
     return node
 
 

@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vpu_core.config import PARTITION_SOURCES
-from vpu_core.formatting import dtype_short, module_name, op_label, quant_params_short, shape_text
+from vpu_core.formatting import (dtype_short, module_name, op_label, quant_params_short, quantizer_label,
+                                 shape_text)
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
@@ -80,7 +81,7 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str) -> Grap
         ))
     shown = {n.id for n in nodes}
     graph_edges = _graph_edges(edges, shown, home, part.boundaries)
-    title = f"{analysis.model} · {analysis.quantizer.upper()}"
+    title = f"{analysis.model} · {quantizer_label(analysis)}"
     if partition_source == "xnnpack":
         title += " · XNNPACK delegation"
     return GraphModel(tuple(nodes), graph_edges, title=title,

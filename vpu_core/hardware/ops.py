@@ -42,8 +42,10 @@ AVG_POOL_OPS = ("avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
 # Ops with a multiply-accumulate array's work (vpu_core.analysis.macs counts them).
 CONV_OPS = ("conv1d", "conv2d", "conv3d", "convolution")
 CONV_TRANSPOSE_OPS = ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
-MATMUL_OPS = ("matmul", "mm", "bmm", "addmm", "baddbmm")
+MATMUL_OPS = ("matmul", "mm", "bmm", "addmm", "baddbmm", "mv", "addmv", "dot", "vdot")
 ATTENTION_OPS = ("scaled_dot_product_attention",)
+RECURRENT_OPS = ("gru", "lstm", "rnn_tanh", "rnn_relu")     # aten.gru.input / .data, …
+EINSUM_OPS = ("einsum",)
 # alias op -> (the kernel it runs as, how it is described to users; "{op}" is the alias' packet)
 ALIASES = {
     "conv1d": ("conv2d", "conv1d as a 1×k conv2d"),

@@ -25,6 +25,8 @@ from torch.fx import GraphModule
 from vpu_core.config import RunConfig
 from vpu_core.pipeline.calibration import load_calibration_file, synthetic_batches
 from vpu_core.errors import ExportError, InspectorError, QuantizationError, short_reason
+from vpu_core.pipeline.keep_float import MAX_ROUNDS, extreme_tensors, ops_to_keep_float, saw_extreme
+from vpu_core.pipeline.keep_float import mark as mark_kept_float
 from vpu_core.pipeline.observing import Observers, StaleQParams
 from vpu_core.pipeline.tracing import export_program, own_batch, program_module, with_batch
 from vpu_core.pipeline.loading import load_model
@@ -35,7 +37,7 @@ from vpu_core.qdq import is_qdq_graph
 if TYPE_CHECKING:
     from vpu_core.pipeline.loading import LoadedModel
 
-STAGES = ("load", "export", "prepare", "calibrate", "convert")
+STAGES = ("load", "export", "import", "prepare", "calibrate", "convert")
 T = TypeVar("T")
 
 
@@ -54,6 +56,15 @@ class QuantizedModel:
     observer_scales: list[dict] = field(default_factory=list)  # float vs pow2 scale per observer
     timings: dict = field(default_factory=dict)
     already_quantized: bool = False         # loaded a Q/DQ .pt2: prepare/convert skipped
+    program_quantizer: str | None = None    # ...and the quantizer its file names (None: not said)
+
+    @property
+    def quantizer(self) -> str:
+        """Who produced the Q/DQ graph: the run's quantizer, or for a loaded program the one its
+        file records ("unknown" when it records none: never the --quantizer option's guess)."""
+        if not self.already_quantized:
+            return self.config.quantizer
+        return self.program_quantizer or "unknown"
 
 
 class _Stages:
@@ -125,21 +136,50 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
 
 def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule, batches: list[tuple],
               st: _Stages, store: StageResults) -> tuple[GraphModule, list[dict]]:
-    """prepare → calibrate → convert; with the qparams an earlier run recorded, prepare → convert."""
-    prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
-    observers = Observers(prepared, st.report)
+    """prepare → calibrate → convert; with the qparams an earlier run recorded, prepare → convert.
+    The VPU quantizer prepares and calibrates again while an observer saw a mask constant
+    (keep_float.py: those ops stay in float)."""
     recorded = store.qparams()
+    keep_float = _recorded_keep_float(recorded)
+    st.run("import", import_quantizer, config.quantizer)
+    prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm), keep_float)
+    observers = Observers(prepared, st.report)
     if recorded is not None and observers.freeze(recorded):
         try:
-            return st.run("convert", _convert, prepared), observers.observer_scales()
+            converted = st.run("convert", _convert, prepared)
+            mark_kept_float(converted, keep_float)
+            return converted, observers.observer_scales()
         except StaleQParams:  # convert stopped half way: start again from the float graph
-            prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm))
+            prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm), keep_float)
             observers = Observers(prepared, st.report)
-    st.run("calibrate", _calibrate, prepared, batches, st)
+    extreme: dict[str, float] | None = None
+    for _ in range(MAX_ROUNDS):
+        st.run("calibrate", _calibrate, prepared, batches, st)
+        if config.quantizer != "vpu" or not saw_extreme(prepared):
+            break
+        if extreme is None:         # which tensors hold mask constants: one float pass per batch
+            extreme = extreme_tensors(float_gm, batches)
+        found = {k: v for k, v in ops_to_keep_float(prepared, extreme).items() if k not in keep_float}
+        if not found:               # nothing left to take out: the notes will name the scale
+            break
+        keep_float.update(found)
+        prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm), keep_float)
+        observers = Observers(prepared, st.report)
     converted = st.run("convert", _convert, prepared)
+    mark_kept_float(converted, keep_float)
     scales = observers.observer_scales()
-    store.put_qparams(observers.recorded())
+    store.put_qparams({**observers.recorded(), KEEP_FLOAT: dict(keep_float)})
     return converted, scales
+
+
+KEEP_FLOAT = "keep_float"      # recorded qparams: {op name: reason} the VPU quantizer left in float
+
+
+def _recorded_keep_float(recorded: Any) -> dict[str, str]:
+    kept = recorded.get(KEEP_FLOAT) if isinstance(recorded, dict) else None
+    if not isinstance(kept, dict):
+        return {}
+    return {str(k): str(v) for k, v in kept.items()}
 
 
 def requantize(qm: QuantizedModel, profile: HardwareProfile, ctx: RunContext = NO_CONTEXT) -> GraphModule:
@@ -235,10 +275,10 @@ def input_names(gm: GraphModule) -> list[str]:
 
 def _already_quantized(config, profile, loaded, example, st: _Stages) -> QuantizedModel:
     converted = st.run("export", program_module, loaded.program)
-    for stage in ("prepare", "calibrate", "convert"):
+    for stage in ("import", "prepare", "calibrate", "convert"):
         st.timings[stage] = 0.0
     return QuantizedModel(config, profile, loaded.name, converted, None, example, [example], example,
-                          timings=st.timings, already_quantized=True)
+                          timings=st.timings, already_quantized=True, program_quantizer=loaded.quantizer)
 
 
 def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tuple[list[tuple], tuple]:
@@ -252,12 +292,31 @@ def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tu
     return batches, heldout
 
 
-def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule) -> GraphModule:
+def import_quantizer(kind: str) -> None:
+    """Import torchao's PT2E and the quantizer's modules (stage "import", timed on its own): the
+    first XNNPACK prepare of a process spent 4.8 of 5.2 s importing ExecuTorch's quantizer
+    (qa-1), which is no work on the model. Later runs of the process find them imported (~0 s)."""
+    import importlib
+
+    from vpu_core import quiet
+
+    quiet.import_torchao()          # first torchao import of a run: its CUDA-extension chatter off
+    importlib.import_module("torchao.quantization.pt2e.quantize_pt2e")
+    importlib.import_module("vpu_core.quantizers.vpu" if kind == "vpu"
+                            else "executorch.backends.xnnpack.quantizer.xnnpack_quantizer")
+
+
+def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule,
+             keep_float: dict[str, str] | None = None) -> GraphModule:
+    from vpu_core import quiet
+
+    quiet.import_torchao()          # done by stage "import" already; kept for direct callers
     from torchao.quantization.pt2e.quantize_pt2e import prepare_pt2e
 
     from vpu_core.quantizers import make_quantizer
 
-    quantizer = make_quantizer(config.quantizer, profile, config.per_tensor, config.reference_observers)
+    quantizer = make_quantizer(config.quantizer, profile, config.per_tensor, config.reference_observers,
+                               keep_float=frozenset(keep_float or ()))
     try:
         return prepare_pt2e(gm, quantizer)
     except InspectorError:

@@ -69,10 +69,14 @@ def load_calibration_file(path: str | Path, example_inputs: tuple, batch_size: i
                                    f"but the model takes {str(ex.dtype).replace('torch.', '')} "
                                    "(token ids, masks): store them with that dtype.")
     batch_size = batch_size or next((int(t.shape[0]) for t in example_inputs if t.dim() > 0), 1)
+    if n < batch_size:
+        raise CalibrationError(f"Calibration file {path} holds {n} sample{'s' if n != 1 else ''}, "
+                               f"the batch is {batch_size}: give at least {batch_size} samples (one "
+                               "batch) or a smaller --batch-size.")
     arrays = [a.to(ex.dtype) for a, ex in zip(arrays, example_inputs)]
     batches = [tuple(a[s:s + batch_size] for a in arrays) for s in range(0, n, batch_size)]
     # A static export fixes the batch size: a short last batch would not run through it.
-    batches = [b for b in batches if b[0].shape[0] == batch_size] or batches[:1]
+    batches = [b for b in batches if b[0].shape[0] == batch_size]
     return batches[:max_batches] if max_batches else batches
 
 
@@ -83,9 +87,9 @@ _LAYOUTS = ("a tensor (one input), a tuple/list/dict of tensors (one per model i
 def _per_input(path: Path, obj, example: tuple, names: list[str] | None) -> list[torch.Tensor]:
     """One tensor per model input, samples along dim 0, from any of the layouts in _LAYOUTS.
 
-    Dict keys are matched to the model's input names when they are the same set, else taken in
-    order. A list of samples is told from a list of per-input tensors by its elements: tuples or
-    dicts, or (one-input models) more tensors than inputs.
+    Dict keys must be the model's input names, in any order (one key for a one-input model may
+    be any name: .npz's arr_0). A list of samples is told from a list of per-input tensors by its
+    elements: tuples or dicts, or (one-input models) more tensors than inputs.
     """
     if isinstance(obj, torch.Tensor):
         obj = [obj]
@@ -119,12 +123,23 @@ def _sample_inputs(path: Path, sample, example: tuple, names, index: int) -> lis
 
 
 def _ordered(path: Path, d: dict, n_inputs: int, names: list[str] | None) -> list:
+    """The dict's tensors in input order, matched by name: keys that are not exactly the model's
+    input names are refused (taking them in order would feed a mask as token ids without a word;
+    qa-1 #15). One key for a one-input model is unambiguous, whatever its name. Without names
+    (never in a run) a dict with one key per input is taken in order."""
     if names and set(d) == set(names):
         return [d[k] for k in names]
+    if names and not (n_inputs == 1 and len(d) == 1):
+        keys = ", ".join(repr(k) for k in d)
+        missing = [n for n in names if n not in d]
+        raise CalibrationError(
+            f"Calibration file {path}: its keys {{{keys}}} are not the model's input names "
+            f"{{{', '.join(repr(n) for n in names)}}}"
+            + (f" (missing {', '.join(repr(n) for n in missing)})" if missing else "")
+            + "; key each tensor by its input's name.")
     if len(d) != n_inputs:
-        expected = f" ({', '.join(names)})" if names else ""
         raise CalibrationError(f"Calibration file {path}: keys {', '.join(map(str, d))} do not match "
-                               f"the model's {n_inputs} input(s){expected}.")
+                               f"the model's {n_inputs} input(s).")
     return list(d.values())
 
 

@@ -29,6 +29,7 @@ class LoadedModel:
     module: nn.Module | None = None
     example_inputs: tuple = ()
     program: torch.export.ExportedProgram | None = None  # set for .pt2 files
+    quantizer: str | None = None     # .pt2: the quantizer its metadata names (program_file.PROGRAM_META)
 
 
 def load_model(spec: str, batch_size: int | None = None, seed: int = 0) -> LoadedModel:
@@ -59,11 +60,14 @@ def _load_pt2(path: Path) -> LoadedModel:
     if not _is_zip(path):
         raise ModelLoadError(f"Cannot load {path}: not a torch.export program (.pt2 is a zip archive).")
     _check_pt2_version(path)
+    from vpu_core.pipeline.program_file import PROGRAM_META, recorded_quantizer
+
     chatter = None
     quiet.import_torchao()  # registers torch.ops.quantized_decomposed, which a Q/DQ program calls
+    extra = {PROGRAM_META: ""}
     try:
         with quiet.torch_chatter() as chatter:
-            program = torch.export.load(str(path))
+            program = torch.export.load(str(path), extra_files=extra)
     except Exception as exc:  # torch raises many types for damaged archives
         raise ModelLoadError(f"Cannot load {path}: damaged or incompatible .pt2 ({short_reason(exc)}).",
                              traceback.format_exc() + (chatter.getvalue() if chatter else "")) from None
@@ -72,7 +76,8 @@ def _load_pt2(path: Path) -> LoadedModel:
     except Exception as exc:
         raise ModelLoadError(f"Cannot load {path}: its example inputs are unreadable ({short_reason(exc)}).",
                              traceback.format_exc()) from None
-    return LoadedModel(path.stem, program=program, example_inputs=inputs)
+    return LoadedModel(path.stem, program=program, example_inputs=inputs,
+                       quantizer=recorded_quantizer(extra[PROGRAM_META]))
 
 
 def _is_zip(path: Path) -> bool:
@@ -126,6 +131,7 @@ def _load_py(path: Path, attr: str) -> LoadedModel:
     if spec is None or spec.loader is None:
         raise ModelLoadError(f"Cannot load {path}: not a Python file Python can import.")
     module = importlib.util.module_from_spec(spec)
+    quiet.silence_torchao()   # the user's imports (transformers) may load torchao first
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:

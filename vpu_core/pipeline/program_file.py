@@ -5,9 +5,14 @@ model's own output structure (a `transformers` ModelOutput dataclass, a dict) wo
 Python type in its call signature, and torch.export.load then needs the same class imported and
 registered for serialization, so the file would not open in a plain Python or in this tool.
 Loading needs torch.ops.quantized_decomposed registered: `import torchao` first (the tool does).
+
+The archive also holds extra/PROGRAM_META, {"quantizer": "vpu" | "xnnpack", "model": name}: which
+quantizer produced the Q/DQ graph, so checking the file again reports that quantizer (qa-1 #7;
+vpu_core.pipeline.loading reads it; a program without it is "already quantized (program file)").
 """
 from __future__ import annotations
 
+import json
 import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +24,24 @@ if TYPE_CHECKING:
     from torch.fx import GraphModule
 
     from vpu_core.pipeline import QuantizedModel
+
+PROGRAM_META = "vpu_inspector_program.json"   # extra file of a saved program: who quantized it
+QUANTIZERS = ("vpu", "xnnpack")
+
+
+def program_meta(quantizer: str, model: str) -> str:
+    """The PROGRAM_META text of a program `quantizer` quantized ("unknown": the file did not say)."""
+    return json.dumps({"quantizer": quantizer, "model": model})
+
+
+def recorded_quantizer(text: str) -> str | None:
+    """The quantizer a PROGRAM_META text names, or None (absent, unreadable, not ours)."""
+    try:
+        meta = json.loads(text) if text else None
+    except ValueError:
+        return None
+    quantizer = meta.get("quantizer") if isinstance(meta, dict) else None
+    return quantizer if quantizer in QUANTIZERS else None
 
 
 def flat_output_module(gm: GraphModule) -> GraphModule:
@@ -52,6 +75,7 @@ def save_program(qm: QuantizedModel, path: Path) -> None:
         raise SaveError(f"Could not export the converted program for saving: {short_reason(exc)}",
                         traceback.format_exc()) from None
     try:
-        atomic_write(path, lambda tmp: torch.export.save(program, str(tmp)))
+        extra = {PROGRAM_META: program_meta(qm.quantizer, qm.name)}
+        atomic_write(path, lambda tmp: torch.export.save(program, str(tmp), extra_files=extra))
     except OSError as exc:
         raise SaveError(f"Cannot write {path}: {exc.strerror or short_reason(exc)}.") from None

@@ -12,12 +12,13 @@ QUANTIZERS = ("vpu", "xnnpack")
 
 
 def make_quantizer(kind: str, profile: HardwareProfile, per_tensor: bool = False,
-                   reference_observers: bool = False) -> Quantizer:
-    """`reference_observers`: torchao's stock observers instead of the fast, identical ones."""
+                   reference_observers: bool = False, keep_float: frozenset[str] = frozenset()) -> Quantizer:
+    """`reference_observers`: torchao's stock observers instead of the fast, identical ones;
+    `keep_float`: ops the VPU quantizer must leave in float (vpu_core.pipeline.keep_float)."""
     if kind == "vpu":
         from vpu_core.quantizers.vpu import MyVPUQuantizer
 
-        return MyVPUQuantizer(profile)
+        return MyVPUQuantizer(profile, keep_float)
     if kind == "xnnpack":
         from vpu_core.quantizers.xnnpack import make_xnnpack_quantizer
 

@@ -40,9 +40,13 @@ ANNOTATION_KEY = "quantization_annotation"
 
 
 class MyVPUQuantizer(Quantizer):
-    def __init__(self, profile: HardwareProfile | None = None) -> None:
+    def __init__(self, profile: HardwareProfile | None = None,
+                 keep_float: frozenset[str] = frozenset()) -> None:
+        """`keep_float`: names of ops left unannotated although listed: they would quantize a
+        mask constant at float32's limit (vpu_core.pipeline.keep_float finds them)."""
         super().__init__()
         self.profile = profile or load_profile()
+        self.keep_float = keep_float
         self.eps = 2.0 ** -12
 
     # -- specs ---------------------------------------------------------------------------------
@@ -75,6 +79,25 @@ class MyVPUQuantizer(Quantizer):
             quant_min=-(2 ** 31), quant_max=2 ** 31 - 1, qscheme=torch.per_channel_symmetric, ch_axis=0)
 
     # -- annotate ------------------------------------------------------------------------------
+    def transform_for_annotation(self, model: GraphModule) -> GraphModule:
+        """Constraint 5 per call site: the int32 bias scale is s_in·s_w of the call that reads it,
+        so a bias parameter shared by several conv / linear calls (a layer called twice, ALBERT's
+        shared layers, tied weights) gets one get_attr per call. Each is then quantized with its
+        own call's s_in (one folded int32 constant per call); weights stay one shared tensor."""
+        changed = False
+        for node in list(model.graph.nodes):
+            if node.op != "get_attr" or len(node.users) < 2:
+                continue
+            for user in [u for u in node.users if _bias_arg(u) is node][1:]:
+                with model.graph.inserting_after(node):
+                    copy = model.graph.get_attr(str(node.target))
+                copy.meta = dict(node.meta)
+                user.replace_input_with(node, copy)
+                changed = True
+        if changed:
+            model.recompile()
+        return model
+
     def annotate(self, model: GraphModule) -> GraphModule:
         for node in model.graph.nodes:
             if node.op != "call_function" or ANNOTATION_KEY in node.meta:
@@ -84,6 +107,8 @@ class MyVPUQuantizer(Quantizer):
                 continue  # constraint 1: no kernel -> no annotation -> stays fp32 on the CPU
             if not is_float_op(node):
                 continue  # int64 ids, bool masks, index math: not activations, never quantized
+            if node.name in self.keep_float:
+                continue  # it reads or writes a mask constant no int8 scale represents
             if kernel.weighted:
                 self._annotate_weighted(node, kernel)
             elif op_matches(name, self.profile.shared_scale_ops):
@@ -164,6 +189,16 @@ class MyVPUQuantizer(Quantizer):
                 raise StaticShapeError(
                     f"The VPU quantizer requires static shapes (constraint 8, static_shape): node "
                     f"'{node.name}' has symbolic shape {shape_text}; export without --dynamic-batch.")
+
+
+def _bias_arg(node: Node) -> object:
+    """The bias argument of a conv / linear (or alias) call, None for any other node."""
+    if node.op != "call_function":
+        return None
+    kernel = kernel_of(node)
+    if not kernel.weighted or kernel.bias is None or len(node.args) <= kernel.bias:
+        return None
+    return node.args[kernel.bias]
 
 
 def _derive_bias_qparams(obs_or_fqs) -> tuple[torch.Tensor, torch.Tensor]:

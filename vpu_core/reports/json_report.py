@@ -1,7 +1,7 @@
 """`check --format json`: the Analysis as the stable schema of SPEC.md (add keys, never rename)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import math
 
@@ -11,7 +11,8 @@ if TYPE_CHECKING:
     from vpu_core.whatif.results import AblationReport, Economics, OpCandidate
 
 SCHEMA_VERSION = 1
-TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")
+TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze", "sqnr",
+               "import")   # import: torchao / the quantizer's modules, before prepare (added after sqnr)
 
 
 def analysis_to_json(a: Analysis) -> dict:
@@ -19,6 +20,7 @@ def analysis_to_json(a: Analysis) -> dict:
         "schema": SCHEMA_VERSION,
         "model": a.model,
         "quantizer": a.quantizer,
+        "already_quantized": a.already_quantized,     # a program file: `quantizer` is its record
         "dynamic_batch": a.dynamic_batch,
         "inputs": [{"name": i.name, "shape": list(i.shape), "dtype": i.dtype,
                     "dynamic_dims": list(i.dynamic_dims)} for i in a.inputs],
@@ -50,6 +52,8 @@ def analysis_to_json(a: Analysis) -> dict:
         "op_candidates": op_candidates_to_json(a.op_candidates),
         "economics": economics_to_json(a.economics),
         "summary": summary_to_json(a.summary),
+        "notes": [{"kind": n.kind, "node": n.node or None, "message": n.message,
+                   "values": {k: x for k, x in n.values}} for n in a.notes],
     }
     if a.int_sim is not None:                                       # check --int-sim
         from vpu_core.reports.int_sim import int_sim_to_json
@@ -63,7 +67,19 @@ def analysis_to_json(a: Analysis) -> dict:
         from vpu_core.reports.timing import timing_to_json
 
         out["timing"] = timing_to_json(a.timing)
-    return out
+    return finite(out)
+
+
+def finite(x: Any) -> Any:
+    """`x` with every inf / NaN float (a scale of a tensor holding a mask constant, anywhere in
+    the report) replaced by null: JSON has no Infinity, and every consumer must parse the output."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {k: finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [finite(v) for v in x]
+    return x
 
 
 def summary_to_json(s: Summary | None) -> dict | None:

@@ -8,16 +8,19 @@ from __future__ import annotations
 from collections import Counter
 
 from vpu_core.analysis.results import Analysis, PartitionReport
-from vpu_core.formatting import human_bytes
+from vpu_core.formatting import human_bytes, quantizer_label
 from vpu_core.reports.summary_text import headline, no_weighted_op_sentence
 
 
 def analysis_to_text(a: Analysis) -> str:
     batch = "dynamic batch" if a.dynamic_batch else "static batch"
-    lines = [f"{a.model} · quantizer {a.quantizer} · {batch} · profile {a.partition.profile}"]
+    who = quantizer_label(a) if a.already_quantized else a.quantizer
+    lines = [f"{a.model} · quantizer {who} · {batch} · profile {a.partition.profile}"]
     if a.summary is not None:
         lines.append(headline(a.summary))
     lines.append("")
+    if a.notes:
+        lines += [f"Notes ({len(a.notes)}):", *(f"  ! {n.message}" for n in a.notes), ""]
     lines += _violation_lines(a)
     lines += ["", *_rule_table(a), "", *partition_lines(a.partition)]
     lines += _whatif_lines(a)
@@ -41,7 +44,8 @@ def analysis_to_text(a: Analysis) -> str:
         lines += timing_lines(a.timing)
     t = a.timings_s
     lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
-                                          for k in ("export", "prepare", "calibrate", "convert", "analyze", "sqnr")))
+                                          for k in ("export", "import", "prepare", "calibrate", "convert",
+                                                    "analyze", "sqnr")))
     total = len(a.violations)
     warning = no_weighted_op_sentence(a.summary)
     lines.append(f"{total} violation{'s' if total != 1 else ''} in "

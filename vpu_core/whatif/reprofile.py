@@ -18,7 +18,7 @@ from vpu_core.pipeline import QuantizedModel
 from vpu_core.profile import load_profile
 from vpu_core.whatif.profile_edit import requantization_needed
 
-_PIPELINE_STAGES = ("load", "export", "prepare", "calibrate", "convert")
+_PIPELINE_STAGES = ("load", "export", "import", "prepare", "calibrate", "convert")
 
 
 def same_run_but_profile(a: RunConfig, b: RunConfig) -> bool:

@@ -25,7 +25,7 @@ RATIO_BIN = 0.05
 
 def log2_scales(a: Analysis, kind: str) -> list[float]:
     """log2 of every scale of every tensor of `kind` (per-channel weights: one per channel)."""
-    return [math.log2(s) for t in a.tensors if t.kind == kind for s in t.scales if s > 0]
+    return [math.log2(s) for t in a.tensors if t.kind == kind for s in t.scales if 0 < s < math.inf]
 
 
 def shift_values(a: Analysis) -> tuple[list[float], list[float]]:
@@ -72,7 +72,7 @@ def shift_chart(a: Analysis) -> str:
 def pow2_cost_figure(a: Analysis) -> str:
     """Float scale vs the power-of-two scale it was rounded up to (VPU quantizer only)."""
     pairs = [(f, p, t.node) for t in a.tensors if t.float_scales
-             for f, p in zip(t.float_scales, t.scales) if f > 0 and p > 0]
+             for f, p in zip(t.float_scales, t.scales) if 0 < f < math.inf and 0 < p < math.inf]
     if not pairs:
         return figure("Float vs power-of-two scale", "",
                       '<p class="muted">This quantizer keeps float scales (no power-of-two rounding): '

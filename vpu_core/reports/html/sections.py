@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vpu_core.compare import default_label, node_role, violation_owners
-from vpu_core.formatting import db_text, human_bytes, node_label, value_text
+from vpu_core.formatting import db_text, human_bytes, node_label, quantizer_label, value_text
 from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, code, details, esc, facts, kpi, pill, table
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, human_macs, no_weighted_op_sentence,
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 QUANTIZER_NAMES = {"vpu": "VPU — MyVPUQuantizer (this project)",
                    "xnnpack": "XNNPACK — ExecuTorch XNNPACKQuantizer"}
-TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze")
+TIMING_KEYS = ("export", "import", "prepare", "calibrate", "convert", "analyze")
 OPEN_LIMIT = 30        # violation groups up to this size start expanded
 
 
@@ -92,7 +92,7 @@ def summary_facts(a: Analysis) -> list[tuple[str, str]]:
     timings = " · ".join(f"{k} {float(t.get(k, 0.0)):.2f} s" for k in TIMING_KEYS)
     return [
         ("Model", code(a.model)),
-        ("Quantizer", esc(QUANTIZER_NAMES.get(a.quantizer, a.quantizer))),
+        ("Quantizer", esc(quantizer_label(a) if a.already_quantized else QUANTIZER_NAMES.get(a.quantizer, a.quantizer))),
         ("Batch mode", "dynamic batch (symbolic batch dimension)" if a.dynamic_batch else "static batch"),
         ("Hardware profile", code(a.partition.profile)),
         *((("CPU ops by cause", esc(causes_text(a.summary.cpu_ops_by_cause, short=False))),)
