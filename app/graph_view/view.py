@@ -88,7 +88,7 @@ class GraphView(QGraphicsView):
         self.highlights = Highlights(self)        # metric overlay, shared-scale outline
         self._crumbs = Breadcrumbs(self)
         self._crumbs.group_clicked.connect(self.groups.reveal_group)
-        self.room_mode = "band"                   # overlay_room: kept free at the last fit (app.graph_view.fit)
+        self.room_mode = "band"                   # the room kept free at the last fit (graph_view.fit)
         self.room_partner: GraphView | None = None    # compare mode: the other side's overlays count too
         self._corner_legend: QWidget | None = None    # a legend that replaces the canvas' own (delegation)
 
