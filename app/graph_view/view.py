@@ -6,8 +6,8 @@ the whole graph (app.graph_view.fit); a minimap in the bottom-right corner shows
 where violations and CPU fallbacks are. The fits and "centre on" keep the graph clear of the
 legend, minimap and breadcrumbs (app.graph_view.overlays places them; overlay_room: the view's
 scrollable rectangle is the graph plus that room); app.graph_view.anchor keeps the user's place
-when the graph is drawn anew. With a module hierarchy (`set_graph(..., grouped=...)`) the graph opens
-collapsed to the deepest level that fits the window legibly.
+when the graph is drawn anew. With a module hierarchy (`set_graph(..., grouped=...)`) the
+graph opens collapsed to the deepest level that fits the window legibly.
 
 Composed, not mixed in: `view.groups` (GroupNavigator: which groups are open, reveal, breadcrumbs,
 the group menu and keys) and `view.highlights` (Highlights: metric overlay, shared-scale outline)
