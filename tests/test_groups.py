@@ -115,6 +115,10 @@ def test_a_module_called_twice_gives_one_group_per_call(tmp_path):
     assert any(p.startswith("block.conv") for p in inner) and any(p.startswith("block.act") for p in inner)
     adds = [n for n, i in a.nodes.items() if i.op.startswith("add")]
     assert [tree.owner[n] for n in adds] == ["block", "block@1"]
+    # one numbering in the window: the table label and the node panel say "#2" like the group title
+    # and the breadcrumbs (the JSON keeps torch.export's "@1" in its group paths)
+    from vpu_core.formatting import node_label
+    assert a.nodes[adds[1]].module.endswith("block@1") and node_label(a.nodes[adds[1]]) == "block #2 · add"
     # collapsing both calls never merges them into one box (which would make a cycle)
     model = build_graph_model(a)
     grouped = grouped_graph(a, model)

@@ -56,6 +56,19 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
     assert views["a"].graph_scene().model == build_graph_model(a)
     assert views["b"].graph_scene().model == build_graph_model(b)
 
+    # qa-1 #21: at 1280×720 both headers show all their facts (wrapped, never cut: "SQNR 31.4 d"),
+    # as high as each other, and the canvases open at a zoom that draws the labels
+    from app.graph_view.nodes import LOD_TEXT
+
+    window.resize_for(1280, 720)
+    qtbot.wait(10)
+    heads = window.compare_view.headers
+    assert heads["a"].height() == heads["b"].height()
+    for side in ("a", "b"):
+        assert heads[side].heightForWidth(heads[side].width()) <= heads[side].height()
+        assert "SQNR" in heads[side].toolTip() and "violations" in heads[side].toolTip()
+        assert views[side].zoom() >= LOD_TEXT
+
     # the diff table: one row per matched op, both sides' qparams and rules
     table = window.panels.compare
     assert window.panels.tables.currentWidget() is table
@@ -234,7 +247,7 @@ def test_ops_without_counterpart_are_marked_and_listed(qtbot, window, tmp_path, 
     assert marks[0].tag == "no match in XNNPACK · static batch"
     assert marks[0].rects[0].contains(view.graph_scene().items[extra].box)
     assert window.compare_view.marks["a"] == []
-    assert "1 unmatched" in window.compare_view.headers["b"].text()
+    assert "1 unmatched" in window.compare_view.headers["b"].toolTip()     # the plain text
     last = window.panels.compare.rows()[-1]
     assert last[:4] == ["sym_size", "only in XNNPACK · dynamic batch", "", extra]
     assert "1 unmatched" in window.summary.text()
@@ -265,3 +278,5 @@ def test_an_op_placed_differently_is_marked_on_both_sides(qtbot, window, tmp_pat
         assert [m.tag for m in marks] == ["placed differently"]
         assert marks[0].rects[0].contains(window.compare_view.views[side].graph_scene().items[node].box)
     assert "1 placed differently" in window.summary.text()
+    # the toolbar's violation count names both sides (qa-1 #12)
+    assert re.sub(r"<[^>]+>", "", window.view_bar.violation_label.text()) == "A 0 · B 0 violations"

@@ -90,3 +90,18 @@ def test_integer_ticks_follow_the_visible_range():
     assert axis.tickSpacing(0, 10, 400) == [(1.0, 0.0)]
     assert axis.tickSpacing(0, 1000, 400) == [(128.0, 0.0)]          # ≤ 10 ticks in 400 px
     assert axis.tickSpacing(-1e12, 1e12, 400)[0][0] >= 2e11            # huge: still a handful
+
+
+def test_the_log2_scale_axis_ticks_at_integers_under_bars_on_integers(qtbot, resnet8):
+    """qa-1 #22: "integer = power of two" — ticks at integers only, each bar centred on one."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    widget = ScaleHistogram()
+    qtbot.addWidget(widget)
+    widget.set_analysis(resnet8)
+    for plot in widget.series_plots:
+        assert isinstance(plot.getAxis("bottom"), IntegerAxis)
+        bars = [i for i in plot.items if isinstance(i, pg.BarGraphItem)]
+        xs = np.concatenate([np.asarray(b.opts["x"], float) for b in bars])
+        assert len(xs) and np.allclose(xs, np.round(xs))

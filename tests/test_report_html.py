@@ -131,3 +131,24 @@ def test_chart_helpers():
     assert sum(counts) == 4 and max(counts) == 2
     centre = edges.index(-5.125)        # power-of-two values sit in the middle of their bin
     assert counts[centre] == 2
+
+
+@pytest.mark.slow
+def test_graph_pictures_are_legible_and_hotspots_named_like_the_window(compare_report, resnet8):
+    """qa-1 #24: the pictures were shrunk to their column (labels ≈ 5 px) in a 1000 px frame
+    (40 % empty), and "Most violations" listed fx names (linear_7)."""
+    from vpu_core.formatting import node_label
+    from vpu_core.reports.html.sections import MIN_SHOWN, hotspots_html
+
+    _, html = compare_report
+    imgs = re.findall(r'<img src="data:image/png[^"]*" alt="Q/DQ graph[^"]*" width="(\d+)" height="\d+"'
+                      r' style="min-width:(\d+)px"', html)
+    assert len(imgs) == 2 and all(abs(int(m) - MIN_SHOWN * int(w)) <= 1 for w, m in imgs)
+    assert "max-height: 1000px" in html and "height: 1000px" not in html.replace("max-height: 1000px", "")
+    _, xnn = resnet8
+    listed = re.findall(r'<li title="([^"]+)"><span class="badge">\d+</span>([^<]*(?:<wbr>[^<]*)*)</li>',
+                        hotspots_html(xnn))
+    assert len(listed) == 8
+    for node, text in listed:
+        assert text.replace("<wbr>", "") == node_label(xnn.nodes[node]).replace("&", "&amp;")
+        assert " · " in text and text.replace("<wbr>", "") != node

@@ -191,6 +191,11 @@ def count_text(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def badge_count_text(n: int, cap: int = 99) -> str:
+    """A count on a small badge: "7", "99", and "99+" beyond `cap` (the tooltip states it in full)."""
+    return f"{cap}+" if n > cap else str(n)
+
+
 def shape_text(shape: str | Sequence[int]) -> str:
     """[16, 8, 16, 16] or "[16, 8, 16, 16]" → "16×8×16×16"; several equal outputs → "16×4×16×8 (×3)"."""
     if not isinstance(shape, str):
@@ -245,10 +250,20 @@ def op_label(op: str) -> str:
     return base
 
 
+def call_text(path: str) -> str:
+    """A module path as the window names it: a repeated call, "@k" in torch.export's numbering
+    (and in the JSON's group paths), is spelled out as its 1-based call number —
+    "layers.0.attention@2" → "layers.0.attention #3" — the same in the node panel, the tables,
+    the breadcrumbs and the group titles."""
+    base, at, call = path.rpartition("@")
+    return f"{base} #{int(call) + 1}" if at and call.isdigit() else path
+
+
 def module_name(info: NodeInfo) -> str:
-    """The module a node is shown in: its module path; at the top level (an op written in the
-    model's own `forward`, its Q/DQ) the model's class ("BertModel"); "" for graph inputs."""
-    return info.module or info.top_module
+    """The module a node is shown in: its module path (a repeated call numbered, `call_text`);
+    at the top level (an op written in the model's own `forward`, its Q/DQ) the model's class
+    ("BertModel"); "" for graph inputs."""
+    return call_text(info.module) if info.module else info.top_module
 
 
 def node_label(info: NodeInfo) -> str:

@@ -55,7 +55,8 @@ class PresenterBar(Protocol):
     @property
     def high_contrast_toggled(self) -> SignalInstance: ...
 
-    def set_violation_position(self, index: int | None, count: int | None) -> None: ...
+    def set_violation_position(self, index: int | None, count: int | None,
+                               sides: Sequence[tuple[str, int]] = (), side: str = "") -> None: ...
 
     def set_look(self, large_font: bool, high_contrast: bool) -> None: ...
 
@@ -104,7 +105,13 @@ class PresenterController(QObject):
         self._walk, self._index = self.entries(), None
         self.status_bar.clearMessage()
         shown = self.state.result is not None and not self.state.predicted   # no rules checked yet
-        self.view_bar.set_violation_position(None, len(self._walk) if shown else None)
+        self.view_bar.set_violation_position(None, len(self._walk) if shown else None, self._per_side())
+
+    def _per_side(self) -> list[tuple[str, int]]:
+        """Compare mode: each side's count ("A 0 · B 148"); [] for one graph."""
+        if not self.state.showing_compare:
+            return []
+        return [(side.upper(), sum(1 for s, _, _ in self._walk if s == side)) for side in self.state.sides()]
 
     def step(self, step: int) -> str | None:
         """Select the next (step=1) or previous (-1) violation's node; returns the status text."""
@@ -125,7 +132,8 @@ class PresenterController(QObject):
         text = walk_text(self._index, len(self._walk), violation, title,
                          node_label(info) if info is not None else violation.node, label)
         self.status_bar.showMessage(text)
-        self.view_bar.set_violation_position(self._index, len(self._walk))
+        self.view_bar.set_violation_position(self._index, len(self._walk), self._per_side(),
+                                             side.upper() if self.state.showing_compare else "")
         return text
 
     # -- presentation look -----------------------------------------------------------------------

@@ -67,6 +67,8 @@ class RunToolbar(Protocol):
 
     def set_inputs(self, inputs: tuple[InputInfo, ...]) -> None: ...
 
+    def set_program_file(self, quantizer: str | None) -> None: ...
+
     def dialog_parent(self) -> QWidget | None: ...
 
 
@@ -123,7 +125,9 @@ class RunController(QObject):
 
     def _show_inputs(self) -> None:
         if self.state.result is not None:
-            self.controls.set_inputs(self.state.result.analysis.inputs)
+            analysis = self.state.result.analysis
+            self.controls.set_inputs(analysis.inputs)
+            self.controls.set_program_file(analysis.quantizer if analysis.already_quantized else None)
 
     # -- what to run -----------------------------------------------------------------------------
     def config(self) -> RunConfig:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
+from vpu_core.formatting import call_text
+
 SEPARATOR = "›"
 
 
@@ -47,7 +49,7 @@ class Breadcrumbs(QFrame):
             self._row.addWidget(QLabel(SEPARATOR))
             button = QToolButton()
             button.setText(label)
-            button.setToolTip(path)
+            button.setToolTip(call_text(path))
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             button.clicked.connect(lambda _=False, p=path: self.group_clicked.emit(p))
             self._row.addWidget(button)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 BAND_H = 1200.0      # scene px per band: a screenful at 1:1, so 1-3 bands per frame
 ARROW_L, ARROW_W = 7.0, 3.5
-LOD_ARROWS = 0.5
+LOD_ARROWS = 0.5 - 1e-6          # Qt's level of detail is a hair under the zoom
 
 
 def polyline_path(path: QPainterPath, pts: Sequence[tuple[float, float]]) -> None:
@@ -108,7 +108,7 @@ def build_bands(edges: tuple[EdgeRoute, ...], theme_ref: Callable[[], Theme], wi
     return items
 
 
-LOD_LABELS = 0.7
+LOD_LABELS = 0.7 - 1e-6
 
 
 class EdgeLabelItem(QGraphicsItem):

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from vpu_core.layout.types import Box
 
 BAR_H = 6.0
-LOD_GROUP_TEXT = 0.4      # group names stay readable a little further out than op labels
+LOD_GROUP_TEXT = 0.4 - 1e-6    # group names stay readable a little further out than op labels
 
 
 def paint_split_bar(p: QPainter, r: QRectF, s: GroupStats) -> None:

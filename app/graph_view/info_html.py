@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import html
 
-from vpu_core.formatting import scale_text as scale_label
+from vpu_core.formatting import call_text, scale_text as scale_label
 from vpu_core.graph.groups import group_path, scale_group_of
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def group_html(model: GraphModel, node_id: str) -> str | None:
     share = f"{100 * stats.vpu_ops / stats.ops:.0f} %" if stats.ops else "—"
     viol = (f'<b style="color:{DANGER}">{stats.violations}</b>' if stats.violations
             else f'<span style="color:{OK}">0</span>')
-    rows = [("Module", _esc(path)), ("Nodes inside", str(stats.nodes)), ("Ops", str(stats.ops)),
+    rows = [("Module", _esc(call_text(path))), ("Nodes inside", str(stats.nodes)), ("Ops", str(stats.ops)),
             ("On the VPU", f"{stats.vpu_ops} ops ({share})"),
             ("CPU fallback", f'<span style="color:{WARN if stats.cpu_ops else OK}">{stats.cpu_ops}</span> ops'),
             ("Rule violations", viol)]

@@ -44,8 +44,9 @@ class MetricLegend:
     no_value: bool = False   # some ops are drawn in the no-value grey
 
 
-def legend_size(theme: Theme, facts: LegendFacts, metric: MetricLegend | None = None) -> QSizeF:
-    size = rows_size(theme, legend_entries(theme, facts))
+def legend_size(theme: Theme, facts: LegendFacts, metric: MetricLegend | None = None,
+                title: str | None = None) -> QSizeF:
+    size = rows_size(theme, legend_entries(theme, facts), title)
     if metric is not None:
         m = metric_legend_size(theme, metric)
         size = QSizeF(max(size.width(), m.width()), size.height() + GAP + m.height())
@@ -53,10 +54,10 @@ def legend_size(theme: Theme, facts: LegendFacts, metric: MetricLegend | None = 
 
 
 def paint_legend(painter: QPainter, top_left: QPointF, theme: Theme, facts: LegendFacts,
-                 metric: MetricLegend | None = None) -> QRectF:
-    """Draw the legend box with its top-left corner at `top_left` (device coordinates); the
-    metric overlay's gradient goes below it."""
-    box = paint_rows(painter, top_left, theme, legend_entries(theme, facts))
+                 metric: MetricLegend | None = None, title: str | None = None) -> QRectF:
+    """Draw the legend box with its top-left corner at `top_left` (device coordinates), with a
+    bold `title` line if given; the metric overlay's gradient goes below it."""
+    box = paint_rows(painter, top_left, theme, legend_entries(theme, facts), title)
     if metric is not None:
         m = paint_metric_legend(painter, QPointF(box.left(), box.bottom() + GAP), theme, metric)
         box = box.united(m)
@@ -222,10 +223,16 @@ def _paint_swatch(painter: QPainter, kind: str, sw: QRectF, color) -> None:
                          Qt.AlignmentFlag.AlignCenter, "n")
 
 
+WHOLE_GRAPH = "In the whole graph"     # the on-screen legend's title: a row may be off screen
+
+
 class LegendOverlay(QWidget):
     """Legend floating over the view's viewport. A child of the view, not of its viewport,
     so scrolling (which blits the viewport and its children) never drags it along. A click
-    folds it to a "Legend ▸" chip and back (`toggled`)."""
+    folds it to a "Legend ▸" chip and back (`toggled`).
+
+    It lists the colours of the whole graph (qa-1 #16: a legend changing while one pans would
+    jump about), and its title says so: a subgraph's shade may be only in the minimap."""
 
     toggled = Signal(bool)                      # collapsed
 
@@ -266,7 +273,7 @@ class LegendOverlay(QWidget):
     def full_size(self) -> QSizeF:
         if self.rows is not None:
             return rows_size(self.theme, self.rows, self.title)
-        return legend_size(self.theme, self.facts, self.gradient)
+        return legend_size(self.theme, self.facts, self.gradient, WHOLE_GRAPH)
 
     def _resize(self) -> None:
         s = self._chip() if self.collapsed else self.full_size()
@@ -285,7 +292,7 @@ class LegendOverlay(QWidget):
         elif self.rows is not None:
             paint_rows(p, QPointF(0.5, 0.5), self.theme, self.rows, self.title)
         else:
-            paint_legend(p, QPointF(0.5, 0.5), self.theme, self.facts, self.gradient)
+            paint_legend(p, QPointF(0.5, 0.5), self.theme, self.facts, self.gradient, WHOLE_GRAPH)
         p.end()
 
     def _paint_chip(self, p: QPainter) -> None:

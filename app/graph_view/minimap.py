@@ -3,7 +3,9 @@ violations (red) and CPU fallbacks (amber) marked so they can be found from afar
 on it to move the view there.
 
 It reuses the scene's overview raster (numpy, screen-resolution), drawn once per graph and size,
-so it costs one small image blit per frame.
+so it costs one small image blit per frame. Its size is capped by the canvas (`fit_canvas`): at
+most a fifth of its width and a third of its height, so on a short canvas it stays small, and the
+view's fit keeps the graph clear of it (GraphView.free_rect).
 """
 from __future__ import annotations
 
@@ -19,8 +21,21 @@ if TYPE_CHECKING:
     from .scene import GraphScene
     from PySide6.QtGui import QMouseEvent, QPaintEvent
 
-MAX_W, MAX_H, MIN_W = 180, 260, 36
+MAX_W, MAX_H, MIN_W, MIN_H = 180, 260, 36, 24
+SHARE_W, SHARE_H = 0.2, 0.34    # at most this share of the canvas' width / height
 MARK = 3.0          # px: half size of a violation / CPU mark
+
+
+def minimap_size(scene: QRectF, canvas_w: float, canvas_h: float) -> tuple[int, int]:
+    """The minimap's picture size for a scene rectangle on a canvas of that size: the scene's
+    shape within MAX_W × MAX_H and within SHARE_W / SHARE_H of the canvas (never below MIN_W ×
+    MIN_H: a thin strip for a very tall graph)."""
+    max_w = min(MAX_W, SHARE_W * canvas_w)
+    max_h = min(MAX_H, SHARE_H * canvas_h)
+    scale = min(max_w / max(scene.width(), 1.0), max_h / max(scene.height(), 1.0))
+    w = int(max(MIN_W, min(max_w, scene.width() * scale)))
+    h = int(max(MIN_H, min(max_h, scene.height() * scale)))
+    return w, h
 
 
 class MiniMap(QWidget):
@@ -34,6 +49,7 @@ class MiniMap(QWidget):
         self._pixels: Any = None            # the raster's pixels (kept alive while the QImage uses them)
         self._viewport = QRectF()
         self._marks: list[tuple[float, float, QColor]] = []
+        self._canvas = (1e9, 1e9)           # the canvas (viewport) size the size is capped by
         self.hide()
 
     # ---- content --------------------------------------------------------------------------------
@@ -44,11 +60,20 @@ class MiniMap(QWidget):
         if scene is None:
             self.hide()
             return
-        r = scene.sceneRect()
-        scale = min(MAX_W / max(r.width(), 1.0), MAX_H / max(r.height(), 1.0))
-        w = int(max(MIN_W, r.width() * scale))
-        h = int(max(24, min(MAX_H, r.height() * scale)))
-        self.resize(w + 2, h + 2)
+        self._resize()
+
+    def fit_canvas(self, width: float, height: float) -> None:
+        """Cap the size by the canvas' (viewport's) size; called on every resize of the view."""
+        if (width, height) != self._canvas:
+            self._canvas = (width, height)
+            if self._scene is not None:
+                self._resize()
+
+    def _resize(self) -> None:
+        w, h = minimap_size(self._scene.sceneRect(), *self._canvas)
+        if (w + 2, h + 2) != (self.width(), self.height()):
+            self._image = None
+            self.resize(w + 2, h + 2)
         self.update()
 
     def set_viewport(self, rect: QRectF) -> None:

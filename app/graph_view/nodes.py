@@ -13,6 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText
 from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
 
+from vpu_core.formatting import badge_count_text
 from vpu_core.graph.model import GraphNode
 
 from .style import MATCH, SELECT, SHARED as SHARED_COLOR, VIOLATION, Theme
@@ -20,9 +21,12 @@ from .style import MATCH, SELECT, SHARED as SHARED_COLOR, VIOLATION, Theme
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-LOD_SHAPES = 0.3     # below: filled rectangle only
-LOD_TEXT = 0.6       # from here: label (≈ 6.6 px glyphs at the normal font)
-LOD_DETAIL = 0.85    # from here: the detail line too (≈ 7.7 px)
+# Qt's level of detail is a hair under the zoom (0.5999999999999972 at 0.6): the thresholds
+# give way by LOD_SLACK, or a view fitted at exactly LEGIBLE would draw no label at all
+LOD_SLACK = 1e-6
+LOD_SHAPES = 0.3 - LOD_SLACK     # below: filled rectangle only
+LOD_TEXT = 0.6 - LOD_SLACK       # from here: label (≈ 6.6 px glyphs at the normal font)
+LOD_DETAIL = 0.85 - LOD_SLACK    # from here: the detail line too (≈ 7.7 px)
 
 SELECTED, NEIGHBOUR, MATCHED, SHARED = 1, 2, 4, 8   # NodeItem.state bits
 
@@ -50,6 +54,7 @@ class StyleCache:
         self.badge_font = QFont(theme.label_font)
         self.badge_font.setPixelSize(theme.label_font.pixelSize() - 1)
         self.badge_font.setBold(True)
+        self.badge_metrics = QFontMetricsF(self.badge_font)
         self.label_metrics = QFontMetricsF(theme.label_font)
         self.detail_metrics = QFontMetricsF(theme.detail_font)
         self.group_font = QFont(theme.label_font)
@@ -153,16 +158,24 @@ class NodeItem(QGraphicsRectItem):
             self._paint_state(painter, cosmetic=False)
 
     def _paint_badge(self, painter: QPainter, lod: float) -> None:
+        """A red disc with the count; a pill for "99+" (more than 99: the hover tooltip and the
+        group's panel give the full count)."""
         cache, r = self.cache, self.box
         rad = 8.0
-        c = QPointF(r.right() - 1.0, r.top() + 0.5)
+        text = self.badge_text()
+        half = max(rad, cache.badge_metrics.horizontalAdvance(text) / 2.0 + 3.0) if len(text) > 2 else rad
+        c = QPointF(r.right() - 1.0 - (half - rad), r.top() + 0.5)
+        badge = QRectF(c.x() - half, c.y() - rad, 2 * half, 2 * rad)
         painter.setPen(cache.badge_pen)
         painter.setBrush(cache.badge_brush)
-        painter.drawEllipse(c, rad, rad)
+        painter.drawRoundedRect(badge, rad, rad)
         if lod >= LOD_TEXT:
             painter.setFont(cache.badge_font)
-            painter.drawText(QRectF(c.x() - rad, c.y() - rad, 2 * rad, 2 * rad),
-                             Qt.AlignmentFlag.AlignCenter, str(min(self.node.violations, 99)))
+            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
+
+    def badge_text(self) -> str:
+        """What the violation badge reads ("" without violations)."""
+        return badge_count_text(self.node.violations) if self.node.violations else ""
 
     def _paint_state(self, painter: QPainter, cosmetic: bool) -> None:
         cache, s = self.cache, self.state

@@ -3,7 +3,9 @@
 Navigation: zoom stays in a useful range (never smaller than a fraction of the whole graph, never
 beyond 4:1); "Fit" (F) fits the width at a legible zoom on a tall graph, "Fit all" (Shift+F)
 the whole graph; a minimap in the bottom-right corner shows the viewport and where violations
-and CPU fallbacks are. With a module hierarchy (`set_graph(..., grouped=...)`) the graph opens
+and CPU fallbacks are. The fits and "centre on" keep the graph clear of the legend, minimap and
+breadcrumbs (app.graph_view.overlay_room: the view's scrollable rectangle is the graph plus that
+room). With a module hierarchy (`set_graph(..., grouped=...)`) the graph opens
 collapsed to the deepest level that fits the window legibly.
 
 Composed, not mixed in: `view.groups` (GroupNavigator: which groups are open, reveal, breadcrumbs,
@@ -21,10 +23,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QPainter, QTransform, QWheelEvent
-from PySide6.QtWidgets import QGraphicsView, QWidget
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSizeF, Qt, Signal
+from PySide6.QtGui import QColor, QHelpEvent, QKeyEvent, QPainter, QTransform, QWheelEvent
+from PySide6.QtWidgets import QGraphicsView, QToolTip, QWidget
 
+from vpu_core.formatting import count_text
 from vpu_core.graph.groups import GROUP_PREFIX
 from vpu_core.graph.legend import legend_facts
 from vpu_core.graph.model import GraphModel
@@ -36,6 +39,7 @@ from .group_navigator import GroupNavigator
 from .highlights import Highlights
 from .legend import LegendOverlay, MetricLegend
 from .minimap import MiniMap
+from .overlay_room import MARGIN, Corners, Room, best_mode, fit_scale, room, widened
 from .scene import GraphScene
 from .search_matches import SearchMatches
 from .style import Theme
@@ -86,6 +90,9 @@ class GraphView(QGraphicsView):
         self.highlights = Highlights(self)        # metric overlay, shared-scale outline
         self._crumbs = Breadcrumbs(self)
         self._crumbs.group_clicked.connect(self.groups.reveal_group)
+        self._room_mode = "band"                  # overlay_room: kept free at the last fit
+        self.room_partner: GraphView | None = None    # compare mode: the other side's overlays count too
+        self._corner_legend: QWidget | None = None    # a legend that replaces the canvas' own (delegation)
 
     # ---- content ---------------------------------------------------------------------------
     def set_graph(self, model: GraphModel, layout: Layout, grouped: GroupedGraph | None = None,
@@ -152,6 +159,7 @@ class GraphView(QGraphicsView):
         self._minimap.set_scene(self._gscene)
         self._crumbs.set_path([])
         self._place_overlays()
+        self._apply_room()
 
     def graph_scene(self) -> GraphScene | None:
         return self._gscene
@@ -178,10 +186,14 @@ class GraphView(QGraphicsView):
         self.centerOn(fixed - (pos - vc) / target)
         self._update_tier()
 
+    def graph_rect(self) -> QRectF:
+        """The graph's rectangle in the scene (the view's own sceneRect() adds the overlays' room)."""
+        return self._gscene.sceneRect() if self._gscene is not None else QRectF()
+
     def _fit_scale(self) -> float:
         if self._gscene is None:
             return 1.0
-        r, v = self.sceneRect(), self.viewport().rect()
+        r, v = self.graph_rect(), self.viewport().rect()
         return min((v.width() - 20) / max(r.width(), 1.0), (v.height() - 20) / max(r.height(), 1.0))
 
     def zoom_range(self) -> tuple[float, float]:
@@ -198,30 +210,99 @@ class GraphView(QGraphicsView):
             self.centerOn(c)
 
     def fit_all(self) -> None:
-        """The whole graph in the view, however small that makes it."""
+        """The whole graph in the view, however small that makes it, clear of the overlays."""
         if self._gscene is None:
             return
-        s = min(max(self._fit_scale(), ZOOM_MIN), 2.0)
+        free = self._choose_room(whole=True)
+        s = min(max(fit_scale(self.graph_rect(), free, True), ZOOM_MIN), 2.0)
         self.setTransform(QTransform.fromScale(s, s))
-        self.centerOn(self.sceneRect().center())
+        self.put(self.graph_rect().center(), self.free_rect().center())
         self._update_tier()
 
     def fit(self, top: bool = False) -> None:
         """Fit the graph; a tall one by its width, at a zoom where labels stay legible
-        (`top`: show its top, else stay at the current height)."""
+        (`top`: show its top, else stay at the current height), clear of the overlays."""
         if self._gscene is None:
             return
         if self._fit_scale() >= LEGIBLE:
             self.fit_all()
             return
-        r, v = self.sceneRect(), self.viewport().rect()
-        s = min(max((v.width() - 20) / max(r.width(), 1.0), LEGIBLE), FIT_MAX)
+        r, v = self.graph_rect(), self.viewport().rect()
         y = self.mapToScene(v.center()).y()
+        free = self._choose_room(whole=False)
+        s = min(max(fit_scale(r, free, False), LEGIBLE), FIT_MAX)
         self.setTransform(QTransform.fromScale(s, s))
-        half = v.height() / 2.0 / s
-        y = r.top() + half if top else min(max(y, r.top() + half), r.bottom() - half)
-        self.centerOn(r.center().x(), y)
+        free = self.free_rect()
+        if top:
+            self.put(QPointF(r.center().x(), r.top() - MARGIN / s), QPointF(free.center().x(), free.top()))
+        else:                                    # scrolling stops at the graph's ends (and its room)
+            self.put(QPointF(r.center().x(), y), QPointF(free.center().x(), v.center().y()))
         self._update_tier()
+
+    # ---- room for the overlays (overlay_room) ---------------------------------------------------
+    def corners(self, minimap: bool | None = None) -> Corners:
+        """The overlays this canvas draws, in viewport pixels; `minimap`: whether to count the
+        minimap (None: as drawn now)."""
+        vp = self.viewport().geometry()
+        legend = next((w for w in (self._legend, self._corner_legend)
+                       if w is not None and w.isVisibleTo(self)), None)
+        mm = self._minimap
+        if minimap is None:
+            minimap = mm.isVisibleTo(self)
+        return Corners(legend_w=legend.width() if legend is not None else 0.0,
+                       legend_bottom=legend.geometry().bottom() - vp.top() if legend is not None else 0.0,
+                       minimap_w=mm.width() if minimap and self._minimap_on else 0.0,
+                       crumbs_bottom=self._crumbs.geometry().bottom() - vp.top()
+                       if self._crumbs.isVisibleTo(self) else 0.0)
+
+    def room(self, mode: str | None = None, minimap: bool | None = None) -> Room:
+        """The viewport pixels the graph is kept out of (with the compare partner's overlays)."""
+        mode = mode or self._room_mode
+        got = room(self.corners(minimap), mode)
+        if self.room_partner is not None:
+            got = got.union(room(self.room_partner.corners(minimap), mode))
+        return got
+
+    def free_rect(self) -> QRectF:
+        """The part of the viewport no overlay covers at the fit (where fits and centre_on go)."""
+        return self.room().free(QRectF(self.viewport().rect()))
+
+    def _choose_room(self, whole: bool) -> QRectF:
+        """Pick the room that draws the graph largest (for a fit); returns its free rectangle.
+        For the whole graph the minimap is left out: it hides when all of the graph is seen."""
+        vp = QRectF(self.viewport().rect())
+        rooms = {m: self.room(m, minimap=not whole) for m in ("band", "column")}
+        lo, hi = (ZOOM_MIN, 2.0) if whole else (LEGIBLE, FIT_MAX)
+        self._room_mode = best_mode(rooms, self.graph_rect(), vp, whole, lo, hi)
+        if self.room_partner is not None:
+            self.room_partner._room_mode = self._room_mode
+        return rooms[self._room_mode].free(vp)
+
+    def _apply_room(self) -> None:
+        """The scrollable rectangle: the graph plus the room at the current zoom."""
+        if self._gscene is None:
+            return
+        want = widened(self.graph_rect(), self.room(), self.zoom())
+        have = self.sceneRect()
+        if max(abs(want.left() - have.left()), abs(want.top() - have.top()),
+               abs(want.right() - have.right()), abs(want.bottom() - have.bottom())) * self.zoom() > 0.5:
+            centre = self.mapToScene(self.viewport().rect().center())
+            self.setSceneRect(want)
+            self.centerOn(centre)                 # the room changed, not what the user looks at
+
+    def setTransform(self, matrix: QTransform, combine: bool = False) -> None:   # every zoom comes here
+        super().setTransform(matrix, combine)
+        self._apply_room()
+
+    def put(self, scene_point: QPointF, viewport_point: QPointF) -> None:
+        """Scroll so that `scene_point` is drawn at `viewport_point` (as far as scrolling can)."""
+        vc = QPointF(self.viewport().rect().center())
+        self.centerOn(QPointF(scene_point) - (QPointF(viewport_point) - vc) / self.zoom())
+
+    def set_corner_legend(self, widget: QWidget | None) -> None:
+        """Another legend in the top-right corner instead of the canvas' own (the XNNPACK
+        delegation's): the fits keep the graph clear of it too."""
+        self._corner_legend = widget
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         dy = event.angleDelta().y()
@@ -239,7 +320,7 @@ class GraphView(QGraphicsView):
         self._update_tier()
 
     def _all_visible(self) -> bool:
-        return self.visible_scene_rect().adjusted(-2, -2, 2, 2).contains(self.sceneRect())
+        return self.visible_scene_rect().adjusted(-2, -2, 2, 2).contains(self.graph_rect())
 
     def _jump(self, pt: QPointF) -> None:
         self.centerOn(pt)
@@ -275,6 +356,26 @@ class GraphView(QGraphicsView):
             self.fold_legend(not self._legend.collapsed)
         elif not self.groups.key_press(event):
             super().keyPressEvent(event)
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        """A hover tooltip over a node with violations: the full count (the badge stops at 99+)."""
+        if isinstance(event, QHelpEvent) and event.type() == QEvent.Type.ToolTip and self._gscene is not None:
+            text = self.node_tooltip(QPointF(self.mapToScene(event.pos())))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
+
+    def node_tooltip(self, pt: QPointF) -> str:
+        """The tooltip of the node at scene point `pt`: "decoder (OPTDecoder) · 113 rule violations"."""
+        s = self._gscene
+        nid = s.pick(pt.x(), pt.y(), tol=10.0 / max(self.zoom(), 1e-6)) if s is not None else None
+        node = s.items[nid].node if nid is not None and nid in s.items else None
+        if node is None or not node.violations:
+            return ""
+        return f"{node.label} · {count_text(node.violations, 'rule violation')}"
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.groups.double_click(self.mapToScene(event.position().toPoint())):
@@ -343,8 +444,11 @@ class GraphView(QGraphicsView):
         s = self._gscene
         frame = s.open_group(node_id)
         box = s.frames[frame].box if frame else s.items[node_id].box
-        self.centerOn(box.center() if box.height() * self.zoom() < self.viewport().height()
-                      else QPointF(box.center().x(), box.top() + self.viewport().height() / 2.0 / self.zoom()))
+        free = self.free_rect()                   # clear of the legend, minimap and breadcrumbs
+        if box.height() * self.zoom() < free.height():
+            self.put(box.center(), free.center())
+        else:
+            self.put(QPointF(box.center().x(), box.top()), QPointF(free.center().x(), free.top() + MARGIN))
         self._update_tier()
         return True
 
@@ -374,7 +478,7 @@ class GraphView(QGraphicsView):
             self._update_tier()
         if self.visible_scene_rect().contains(box):
             return anchor is not None
-        self.centerOn(box.center())
+        self.put(box.center(), self.free_rect().center())
         self._update_tier()
         return True
 
@@ -449,6 +553,10 @@ class GraphView(QGraphicsView):
     def legend_collapsed(self) -> bool:
         return self._legend.collapsed
 
+    def legend_size(self) -> QSizeF:
+        """The canvas legend's size unfolded, in px."""
+        return self._legend.full_size()
+
     def show_metric_legend(self, legend: MetricLegend | None) -> None:
         """The metric overlay's gradient under the canvas legend (None: none); for Highlights."""
         if self._gscene is not None:
@@ -458,16 +566,19 @@ class GraphView(QGraphicsView):
 
     def _place_overlays(self) -> None:
         """Legend top-right, breadcrumbs top-left, minimap bottom-right (beside the scroll bar).
-        The legend never covers the breadcrumbs: where both would meet, it goes below them."""
+        The legend never covers the breadcrumbs: where both would meet, it goes below them. The
+        minimap's size is capped by the canvas; the scrollable room follows the overlays."""
         vp = self.viewport().geometry()
         self._crumbs.move(vp.left() + 10, vp.top() + 10)
         x, y = vp.right() - self._legend.width() - 10, vp.top() + 10
         crumbs = self._crumbs.geometry()
-        if self._crumbs.isVisible() and crumbs.right() + 8 > x:
+        if self._crumbs.isVisibleTo(self) and crumbs.right() + 8 > x:
             y = crumbs.bottom() + 6
         self._legend.move(x, y)
         mm = self._minimap
+        mm.fit_canvas(vp.width(), vp.height())
         mm.move(vp.right() - mm.width() - 10, vp.bottom() - mm.height() - 10)
         mm.setVisible(self._minimap_on and self._gscene is not None and not self._all_visible()
                       and mm.height() < vp.height() - self._legend.geometry().bottom() - 30)
         mm.raise_()
+        self._apply_room()

@@ -101,6 +101,7 @@ class AblationChart(QWidget):
         self.report = None
         self._title(model)
         self.sentences.clear()
+        self.sentences.hide()                  # no report, no sentences: no empty box under the hint
         self.hint.setText(hint)
         self._stack.setCurrentWidget(self.hint)
         self.set_running(False, can_run)
@@ -159,4 +160,5 @@ class AblationChart(QWidget):
                  if report.has_noise_estimate else noise_note(report))
         self.sentences.setHtml(f"Baseline SQNR {db(report.baseline_sqnr_db)}; {len(ranked)} constraints in "
                                f"{report.seconds:.1f} s; {noise}.<ul style='margin:2px 0 0 -20px'>{lines}</ul>")
+        self.sentences.show()
         self._stack.setCurrentWidget(self.plot)

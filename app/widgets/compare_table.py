@@ -12,13 +12,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QHeaderView, QLabel, QSizePolicy,
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QSizePolicy,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from app import theme
+from app.widgets.wrapping import Col, ColumnFit
 from vpu_core.formatting import op_label, scales_text
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QResizeEvent, QShowEvent
     from vpu_core.compare import Comparison
     from vpu_core.compare import OpPair, OpSide
 
@@ -32,6 +34,12 @@ RULE_SHORT = {   # the table is narrow: the full titles and messages are in the 
     "fused_relu": "fused", "static_shape": "static",
 }
 COLUMNS = ("Op", "Module", "{a} qparams", "{b} qparams", "{a} breaks", "{b} breaks", "VPU partition")
+# In a narrow dock the qparams, then the partition and A's breaks step aside (the row's first cell's
+# tooltip and the node panel of a clicked row keep them); names wrap between their parts.
+COLUMN_FIT = [Col(min=80, share=0.2, wrap=True, middle=True, lines=2), Col(min=100, share=0.3, wrap=True, middle=True, lines=3),
+              Col(min=120, share=0.25, wrap=True, fold=1), Col(min=120, share=0.25, wrap=True, fold=2),
+              Col(min=56, share=0.2, wrap=True, fold=4), Col(min=64, share=0.2, wrap=True, stretch=True),
+              Col(min=60, share=0.15, wrap=True, fold=3)]
 
 
 def _zp(points) -> str:
@@ -108,12 +116,14 @@ class CompareTable(QWidget):
         self.summary = QLabel("")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.summary.setWordWrap(True)
         self.only_diff = QCheckBox("Only differences")
         self.only_diff.toggled.connect(self._apply_filter)
         self.tree = QTreeWidget()
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
-        self.tree.setUniformRowHeights(True)
+        self.tree.setColumnCount(len(COLUMNS))
+        self.fit = ColumnFit(self.tree, COLUMN_FIT)
         self.tree.itemClicked.connect(self._on_item)
         self.tree.itemActivated.connect(self._on_item)
         top = QHBoxLayout()
@@ -145,7 +155,9 @@ class CompareTable(QWidget):
     def _pair_item(self, pair) -> None:
         item = QTreeWidgetItem(self.tree, pair_row(pair))
         item.setData(0, PAIR_ROLE, ("a", pair.a.node))
-        item.setToolTip(0, f"{self.comparison.a_label}: {pair.a.node}   ·   {self.comparison.b_label}: {pair.b.node}")
+        a, b = self.comparison.a_label, self.comparison.b_label
+        item.setToolTip(0, f"{a}: {pair.a.node}   ·   {b}: {pair.b.node}\n{a} qparams: {qparams_text(pair.a)}\n"
+                           f"{b} qparams: {qparams_text(pair.b)}\nVPU partition: {partition_text(pair)}")
         item.setToolTip(1, pair.key)
         if pair.qparams_differ:
             for col in (2, 3):
@@ -178,12 +190,16 @@ class CompareTable(QWidget):
             f'&nbsp;&nbsp;<span style="color:{theme.MUTED}">(matched by source module and op)</span>')
 
     def _columns(self) -> None:
-        header = self.tree.header()
-        header.setStretchLastSection(False)
-        for col, width in ((0, 80), (1, 165), (2, 225), (3, 225), (4, 170), (5, 170)):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-            self.tree.setColumnWidth(col, width)
-        header.setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
+        self.fit.measure()
+        self.fit.apply()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit.apply()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.fit.apply()
 
     def _apply_filter(self, *_args) -> None:
         only = self.only_diff.isChecked()

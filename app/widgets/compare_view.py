@@ -13,10 +13,11 @@ copied as is. Unmatched compute ops are outlined (dashed) on their side.
 from __future__ import annotations
 
 import html
+import re
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPen
 from PySide6.QtWidgets import (QGraphicsItem, QLabel, QSizePolicy, QSplitter,
                                QStyleOptionGraphicsItem, QVBoxLayout, QWidget)
@@ -34,6 +35,11 @@ SIDES = ("a", "b")
 UNMATCHED = "#7e22ce"          # purple: no category, selection or search colour uses it
 MOVED = "#c2410c"              # partition differs between the two sides
 Z_MARKS = 2.0
+
+
+def _nbsp_text(markup: str) -> str:
+    """Non-breaking spaces in the text of `markup`, never inside its tags."""
+    return re.sub(r"(^|>)([^<]*)", lambda m: m.group(1) + m.group(2).replace(" ", "&nbsp;"), markup)
 
 
 def other(side: str) -> str:
@@ -145,6 +151,7 @@ class CompareView(QWidget):
         self._anchors: dict[str, _Anchors | None] = {"a": None, "b": None}
         self.marks: dict[str, list[MarkItem]] = {"a": [], "b": []}   # outlines drawn per side
         self._syncing = False
+        self._legend_folded_once = False
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for side in SIDES:
             pane = QWidget()
@@ -154,8 +161,11 @@ class CompareView(QWidget):
             header = self.headers[side]
             header.setTextFormat(Qt.TextFormat.RichText)
             header.setObjectName("compareHeader")
-            # long headers must not widen the window: they are cut at the pane's edge instead
+            # long headers must not widen the window: they wrap between the facts instead (both
+            # sides as high as the taller one, so the two canvases stay the same size)
             header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            header.setWordWrap(True)
+            header.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
             header.setStyleSheet(f"background: {theme.PANEL}; border-bottom: 1px solid {theme.BORDER}; "
                                  f"padding: 6px 10px;")
             box.addWidget(header)
@@ -165,6 +175,10 @@ class CompareView(QWidget):
             view.viewport_changed.connect(lambda s=side: self._sync_viewport(s))
             view.node_selected.connect(lambda node, s=side: self._on_selected(s, node))
         self.splitter.setHandleWidth(6)
+        for header in self.headers.values():
+            header.installEventFilter(self)
+        self.views["a"].room_partner = self.views["b"]     # both fit clear of either side's overlays,
+        self.views["b"].room_partner = self.views["a"]     # so the synced centres agree
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
@@ -186,6 +200,7 @@ class CompareView(QWidget):
         try:
             for side, graph in (("a", graph_a), ("b", graph_b)):
                 self.views[side].set_graph(graph.model, graph.layout)
+            self._fold_big_legend()
             self._add_marks()
             self._anchors = {s: _Anchors(self.views[s], self.partners[s], self.views[other(s)])
                              for s in SIDES}
@@ -194,6 +209,18 @@ class CompareView(QWidget):
         finally:
             self._syncing = False
         self._sync_viewport("a")
+
+    def _fold_big_legend(self) -> None:
+        """A half-width pane is narrow: a legend that would take over a third of its width or a
+        quarter of its height starts folded to its "Legend ▸" chip (once: a click or L unfolds
+        it, and a later result keeps what the user chose)."""
+        if self._legend_folded_once:
+            return
+        for view in self.views.values():
+            size, vp = view.legend_size(), view.viewport().rect()
+            if size.width() > vp.width() / 3 or size.height() > vp.height() / 4:
+                view.fold_legend(True)
+                self._legend_folded_once = True
 
     def _add_marks(self) -> None:
         self.marks = {"a": [], "b": []}
@@ -229,10 +256,28 @@ class CompareView(QWidget):
             missing = len(self.unmatched[side])
             if missing:
                 bits.append(f'<span style="color:{UNMATCHED}">{missing} unmatched</span>')
+            # a fact never breaks inside ("SQNR 31.4 d"): non-breaking spaces within, breaks between
             self.headers[side].setText(
                 f'<span style="color:{theme.MUTED}">{side.upper()}</span>&nbsp; '
-                f'<b style="font-size:large">{html.escape(self.label(side))}</b>&nbsp;&nbsp;'
-                + " · ".join(bits))
+                f'<b style="font-size:large">{html.escape(self.label(side))}</b>&nbsp;&nbsp; '
+                + " · ".join(b.replace(" ", "&nbsp;") if "<" not in b else _nbsp_text(b) for b in bits))
+            self.headers[side].setToolTip(re.sub(r"<[^>]+>", "", self.headers[side].text()).replace("&nbsp;", " "))
+        self._fit_headers()
+
+    def _fit_headers(self) -> None:
+        """Both headers as high as the taller one needs at its pane's width."""
+        heads = list(self.headers.values())
+        height = max(h.heightForWidth(max(h.width(), 1)) for h in heads)
+        if height <= 0:                            # no text yet: Qt answers -1
+            return
+        for h in heads:
+            if h.height() != height:
+                h.setFixedHeight(height)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and watched in self.headers.values():
+            self._fit_headers()                    # a pane's width changed: its header may wrap
+        return False
 
     # -- selection -----------------------------------------------------------------------------
     def op_of(self, side: str, node: str) -> str:
@@ -265,7 +310,7 @@ class CompareView(QWidget):
                 if partner:
                     center = twin.box_center(partner)
                     if center is not None and not twin.visible_scene_rect().contains(center):
-                        twin.centerOn(center)
+                        twin.put(center, twin.free_rect().center())
             finally:
                 self._syncing = False
             self.node_selected.emit(side, node)
@@ -284,7 +329,7 @@ class CompareView(QWidget):
             anchors = self._anchors.get(side)
             target = anchors.map(QPointF(center)) if anchors is not None else None
             if target is None:    # nothing matched: keep the same relative place
-                r, o = lead.sceneRect(), follow.sceneRect()
+                r, o = lead.graph_rect(), follow.graph_rect()
                 fx = (center.x() - r.left()) / max(r.width(), 1.0)
                 fy = (center.y() - r.top()) / max(r.height(), 1.0)
                 target = QPointF(o.left() + fx * o.width(), o.top() + fy * o.height())

@@ -64,6 +64,7 @@ class DelegationLegend(QWidget):
 
     def refresh(self, on: bool) -> None:
         scene = self.view.graph_scene()
+        self.view.set_corner_legend(self if on and scene is not None else None)
         if not on or scene is None:
             self.hide()
             return

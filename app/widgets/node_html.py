@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 import html
+import re
 
 from app import theme
 from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human_bytes, module_name,
                                  node_label,
                                  quant_params_rows, quantizer_phrase, scale_detail, scales_detail, shape_text,
                                  time_text, value_text, zero_points_text)
+from app.widgets.wrapping import breakable
 from vpu_core.graph.placement import partition_report, placement
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, mac_share_text, no_weighted_op_sentence,
                                            weights_text)
@@ -61,6 +63,20 @@ def count_text(count: int, color: str) -> str:
 def _breakable(text: str) -> str:
     """Long dotted names may wrap after a dot rather than mid-word."""
     return esc(text).replace(".", ".\u200b")
+
+
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+def breakable_html(markup: str) -> str:
+    """The panel's HTML with a zero-width break opportunity after every "_" and "." inside an
+    identifier ("normalized_shape", "scaled_dot_product_attention.default", module paths), in
+    the text only (never in a tag or a link target): a narrow panel wraps between the parts of a
+    name, never mid-word ("normalized_shap / e"). Numbers ("0.03125") stay whole."""
+    parts = _TAG.split(markup)
+    for i in range(0, len(parts), 2):                  # the text between tags
+        parts[i] = breakable(parts[i])
+    return "".join(parts)
 
 
 # -- summary (nothing selected) -----------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QTextBrowser
 
-from app.widgets.node_html import node_html, running_html, summary_html, waiting_html
+from app.widgets.node_html import breakable_html, node_html, running_html, summary_html, waiting_html
 
 if TYPE_CHECKING:
     from vpu_core.whatif.try_on_vpu import VpuFix
@@ -41,7 +41,7 @@ class NodePanel(QTextBrowser):
 
     def show_summary(self, analysis: Analysis, model: GraphModel | None = None, source: str = "simulated") -> None:
         self.current_node = None
-        self.setHtml(summary_html(analysis, model, source))
+        self.setHtml(breakable_html(summary_html(analysis, model, source)))
 
     def show_running(self, model: str, quantizer: str) -> None:
         if self.current_node is None:
@@ -52,7 +52,7 @@ class NodePanel(QTextBrowser):
         """`prefix`: HTML shown above the node (compare mode: how it matches the other side);
         `fix`: the profile edit that moves this CPU node to the VPU ("Try it on the VPU")."""
         self.current_node = node_id
-        self.setHtml(prefix + node_html(analysis, model, node_id, source, fix))
+        self.setHtml(breakable_html(prefix + node_html(analysis, model, node_id, source, fix)))
 
     def _on_anchor(self, url: QUrl) -> None:
         text = url.toString()

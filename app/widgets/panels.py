@@ -79,8 +79,9 @@ class Panels(QObject):
         if comparison is not None:
             self.compare.set_comparison(comparison, names)
             unmatched = len(comparison.only_a) + len(comparison.only_b)
-            self.tables.setTabText(self.compare_index, f"Compare ({len(comparison.differing)} differ"
-                                   + (f", {unmatched} unmatched)" if unmatched else ")"))
+            rows = len(comparison.pairs) + unmatched        # what the tab lists (an unmatched op differs)
+            self.tables.setTabText(self.compare_index,
+                                   f"Compare ({len(comparison.differing) + unmatched} of {rows} differ)")
         self.tables.setTabVisible(self.compare_index, comparison is not None)
 
     def show_summary(self, analysis: Analysis, model: GraphModel, source: str = "simulated") -> None:

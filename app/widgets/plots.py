@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app import theme
+from vpu_core.formatting import op_label, scales_text
 from vpu_core.reports.summary_text import empty_weights_reason
 
 if TYPE_CHECKING:
@@ -155,7 +156,9 @@ class ScaleHistogram(_HintPlot):
 
     def __init__(self) -> None:
         layout = pg.GraphicsLayoutWidget()
-        self.series_plots = [layout.addPlot(row=i, col=0) for i in range(len(self.SERIES))]
+        # integer ticks: a bar sits on its power of two (the core's bins are centred on integers)
+        self.series_plots = [layout.addPlot(row=i, col=0, axisItems=_integer_axes("bottom"))
+                             for i in range(len(self.SERIES))]
         for plot, (_key, name, kind) in zip(self.series_plots, self.SERIES):
             _style_plot(plot, "")
             _corner_label(plot, name, theme.PLOT_COLORS[kind])     # an axis title would not fit a short plot
@@ -251,8 +254,7 @@ class ChannelPlot(_HintPlot):
             plot.clear()
             _unbound(plot)
         if not scales and not shifts:
-            self.show_hint(self.HINT if node_id is None else
-                           f"{node_id} has no per-channel weights or shifts. " + self.HINT)
+            self.show_hint(self.HINT if node_id is None else no_channels_reason(analysis, node_id, self.HINT))
             return
         x = (-0.6, max(len(scales), len(shifts)) - 0.4)
         if scales:
@@ -292,6 +294,26 @@ class ChannelPlot(_HintPlot):
         site = next((r for r in analysis.requant if r.node == site_node), None)
         shifts = list(site.shifts if site and site.shifts is not None else (site.nearest_shifts if site else ()))
         return scales, shifts, bool(site and site.exact)
+
+
+def no_channels_reason(analysis: Analysis, node_id: str, hint: str) -> str:
+    """Why the selected node has nothing per channel to plot, in its own terms: an op without
+    weights, a weighted op left in float on the CPU (its weights are not quantized), or weights
+    with one per-tensor scale."""
+    info = analysis.nodes.get(node_id)
+    name = op_label(info.op) if info is not None and info.op else node_id
+    weighted = info is not None and any(arg.name == "weight" for arg in info.arguments)
+    if not weighted:
+        return f"{name} ({node_id}) has no weights. {hint}"
+    weight = next((t for t in analysis.tensors if t.kind == "weight" and t.consumer == node_id), None)
+    if weight is not None:
+        return (f"{name} ({node_id}) has one per-tensor weight scale ({scales_text(weight.scales)}): "
+                "nothing per channel to plot.")
+    cpu = next((c for c in analysis.partition.cpu_nodes if c.node == node_id), None)
+    if cpu is not None:
+        return (f"{name} ({node_id}) runs on the CPU in float — {cpu.reason} — so its weights are not "
+                "quantized: no per-channel scales or shifts.")
+    return f"The weights of {name} ({node_id}) are not quantized: no per-channel scales or shifts."
 
 
 class Pow2Comparison(_HintPlot):

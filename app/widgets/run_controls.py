@@ -316,6 +316,22 @@ class RunControls(QObject):
         if self.config() != before:
             self.config_changed.emit(self.config())
 
+    def set_program_file(self, quantizer: str | None) -> None:
+        """The shown result is an already quantized program (`quantizer`: the one its file records,
+        "unknown" without a record) or, with None, a model this toolbar quantizes. A program is
+        analysed as it is: the quantizer and weight switches do not apply, so they are greyed
+        and say why (the status bar names the quantizer that made it)."""
+        for button in (self.vpu_button, self.xnn_button):
+            button.setEnabled(quantizer is None)
+            button.setToolTip("" if quantizer is None else (
+                "Already quantized (program file"
+                + (f", by the {quantizer.upper()} quantizer" if quantizer != "unknown" else "")
+                + "): it is analysed as it is, the quantizer switch does not apply"))
+        if quantizer is None:
+            self._sync_weights()
+        else:
+            self.weights.setEnabled(False)
+
     def set_running(self, running: bool) -> None:
         self.cancel_button.setEnabled(running)
         self.run_button.setText("▶  Re-run" if running else "▶  Run")

@@ -8,14 +8,16 @@ window centres the graph on it. Constraint 1 (the op list) is listed with the ru
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+                               QWidget)
 
 from app import theme
+from app.widgets.wrapping import Col, ColumnFit
 from vpu_core.formatting import compact_ints, count_text, node_label
 from vpu_core.reports.summary_text import CAUSE_WORDS
 
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
+REQUANT_HEADERS = ("Node", "Right shifts n", "Exact", "Max error", "Range")
 
 
 def _tree(headers: list[str]) -> QTreeWidget:
@@ -30,9 +33,6 @@ def _tree(headers: list[str]) -> QTreeWidget:
     tree.setHeaderLabels(headers)
     tree.setAlternatingRowColors(True)
     tree.setRootIsDecorated(True)
-    tree.setUniformRowHeights(True)
-    tree.header().setStretchLastSection(True)
-    tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     return tree
 
 
@@ -40,16 +40,13 @@ def _item(parent, texts, node: str | None = None) -> QTreeWidgetItem:
     item = QTreeWidgetItem(parent, [str(t) for t in texts])
     if node:
         item.setData(0, NODE_ROLE, node)
-        item.setToolTip(0, f"{node} — click to show it in the graph")
+        item.setToolTip(0, f"{texts[0]}\n{node} — click to show it in the graph")
     return item
 
 
-def _first_column(tree: QTreeWidget, width: int) -> None:
-    """The name column: `width`, but at most half of a narrow table (the detail stays readable);
-    kept so when the table is resized (see _NodeTable.resizeEvent)."""
-    tree.setProperty("nameWidth", width)
-    table = tree.parentWidget()      # its own size is current before the tree's is
-    tree.setColumnWidth(0, max(150, min(width, (table.width() - 30) // 2)))
+# The node column: what it needs, at most 45 % of the table; the text column takes the rest and wraps.
+NAME_COL = Col(min=110, share=0.45, wrap=True, middle=True, lines=3)
+TEXT_COL = Col(min=120, stretch=True, wrap=True)
 
 
 def label(analysis: Analysis, node: str) -> str:
@@ -80,11 +77,21 @@ class _NodeTable(QWidget):
         if node:
             self.node_activated.emit(str(node))
 
+    def _fit_columns(self, cols: list[Col], wrap_titles: bool = False) -> None:
+        self.fit = ColumnFit(self.tree, cols, wrap_titles=wrap_titles)
+
+    def _refit(self) -> None:
+        """After filling: natural widths from the content, then the room shared out."""
+        self.fit.measure()
+        self.fit.apply()
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        width = self.tree.property("nameWidth")
-        if width:
-            _first_column(self.tree, int(width))
+        self.fit.apply()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.fit.apply()
 
 
 class ViolationsTable(_NodeTable):
@@ -99,6 +106,7 @@ class ViolationsTable(_NodeTable):
         self.count_label = QLabel("")
         self.count_label.setObjectName("muted")
         self.tree = _tree(["Rule / node", "Message"])
+        self._fit_columns([NAME_COL, TEXT_COL])
         self._connect(self.tree)
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
@@ -110,28 +118,37 @@ class ViolationsTable(_NodeTable):
         self._groups: list[tuple[QTreeWidgetItem, Any]] = []      # (group row, RuleResult or the op-list rule)
 
     def set_analysis(self, analysis: Analysis) -> None:
+        """The rules with violations first, then the rules that pass, then constraint 1's CPU ops
+        (not violations: ops that fall back), folded when there are real violations to read."""
         self.tree.clear()
         self._groups = []
         self._predicted = bool(getattr(analysis, "predicted", False))   # no rule checked yet
         by_rule: dict[str, list] = {}
         for v in analysis.violations:
             by_rule.setdefault(v.rule, []).append(v)
-        if analysis.partition_rule is not None:      # constraint 1: the ops on the CPU
-            group = _item(self.tree, ["", ""])
-            for c in analysis.partition.cpu_nodes:
-                row = _item(group, [label(analysis, c.node), c.reason], node=c.node)
-                row.setToolTip(1, c.reason)
-            self._groups.append((group, analysis.partition_rule))
-        for result in analysis.rules:
-            group = _item(self.tree, ["", ""])
+        ordered = sorted(analysis.rules, key=lambda r: not by_rule.get(r.rule.id))   # stable: rule order kept
+        for result in ordered:
+            group = self._group()
             for v in by_rule.get(result.rule.id, ()):
                 row = _item(group, [label(analysis, v.node), v.message], node=v.node)
                 row.setToolTip(1, v.message)
             self._groups.append((group, result))
-        for group, _ in self._groups:
             group.setExpanded(0 < group.childCount() <= 200)
-        _first_column(self.tree, 260)
+        if analysis.partition_rule is not None:      # constraint 1: the ops on the CPU
+            group = self._group()
+            for c in analysis.partition.cpu_nodes:
+                row = _item(group, [label(analysis, c.node), c.reason], node=c.node)
+                row.setToolTip(1, c.reason)
+            self._groups.append((group, analysis.partition_rule))
+            group.setExpanded(not analysis.violations and 0 < group.childCount() <= 200)
         self._apply_filter(self.filter.text())
+        self._refit()
+
+    def _group(self) -> QTreeWidgetItem:
+        """A rule's row: its title and count across the whole table (it wraps; no column cuts it)."""
+        group = _item(self.tree, ["", ""])
+        group.setFirstColumnSpanned(True)
+        return group
 
     def _apply_filter(self, text: str) -> None:
         needle = text.strip().lower()
@@ -163,7 +180,8 @@ class ViolationsTable(_NodeTable):
         count = group.childCount()
         more = f" ({shown} shown)" if shown != count else ""
         if rule is result:
-            status = f"{count} op{'s' if count != 1 else ''} on the CPU{more}" if count else "✓ every op on the VPU"
+            status = (f"{count} op{'s' if count != 1 else ''} on the CPU (not violations: they fall back){more}"
+                      if count else "✓ every op on the VPU")
             color = theme.WARN if count else theme.OK
         elif not result.enabled:
             status, color = "switched off in the profile", theme.MUTED
@@ -171,11 +189,11 @@ class ViolationsTable(_NodeTable):
             status, color = f"{count} violation{'s' if count != 1 else ''}{more}", theme.DANGER
         else:
             status, color = "✓ no violations", theme.OK
-        group.setText(0, f"{rule.constraint}. {rule.title}")
+        group.setText(0, f"{rule.constraint}. {rule.title} — {status}")
         group.setText(1, status)
         group.setToolTip(0, f"{rule.id}: {rule.reason}")
         _bold(group)
-        group.setForeground(1, QBrush(QColor(color)))
+        group.setForeground(0, QBrush(QColor(color)))
 
     def group_counts(self) -> dict[str, int]:
         """rule id -> number of rows (violations; for constraint 1 the CPU ops)."""
@@ -189,6 +207,8 @@ class PartitionTable(_NodeTable):
     def __init__(self) -> None:
         super().__init__()
         self.tree = _tree(["Item", "Detail", "Bytes"])
+        # a 300 px dock: the Bytes column steps aside (each row's tooltip keeps its bytes)
+        self._fit_columns([replace(NAME_COL, min=130), TEXT_COL, Col(min=60, fold=1)], wrap_titles=True)
         self._connect(self.tree)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -219,11 +239,7 @@ class PartitionTable(_NodeTable):
                 child = top.child(j)
                 _bold(child)
                 child.setExpanded(child.childCount() <= 300)
-        columns = self.tree.header()
-        columns.setStretchLastSection(False)
-        columns.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        columns.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        _first_column(self.tree, 260)
+        self._refit()
 
     def _report(self, parent, part, analysis) -> None:
         xnn = part.source == "xnnpack"
@@ -234,7 +250,8 @@ class PartitionTable(_NodeTable):
         totals = _item(parent, ["Totals", detail, ""])
         _item(totals, [unit, str(len(part.subgraphs)), ""])
         _item(totals, [cpu, str(len(part.cpu_nodes)), ""])
-        _item(totals, ["Boundary edges", str(len(part.boundaries)), f"{part.transfer_bytes:,}"])
+        edges = _item(totals, ["Boundary edges", str(len(part.boundaries)), f"{part.transfer_bytes:,}"])
+        edges.setToolTip(1, f"{part.transfer_bytes:,} bytes cross the boundary")
         self._cpu_nodes(parent, part, cpu, analysis)     # what fell back (and why) first: the question asked
         self._boundaries(parent, part, analysis)
         self._subgraphs(parent, part, analysis.nodes, "delegate" if xnn else "subgraph", unit)
@@ -277,6 +294,7 @@ class PartitionTable(_NodeTable):
             row = _item(group, [f"{label(analysis, b.src)} → {label(analysis, b.dst)}", detail, f"{b.bytes:,}"],
                         node=b.dst)
             row.setToolTip(0, f"{b.src} → {b.dst} — click to show {b.dst} in the graph")
+            row.setToolTip(1, f"{detail} · {b.bytes:,} bytes")
 
     def top_titles(self) -> list[str]:
         return [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())]
@@ -287,8 +305,11 @@ class RequantTable(_NodeTable):
 
     def __init__(self) -> None:
         super().__init__()
-        self.tree = _tree(["Node", "Right shifts n", "Exact", "Max error", "Range"])
+        self.tree = _tree(list(REQUANT_HEADERS))
         self.tree.setRootIsDecorated(False)
+        # narrow: Range, then Max error step aside (the row's tooltip keeps them)
+        self._fit_columns([NAME_COL, Col(min=70, stretch=True, wrap=True), Col(min=44),
+                           Col(min=64, fold=2), Col(min=56, fold=1)])
         self._connect(self.tree)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -299,16 +320,15 @@ class RequantTable(_NodeTable):
         for site in analysis.requant:
             shifts = site.shifts if site.shifts is not None else site.nearest_shifts
             text = compact_ints(shifts) if shifts else "—"
-            row = _item(self.tree, [label(analysis, site.node), text if site.exact else f"≈ {text}",
-                                    "yes" if site.exact else "no", f"{site.max_rel_error:.2%}",
-                                    "out of range" if site.out_of_range else "ok"], node=site.node)
+            texts = [label(analysis, site.node), text if site.exact else f"≈ {text}",
+                     "yes" if site.exact else "no", f"{site.max_rel_error:.2%}",
+                     "out of range" if site.out_of_range else "ok"]
+            row = _item(self.tree, texts, node=site.node)
+            tip = " · ".join(f"{h}: {t}" for h, t in zip(REQUANT_HEADERS[1:], texts[1:]))
+            for col in range(1, len(texts)):
+                row.setToolTip(col, tip)
             if not site.exact:
                 row.setForeground(2, QBrush(QColor(theme.DANGER)))
             if site.out_of_range:
                 row.setForeground(4, QBrush(QColor(theme.DANGER)))
-        header = self.tree.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        for col in (2, 3, 4):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        _first_column(self.tree, 220)
+        self._refit()

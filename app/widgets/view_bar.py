@@ -7,7 +7,7 @@ Escape in the search field clears the search.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
@@ -149,16 +149,24 @@ class ViewBar(QToolBar):
         """Show `source` as chosen without announcing it (the window changed it)."""
         self.colour.button(SOURCES.index(source)).setChecked(True)
 
-    def set_violation_position(self, index: int | None, count: int | None) -> None:
-        """`count` None: no result yet, so no verdict either."""
+    def set_violation_position(self, index: int | None, count: int | None,
+                               sides: Sequence[tuple[str, int]] = (), side: str = "") -> None:
+        """`count` None: no result yet, so no verdict either. Compare mode: `sides` = (side
+        letter, its count) for both sides ("A 0 · B 148 violations") and `side` the side of the
+        violation shown ("B 3 of 148")."""
+        def number(n: int) -> str:
+            return f'<b style="color:{theme.DANGER if n else theme.OK}">{n}</b>'
+
         if count is None:
             text = ""
+        elif index is not None:
+            text = f'{side + " " if side else ""}<b style="color:{theme.DANGER}">{index + 1}</b> of {count}'
+        elif sides:
+            text = " · ".join(f"{letter} {number(n)}" for letter, n in sides) + " violations"
         elif count == 0:
             text = '<span style="color:%s">no violations</span>' % theme.OK
-        elif index is None:
-            text = f'<b style="color:{theme.DANGER}">{count}</b> violations'
         else:
-            text = f'<b style="color:{theme.DANGER}">{index + 1}</b> of {count}'
+            text = f'<b style="color:{theme.DANGER}">{count}</b> violations'
         self.violation_label.setText(text)
         for button in (self.prev_violation, self.next_violation):
             button.setEnabled(bool(count))

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Iterable
 
+from vpu_core.formatting import call_text
+
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, NodeInfo
 
@@ -44,8 +46,7 @@ class ModuleGroup:
         rel = self.path
         if self.parent and rel.startswith(self.parent.split("@")[0] + "."):
             rel = rel[len(self.parent.split("@")[0]) + 1:]
-        base, _, call = rel.partition("@")
-        return f"{base} #{int(call) + 1}" if call.isdigit() else base
+        return call_text(rel)
 
     @property
     def label(self) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vpu_core.compare import default_label, node_role, violation_owners
-from vpu_core.formatting import db_text, human_bytes, quantizer_label, value_text
+from vpu_core.formatting import db_text, human_bytes, node_label, quantizer_label, value_text
 from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, code, details, esc, facts, kpi, pill, table
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, human_macs, no_weighted_op_sentence,
@@ -124,6 +124,9 @@ def as_graph_image(image: GraphImage | bytes | str | None) -> GraphImage | None:
     return GraphImage(image)
 
 
+MIN_SHOWN = 0.8        # of a graph picture's own size: its 11 px labels shown at ≥ 8.8 px
+
+
 def image_tag(image: GraphImage | bytes | str | None, alt: str) -> str:
     """The image as an <img> with a data: URI (self-contained; SVG ids cannot clash with ours)."""
     image = as_graph_image(image)
@@ -135,6 +138,8 @@ def image_tag(image: GraphImage | bytes | str | None, alt: str) -> str:
         data, mime = bytes(image.data), "image/png"
     uri = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
     size = "".join(f' {k}="{round(v)}"' for k, v in (("width", image.width), ("height", image.height)) if v)
+    if image.width:              # shrunk to its frame, but never below MIN_SHOWN: labels stay ≥ 9 px
+        size += f' style="min-width:{round(MIN_SHOWN * image.width)}px"'
     return f'<img src="{uri}" alt="{esc(alt)}"{size}>'
 
 
@@ -151,13 +156,21 @@ def legend_html() -> str:
     return f'<ul class="legend vertical">{"".join(items)}</ul>'
 
 
+def _name(a: Analysis, node: str) -> str:
+    """A node as the window's tables name it ("albert_layer_groups.0.albert_layers.0.attention.query #2
+    · linear", formatting.node_label), the fx name kept for its tooltip."""
+    info = a.nodes.get(node)
+    return node_label(info) if info is not None else node
+
+
 def hotspots_html(a: Analysis, limit: int = 8) -> str:
     """The ops with the most violations (their weights' and output Q/DQ's counted with them)."""
     owners = violation_owners(a)
     counts = Counter(owners.get(v.node, v.node) for v in a.violations)
     if not counts:
         return '<p class="muted small">No violations anywhere in the graph.</p>'
-    rows = [f'<li><span class="badge">{n}</span>{code(op)}</li>' for op, n in counts.most_common(limit)]
+    rows = [f'<li title="{esc(op)}"><span class="badge">{n}</span>{esc(_name(a, op)).replace(".", ".<wbr>")}</li>'
+            for op, n in counts.most_common(limit)]
     more = len(counts) - limit
     tail = f'<li class="muted small">… and {more} more ops</li>' if more > 0 else ""
     return f'<ul class="legend vertical">{"".join(rows)}{tail}</ul>'

@@ -136,8 +136,8 @@ ul.legend.vertical .sw { margin-right: 3px; } ul.legend.vertical .sw:last-of-typ
   margin: 4px 0 10px; }
 .graphside ul.legend, .graphside p { margin: 0 0 24px; }
 .graphbox { border: 1px solid var(--border); border-radius: 10px; background: #fff;
-  height: 1000px; overflow: auto; text-align: center; padding: 10px; }
-.graphbox img { max-width: 100%%; height: auto; }
+  max-height: 1000px; overflow: auto; text-align: center; padding: 10px; }
+.graphbox img { max-width: 100%%; height: auto; }   /* never below its min-width (image_tag): scroll */
 .sharebar { display: inline-block; width: 90px; height: 8px; background: #f4a640; border-radius: 4px;
   vertical-align: middle; overflow: hidden; }
 .sharebar span { display: block; height: 100%%; background: #6cc58a; }
