@@ -342,3 +342,44 @@ def test_a_relaxation_reads_as_one_sentence():
                     bound_from=(3, 3), bound_to=(5, 5))
     assert candidate_name(c) == "conv2d kernel_max 3×3→5×5"
     assert candidate_sentence(c) == "conv2d kernel_max 3×3→5×5 moves 12 ops, merges 4 subgraphs, saves 310.0 KiB"
+
+
+FLOAT_WEIGHT_MODEL = '''
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3, padding=1)
+        self.w = nn.Parameter(torch.randn(64, 8) * 0.1)      # [in, out]: addmm / mm with a constant weight
+        self.b = nn.Parameter(torch.randn(8) * 0.1)
+
+    def forward(self, x):
+        v = self.conv(x).flatten(1)                          # XNNPACK quantizes the conv's output
+        return torch.addmm(self.b, v, self.w) + torch.mm(v, self.w)
+
+
+def get_model():
+    torch.manual_seed(0)
+    return M().eval(), (torch.randn(2, 2, 4, 4),)
+'''
+
+
+@pytest.mark.slow
+def test_an_alias_whose_weight_xnnpack_left_in_float_is_a_float_cpu_node(tmp_path):
+    """XNNPACK annotates no addmm / mm: their input is int8 (a dequantize of the conv's output), the
+    constant weight is fp32 — they were on the VPU (limits QA), the VPU computes int8 only."""
+    import json
+
+    model = tmp_path / "float_weight.py"
+    model.write_text(FLOAT_WEIGHT_MODEL)
+    code, out, err = run_check(str(model), "--quantizer", "xnnpack", "--calib-batches", "1",
+                               "--no-cache", "--format", "json")
+    assert code in (0, 1), err
+    cpu = {c["op"]: c for c in json.loads(out)["partition"]["cpu_nodes"]}
+    for op in ("addmm.default", "mm.default"):
+        assert cpu[op]["cause"] == "float", cpu.get(op)
+        assert "its weight" in cpu[op]["reason"] and "is not quantized" in cpu[op]["reason"]
+    assert "conv2d.default" not in cpu                      # its weight is dequantized, its bias fp32

@@ -53,6 +53,9 @@ class Toolbar(QObject):
     def set_inputs(self, inputs) -> None:
         pass
 
+    def set_program_file(self, quantizer) -> None:
+        self.program_file = quantizer
+
     def dialog_parent(self) -> None:
         return None
 

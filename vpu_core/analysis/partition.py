@@ -6,7 +6,8 @@ Assignment of every graph node (each exactly once, to a subgraph id or "cpu"):
   floating point — int64 ids, bool masks, index and shape arithmetic are never quantized; every
   per-op limit and the SRAM of the profile hold) and, in a Q/DQ graph, the quantizer did not
   leave it in float (cause "float": it reads an activation that is neither dequantized, directly
-  or through layout ops, nor the raw output of the op it is fused to — the VPU computes int8 only);
+  or through layout ops, nor the raw output of the op it is fused to, or a conv / linear / alias
+  whose weight is not dequantized — the VPU computes int8 only);
   a `getitem` follows the op whose tuple it reads;
 - a dequantize belongs to the side of the op it feeds (VPU if any op it feeds is a VPU op);
 - a quantize belongs to the VPU when it quantizes a value produced on the VPU (the VPU
@@ -103,6 +104,12 @@ def _left_in_float(g: QGraph, node: Node, verdict: Verdict) -> Verdict:
                 f"{op_name(node)} was left in float by the quantizer: it reads {src.name} without "
                 f"a quantize / dequantize; {INT_REASON}")
             return Verdict(False, "float", reason, verdict.kernel)
+    weight = verdict.kernel.weight_of(node.args) if verdict.kernel is not None else None
+    if isinstance(weight, Node) and not _int8_value(g, weight, node):
+        # XNNPACK leaves addmm / mm with a constant weight in float: its input may be int8, the
+        # weight is not (a conv / linear bias stays float under XNNPACK and is not checked)
+        return Verdict(False, "float", f"{op_name(node)} was left in float by the quantizer: its "
+                       f"weight {weight.name} is not quantized; {INT_REASON}", verdict.kernel)
     return verdict
 
 
