@@ -52,3 +52,11 @@ def short_reason(exc: BaseException, limit: int = 200) -> str:
     text = str(exc).strip() or type(exc).__name__
     first = text.splitlines()[0].strip()
     return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def with_message(exc: InspectorError, message: str) -> InspectorError:
+    """The same kind of error with another message (a subclass with its own signature: the base)."""
+    try:
+        return type(exc)(message, exc.detail)
+    except TypeError:
+        return InspectorError(message, exc.detail)

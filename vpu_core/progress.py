@@ -129,6 +129,16 @@ class RunContext:
 NO_CONTEXT = RunContext()
 
 
+def context_of(progress: ProgressFn | None, cancel: threading.Event | None,
+               ctx: RunContext | None) -> RunContext:
+    """The run context of a public call that takes either `ctx` or a (progress, cancel) pair."""
+    if ctx is None:
+        return RunContext(progress, cancel)
+    if progress is not None or cancel is not None:
+        raise ValueError("pass either ctx or progress / cancel, not both")
+    return ctx
+
+
 class Eta:
     """Seconds left in the current stage, from how fast its fraction has grown so far."""
 

@@ -17,6 +17,9 @@ seen before, or for one that differs only in what a later stage reads (a profile
 XNNPACK, the XNNPACK overlay), reuses what is still valid and runs only what is missing.
 `inspect()` uses one process-wide session.
 
+The stage names, titles and progress spans are vpu_core.stages; the results (Inspection,
+InspectionPair, DisplayGraph and display_graph) vpu_core.inspection; both are importable from here.
+
     session.redraw(inspection, ViewOptions(fold_params=False))   # another view, never a new run
     pair = session.compare(config_a, config_b, view)              # two inspections + vpu_core.compare
 """
@@ -25,14 +28,16 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
+from vpu_core.cache.attached import AttachedResults
 from vpu_core.cache.keys import FileHashes, StageKeys, stage_keys
 from vpu_core.cache.stages import MemoryCache
 from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
-from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext, span_fraction
+from vpu_core.inspection import DisplayGraph, Inspection, InspectionPair, display_graph
+from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext, context_of
+from vpu_core.stages import STAGE_SPANS, STAGE_TITLES, STAGES, overall_fraction, recording
 
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
     from vpu_core.analysis.results import Analysis
@@ -42,95 +47,9 @@ if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's calle
     from vpu_core.pipeline import OnExport, QuantizedModel
     from vpu_core.preview import PreviewFn
     from vpu_core.whatif.results import AblationReport, PartitionWhatIf
-    from vpu_core.compare import Comparison
-    from vpu_core.layout.grouped import GroupedGraph
-    from vpu_core.graph.model import GraphModel
-    from vpu_core.layout import Layout
 
-STAGES = ("load", "export", "import", "prepare", "calibrate", "convert", "analyze", "delegate", "int_sim",
-          "lower", "run", "layout")
-STAGE_TITLES = {
-    "load": "Loading model", "export": "Exporting (torch.export)",
-    "import": "Importing the quantizer", "prepare": "Preparing (PT2E)",
-    "calibrate": "Calibrating", "convert": "Converting to Q/DQ", "analyze": "Checking VPU rules",
-    "delegate": "Lowering with ExecuTorch XNNPACK", "layout": "Laying out graph",
-    "int_sim": "Simulating the VPU in integers",
-    "lower": "Lowering to an ExecuTorch program", "run": "Running on this CPU (ExecuTorch)",
-}
-# Share of a progress bar per stage (rough: a smooth bar, not a time estimate).
-STAGE_SPANS = {
-    "load": (0.0, 0.1), "export": (0.1, 0.35), "import": (0.35, 0.35), "prepare": (0.35, 0.45), "calibrate": (0.45, 0.7),
-    "convert": (0.7, 0.8), "analyze": (0.8, 0.9), "delegate": (0.9, 0.95), "layout": (0.95, 1.0),
-    "int_sim": (0.9, 0.95), "lower": (0.8, 0.93), "run": (0.93, 0.98),
-}
-
-
-def overall_fraction(stage: str, fraction: float) -> float:
-    """Where a stage's own 0..1 progress sits on one bar for the whole inspection."""
-    return span_fraction(STAGE_SPANS, stage, fraction)
-
-
-@dataclass(frozen=True)
-class DisplayGraph:
-    """What a canvas draws: the graph model and its layout; `grouped` expands and collapses
-    module groups (None when the graph has no module hierarchy)."""
-
-    model: GraphModel
-    layout: Layout
-    grouped: GroupedGraph | None = None
-
-
-@dataclass(frozen=True)
-class Inspection:
-    """The result of one inspection: plain values only (no torch objects)."""
-
-    config: RunConfig
-    analysis: Analysis
-    graph: DisplayGraph | None      # drawn for `view`; None when no view was asked for
-    view: ViewOptions | None
-    seconds: float
-    stages_run: tuple[str, ...] = ()    # the stages computed for it, in order (none: all cached)
-
-    @property
-    def has_delegation(self) -> bool:
-        return self.analysis.delegation is not None
-
-
-@dataclass(frozen=True)
-class InspectionPair:
-    """Compare mode: two configurations of one model and the core's comparison of them."""
-
-    a: Inspection
-    b: Inspection
-    comparison: Comparison
-    seconds: float
-
-
-def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> DisplayGraph:
-    """Build and lay out the display graph of an analysis (pure Python, milliseconds)."""
-    from vpu_core.graph.build import build_graph_model
-    from vpu_core.layout.grouped import grouped_graph
-    from vpu_core.layout import layout_graph
-
-    model = build_graph_model(analysis, fold_params=view.fold_params,
-                              partition_source=view.partition_source, hide_qdq=view.hide_qdq)
-    grouped = grouped_graph(analysis, model)
-    if grouped is not None and view.collapse_depth is not None:
-        shown, layout = grouped.collapse_to(view.collapse_depth)
-        return DisplayGraph(shown, layout, grouped)
-    return DisplayGraph(model, layout_graph(model), grouped)
-
-
-def _recording(ctx: RunContext) -> tuple[RunContext, dict[str, None]]:
-    """`ctx`, also noting the name of every stage that reports (every stage that runs does)."""
-    ran: dict[str, None] = {}
-    parent = ctx.progress
-
-    def report(stage: str, fraction: float) -> None:
-        ran.setdefault(stage)
-        if parent is not None:
-            parent(stage, fraction)
-    return RunContext(report, ctx.cancel), ran
+__all__ = ["STAGES", "STAGE_SPANS", "STAGE_TITLES", "DisplayGraph", "Inspection", "InspectionPair",
+           "Session", "default_session", "display_graph", "inspect", "overall_fraction"]
 
 
 class Session:
@@ -145,7 +64,7 @@ class Session:
         self.disk_cache = disk_cache
         self.cache_dir = cache_dir
         self._disk: DiskCache | None = None
-        self._simulated: dict[tuple, tuple[Analysis, Analysis]] = {}  # analysis -> it with int_sim / what-if
+        self.attached = AttachedResults(8 * keep)     # analysis -> it with int_sim / what-if
         self._ablations: dict = {}        # analysis key (or RunConfig) -> whatif AblationReport
         self._lock = threading.Lock()
 
@@ -170,7 +89,7 @@ class Session:
         receives the predicted partition of the float graph as soon as it is exported, when the
         quantized analysis has to be computed (vpu_core.preview).
         """
-        ctx, ran = _recording(_context(progress, cancel, ctx))
+        ctx, ran = recording(context_of(progress, cancel, ctx))
         start = time.perf_counter()
         if view is not None and view.partition_source not in PARTITION_SOURCES:
             raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}")
@@ -211,9 +130,9 @@ class Session:
         receives (stage, fraction of the whole comparison): A fills the first half of the bar, B
         the second. A failure says which side failed ("B · VPU · dynamic batch: …")."""
         from vpu_core.compare import compare, config_labels
-        from vpu_core.errors import Cancelled, InspectorError
+        from vpu_core.errors import Cancelled, InspectorError, with_message
 
-        ctx = _context(progress, cancel, ctx)
+        ctx = context_of(progress, cancel, ctx)
         start = time.perf_counter()
         labels = config_labels(a, b)
         sides = []
@@ -225,7 +144,7 @@ class Session:
             except Cancelled:
                 raise
             except InspectorError as exc:
-                raise _named(exc, f"{side} · {label}: {exc.message}") from exc
+                raise with_message(exc, f"{side} · {label}: {exc.message}") from exc
         comparison = compare(sides[0].analysis, sides[1].analysis, *labels)
         return InspectionPair(sides[0], sides[1], comparison, time.perf_counter() - start)
 
@@ -262,9 +181,8 @@ class Session:
                            ("int_sim", keys.analysis), ("whatif", keys.analysis),
                            ("program", program_key(keys)), ("edge", program_key(keys))):
             self.memory.drop(stage, key)
+        self.attached.forget(config)
         with self._lock:
-            for simulated in [k for k in self._simulated if k[1] == config]:
-                del self._simulated[simulated]
             self._ablations.pop(keys.analysis, None)
 
     def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
@@ -298,23 +216,8 @@ class Session:
                       keys: StageKeys | None = None) -> Analysis:
         """`analysis` with its integer simulation attached, remembered: asking again (the single
         view, then compare side A) gives the same result object."""
-        return self._attached("int_sim", config, analysis, lambda: dataclasses.replace(
+        return self.attached.get_or_make("int_sim", config, analysis, lambda: dataclasses.replace(
             analysis, int_sim=self.int_sim(config, ctx, keys)))
-
-    def _attached(self, what: str, config: RunConfig, analysis: Analysis,
-                  make: Callable[[], Analysis]) -> Analysis:
-        """`make()` (analysis with `what` attached), remembered per analysis object."""
-        key = (what, config, id(analysis))
-        with self._lock:
-            known = self._simulated.get(key)
-        if known is not None and known[0] is analysis:
-            return known[1]
-        attached = make()
-        with self._lock:
-            self._simulated[key] = (analysis, attached)
-            while len(self._simulated) > 8 * self.keep:   # oldest first (insertion order)
-                del self._simulated[next(iter(self._simulated))]
-        return attached
 
     def whatif(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
                keys: StageKeys | None = None) -> PartitionWhatIf:
@@ -343,7 +246,7 @@ class Session:
             return dataclasses.replace(analysis, op_candidates=found.op_candidates, economics=found.economics,
                                        timings_s={**analysis.timings_s, "whatif": found.seconds})
 
-        return self._attached("whatif", config, analysis, attach)
+        return self.attached.get_or_make("whatif", config, analysis, attach)
 
     def quantized(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
                   keys: StageKeys | None = None, on_export: OnExport | None = None) -> QuantizedModel:
@@ -400,7 +303,7 @@ class Session:
                cancel: threading.Event | None = None, *, ctx: RunContext | None = None) -> AblationReport:
         """Constraint ablation of `config` (vpu_core.whatif.ablation): quantizes once per constraint
         2–8 relaxed, reusing this session's export and calibration data of `config`."""
-        ctx = _context(progress, cancel, ctx)
+        ctx = context_of(progress, cancel, ctx)
         keys = self.keys(config)
         key = keys.analysis if keys is not None else config
         with self._lock:
@@ -429,7 +332,7 @@ class Session:
         the lowered program is cached, the measurement always runs; a refusal is data)."""
         from vpu_core.runtime.service import runtime_report
 
-        return runtime_report(self, config, runs, warmup, _context(progress, cancel, ctx), keys)
+        return runtime_report(self, config, runs, warmup, context_of(progress, cancel, ctx), keys)
 
     def save_program(self, config: RunConfig, path: str | Path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""
@@ -464,26 +367,6 @@ def _for_config(qm, config: RunConfig):
     from vpu_core.profile import load_profile
 
     return dataclasses.replace(qm, config=config, profile=load_profile(config.profile))
-
-
-def _named(exc, message: str):
-    """The same kind of error with another message (a subclass with its own signature: the base)."""
-    from vpu_core.errors import InspectorError
-
-    try:
-        return type(exc)(message, exc.detail)
-    except TypeError:
-        return InspectorError(message, exc.detail)
-
-
-def _context(progress: ProgressFn | None, cancel: threading.Event | None,
-             ctx: RunContext | None) -> RunContext:
-    """The run context of a public call: `ctx`, or one made of the (progress, cancel) pair."""
-    if ctx is None:
-        return RunContext(progress, cancel)
-    if progress is not None or cancel is not None:
-        raise ValueError("pass either ctx or progress / cancel, not both")
-    return ctx
 
 
 _DEFAULT = Session()

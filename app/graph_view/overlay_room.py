@@ -10,7 +10,7 @@ breadcrumbs top-left. A fit keeps one of two rooms free of graph (`rooms`):
 
 `best_mode` takes the one at which the graph is drawn largest (a tall graph: usually the band,
 which scrolls away with the graph's top; a wide short one: the column). The view then widens
-its scrollable rectangle by the room (GraphView._apply_room), so the graph can be placed, and
+its scrollable rectangle by the room (app.graph_view.overlays.apply_room), so the graph can be placed, and
 scrolled, clear of the overlays. Geometry only: no widgets here.
 """
 from __future__ import annotations

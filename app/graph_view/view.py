@@ -2,11 +2,12 @@
 
 Navigation: zoom stays in a useful range (never smaller than a fraction of the whole graph, never
 beyond 4:1); "Fit" (F) fits the width at a legible zoom on a tall graph, "Fit all" (Shift+F)
-the whole graph; a minimap in the bottom-right corner shows the viewport and where violations
-and CPU fallbacks are. The fits and "centre on" keep the graph clear of the legend, minimap and
-breadcrumbs (app.graph_view.overlay_room: the view's scrollable rectangle is the graph plus that
-room). With a module hierarchy (`set_graph(..., grouped=...)`) the graph opens
-collapsed to the deepest level that fits the window legibly.
+the whole graph (app.graph_view.fit); a minimap in the bottom-right corner shows the viewport and
+where violations and CPU fallbacks are. The fits and "centre on" keep the graph clear of the
+legend, minimap and breadcrumbs (app.graph_view.overlays places them; overlay_room: the view's
+scrollable rectangle is the graph plus that room); app.graph_view.anchor keeps the user's place
+when the graph is drawn anew. With a module hierarchy (`set_graph(..., grouped=...)`) the
+graph opens collapsed to the deepest level that fits the window legibly.
 
 Composed, not mixed in: `view.groups` (GroupNavigator: which groups are open, reveal, breadcrumbs,
 the group menu and keys) and `view.highlights` (Highlights: metric overlay, shared-scale outline)
@@ -25,36 +26,33 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import QColor, QHelpEvent, QKeyEvent, QPainter, QTransform, QWheelEvent
-from PySide6.QtWidgets import QGraphicsView, QToolTip, QWidget
+from PySide6.QtWidgets import QGraphicsView, QWidget
 
-from vpu_core.formatting import count_text
 from vpu_core.graph.groups import GROUP_PREFIX
 from vpu_core.graph.legend import legend_facts
 from vpu_core.graph.model import GraphModel
 from vpu_core.layout import Layout
 
-from .anchor import restore_anchor, view_anchor
+from . import fit as fitting
+from . import interaction
+from . import zoom as zooming
+from .anchor import (Place, centre_box, group_top, keep_box_in_view, node_place, restore_anchor,
+                     restore_group_top, view_anchor)
 from .breadcrumbs import Breadcrumbs
 from .group_navigator import GroupNavigator
 from .highlights import Highlights
 from .legend import LegendOverlay, MetricLegend
 from .minimap import MiniMap
-from .overlay_room import MARGIN, Corners, Room, best_mode, fit_scale, room, widened
+from .overlay_room import Corners, Room, room
+from .overlays import apply_room, overlay_corners, place_overlays
 from .scene import GraphScene
 from .search_matches import SearchMatches
 from .style import Theme
+from .zoom import LEGIBLE  # noqa: F401  (tests read the fit's legible floor from here)
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QContextMenuEvent, QMouseEvent, QResizeEvent
     from vpu_core.layout.grouped import GroupedGraph
-
-ZOOM_MIN, ZOOM_MAX = 1e-4, 4.0
-ZOOM_OUT_SLACK = 0.75          # zoom out at most to 3/4 of the "whole graph" scale
-LEGIBLE = 0.6                  # "Fit" never goes below this on a tall graph: labels stay readable
-FIT_MAX = 1.5
-OVERVIEW_ENTER, OVERVIEW_LEAVE = 1000, 700    # visible nodes (items mode stays < ~8 ms)
-CLICK_SLOP = 4.0                                # px a click may move and still select
-READABLE_ZOOM = 1.0                             # center_on zooms in to at least this
 
 
 class GraphView(QGraphicsView):
@@ -90,7 +88,7 @@ class GraphView(QGraphicsView):
         self.highlights = Highlights(self)        # metric overlay, shared-scale outline
         self._crumbs = Breadcrumbs(self)
         self._crumbs.group_clicked.connect(self.groups.reveal_group)
-        self._room_mode = "band"                  # overlay_room: kept free at the last fit
+        self.room_mode = "band"                   # the room kept free at the last fit (graph_view.fit)
         self.room_partner: GraphView | None = None    # compare mode: the other side's overlays count too
         self._corner_legend: QWidget | None = None    # a legend that replaces the canvas' own (delegation)
 
@@ -112,7 +110,7 @@ class GraphView(QGraphicsView):
         if anchor is None or not restore_anchor(self, self._gscene, anchor):
             self._initial_view()
         self._clamp_zoom()
-        self._update_tier()
+        self.update_tier()
         self.highlights.reapply()
 
     def show_regrouped(self, model: GraphModel, layout: Layout, anchor: str | None = None) -> None:
@@ -120,26 +118,19 @@ class GraphView(QGraphicsView):
         `anchor` (a path) where it was on screen, and the zoom, selection and metric."""
         old = self._gscene
         keep_sel = old.selected if old is not None else None
-        fixed = None
-        if anchor is not None and old is not None:                # its top centre stays put
-            r = old.group_box(anchor)
-            if r is not None:
-                fixed = self.mapFromScene(QPointF(r.center().x(), r.top()))
+        fixed = group_top(self, old, anchor)                      # its top centre stays put
         zoom = self.zoom()
         self._install(model, layout)
         self.setTransform(self.transform().fromScale(zoom, zoom))
         if fixed is not None:
-            r = self._gscene.group_box(anchor)
-            if r is not None:
-                vc = QPointF(self.viewport().rect().center())
-                self.centerOn(QPointF(r.center().x(), r.top()) - (QPointF(fixed) - vc) / zoom)
+            restore_group_top(self, self._gscene, anchor, fixed, zoom)
         self._clamp_zoom()
         if keep_sel is not None and (keep_sel in self._gscene.items or self._gscene.open_group(keep_sel)):
             self.select_node(keep_sel)
         elif keep_sel is not None:
             self.node_selected.emit("")
         self.highlights.reapply()
-        self._update_tier()
+        self.update_tier()
         self.groups_changed.emit()
 
     def full_model(self) -> GraphModel | None:
@@ -177,87 +168,43 @@ class GraphView(QGraphicsView):
         """Zoom by `factor` keeping the scene point under viewport position `anchor` (default:
         the viewport centre) where it is. Done by hand: Qt's AnchorUnderMouse uses the last
         mouse-move position, which is stale for a wheel event or a scripted zoom."""
-        lo, hi = self.zoom_range()
-        target = min(max(self.zoom() * factor, lo), hi)
-        vc = QPointF(self.viewport().rect().center())
-        pos = anchor if anchor is not None else vc
-        fixed = self.mapToScene(pos.toPoint())
-        self.setTransform(QTransform.fromScale(target, target))
-        self.centerOn(fixed - (pos - vc) / target)
-        self._update_tier()
+        zooming.zoom_about(self, factor, anchor)
 
     def graph_rect(self) -> QRectF:
         """The graph's rectangle in the scene (the view's own sceneRect() adds the overlays' room)."""
         return self._gscene.sceneRect() if self._gscene is not None else QRectF()
 
     def _fit_scale(self) -> float:
-        if self._gscene is None:
-            return 1.0
-        r, v = self.graph_rect(), self.viewport().rect()
-        return min((v.width() - 20) / max(r.width(), 1.0), (v.height() - 20) / max(r.height(), 1.0))
+        return zooming.whole_graph_scale(self)
 
     def zoom_range(self) -> tuple[float, float]:
         """Useful zoom: from a little smaller than the whole graph to 4:1."""
-        lo = min(max(self._fit_scale() * ZOOM_OUT_SLACK, ZOOM_MIN), LEGIBLE)
-        return lo, ZOOM_MAX
+        return zooming.zoom_range(self)
 
     def _clamp_zoom(self) -> None:
-        lo, hi = self.zoom_range()
-        if not lo <= self.zoom() <= hi:
-            z = min(max(self.zoom(), lo), hi)
-            c = self.mapToScene(self.viewport().rect().center())
-            self.setTransform(QTransform.fromScale(z, z))
-            self.centerOn(c)
+        zooming.clamp_zoom(self)
 
     def fit_all(self) -> None:
         """The whole graph in the view, however small that makes it, clear of the overlays."""
-        if self._gscene is None:
-            return
-        free = self._choose_room(whole=True)
-        s = min(max(fit_scale(self.graph_rect(), free, True), ZOOM_MIN), 2.0)
-        self.setTransform(QTransform.fromScale(s, s))
-        self.put(self.graph_rect().center(), self.free_rect().center())
-        self._update_tier()
+        fitting.fit_all(self)
 
     def fit(self, top: bool = False) -> None:
         """Fit the graph; a tall one by its width, at a zoom where labels stay legible
         (`top`: show its top, else stay at the current height), clear of the overlays."""
-        if self._gscene is None:
-            return
-        if self._fit_scale() >= LEGIBLE:
-            self.fit_all()
-            return
-        r, v = self.graph_rect(), self.viewport().rect()
-        y = self.mapToScene(v.center()).y()
-        free = self._choose_room(whole=False)
-        s = min(max(fit_scale(r, free, False), LEGIBLE), FIT_MAX)
-        self.setTransform(QTransform.fromScale(s, s))
-        free = self.free_rect()
-        if top:
-            self.put(QPointF(r.center().x(), r.top() - MARGIN / s), QPointF(free.center().x(), free.top()))
-        else:                                    # scrolling stops at the graph's ends (and its room)
-            self.put(QPointF(r.center().x(), y), QPointF(free.center().x(), v.center().y()))
-        self._update_tier()
+        fitting.fit(self, top)
 
     # ---- room for the overlays (overlay_room) ---------------------------------------------------
     def corners(self, minimap: bool | None = None) -> Corners:
         """The overlays this canvas draws, in viewport pixels; `minimap`: whether to count the
         minimap (None: as drawn now)."""
-        vp = self.viewport().geometry()
-        legend = next((w for w in (self._legend, self._corner_legend)
-                       if w is not None and w.isVisibleTo(self)), None)
-        mm = self._minimap
         if minimap is None:
-            minimap = mm.isVisibleTo(self)
-        return Corners(legend_w=legend.width() if legend is not None else 0.0,
-                       legend_bottom=legend.geometry().bottom() - vp.top() if legend is not None else 0.0,
-                       minimap_w=mm.width() if minimap and self._minimap_on else 0.0,
-                       crumbs_bottom=self._crumbs.geometry().bottom() - vp.top()
-                       if self._crumbs.isVisibleTo(self) else 0.0)
+            minimap = self._minimap.isVisibleTo(self)
+        return overlay_corners(self, (self._legend, self._corner_legend), self._crumbs, self._minimap,
+                               minimap and self._minimap_on)
 
     def room(self, mode: str | None = None, minimap: bool | None = None) -> Room:
         """The viewport pixels the graph is kept out of (with the compare partner's overlays)."""
-        mode = mode or self._room_mode
+        mode = mode or self.room_mode
         got = room(self.corners(minimap), mode)
         if self.room_partner is not None:
             got = got.union(room(self.room_partner.corners(minimap), mode))
@@ -267,28 +214,9 @@ class GraphView(QGraphicsView):
         """The part of the viewport no overlay covers at the fit (where fits and centre_on go)."""
         return self.room().free(QRectF(self.viewport().rect()))
 
-    def _choose_room(self, whole: bool) -> QRectF:
-        """Pick the room that draws the graph largest (for a fit); returns its free rectangle.
-        For the whole graph the minimap is left out: it hides when all of the graph is seen."""
-        vp = QRectF(self.viewport().rect())
-        rooms = {m: self.room(m, minimap=not whole) for m in ("band", "column")}
-        lo, hi = (ZOOM_MIN, 2.0) if whole else (LEGIBLE, FIT_MAX)
-        self._room_mode = best_mode(rooms, self.graph_rect(), vp, whole, lo, hi)
-        if self.room_partner is not None:
-            self.room_partner._room_mode = self._room_mode
-        return rooms[self._room_mode].free(vp)
-
     def _apply_room(self) -> None:
-        """The scrollable rectangle: the graph plus the room at the current zoom."""
-        if self._gscene is None:
-            return
-        want = widened(self.graph_rect(), self.room(), self.zoom())
-        have = self.sceneRect()
-        if max(abs(want.left() - have.left()), abs(want.top() - have.top()),
-               abs(want.right() - have.right()), abs(want.bottom() - have.bottom())) * self.zoom() > 0.5:
-            centre = self.mapToScene(self.viewport().rect().center())
-            self.setSceneRect(want)
-            self.centerOn(centre)                 # the room changed, not what the user looks at
+        if self._gscene is not None:
+            apply_room(self, self.graph_rect(), self.room())
 
     def setTransform(self, matrix: QTransform, combine: bool = False) -> None:   # every zoom comes here
         super().setTransform(matrix, combine)
@@ -305,77 +233,50 @@ class GraphView(QGraphicsView):
         self._corner_legend = widget
 
     def wheelEvent(self, event: QWheelEvent) -> None:
-        dy = event.angleDelta().y()
-        if dy:
-            self.zoom_by(1.0015 ** dy, event.position())
-        event.accept()
+        interaction.wheel_zoom(self, event)
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
-        self._update_tier()
+        self.update_tier()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._place_overlays()
-        self._update_tier()
+        self.update_tier()
 
     def _all_visible(self) -> bool:
         return self.visible_scene_rect().adjusted(-2, -2, 2, 2).contains(self.graph_rect())
 
     def _jump(self, pt: QPointF) -> None:
         self.centerOn(pt)
-        self._update_tier()
+        self.update_tier()
 
     def visible_scene_rect(self) -> QRectF:
         return self.mapToScene(self.viewport().rect()).boundingRect()
 
-    def _update_tier(self) -> None:
+    def update_tier(self) -> None:
         s = self._gscene
         if s is not None and self._minimap_on:
             self._minimap.set_viewport(self.visible_scene_rect())
             self._place_overlays()
-        if s is None or len(s.ids) <= OVERVIEW_LEAVE:
-            return
-        n = s.count_in(self.visible_scene_rect())
-        s.set_overview_mode(n > (OVERVIEW_LEAVE if s.overview_mode else OVERVIEW_ENTER))
+        if s is not None:
+            zooming.choose_tier(s, self.visible_scene_rect())
 
     # ---- keyboard / mouse ----------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        k, mods = event.key(), event.modifiers()
-        if k in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
-            self.zoom_by(1.25)
-        elif k in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore):
-            self.zoom_by(0.8)
-        elif k == Qt.Key.Key_F:
-            self.fit_all() if mods & Qt.KeyboardModifier.ShiftModifier else self.fit()
-        elif k in (Qt.Key.Key_N, Qt.Key.Key_F3):
-            (self.prev_match if mods & Qt.KeyboardModifier.ShiftModifier else self.next_match)()
-        elif k == Qt.Key.Key_Escape:
-            self.select_node(None)
-        elif k == Qt.Key.Key_L and not mods & ~Qt.KeyboardModifier.KeypadModifier:
-            self.fold_legend(not self._legend.collapsed)
-        elif not self.groups.key_press(event):
+        if not interaction.key_action(self, event) and not self.groups.key_press(event):
             super().keyPressEvent(event)
 
     def viewportEvent(self, event: QEvent) -> bool:
         """A hover tooltip over a node with violations: the full count (the badge stops at 99+)."""
         if isinstance(event, QHelpEvent) and event.type() == QEvent.Type.ToolTip and self._gscene is not None:
-            text = self.node_tooltip(QPointF(self.mapToScene(event.pos())))
-            if text:
-                QToolTip.showText(event.globalPos(), text, self)
-            else:
-                QToolTip.hideText()
+            interaction.show_tooltip(self, event)
             return True
         return super().viewportEvent(event)
 
     def node_tooltip(self, pt: QPointF) -> str:
         """The tooltip of the node at scene point `pt`: "decoder (OPTDecoder) · 113 rule violations"."""
-        s = self._gscene
-        nid = s.pick(pt.x(), pt.y(), tol=10.0 / max(self.zoom(), 1e-6)) if s is not None else None
-        node = s.items[nid].node if nid is not None and nid in s.items else None
-        if node is None or not node.violations:
-            return ""
-        return f"{node.label} · {count_text(node.violations, 'rule violation')}"
+        return interaction.node_tooltip(self._gscene, pt, self.zoom())
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.groups.double_click(self.mapToScene(event.position().toPoint())):
@@ -395,16 +296,9 @@ class GraphView(QGraphicsView):
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         super().mouseReleaseEvent(event)
         p, self._press = self._press, None
-        if p is None or event.button() != Qt.MouseButton.LeftButton or self._gscene is None:
-            return
-        if (event.position() - p).manhattanLength() > CLICK_SLOP:
-            return                                   # that was a drag, not a click
-        pt = self.mapToScene(event.position().toPoint())
-        nid = self._gscene.pick(pt.x(), pt.y(), tol=4.0 / max(self.zoom(), 1e-6))
-        if nid is None:
-            header = self._gscene.frame_header_at(pt.x(), pt.y())
-            nid = GROUP_PREFIX + header if header is not None else None
-        self.select_node(nid)
+        if self._gscene is not None and interaction.is_click(p, event):     # not a drag
+            self.select_node(interaction.clicked_id(self._gscene, self.mapToScene(event.position().toPoint()),
+                                                    self.zoom()))
 
     # ---- selection / search --------------------------------------------------------------------
     def selected(self) -> str | None:
@@ -439,48 +333,24 @@ class GraphView(QGraphicsView):
         """Select the node and scroll it to the middle, zooming in if it is not readable."""
         if not self.select_node(node_id):
             return False
-        if self.zoom() < READABLE_ZOOM * 0.6:
-            self.setTransform(QTransform.fromScale(READABLE_ZOOM, READABLE_ZOOM))
         s = self._gscene
         frame = s.open_group(node_id)
-        box = s.frames[frame].box if frame else s.items[node_id].box
-        free = self.free_rect()                   # clear of the legend, minimap and breadcrumbs
-        if box.height() * self.zoom() < free.height():
-            self.put(box.center(), free.center())
-        else:
-            self.put(QPointF(box.center().x(), box.top()), QPointF(free.center().x(), free.top() + MARGIN))
-        self._update_tier()
+        centre_box(self, s.frames[frame].box if frame else s.items[node_id].box)
         return True
 
-    def anchor_of(self, node_id: str | None) -> tuple[QPointF, float] | None:
+    def anchor_of(self, node_id: str | None) -> Place | None:
         """Where `node_id` is on screen now (viewport point of its centre) and the zoom; None
         when it is not drawn. With keep_in_view after a redraw: the user's place is kept."""
-        s = self._gscene
-        if s is None or node_id is None or node_id not in s.items:
-            return None
-        return QPointF(self.mapFromScene(s.items[node_id].box.center())), self.zoom()
+        return node_place(self, self._gscene, node_id)
 
-    def keep_in_view(self, node_id: str, anchor: tuple[QPointF, float] | None = None) -> bool:
+    def keep_in_view(self, node_id: str, anchor: Place | None = None) -> bool:
         """After a redraw of the same graph (another view, an applied profile, an overlay): put
         `node_id` where `anchor` says it was, at the zoom it had; if (any of) it is off screen
         then, centre it. Returns whether the view moved."""
         s = self._gscene
         if s is None or node_id not in s.items:
             return False
-        box = s.items[node_id].box
-        if anchor is not None:
-            point, zoom = anchor
-            lo, hi = self.zoom_range()
-            zoom = min(max(zoom, lo), hi)
-            self.setTransform(QTransform.fromScale(zoom, zoom))
-            vc = QPointF(self.viewport().rect().center())
-            self.centerOn(box.center() - (point - vc) / zoom)
-            self._update_tier()
-        if self.visible_scene_rect().contains(box):
-            return anchor is not None
-        self.put(box.center(), self.free_rect().center())
-        self._update_tier()
-        return True
+        return keep_box_in_view(self, s.items[node_id].box, anchor)
 
     def search(self, text: str) -> list[str]:
         """Ids whose name, label or module path contains `text` (case-insensitive; the core's
@@ -568,17 +438,6 @@ class GraphView(QGraphicsView):
         """Legend top-right, breadcrumbs top-left, minimap bottom-right (beside the scroll bar).
         The legend never covers the breadcrumbs: where both would meet, it goes below them. The
         minimap's size is capped by the canvas; the scrollable room follows the overlays."""
-        vp = self.viewport().geometry()
-        self._crumbs.move(vp.left() + 10, vp.top() + 10)
-        x, y = vp.right() - self._legend.width() - 10, vp.top() + 10
-        crumbs = self._crumbs.geometry()
-        if self._crumbs.isVisibleTo(self) and crumbs.right() + 8 > x:
-            y = crumbs.bottom() + 6
-        self._legend.move(x, y)
-        mm = self._minimap
-        mm.fit_canvas(vp.width(), vp.height())
-        mm.move(vp.right() - mm.width() - 10, vp.bottom() - mm.height() - 10)
-        mm.setVisible(self._minimap_on and self._gscene is not None and not self._all_visible()
-                      and mm.height() < vp.height() - self._legend.geometry().bottom() - 30)
-        mm.raise_()
+        place_overlays(self, self._crumbs, self._legend, self._minimap,
+                       self._minimap_on and self._gscene is not None and not self._all_visible())
         self._apply_room()
