@@ -19,7 +19,7 @@ import pytest
 
 from vpu_core.config import RunConfig
 from vpu_core.formatting import node_label
-from vpu_core.graph.hierarchy import module_tree
+from vpu_core.analysis.hierarchy import module_tree
 
 MODELS = os.path.join(os.path.dirname(__file__), "models")
 ROOT_FORWARD = os.path.join(MODELS, "root_forward.py")

@@ -158,7 +158,7 @@ def _dagre_columns(model: GraphModel, layout_s: float) -> dict:
 def bench_zoo(models: Sequence[str] | None = None, quantizers: tuple[str, ...] = ("vpu", "xnnpack"),
               with_dot: bool = True) -> list[dict]:
     from vpu_core.analysis import analyze
-    from vpu_core.analysis.analyzer import partition_whatif
+    from vpu_core.whatif.partition_whatif import partition_whatif
     from vpu_core.config import RunConfig
     from vpu_core.layout import count_crossings, layout_graph
     from vpu_core.session import Session

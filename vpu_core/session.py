@@ -230,7 +230,7 @@ class Session:
         hit = store.get()
         if hit is not None:
             return hit
-        from vpu_core.analysis.analyzer import partition_whatif
+        from vpu_core.whatif.partition_whatif import partition_whatif
 
         analysis = self.analysis(config, False, ctx, keys=keys)
         qm = self.quantized(config, ctx, keys)

@@ -19,7 +19,6 @@ from vpu_core.analysis.stats import histograms, tensor_qparams
 
 if TYPE_CHECKING:
     from vpu_core.pipeline import QuantizedModel
-    from vpu_core.whatif.results import PartitionWhatIf
 
 ProgressFn = Callable[[str, float], None]
 
@@ -68,21 +67,6 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
 
         analysis = with_xnnpack_delegation(analysis, qm, g, progress)
     return analysis
-
-
-def partition_whatif(qm: QuantizedModel, analysis: Analysis) -> PartitionWhatIf:
-    """The op-list candidates and partition economics of `analysis` (of `qm`'s converted graph):
-    whatif.results.PartitionWhatIf. Asked for apart from `analyze` (the window's What-if dock,
-    `check`, `report`): every candidate op re-partitions the whole graph."""
-    from vpu_core.whatif.economics import subgraph_economics
-    from vpu_core.whatif.op_candidates import op_candidates
-    from vpu_core.whatif.results import PartitionWhatIf
-
-    start = time.perf_counter()
-    g = QGraph(qm.converted, qm.profile)
-    part = analysis.partition
-    return PartitionWhatIf(op_candidates(g, part), subgraph_economics(g, part),
-                           time.perf_counter() - start)
 
 
 def graph_inputs(g: QGraph) -> tuple[InputInfo, ...]:

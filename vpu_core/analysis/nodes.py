@@ -1,6 +1,7 @@
 """NodeInfo for every graph node (what the inspector panel shows on click) and the edge list."""
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from dataclasses import replace
@@ -34,10 +35,16 @@ def _refs(a) -> tuple[str, ...]:
     return ()
 
 
+@functools.lru_cache(maxsize=None)
+def _argument_names(target: object) -> tuple[str, ...]:
+    """The op schema's argument names (one lookup per op overload, not per node)."""
+    schema = getattr(target, "_schema", None)
+    return tuple(a.name for a in schema.arguments) if schema is not None else ()
+
+
 def op_arguments(n: Node) -> tuple[OpArgument, ...]:
     """The node's arguments named by its op schema (OpOverload), else arg0, arg1, … and the kwargs."""
-    schema = getattr(n.target, "_schema", None) if n.op == "call_function" else None
-    names = [a.name for a in schema.arguments] if schema is not None else []
+    names = _argument_names(n.target) if n.op == "call_function" else ()
     out = [OpArgument(names[i] if i < len(names) else f"arg{i}", plain_value(a), _refs(a))
            for i, a in enumerate(n.args)]
     out += [OpArgument(k, plain_value(v), _refs(v)) for k, v in n.kwargs.items()]
@@ -88,17 +95,17 @@ def module_stack(node: Node) -> tuple[tuple[str, str], ...]:
 
 
 def _user_frame(trace: str) -> str:
-    """Last frame of the trace outside torch itself: the user's model code."""
-    best = ""
-    for raw in trace.splitlines():
+    """Last frame of the trace outside torch itself: the user's model code (read from the end:
+    the first such frame from there is the answer)."""
+    for raw in reversed(trace.splitlines()):
         raw = raw.strip()
         if raw.startswith("File ") and "/torch/" not in raw:
             try:
                 file_part, line_part = raw.split('", line ')
-                best = f"{os.path.basename(file_part[6:])}:{line_part.split(',')[0]}"
             except ValueError:
                 continue
-    return best
+            return f"{os.path.basename(file_part[6:])}:{line_part.split(',')[0]}"
+    return ""
 
 
 def node_infos(g: QGraph, layer_sqnr: dict[str, float]) -> dict[str, NodeInfo]:
@@ -142,11 +149,11 @@ def root_class(nodes: Iterable[Node]) -> str:
 
 def with_modules(infos: dict[str, NodeInfo], root: str = "") -> dict[str, NodeInfo]:
     """Every node's module path (NodeInfo.module, what tables and search name it by): exactly the
-    innermost group of the module hierarchy (vpu_core.graph.hierarchy: an op's own module, "" in
+    innermost group of the module hierarchy (vpu_core.analysis.hierarchy: an op's own module, "" in
     the model's own forward; a Q/DQ node or parameter the one of the op it quantizes for), so a
     node's label, its panel and the box it is drawn in always agree. A node at the top level
     is named by the model's class `root`."""
-    from vpu_core.graph.hierarchy import node_stacks
+    from vpu_core.analysis.hierarchy import node_stacks
 
     stacks = node_stacks(infos)
     out = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
-from vpu_core.graph.hierarchy import ModuleTree
+from vpu_core.analysis.hierarchy import ModuleTree
 from vpu_core.graph.metrics import MetricScale, metric_bar
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode, GroupStats
 

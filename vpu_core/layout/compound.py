@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from vpu_core.graph.groups import GROUP_PREFIX, Visibility, group_id, group_path
-from vpu_core.graph.hierarchy import ModuleTree
+from vpu_core.analysis.hierarchy import ModuleTree
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 from .layering import LayeredGraph, build_layered

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Iterable
 import gc
 
 from vpu_core.graph.groups import Visibility, VisibleModels, group_node, group_stats
-from vpu_core.graph.hierarchy import ModuleTree, dissolve
+from vpu_core.analysis.hierarchy import ModuleTree, dissolve
 from vpu_core.graph.model import GraphModel, GraphNode, GroupStats
 from vpu_core.layout.compound import CompoundLayout
 from vpu_core.layout.types import Layout
@@ -37,7 +37,7 @@ def report_view(grouped: GroupedGraph) -> frozenset[str]:
 
 def grouped_graph(analysis: Analysis, model: GraphModel) -> GroupedGraph | None:
     """The GroupedGraph of a display graph built from `analysis` (None: no module hierarchy)."""
-    from vpu_core.graph.hierarchy import module_tree
+    from vpu_core.analysis.hierarchy import module_tree
 
     tree = module_tree(analysis)
     if not tree.groups:

@@ -18,7 +18,7 @@ import random
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:
-    from vpu_core.graph.hierarchy import ModuleTree
+    from vpu_core.analysis.hierarchy import ModuleTree
 
 _CPU_OPS = ("softmax", "layer_norm", "gelu", "matmul", "mul", "hardswish", "sigmoid")
 
@@ -176,7 +176,7 @@ def _finish(b: _Builder, title: str) -> GraphModel:
 
 def synthetic_tree(model: GraphModel) -> ModuleTree:
     """The ModuleTree of a synthetic graph (from its meta["module_stacks"])."""
-    from vpu_core.graph.hierarchy import build_tree
+    from vpu_core.analysis.hierarchy import build_tree
 
     return build_tree((n.id for n in model.nodes), model.meta.get("module_stacks", {}))
 

@@ -94,7 +94,7 @@ def summary_to_json(s: Summary | None) -> dict | None:
 def groups_to_json(a: Analysis) -> list[dict]:
     """The module hierarchy: one entry per module call, parents before children; `nodes` are
     the graph nodes directly or transitively inside (Q/DQ with the op they quantize for)."""
-    from vpu_core.graph.hierarchy import module_tree
+    from vpu_core.analysis.hierarchy import module_tree
 
     tree = module_tree(a)
     ordered = []
