@@ -201,6 +201,19 @@ def test_plan_expands_folders_lists_and_zoo_names(tmp_path):
     assert twins[0].export_key == twins[1].export_key and twins[0].key != twins[1].key
 
 
+def test_profiles_are_files_or_shipped_names_as_for_check(tmp_path):
+    from resources import EDGE_NPU_PROFILE
+    from vpu_core.sweep.cli import sweep_profiles
+    from vpu_core.sweep.plan import SweepError
+
+    own = tmp_path / "mine.toml"
+    own.write_text(EDGE_NPU_PROFILE.read_text(encoding="utf-8"), encoding="utf-8")
+    assert sweep_profiles(["edge_npu", "edge-npu", str(own)]) == (str(EDGE_NPU_PROFILE), str(EDGE_NPU_PROFILE),
+                                                                  str(own.resolve()))
+    with pytest.raises(SweepError, match="Cannot read the profile nope: no such file"):
+        sweep_profiles(["nope"])
+
+
 def test_fleet_ranks_blockers_by_models_then_macs():
     from vpu_core.sweep.fleet import blockers, next_kernels
 
@@ -268,6 +281,7 @@ def test_the_sweep_driver_never_imports_torch():
     code = ("import sys; import vpu_core.sweep.cli, vpu_core.sweep.run, vpu_core.sweep.local, "
             "vpu_core.sweep.dashboard, vpu_core.sweep.folder, vpu_core.sweep.ray_engine; "
             "from vpu_core.sweep.plan import plan_sweep; plan_sweep(['conv_relu'], ('vpu', 'xnnpack')); "
+            "from vpu_core.sweep.cli import sweep_profiles; sweep_profiles(['edge_npu']); "
             "assert 'torch' not in sys.modules, 'torch imported'")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent.parent), os.environ.get("PYTHONPATH", "")])}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)

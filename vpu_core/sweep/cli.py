@@ -78,13 +78,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SweepError(f"Cannot create the sweep folder {out}: {exc.strerror or exc}.") from None
-    for profile in args.profile:
-        if not Path(profile).is_file():
-            raise SweepError(f"Cannot read the profile {profile}: no such file.")
+    profiles = sweep_profiles(args.profile)
     base = RunConfig(per_tensor=args.per_tensor, dynamic_batch=args.dynamic_batch,
                      calib_batches=args.calib_batches, batch_size=args.batch_size, seed=args.seed,
                      calib_data=_absolute(args.calib_data), reference_observers=args.reference_observers)
-    plan = plan_sweep(args.models, args.quantizer, tuple(_absolute(p) for p in args.profile) or (None,), base)
+    plan = plan_sweep(args.models, args.quantizer, profiles or (None,), base)
     options = SweepOptions(workers=args.workers or (0 if args.ray else os.cpu_count() or 1), timeout_s=args.timeout, no_cache=args.no_cache,
                            retry_failed=args.retry_failed, html=not args.no_pages)
     _terminate_as_interrupt()
@@ -109,6 +107,21 @@ def _terminate_as_interrupt() -> None:
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, interrupt)
+
+
+def sweep_profiles(specs: list[str]) -> tuple[str, ...]:
+    """Each --profile as an absolute file path: a file, or a shipped profile by name ("edge_npu"),
+    read as `check --profile` reads it; a missing one is refused before any run starts."""
+    from vpu_core.profile import resolve_profile
+    from vpu_core.sweep.plan import SweepError
+
+    out = []
+    for spec in specs:
+        path = resolve_profile(spec)
+        if not path.is_file():
+            raise SweepError(f"Cannot read the profile {spec}: no such file (nor a shipped profile's name).")
+        out.append(str(path.resolve()))
+    return tuple(out)
 
 
 def _absolute(path: str | None) -> str | None:
