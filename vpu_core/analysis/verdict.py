@@ -193,6 +193,11 @@ def _concrete(d) -> int:
 def predict(gm: GraphModule, profile: HardwareProfile) -> dict[str, Verdict]:
     """The verdict on every op of a graph, e.g. the exported float graph before any quantizer
     ran (what the partition will decide, except for ops a quantizer then leaves in float)."""
-    g = QGraph(gm, profile)
+    return {n.name: v for n, v in op_verdicts(QGraph(gm, profile)).items()}
+
+
+def op_verdicts(g: QGraph) -> dict[Node, Verdict]:
+    """The verdict on every op of `g`, keyed by node, in graph order (`predict` on a QGraph
+    already built)."""
     dtypes_of = dtype_lookup(g)
-    return {n.name: op_verdict(g, n, dtypes_of) for n in g.nodes if is_op(n)}
+    return {n: op_verdict(g, n, dtypes_of) for n in g.nodes if is_op(n)}
