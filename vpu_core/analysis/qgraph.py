@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch.fx import GraphModule, Node
 
-from vpu_core.fx_utils import bound_args, dtype_name, op_name
+from vpu_core.fx_utils import bound_args, concrete_dim, dtype_name, op_name
 from vpu_core.hardware.kernels import kernel_of
 from vpu_core.hardware.ops import Kernel, listed, op_matches
 from vpu_core.qdq import is_dequantize, is_per_channel, is_qdq, is_quantize
@@ -152,8 +152,7 @@ class QGraph:
         meta = self.tensor_meta.get(node.name) if isinstance(node, Node) else None
         if meta is None:
             return None
-        return tuple(int(d.node.hint) if isinstance(d, torch.SymInt) and d.node.hint is not None
-                     else 1 if isinstance(d, torch.SymInt) else int(d) for d in meta[0])
+        return tuple(concrete_dim(d) for d in meta[0])
 
     def input_dq(self, op: Node) -> QParams | None:
         """QParams of the dequantize feeding a weighted op's activation input."""
