@@ -131,12 +131,10 @@ def _int8_value(g: QGraph, src: Node, reader: Node) -> bool:
                 and g.listed(src, profile.fusable_ops))
 
 
-def vpu_candidates(g: QGraph, on_vpu: dict[Node, bool] | None = None) -> set[str]:
-    """Names of the call_function nodes that may run on the VPU (see the module docstring)."""
-    if on_vpu is None:
-        on_vpu = {n: v.on_vpu for n, v in verdicts(g).items()}
-    else:
-        on_vpu = dict(on_vpu)
+def vpu_candidates(g: QGraph, on_vpu: dict[Node, bool]) -> set[str]:
+    """Names of the call_function nodes that may run on the VPU (see the module docstring), given
+    whether each op may (its verdict)."""
+    on_vpu = dict(on_vpu)
     for node in g.nodes:  # topological: a getitem follows the op whose tuple it reads
         if is_getitem(node):
             on_vpu[node] = on_vpu.get(node.args[0], False)
