@@ -73,9 +73,6 @@ def is_op(node: Node) -> bool:
     return node.op == "call_function" and not is_qdq(node) and not is_getitem(node)
 
 
-_bound_args = bound_args   # older name, kept for the integer simulation's kernels
-
-
 class QGraph:
     """Parsed Q/DQ graph plus the hardware profile it is checked against."""
 
@@ -103,7 +100,7 @@ class QGraph:
         return None if arg is None else [arg]
 
     def _parse(self, node: Node) -> QParams:
-        a = _bound_args(node)
+        a = bound_args(node)
         per_channel = is_per_channel(node)
         scale_key = "scales" if per_channel else "scale"
         scales = self._value(a.get(scale_key)) or []
