@@ -32,6 +32,14 @@ def tensor_shape_text(val: object) -> str:
     return ""
 
 
+def concrete_dim(d: int | torch.SymInt) -> int:
+    """A dimension as an int: a symbolic one (torch.SymInt) at its example value, 1 without one."""
+    if isinstance(d, torch.SymInt):
+        hint = d.node.hint
+        return int(hint) if hint is not None else 1
+    return int(d)
+
+
 def dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "")
 

@@ -2,9 +2,10 @@
 
 Importing torch takes seconds (2–4 s on an idle machine, 15–20 s loaded); a typo in a path must
 not wait for it. `preflight(config)` raises the same errors, with the same sentences, that the
-pipeline would raise later (vpu_core.pipeline.loading, vpu_core.profile,
-vpu_core.pipeline.calibration), and returns the notes a user should read about options that do
-not apply (printed on stderr by the CLI). This module imports no torch.
+pipeline would raise later (vpu_core.pipeline.loading and vpu_core.pipeline.calibration call
+check_model_spec and check_calibration_path themselves; vpu_core.profile), and returns the notes a
+user should read about options that do not apply (printed on stderr by the CLI). This module
+imports no torch.
 """
 from __future__ import annotations
 

@@ -73,7 +73,7 @@ def graph_inputs(g: QGraph) -> tuple[InputInfo, ...]:
     """Name, shape and dtype of every tensor placeholder (the model's inputs as the run used them)."""
     import torch
 
-    from vpu_core.fx_utils import dtype_name
+    from vpu_core.fx_utils import concrete_dim, dtype_name
 
     out = []
     for n in g.nodes:
@@ -81,8 +81,7 @@ def graph_inputs(g: QGraph) -> tuple[InputInfo, ...]:
         if n.op != "placeholder" or not isinstance(val, torch.Tensor):
             continue
         dims = tuple(i for i, d in enumerate(val.shape) if isinstance(d, torch.SymInt))
-        shape = tuple(int(d.node.hint) if isinstance(d, torch.SymInt) and d.node.hint is not None
-                      else int(d) if not isinstance(d, torch.SymInt) else 1 for d in val.shape)
+        shape = tuple(concrete_dim(d) for d in val.shape)
         out.append(InputInfo(n.name, shape, dtype_name(val.dtype), dims))
     return tuple(out)
 

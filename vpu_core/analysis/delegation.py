@@ -154,13 +154,12 @@ def _cpu_node(node: Node, portable: dict[str, list[Node]], why: dict[str, Why]) 
 WHY_ORDER = ("dtype", "no_kernel", "rejected", "left_out")
 
 
-def xnnpack_delegation(qm: QuantizedModel, g: QGraph | None = None,
-                       lowered: EdgeLowering | None = None) -> PartitionReport:
-    """The delegation report; `lowered` reuses a lowering of qm (vpu_core.runtime.lowering.lower_edge)."""
+def xnnpack_delegation(qm: QuantizedModel, g: QGraph | None = None, *,
+                       lowered: EdgeLowering) -> PartitionReport:
+    """The delegation report of `lowered`, a lowering of qm (vpu_core.runtime.lowering.lower_edge)."""
     from vpu_core.analysis.xnnpack_why import why_not_delegated
 
     g = g or QGraph(qm.converted, qm.profile)
-    lowered = lowered if lowered is not None else lower_xnnpack(qm)
     top = lowered.lowered_module()
     delegated, portable, counts = _map_lowered(top, lowered.graph)
     why = why_not_delegated(lowered, [n for ns in portable.values() for n in ns])
@@ -191,7 +190,7 @@ def with_xnnpack_delegation(analysis: Analysis, qm: QuantizedModel, g: QGraph | 
     if progress is not None:
         progress("delegate", 0.0)
     start = time.perf_counter()
-    delegation = xnnpack_delegation(qm, g, (lower or lower_xnnpack)(qm))
+    delegation = xnnpack_delegation(qm, g, lowered=(lower or lower_xnnpack)(qm))
     timings = {**analysis.timings_s, "xnnpack_delegation": time.perf_counter() - start}
     if progress is not None:
         progress("delegate", 1.0)

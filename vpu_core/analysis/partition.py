@@ -45,7 +45,7 @@ from vpu_core.analysis.macs import op_macs
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleInfo, Subgraph
 from vpu_core.analysis.verdict import INT_REASON, Verdict, dtype_lookup, op_verdict
-from vpu_core.fx_utils import dtype_name, op_name
+from vpu_core.fx_utils import concrete_dim, dtype_name, op_name
 from vpu_core.hardware.kernels import is_constant
 from vpu_core.hardware.ops import is_layout, listed, op_matches
 from vpu_core.qdq import is_dequantize, is_qdq, is_quantize
@@ -131,12 +131,10 @@ def _int8_value(g: QGraph, src: Node, reader: Node) -> bool:
                 and g.listed(src, profile.fusable_ops))
 
 
-def vpu_candidates(g: QGraph, on_vpu: dict[Node, bool] | None = None) -> set[str]:
-    """Names of the call_function nodes that may run on the VPU (see the module docstring)."""
-    if on_vpu is None:
-        on_vpu = {n: v.on_vpu for n, v in verdicts(g).items()}
-    else:
-        on_vpu = dict(on_vpu)
+def vpu_candidates(g: QGraph, on_vpu: dict[Node, bool]) -> set[str]:
+    """Names of the call_function nodes that may run on the VPU (see the module docstring), given
+    whether each op may (its verdict)."""
+    on_vpu = dict(on_vpu)
     for node in g.nodes:  # topological: a getitem follows the op whose tuple it reads
         if is_getitem(node):
             on_vpu[node] = on_vpu.get(node.args[0], False)
@@ -178,17 +176,10 @@ def tensor_bytes(meta: tuple | None) -> tuple[int, tuple[int, ...], str]:
     """(bytes, shape, dtype text) of a (shape, dtype) pair; symbolic dims at their example value."""
     if not meta or meta[1] is None:
         return 0, (), ""
-    shape = tuple(_concrete(d) for d in meta[0])
+    shape = tuple(concrete_dim(d) for d in meta[0])
     dtype = meta[1]
     size = torch.empty((), dtype=dtype).element_size()
     return math.prod(shape) * size, shape, dtype_name(dtype)
-
-
-def _concrete(d) -> int:
-    if isinstance(d, torch.SymInt):
-        hint = d.node.hint
-        return int(hint) if hint is not None else 1
-    return int(d)
 
 
 def boundaries(g: QGraph, assignment: dict) -> tuple[Boundary, ...]:

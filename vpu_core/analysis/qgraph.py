@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch.fx import GraphModule, Node
 
-from vpu_core.fx_utils import bound_args, dtype_name, op_name
+from vpu_core.fx_utils import bound_args, concrete_dim, dtype_name, op_name
 from vpu_core.hardware.kernels import kernel_of
 from vpu_core.hardware.ops import Kernel, listed, op_matches
 from vpu_core.qdq import is_dequantize, is_per_channel, is_qdq, is_quantize
@@ -73,9 +73,6 @@ def is_op(node: Node) -> bool:
     return node.op == "call_function" and not is_qdq(node) and not is_getitem(node)
 
 
-_bound_args = bound_args   # older name, kept for the integer simulation's kernels
-
-
 class QGraph:
     """Parsed Q/DQ graph plus the hardware profile it is checked against."""
 
@@ -103,7 +100,7 @@ class QGraph:
         return None if arg is None else [arg]
 
     def _parse(self, node: Node) -> QParams:
-        a = _bound_args(node)
+        a = bound_args(node)
         per_channel = is_per_channel(node)
         scale_key = "scales" if per_channel else "scale"
         scales = self._value(a.get(scale_key)) or []
@@ -152,8 +149,7 @@ class QGraph:
         meta = self.tensor_meta.get(node.name) if isinstance(node, Node) else None
         if meta is None:
             return None
-        return tuple(int(d.node.hint) if isinstance(d, torch.SymInt) and d.node.hint is not None
-                     else 1 if isinstance(d, torch.SymInt) else int(d) for d in meta[0])
+        return tuple(concrete_dim(d) for d in meta[0])
 
     def input_dq(self, op: Node) -> QParams | None:
         """QParams of the dequantize feeding a weighted op's activation input."""

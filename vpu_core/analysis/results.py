@@ -27,11 +27,6 @@ class RuleInfo:
     verb: str = "costs"  # … and the verb that agrees with it ("pow2 scales cost 3.6 dB")
     int_sim_need: str = ""  # completes "Integer simulation needs …" ("" when it does not need it)
 
-    @property
-    def switch(self) -> str:
-        """The profile key that switches it off: "constraints.pow2_scale"."""
-        return f"constraints.{self.id}"
-
 
 @dataclass(frozen=True)
 class Violation:

@@ -25,7 +25,7 @@ from torch.fx import GraphModule, Node
 
 from vpu_core.analysis.qgraph import QGraph, is_op
 from vpu_core.analysis.results import LimitFailure
-from vpu_core.fx_utils import bound_args, dtype_name, node_dtypes, non_float_tensor
+from vpu_core.fx_utils import bound_args, concrete_dim, dtype_name, node_dtypes, non_float_tensor
 from vpu_core.hardware import limits as L
 from vpu_core.hardware.ops import Kernel, is_layout, listed, op_matches
 
@@ -168,24 +168,17 @@ def sram_bytes(g: QGraph, node: Node, kernel: Kernel | None = None) -> int | Non
     for src in node.all_input_nodes:
         if src is bias:
             continue
-        meta = g.tensor_meta.get(src.name)
-        if meta is not None:
-            total += math.prod(_concrete(d) for d in meta[0])
+        shape = g.shape(src)
+        if shape is not None:
+            total += math.prod(shape)
     return total + _output_elements(node)
 
 
 def _output_elements(node: Node) -> int:
     val = node.meta.get("val")
     values = val if isinstance(val, (list, tuple)) else [val]
-    return sum(math.prod(_concrete(d) for d in v.shape) for v in values
+    return sum(math.prod(concrete_dim(d) for d in v.shape) for v in values
                if isinstance(v, torch.Tensor) and v.dtype.is_floating_point)
-
-
-def _concrete(d) -> int:
-    if isinstance(d, torch.SymInt):
-        hint = d.node.hint
-        return int(hint) if hint is not None else 1
-    return int(d)
 
 
 # -- the float graph (before quantization) -------------------------------------------------------
@@ -193,6 +186,11 @@ def _concrete(d) -> int:
 def predict(gm: GraphModule, profile: HardwareProfile) -> dict[str, Verdict]:
     """The verdict on every op of a graph, e.g. the exported float graph before any quantizer
     ran (what the partition will decide, except for ops a quantizer then leaves in float)."""
-    g = QGraph(gm, profile)
+    return {n.name: v for n, v in op_verdicts(QGraph(gm, profile)).items()}
+
+
+def op_verdicts(g: QGraph) -> dict[Node, Verdict]:
+    """The verdict on every op of `g`, keyed by node, in graph order (`predict` on a QGraph
+    already built)."""
     dtypes_of = dtype_lookup(g)
-    return {n.name: op_verdict(g, n, dtypes_of) for n in g.nodes if is_op(n)}
+    return {n: op_verdict(g, n, dtypes_of) for n in g.nodes if is_op(n)}

@@ -24,11 +24,14 @@ from typing import TYPE_CHECKING, Iterator
 import torch
 from torch.fx import Node
 
+from vpu_core.fx_utils import dtype_name
+
 if TYPE_CHECKING:
     from vpu_core.runtime.lowering import EdgeLowering
 
 LOGGER = "executorch.backends.xnnpack.partition"    # the configs log under it (…partition.config.*)
 _FLOAT = (torch.float32, torch.float16, torch.bfloat16, torch.float64)
+_FLOAT_NAMES = frozenset(dtype_name(t) for t in _FLOAT)
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ def why_not_delegated(lowering: EdgeLowering, nodes: list[Node]) -> dict[str, Wh
             continue
         dtypes = _dtypes(node)
         check = said[-1] if said else None
-        integer = any(d not in {str(t).removeprefix("torch.") for t in _FLOAT} for d in dtypes)
+        integer = any(d not in _FLOAT_NAMES for d in dtypes)
         cause = "dtype" if integer and (check is None or "dtype" in check) else "rejected"
         out[node.name] = Why(cause, op, name, check, dtypes)
     return out
@@ -92,7 +95,7 @@ def _accepts(config, node: Node, program) -> bool:
 def _dtypes(node: Node) -> tuple[str, ...]:
     """The dtypes a node reads (its tensor inputs) and writes, each once, in that order."""
     vals = [a.meta.get("val") for a in node.all_input_nodes] + [node.meta.get("val")]
-    seen = [str(v.dtype).removeprefix("torch.") for v in vals if isinstance(v, torch.Tensor)]
+    seen = [dtype_name(v.dtype) for v in vals if isinstance(v, torch.Tensor)]
     return tuple(dict.fromkeys(seen))
 
 

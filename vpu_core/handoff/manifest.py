@@ -18,10 +18,10 @@ import torch
 from torch.fx import Node
 
 from vpu_core.analysis.nodes import plain_value
-from vpu_core.analysis.qgraph import QGraph, QParams, _bound_args, is_getitem, is_op
+from vpu_core.analysis.qgraph import QGraph, QParams, is_getitem, is_op
 from vpu_core.analysis.requant import AVG_POOL_OPS, pool_window
 from vpu_core.analysis.results import Analysis
-from vpu_core.fx_utils import dtype_name, op_name
+from vpu_core.fx_utils import bound_args, dtype_name, op_name
 from vpu_core.formatting import is_pow2
 from vpu_core.profile import op_matches
 from vpu_core.qdq import is_dequantize, is_quantize
@@ -160,7 +160,7 @@ class _Builder:
         """The op's attributes by schema name, defaults included (stride, padding, groups, …)."""
         if not hasattr(node.target, "_schema"):
             return {}
-        return {k: _jsonable(plain_value(v)) for k, v in _bound_args(node).items()
+        return {k: _jsonable(plain_value(v)) for k, v in bound_args(node).items()
                 if k in _SCHEMA_ARGS and not isinstance(v, Node)}
 
 

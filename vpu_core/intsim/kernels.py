@@ -14,7 +14,8 @@ from fractions import Fraction
 
 import torch
 
-from vpu_core.analysis.qgraph import QParams, _bound_args
+from vpu_core.analysis.qgraph import QParams
+from vpu_core.fx_utils import bound_args
 from vpu_core.intsim.arith import exact_window_sum, round_fraction, saturate, shift_round
 from vpu_core.hardware.ops import LAYOUT_OPS
 from vpu_core.intsim.values import IntValue, NotInteger, aligned, log2_exact, with_clamp
@@ -50,13 +51,13 @@ def relu(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
 
 
 def hardtanh(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
-    a = _bound_args(node)
+    a = bound_args(node)
     return with_clamp(_int(args[0]), float(a.get("min_val", -1.0)), float(a.get("max_val", 1.0)))
 
 
 def add(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     a, b = _int(args[0]), _int(args[1])
-    alpha = _bound_args(node).get("alpha", 1)
+    alpha = bound_args(node).get("alpha", 1)
     if not float(alpha).is_integer():
         raise NotInteger("add with a fractional alpha")
     (da, ea), (db, eb) = aligned(a), aligned(b)
@@ -67,7 +68,7 @@ def add(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
 
 def cat(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     values = [_int(v) for v in args[0]]
-    dim = _bound_args(node).get("dim", 0)
+    dim = bound_args(node).get("dim", 0)
     first = values[0]
     same = all(v.quantized and v.exp == first.exp and v.zp == first.zp and
                (v.qmin, v.qmax) == (first.qmin, first.qmax) for v in values) and first.quantized
@@ -94,7 +95,7 @@ def max_pool(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> object:
 def avg_pool(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     """Window sums exactly (float64 with divisor 1), then division by the window size K per output."""
     data, exp = aligned(_int(args[0]))
-    a = _bound_args(node)
+    a = bound_args(node)
     call = [a[k] for k in ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad")
             if k in a]
     pool = node.target.overloadpacket.default
@@ -117,7 +118,7 @@ def avg_pool(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue
 
 def adaptive_avg_pool(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     data, exp = aligned(_int(args[0]))
-    out_size = _ints(_bound_args(node)["output_size"])
+    out_size = _ints(bound_args(node)["output_size"])
     spatial = len(out_size)
     sizes = [_window_lengths(int(i), int(o)) for i, o in zip(data.shape[-spatial:], out_size)]
     divisors = sizes[0]

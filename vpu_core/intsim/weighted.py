@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import torch
 import torch.nn.functional as F
 
-from vpu_core.analysis.qgraph import _bound_args
+from vpu_core.fx_utils import bound_args
 from vpu_core.intsim.arith import exact_sum, zero_point_expansion
 from vpu_core.intsim.values import IntValue, NotInteger
 
@@ -27,7 +27,7 @@ _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 def conv(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
     x = _int8_input(args[0])
     w = ex.constant_int(node.args[1])
-    a = _bound_args(node)
+    a = bound_args(node)
     spatial = w.q.dim() - 2
     stride, dilation = _tuple(a.get("stride", 1), spatial), _tuple(a.get("dilation", 1), spatial)
     groups = int(a.get("groups", 1))

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from vpu_core.errors import CalibrationError, short_reason
+from vpu_core.preflight import check_calibration_path
 
 
 def synthetic_batches(example_inputs: tuple, n_batches: int, seed: int) -> list[tuple]:
@@ -145,18 +146,15 @@ def _ordered(path: Path, d: dict, n_inputs: int, names: list[str] | None) -> lis
 
 def _read(path: Path):
     """The file's content: a dict of arrays (.npz) or what torch.load(weights_only=True) gives."""
-    if not path.is_file():
-        raise CalibrationError(f"Calibration file {path} does not exist.")
+    check_calibration_path(path)   # an existing .npz / .pt / .pth: the sentences of the CLI's preflight
     if path.suffix == ".npz":
         try:
             with np.load(path, allow_pickle=False) as data:
                 return {k: torch.from_numpy(np.array(data[k])) for k in data.files}
         except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
             raise CalibrationError(f"Calibration file {path} is not a readable .npz: {short_reason(exc)}.") from None
-    if path.suffix in (".pt", ".pth"):
-        try:
-            return torch.load(path, weights_only=True, map_location="cpu")
-        except Exception as exc:  # corrupt zip, pickle refused by weights_only, …
-            raise CalibrationError(f"Calibration file {path} could not be read safely: "
-                                   f"{short_reason(exc)}.") from None
-    raise CalibrationError(f"Calibration file {path}: expected .pt or .npz.")
+    try:                           # .pt / .pth
+        return torch.load(path, weights_only=True, map_location="cpu")
+    except Exception as exc:  # corrupt zip, pickle refused by weights_only, …
+        raise CalibrationError(f"Calibration file {path} could not be read safely: "
+                               f"{short_reason(exc)}.") from None

@@ -18,6 +18,7 @@ from torch import nn
 
 from vpu_core import quiet
 from vpu_core.errors import ModelLoadError, short_reason
+from vpu_core.preflight import check_model_spec
 from vpu_core.zoo import ZOO, build_zoo_model
 
 
@@ -40,21 +41,15 @@ def load_model(spec: str, batch_size: int | None = None, seed: int = 0) -> Loade
         gen = torch.Generator().manual_seed(seed)
         x = torch.randn((batch_size or entry.batch, *entry.input_shape), generator=gen)
         return LoadedModel(spec, build_zoo_model(spec, seed), (x,))
+    check_model_spec(spec)   # an existing .py / .pt2 file, or the sentence the CLI's preflight gives
     path_part, _, attr = spec.partition(":") if not Path(spec).exists() else (spec, "", "")
     path = Path(path_part)
     if path.suffix == ".pt2":
         return _load_pt2(path)
-    if path.suffix == ".py":
-        return _load_py(path, attr or "get_model")
-    if not path.exists():
-        raise ModelLoadError(f"Unknown model '{spec}': not a zoo name (see `vpu-inspector models`) "
-                             "and no such file.")
-    raise ModelLoadError(f"Cannot load {path}: expected a .py file or a .pt2 program.")
+    return _load_py(path, attr or "get_model")
 
 
 def _load_pt2(path: Path) -> LoadedModel:
-    if not path.is_file():
-        raise ModelLoadError(f"Cannot load {path}: no such file.")
     if path.stat().st_size == 0:
         raise ModelLoadError(f"Cannot load {path}: the file is empty.")
     if not _is_zip(path):
@@ -124,8 +119,6 @@ def _program_inputs(program: torch.export.ExportedProgram) -> tuple:
 
 
 def _load_py(path: Path, attr: str) -> LoadedModel:
-    if not path.is_file():
-        raise ModelLoadError(f"Cannot load {path}: no such file.")
     mod_name = f"_vpu_user_model_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
     if spec is None or spec.loader is None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from vpu_core.errors import short_reason
 from vpu_core.files import SaveError, atomic_write
+from vpu_core.quantizers import QUANTIZERS
 
 if TYPE_CHECKING:
     from torch.fx import GraphModule
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from vpu_core.pipeline import QuantizedModel
 
 PROGRAM_META = "vpu_inspector_program.json"   # extra file of a saved program: who quantized it
-QUANTIZERS = ("vpu", "xnnpack")
 
 
 def program_meta(quantizer: str, model: str) -> str:
