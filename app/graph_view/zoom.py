@@ -55,7 +55,7 @@ def zoom_about(view: GraphView, factor: float, anchor: QPointF | None = None) ->
     pos = anchor if anchor is not None else vc
     fixed = view.mapToScene(pos.toPoint())
     view.setTransform(QTransform.fromScale(target, target))
-    view.centerOn(fixed - (pos - vc) / target)
+    view.put(fixed, pos)
     view.update_tier()
 
 
