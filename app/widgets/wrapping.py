@@ -122,14 +122,15 @@ class WrapDelegate(QStyledItemDelegate):
     def lines(self, index: QModelIndex | QPersistentModelIndex, font: QFont) -> list[str]:
         text = str(index.data() or "")
         width = self._width(index)
-        key = (text, font.key(), round(width))
+        title = self._spanned(index) or (self.top_level and not index.parent().isValid())
+        most = self.max_lines if title else self.column_lines.get(index.column(), self.max_lines)
+        middle = index.column() in self.middle and not title
+        key = (text, font.key(), round(width), most, middle)    # columns differ in the last two
         got = self._cache.get(key)
         if got is None:
             if len(self._cache) > 4000:
                 self._cache.clear()
-            title = self._spanned(index) or (self.top_level and not index.parent().isValid())
-            most = self.max_lines if title else self.column_lines.get(index.column(), self.max_lines)
-            got = self._cache[key] = wrapped_lines(text, font, width, most, index.column() in self.middle and not title)
+            got = self._cache[key] = wrapped_lines(text, font, width, most, middle)
         return got
 
     def _font(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QFont:
