@@ -124,3 +124,27 @@ def test_the_compare_table_fits_a_narrow_dock_and_reads_whole_when_wide(qtbot, a
     panels = Panels()
     panels.set_comparison(cmp, None)
     assert panels.tables.tabText(panels.compare_index) == f"Compare ({len(cmp.differing)} of {len(cmp.pairs)} differ)"
+
+
+def test_wrapped_lines_are_cached_per_column_setting(qtbot):
+    """The same text at the same width wraps to each column's own line limit (the cache once
+    served one column's wrapping to another)."""
+    from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+    from app.widgets.wrapping import WrapDelegate
+    tree = QTreeWidget()
+    qtbot.addWidget(tree)
+    tree.setColumnCount(2)
+    for c in (0, 1):
+        tree.setColumnWidth(c, 80)
+    delegate = WrapDelegate(tree, {1, 2}, max_lines=4)
+    delegate.column_lines[1] = 2
+    tree.setItemDelegate(delegate)
+    text = "a long message that needs several lines at eighty pixels"
+    item = QTreeWidgetItem(["", text, text])
+    tree.setColumnCount(3)
+    tree.setColumnWidth(2, 80)
+    tree.addTopLevelItem(item)
+    font = tree.font()
+    many = delegate.lines(tree.indexFromItem(item, 2), font)
+    one = delegate.lines(tree.indexFromItem(item, 1), font)
+    assert len(many) > 2 and len(one) == 2

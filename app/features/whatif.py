@@ -132,11 +132,8 @@ class WhatIfController(QObject):
         self.analysis = inspection.analysis
         self._follow_profile(inspection.config.profile)
         self.panel.candidates.set_analysis(inspection.analysis)
-        hits: dict[str, int] = {}
-        for cpu in inspection.analysis.partition.cpu_nodes:      # each op under every limit it breaks
-            for f in cpu.limits:
-                hits[f.limit] = hits.get(f.limit, 0) + 1
-        self.panel.editor.limits.show_hits(hits)
+        failing = inspection.analysis.partition.failing_limits()     # each op under every limit it breaks
+        self.panel.editor.limits.show_hits({limit: len(values) for limit, values in failing.items()})
         self.state.ablation = default_session().known_ablation(inspection.config)
         if not self.ablations.is_running():
             self._show_chart()

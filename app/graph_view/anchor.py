@@ -44,8 +44,7 @@ def restore_anchor(view: GraphView, scene: GraphScene | None, anchor: Anchor) ->
     if item is None:
         return False
     view.setTransform(QTransform.fromScale(zoom, zoom))
-    centre = QPointF(view.viewport().rect().center())
-    view.centerOn(item.box.center() - (QPointF(pos) - centre) / zoom)
+    view.put(item.box.center(), QPointF(pos))
     return True
 
 
@@ -65,8 +64,7 @@ def keep_box_in_view(view: GraphView, box: QRectF, place: Place | None) -> bool:
         lo, hi = zoom_range(view)
         zoom = min(max(zoom, lo), hi)
         view.setTransform(QTransform.fromScale(zoom, zoom))
-        vc = QPointF(view.viewport().rect().center())
-        view.centerOn(box.center() - (point - vc) / zoom)
+        view.put(box.center(), point)
         view.update_tier()
     if view.visible_scene_rect().contains(box):
         return place is not None
@@ -94,12 +92,12 @@ def group_top(view: GraphView, scene: GraphScene | None, path: str | None) -> QP
     return view.mapFromScene(QPointF(r.center().x(), r.top())) if r is not None else None
 
 
-def restore_group_top(view: GraphView, scene: GraphScene, path: str, fixed: QPoint, zoom: float) -> None:
-    """Scroll so that group `path`'s top centre is at viewport point `fixed` again, at `zoom`."""
+def restore_group_top(view: GraphView, scene: GraphScene, path: str, fixed: QPoint) -> None:
+    """Scroll so that group `path`'s top centre is at viewport point `fixed` again (at the
+    view's current zoom)."""
     r = scene.group_box(path)
     if r is not None:
-        vc = QPointF(view.viewport().rect().center())
-        view.centerOn(QPointF(r.center().x(), r.top()) - (QPointF(fixed) - vc) / zoom)
+        view.put(QPointF(r.center().x(), r.top()), QPointF(fixed))
 
 
 def _distance2(a: QPointF, b: QPointF) -> float:

@@ -241,7 +241,6 @@ class LegendOverlay(QWidget):
         self.theme = Theme.make()
         self.facts = LegendFacts()
         self.title = title
-        self.rows: list | None = None           # explicit rows (the delegation legend), else facts
         self.gradient: MetricLegend | None = None   # not "metric": that is QPaintDevice.metric()
         self.collapsed = False
         self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground, True)
@@ -249,15 +248,13 @@ class LegendOverlay(QWidget):
         self.setToolTip("Click (or L on the canvas) to fold / unfold the legend")
 
     def configure(self, theme: Theme, facts: LegendFacts | None = None,
-                  metric: MetricLegend | None | bool = False, rows: list | None | bool = False) -> None:
-        """`facts` / `metric` / `rows` left out keep what they were."""
+                  metric: MetricLegend | None | bool = False) -> None:
+        """`facts` / `metric` left out keep what they were."""
         self.theme = theme
         if facts is not None:
             self.facts = facts
         if not isinstance(metric, bool):
             self.gradient = metric
-        if not isinstance(rows, bool):
-            self.rows = rows
         self._resize()
 
     def set_collapsed(self, on: bool) -> None:
@@ -271,8 +268,6 @@ class LegendOverlay(QWidget):
         return QSizeF(fm.horizontalAdvance(f"{self.title} ▸") + 2 * PAD, fm.height() + PAD)
 
     def full_size(self) -> QSizeF:
-        if self.rows is not None:
-            return rows_size(self.theme, self.rows, self.title)
         return legend_size(self.theme, self.facts, self.gradient, WHOLE_GRAPH)
 
     def _resize(self) -> None:
@@ -289,8 +284,6 @@ class LegendOverlay(QWidget):
         p = QPainter(self)
         if self.collapsed:
             self._paint_chip(p)
-        elif self.rows is not None:
-            paint_rows(p, QPointF(0.5, 0.5), self.theme, self.rows, self.title)
         else:
             paint_legend(p, QPointF(0.5, 0.5), self.theme, self.facts, self.gradient, WHOLE_GRAPH)
         p.end()

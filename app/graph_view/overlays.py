@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF
 
-from .overlay_room import Corners, Room, widened
+from .overlay_room import MARGIN, Corners, Room, widened
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QGraphicsView, QWidget
 
     from .minimap import MiniMap
 
-EDGE = 10          # px between an overlay and the viewport's edge
+EDGE = int(MARGIN)  # px between an overlay and the viewport's edge (the fit's room assumes MARGIN)
 
 
 def place_overlays(view: QGraphicsView, crumbs: QWidget, legend: QWidget, minimap: MiniMap,

@@ -123,7 +123,7 @@ class GraphView(QGraphicsView):
         self._install(model, layout)
         self.setTransform(self.transform().fromScale(zoom, zoom))
         if fixed is not None:
-            restore_group_top(self, self._gscene, anchor, fixed, zoom)
+            restore_group_top(self, self._gscene, anchor, fixed)
         self._clamp_zoom()
         if keep_sel is not None and (keep_sel in self._gscene.items or self._gscene.open_group(keep_sel)):
             self.select_node(keep_sel)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QTransform
 
+from .overlay_room import fit_scale
+
 if TYPE_CHECKING:
     from app.graph_view.scene import GraphScene
     from app.graph_view.view import GraphView
@@ -22,11 +24,10 @@ OVERVIEW_ENTER, OVERVIEW_LEAVE = 1000, 700    # visible nodes (items mode stays 
 
 
 def whole_graph_scale(view: GraphView) -> float:
-    """The zoom at which the whole graph fits the viewport (a 10 px margin, overlays ignored)."""
+    """The zoom at which the whole graph fits the viewport (a MARGIN all round, overlays ignored)."""
     if view.graph_scene() is None:
         return 1.0
-    r, v = view.graph_rect(), view.viewport().rect()
-    return min((v.width() - 20) / max(r.width(), 1.0), (v.height() - 20) / max(r.height(), 1.0))
+    return fit_scale(view.graph_rect(), QRectF(view.viewport().rect()), whole=True)
 
 
 def zoom_range(view: GraphView) -> tuple[float, float]:
@@ -55,7 +56,7 @@ def zoom_about(view: GraphView, factor: float, anchor: QPointF | None = None) ->
     pos = anchor if anchor is not None else vc
     fixed = view.mapToScene(pos.toPoint())
     view.setTransform(QTransform.fromScale(target, target))
-    view.centerOn(fixed - (pos - vc) / target)
+    view.put(fixed, pos)
     view.update_tier()
 
 

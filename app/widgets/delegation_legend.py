@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QWidget
 
 from app.graph_view.legend import paint_rows, rows_size
+from app.graph_view.overlays import EDGE
 from app.graph_view.style import Theme, legend_entries
 from vpu_core.graph.legend import LegendFacts, legend_facts
 
@@ -78,7 +79,7 @@ class DelegationLegend(QWidget):
 
     def place(self) -> None:
         vp = self.view.viewport().geometry()
-        self.move(vp.right() - self.width() - 10, vp.top() + 10)
+        self.move(vp.right() - self.width() - EDGE, vp.top() + EDGE)   # where the canvas' legend sits
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHB
                                QSizePolicy, QSpinBox, QWidget)
 
 from app import theme
+from vpu_core.formatting import count_text
 
 _TABLE_TITLES = {"conv2d": "conv2d · also conv1d as 1×k", "linear": "linear · also addmm / mm / matmul "
                  "with a constant weight", "max_pool2d": "max_pool2d", "avg_pool2d": "avg_pool2d",
@@ -91,8 +92,8 @@ class _Row:
         return values if self.kind == "pair_max" else values[0]
 
     def set_hits(self, n: int) -> None:
-        self.hits.setText(f"{n} op{'s' if n != 1 else ''} over" if n else "")
-        self.hits.setToolTip(f"{n} op{'s' if n != 1 else ''} of this model break{'s' if n == 1 else ''} "
+        self.hits.setText(f"{count_text(n, 'op')} over" if n else "")
+        self.hits.setToolTip(f"{count_text(n, 'op')} of this model break{'s' if n == 1 else ''} "
                              f"{self.id} and run on the CPU" if n else "")
 
 

@@ -19,7 +19,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from app import theme
-from vpu_core.formatting import human_bytes, quantizer_label, time_text
+from vpu_core.formatting import count_text, human_bytes, quantizer_label, time_text
 from vpu_core.graph.placement import partition_report
 from vpu_core.reports.summary_text import mac_share_text, no_weighted_op_short
 
@@ -178,7 +178,7 @@ def predicted_html(analysis: Analysis, model: GraphModel, quantizing: bool) -> C
         (0, f'<b style="color:{theme.WARN}">{state}</b>'),
         (0, f"<b>{html.escape(analysis.model)}</b> · {analysis.quantizer.upper()}"),
         (5, f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)"),
-        (3, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} VPU subgraph' + ("s" if subs != 1 else "")),
+        (3, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> ' + count_text(subs, "VPU subgraph")),
         (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} CPU fallback ops'),
         (4, f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})")])
 
@@ -192,7 +192,7 @@ def with_prediction_changes(line: ChipLine, changes: tuple[PredictionChange, ...
     where = node_label(info) if info is not None else first.node
     more = f" and {len(changes) - 1} more" if len(changes) > 1 else ""
     moved = f"{first.predicted.upper()} → {first.final.upper() or 'gone'}"
-    chip = (f'<span style="color:{theme.WARN}">{len(changes)} op{"s" if len(changes) != 1 else ""} '
+    chip = (f'<span style="color:{theme.WARN}">{count_text(len(changes), "op")} '
             f'placed otherwise than predicted: {html.escape(where)} ({moved}: {html.escape(first.reason)})'
             f'{more}</span>')
     return ChipLine([*line.chips, (1, chip)])

@@ -122,14 +122,15 @@ class WrapDelegate(QStyledItemDelegate):
     def lines(self, index: QModelIndex | QPersistentModelIndex, font: QFont) -> list[str]:
         text = str(index.data() or "")
         width = self._width(index)
-        key = (text, font.key(), round(width))
+        title = self._spanned(index) or (self.top_level and not index.parent().isValid())
+        most = self.max_lines if title else self.column_lines.get(index.column(), self.max_lines)
+        middle = index.column() in self.middle and not title
+        key = (text, font.key(), round(width), most, middle)    # columns differ in the last two
         got = self._cache.get(key)
         if got is None:
             if len(self._cache) > 4000:
                 self._cache.clear()
-            title = self._spanned(index) or (self.top_level and not index.parent().isValid())
-            most = self.max_lines if title else self.column_lines.get(index.column(), self.max_lines)
-            got = self._cache[key] = wrapped_lines(text, font, width, most, index.column() in self.middle and not title)
+            got = self._cache[key] = wrapped_lines(text, font, width, most, middle)
         return got
 
     def _font(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QFont:
@@ -191,6 +192,7 @@ class ColumnFit:
         self.tree, self.cols = tree, cols
         self.natural = [c.min for c in cols]
         self.mins = [c.min for c in cols]         # at least the header's text
+        self._applied: tuple | None = None        # (room, natural, mins) of the last apply
         tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)        # "encoder.layer.…· linear"
         tree.setUniformRowHeights(False)
         tree.setWordWrap(True)
@@ -229,12 +231,17 @@ class ColumnFit:
         heads = [hfm.horizontalAdvance(head.text(i)) * 1.08 + 2 * PAD + 12 for i in range(len(self.cols))]
         self.mins = [int(max(c.min, min(h, 104))) for c, h in zip(self.cols, heads)]
         self.natural = [int(max(m, w, h)) for m, w, h in zip(self.mins, widest, heads)]
+        self._applied = None                      # the content changed: the next apply lays out
 
     def apply(self) -> None:
         """Widths for the tree's current width; relays the rows out (wrapped heights change)."""
         room = self.tree.viewport().width()
         if room <= 0:
             return
+        state = (room, tuple(self.natural), tuple(self.mins))
+        if state == self._applied:                # the same widths again (a resize of height only)
+            return
+        self._applied = state
         header = self.tree.header()
         shown = list(range(len(self.cols)))
         for col in sorted((i for i, c in enumerate(self.cols) if c.fold), key=lambda i: self.cols[i].fold):

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from vpu_core.hardware.limits import BY_ID
+
 if TYPE_CHECKING:
     from vpu_core.intsim.results import IntSimReport
     from vpu_core.runtime.results import RuntimeReport
@@ -136,6 +138,16 @@ class PartitionReport:
         for c in self.cpu_nodes:
             counts[c.cause] = counts.get(c.cause, 0) + 1
         return counts
+
+    def failing_limits(self) -> dict[str, list]:
+        """limit id -> the offending values of the CPU ops that break it (each op under every
+        limit it breaks), in the fixed limit order of hardware.limits."""
+        out: dict[str, list] = {}
+        for c in self.cpu_nodes:
+            for f in c.limits:
+                out.setdefault(f.limit, []).append(f.value)
+        order = list(BY_ID)
+        return {k: out[k] for k in sorted(out, key=order.index)}
 
 
 @dataclass(frozen=True)

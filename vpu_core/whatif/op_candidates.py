@@ -52,17 +52,6 @@ def candidate_ops(g: QGraph, part: PartitionReport) -> list[str]:
     return list(seen)
 
 
-def failing_limits(part: PartitionReport) -> dict[str, list]:
-    """limit id -> the offending values of the CPU ops that break it (each op under every limit
-    it breaks), in the fixed limit order."""
-    out: dict[str, list] = {}
-    for c in part.cpu_nodes:
-        for f in c.limits:
-            out.setdefault(f.limit, []).append(f.value)
-    order = list(BY_ID)
-    return {k: out[k] for k in sorted(out, key=order.index)}
-
-
 def _transfer_bytes(g: QGraph, after: PartitionReport, moved: set[str]) -> int:
     total = 0
     for b in after.boundaries:
@@ -110,7 +99,7 @@ def _candidate(g: QGraph, part: PartitionReport, after: PartitionReport, **field
 def limit_candidates(g: QGraph, part: PartitionReport) -> list[OpCandidate]:
     """Every relaxation of a limit some CPU op breaks that moves at least one op to the VPU."""
     out = []
-    for limit, values in failing_limits(part).items():
+    for limit, values in part.failing_limits().items():
         key, bound = BY_ID[limit], g.profile.limits[limit]
         for relaxed in relaxations(key, bound, values):
             candidate = what_if_relaxed(g, part, limit, relaxed)
