@@ -184,13 +184,14 @@ def _preflight(config: RunConfig) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    _preflight(config_from_args(args))
+    config = config_from_args(args)
+    _preflight(config)
     from vpu_core.reports.json_report import analysis_to_json
     from vpu_core.reports.text_report import analysis_to_text
     from vpu_core.progress import TerminalProgress
     from vpu_core.session import STAGE_TITLES, default_session
 
-    session, config = default_session(), config_from_args(args)
+    session = default_session()
     ablate = getattr(args, "ablate", False)
     if ablate:
         from vpu_core.whatif.ablation import check_quantizer

@@ -2,8 +2,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 PARTITION_SOURCES = ("simulated", "xnnpack")
+
+
+def split_model_spec(spec: str) -> tuple[str, str]:
+    """(path, callable) of a MODEL `path/to/file.py[:callable]`: the callable is "" when there is
+    none; an existing file's whole name is the path (a ':' in it is part of the name)."""
+    if Path(spec).exists():
+        return spec, ""
+    path, _, attr = spec.partition(":")
+    return path, attr
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vpu_core.config import split_model_spec
 from vpu_core.errors import CalibrationError, ModelLoadError, ProfileError
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def check_model_spec(spec: str) -> None:
 
     if spec in ZOO:
         return
-    path = Path(spec) if Path(spec).exists() else Path(spec.partition(":")[0])
+    path = Path(split_model_spec(spec)[0])
     if path.suffix in (".py", ".pt2"):
         if not path.is_file():
             raise ModelLoadError(f"Cannot load {path}: no such file.")

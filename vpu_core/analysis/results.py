@@ -149,6 +149,15 @@ class PartitionReport:
         order = list(BY_ID)
         return {k: out[k] for k in sorted(out, key=order.index)}
 
+    def boundary_tensors(self) -> dict[int, dict[tuple[str, str], int]]:
+        """subgraph -> {(direction, tensor): bytes}: each tensor entering ("cpu->vpu") or leaving
+        a VPU subgraph counted once (whatif.economics and the timing model account this way)."""
+        out: dict[int, dict[tuple[str, str], int]] = {}
+        for b in self.boundaries:
+            side = self.assignment[b.dst] if b.direction == "cpu->vpu" else self.assignment[b.src]
+            out.setdefault(side, {})[(b.direction, b.src)] = b.bytes
+        return out
+
 
 @dataclass(frozen=True)
 class Summary:

@@ -26,7 +26,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from vpu_core.config import RunConfig
+from vpu_core.config import RunConfig, split_model_spec
 
 PACKAGES = ("torch", "torchao", "executorch", "transformers", "numpy")
 FORMAT = 1   # bump when the layout of any cached entry changes
@@ -110,7 +110,7 @@ def model_identity(spec: str, hashes: FileHashes, fresh: bool = False) -> list |
 
     if spec in ZOO:
         return ["zoo", spec]
-    path_part, _, attr = spec.partition(":") if not Path(spec).exists() else (spec, "", "")
+    path_part, attr = split_model_spec(spec)
     path = Path(path_part)
     if path.suffix not in (".py", ".pt2"):
         return None

@@ -18,36 +18,32 @@ that checks nothing: the program is replayed at the shapes it was traced with.
 """
 from __future__ import annotations
 
-import io
 import json
 import math
 import operator
 from typing import TYPE_CHECKING
 
 from vpu_core.analysis.extreme import FLOAT_REASON_KEY
+from vpu_core.cache.artifacts import BadEntry, tensors_from_bytes, tensors_to_bytes
 
 if TYPE_CHECKING:
     from torch.fx import GraphModule
 
 NAMESPACES = ("aten", "quantized_decomposed")
 FUNCTIONS = {"operator.getitem": operator.getitem}
-META_KEYS = ("nn_module_stack", "stack_trace", FLOAT_REASON_KEY)
+STACK_KEY = "nn_module_stack"                       # {key: (path, class)}, kept as [key, path, class name]
+TEXT_META_KEYS = ("stack_trace", FLOAT_REASON_KEY)  # strings, kept as they are
+META_KEYS = (STACK_KEY, *TEXT_META_KEYS)            # the node metadata an entry keeps
 
 
 class Unsupported(Exception):
     """The graph holds something this codec does not keep exactly."""
 
 
-class BadEntry(Exception):
-    """Bytes that are not a well-formed program entry."""
-
-
 # -- writing ---------------------------------------------------------------------------------------
 
 def to_bytes(gm: GraphModule, observer_scales: list[dict]) -> bytes:
     """The entry of a converted GraphModule and its observers' float vs power-of-two scales."""
-    import torch
-
     nodes, tensors = [], {}
     for n in gm.graph.nodes:
         if n.op == "call_module" and not (_is_guard(n.target) and not n.users):
@@ -59,9 +55,7 @@ def to_bytes(gm: GraphModule, observer_scales: list[dict]) -> bytes:
                       "val": _val(n.meta.get("val")), "meta": _meta(n.meta),
                       "users": [u.name for u in n.users]})
     text = json.dumps({"nodes": nodes, "observer_scales": observer_scales}, allow_nan=True)
-    buf = io.BytesIO()
-    torch.save({"graph": text, "tensors": tensors}, buf)
-    return buf.getvalue()
+    return tensors_to_bytes({"graph": text, "tensors": tensors})
 
 
 def _is_guard(target) -> bool:
@@ -135,12 +129,12 @@ def _val(v):
 
 def _meta(meta: dict) -> dict:
     out = {}
-    stack = meta.get("nn_module_stack")
+    stack = meta.get(STACK_KEY)
     if stack:
-        out["nn_module_stack"] = [[str(k), path, cls if isinstance(cls, str) else
-                                   f"{getattr(cls, '__module__', '')}.{getattr(cls, '__qualname__', cls)}"]
-                                  for k, (path, cls) in stack.items()]
-    for key in ("stack_trace", FLOAT_REASON_KEY):   # why the VPU quantizer left an op in float
+        out[STACK_KEY] = [[str(k), path, cls if isinstance(cls, str) else
+                           f"{getattr(cls, '__module__', '')}.{getattr(cls, '__qualname__', cls)}"]
+                          for k, (path, cls) in stack.items()]
+    for key in TEXT_META_KEYS:      # the stack trace line; why the VPU quantizer left an op in float
         if isinstance(meta.get(key), str):
             out[key] = meta[key]
     return out
@@ -157,7 +151,7 @@ def from_bytes(data: bytes) -> tuple[GraphModule, list[dict]]:
 
     quiet.import_torchao()                         # registers torch.ops.quantized_decomposed
     try:
-        obj = torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
+        obj = tensors_from_bytes(data)
         doc = json.loads(obj["graph"])
         tensors = obj["tensors"]
         graph = Graph()
@@ -216,9 +210,9 @@ def _node(graph, spec: dict, made: dict):
     if spec.get("val") is not None:
         node.meta["val"] = _val_back(spec["val"])
     meta = spec.get("meta", {})
-    if "nn_module_stack" in meta:
-        node.meta["nn_module_stack"] = {k: (path, cls) for k, path, cls in meta["nn_module_stack"]}
-    for key in ("stack_trace", FLOAT_REASON_KEY):
+    if STACK_KEY in meta:
+        node.meta[STACK_KEY] = {k: (path, cls) for k, path, cls in meta[STACK_KEY]}
+    for key in TEXT_META_KEYS:
         if key in meta:
             node.meta[key] = meta[key]
     return node

@@ -147,7 +147,7 @@ class StageStore:
             return None
         try:
             return program_codec.from_bytes(data)
-        except program_codec.BadEntry as exc:
+        except artifacts.BadEntry as exc:
             return self._bad("program", self.keys.quantized, exc)
 
     def put_converted(self, gm: GraphModule, observer_scales: list[dict]) -> None:

@@ -31,7 +31,6 @@ for (const name of ["@dagrejs/dagre", "dagre"]) {
 }
 if (!dagre) { console.error("dagre not found"); process.exit(3); }
 const args = process.argv.slice(1);   // node -e: argv[0] is node itself
-if (args[0] === "--probe") { console.log("ok"); process.exit(0); }
 const data = JSON.parse(fs.readFileSync(args[0], "utf8"));
 const g = new dagre.graphlib.Graph({ multigraph: false });
 g.setGraph({ rankdir: "TB", nodesep: data.nodesep, ranksep: data.ranksep, edgesep: 10 });
@@ -76,14 +75,6 @@ def _node_run(args: list[str], timeout: float) -> subprocess.CompletedProcess:
     return subprocess.run([exe, f"--stack-size={STACK_KB}", "-e", _RUNNER, "--", *args],
                           capture_output=True, text=True, timeout=timeout, env=_env(),
                           preexec_fn=_unlimited_stack if os.name == "posix" else None)
-
-
-def dagre_available() -> bool:
-    """node on the PATH and the dagre package requirable (see the module docstring)."""
-    try:
-        return _node_run(["--probe"], 60.0).returncode == 0
-    except (RuntimeError, OSError, subprocess.TimeoutExpired):
-        return False
 
 
 def to_json(model: GraphModel, node_size: NodeSize | None = None) -> dict:

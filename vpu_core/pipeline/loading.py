@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from vpu_core import quiet
+from vpu_core.config import split_model_spec
 from vpu_core.errors import ModelLoadError, short_reason
 from vpu_core.preflight import check_model_spec
 from vpu_core.zoo import ZOO, build_zoo_model
@@ -42,7 +43,7 @@ def load_model(spec: str, batch_size: int | None = None, seed: int = 0) -> Loade
         x = torch.randn((batch_size or entry.batch, *entry.input_shape), generator=gen)
         return LoadedModel(spec, build_zoo_model(spec, seed), (x,))
     check_model_spec(spec)   # an existing .py / .pt2 file, or the sentence the CLI's preflight gives
-    path_part, _, attr = spec.partition(":") if not Path(spec).exists() else (spec, "", "")
+    path_part, attr = split_model_spec(spec)
     path = Path(path_part)
     if path.suffix == ".pt2":
         return _load_pt2(path)

@@ -6,7 +6,6 @@ JSON (SPEC's contract, plus keys that say how it was simulated):
 """
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from vpu_core.formatting import count_text, db_text, percent_text
@@ -16,12 +15,13 @@ if TYPE_CHECKING:
 
 
 def int_sim_to_json(r: IntSimReport) -> dict:
+    """Floats as computed: json_report.analysis_to_json maps inf / NaN to null (`finite`)."""
     return {
-        "sqnr_db": _num(r.sqnr_db),
+        "sqnr_db": r.sqnr_db,
         "layers": [layer_to_json(la) for la in r.layers],
-        "sqnr_vs_qdq_db": _num(r.sqnr_vs_qdq_db),
+        "sqnr_vs_qdq_db": r.sqnr_vs_qdq_db,
         "outputs_identical": r.outputs_identical,
-        "qdq_sqnr_db": _num(r.qdq_sqnr_db),
+        "qdq_sqnr_db": r.qdq_sqnr_db,
         "max_abs_lsb": r.max_abs_lsb,
         "saturated": r.saturated,
         "rounding": r.rounding,
@@ -66,9 +66,3 @@ def int_sim_lines(r: IntSimReport) -> list[str]:
     if r.float_ops:
         lines.append(f"  no integer kernel, ran in float: {', '.join(r.float_ops)}")
     return lines
-
-
-
-
-def _num(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None

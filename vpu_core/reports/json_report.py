@@ -28,18 +28,18 @@ def analysis_to_json(a: Analysis) -> dict:
                    "violations": r.violations, "enabled": r.enabled, "constraint": r.rule.constraint}
                   for r in a.rules],
         "violations": [{"rule": v.rule, "node": v.node, "message": v.message,
-                        "values": {k: _plain(x) for k, x in v.values}} for v in a.violations],
+                        "values": dict(v.values)} for v in a.violations],
         "partition": partition_to_json(a.partition),
         "requant": [{"node": s.node, "shifts": list(s.shifts) if s.shifts is not None else None,
                      "exact": s.exact, "nearest_shifts": list(s.nearest_shifts),
-                     "max_rel_error": _plain(s.max_rel_error), "out_of_range": s.out_of_range}
+                     "max_rel_error": s.max_rel_error, "out_of_range": s.out_of_range}
                     for s in a.requant],
         "tensors": [{"node": t.node, "kind": t.kind, "dtype": t.dtype, "scales": list(t.scales),
                      "zero_points": list(t.zero_points), "consumer": t.consumer,
                      "float_scales": list(t.float_scales)} for t in a.tensors],
-        "sqnr_db": _plain(a.sqnr_db),
+        "sqnr_db": a.sqnr_db,
         "sqnr_reason": a.sqnr_reason or None,   # why sqnr_db is null
-        "layer_sqnr_db": {k: _plain(v) for k, v in a.layer_sqnr.items()},
+        "layer_sqnr_db": dict(a.layer_sqnr),
         "graph": {"nodes": [{"name": n.name, "op": n.op, "target": n.target} for n in a.nodes.values()],
                   "edges": [list(e) for e in a.edges]},
         "xnnpack_delegation": partition_to_json(a.delegation) if a.delegation else None,
@@ -115,7 +115,7 @@ def op_candidates_to_json(candidates: tuple[OpCandidate, ...]) -> list[dict]:
              "cpu_nodes_left": c.cpu_nodes_left, "nodes_moved": c.nodes_moved,
              "new_subgraphs": c.new_subgraphs, "subgraphs_after": c.subgraphs_after,
              "transfer_bytes_after": c.transfer_bytes_after, "kind": c.kind,
-             "limit": c.limit or None, "from": _plain(c.bound_from), "to": _plain(c.bound_to),
+             "limit": c.limit or None, "from": c.bound_from, "to": c.bound_to,
              "macs_moved": c.macs_moved}
             for c in candidates]
 
@@ -125,20 +125,20 @@ def economics_to_json(e: Economics | None) -> dict | None:
         return None
     return {"break_even_bytes_per_mac": e.break_even_bytes_per_mac,
             "subgraphs": [{"subgraph": s.subgraph, "ops": s.ops, "macs": s.macs, "bytes_in": s.bytes_in,
-                           "bytes_out": s.bytes_out, "bytes_per_mac": _plain(s.bytes_per_mac),
+                           "bytes_out": s.bytes_out, "bytes_per_mac": s.bytes_per_mac,
                            "pays": s.pays} for s in e.subgraphs]}
 
 
 def ablation_to_json(report: AblationReport) -> list[dict]:
     """`check --ablate`: one entry per rule id (vpu_core.whatif.results.AblationReport)."""
-    return [{"constraint": e.constraint, "number": e.number, "title": e.title,
-             "sqnr_db": _plain(e.sqnr_db), "delta_db": _plain(e.delta_db),
-             "delta_se_db": _plain(e.delta_se_db), "within_noise": e.within_noise,
-             "layers": [{"node": g.node, "delta_db": _plain(g.delta_db)} for g in e.layers],
-             "violations": e.violations, "violations_by_rule": dict(e.violations_by_rule),
-             "partition": {"subgraphs": e.subgraphs, "cpu_nodes": e.cpu_nodes,
-                           "transfer_bytes": e.transfer_bytes},
-             "reason": e.reason or None, "seconds": round(e.seconds, 3)} for e in report.entries]
+    return finite([{"constraint": e.constraint, "number": e.number, "title": e.title,
+                    "sqnr_db": e.sqnr_db, "delta_db": e.delta_db,
+                    "delta_se_db": e.delta_se_db, "within_noise": e.within_noise,
+                    "layers": [{"node": g.node, "delta_db": g.delta_db} for g in e.layers],
+                    "violations": e.violations, "violations_by_rule": dict(e.violations_by_rule),
+                    "partition": {"subgraphs": e.subgraphs, "cpu_nodes": e.cpu_nodes,
+                                  "transfer_bytes": e.transfer_bytes},
+                    "reason": e.reason or None, "seconds": round(e.seconds, 3)} for e in report.entries])
 
 
 def partition_to_json(p: PartitionReport) -> dict:
@@ -159,18 +159,9 @@ def cpu_node_to_json(c: CpuNode) -> dict:
     first = c.limits[0] if c.limits else None
     return {"node": c.node, "op": c.op, "reason": c.reason, "cause": c.cause,
             "limit": first.limit if first else None,
-            "value": _plain(first.value) if first else None,
-            "bound": _plain(first.bound) if first else None,
-            "limits": [{"limit": f.limit, "value": _plain(f.value), "bound": _plain(f.bound),
+            "value": first.value if first else None,
+            "bound": first.bound if first else None,
+            "limits": [{"limit": f.limit, "value": f.value, "bound": f.bound,
                         "text": f.text} for f in c.limits],
             "runs_as": c.runs_as or None, "macs": c.macs,
-            "detail": {k: _plain(list(v) if isinstance(v, tuple) else v) for k, v in c.detail}}
-
-
-def _plain(x):
-    """JSON has no NaN/inf: map them to null so every consumer can parse the output."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    return x
+            "detail": dict(c.detail)}

@@ -8,7 +8,6 @@ JSON (SPEC's contract, plus keys that say what was run and how):
 """
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from vpu_core.formatting import count_text, db_text, human_bytes, time_text
@@ -20,23 +19,24 @@ TOP_OPS = 5
 
 
 def runtime_to_json(r: RuntimeReport) -> dict:
+    """Floats as measured: json_report.analysis_to_json maps inf / NaN to null (`finite`)."""
     lat = r.latency
     return {
         "backend": r.backend,
         "latency_ms": None if lat is None else {
-            "median": _num(lat.median_ms), "p10": _num(lat.p10_ms), "p90": _num(lat.p90_ms),
-            "runs": lat.runs, "warmup": lat.warmup, "min": _num(lat.min_ms), "max": _num(lat.max_ms)},
-        "sqnr_vs_float_db": _num(r.sqnr_vs_float_db),
-        "sqnr_vs_qdq_db": _num(r.sqnr_vs_qdq_db),
+            "median": lat.median_ms, "p10": lat.p10_ms, "p90": lat.p90_ms,
+            "runs": lat.runs, "warmup": lat.warmup, "min": lat.min_ms, "max": lat.max_ms},
+        "sqnr_vs_float_db": r.sqnr_vs_float_db,
+        "sqnr_vs_qdq_db": r.sqnr_vs_qdq_db,
         "sqnr_vs_float_reason": r.sqnr_vs_float_reason or None,
         "sqnr_vs_qdq_reason": r.sqnr_vs_qdq_reason or None,
         "outputs_identical": r.outputs_identical,
-        "ops": [{"node": o.node, "us": _num(o.us), "kernels": list(o.kernels), "delegate": o.delegate,
-                 "overhead_us": _num(o.overhead_us)} for o in r.ops],
-        "delegates": [{"delegate": d.delegate, "instruction": d.instruction, "us": _num(d.us),
-                       "ops_us": _num(d.ops_us), "ops": d.ops, "nodes": list(d.nodes)} for d in r.delegates],
-        "outputs": [{"shape": list(o.shape), "dtype": o.dtype, "sha256": o.sha256, "sum": _num(o.sum),
-                     "abs_max": _num(o.abs_max)} for o in r.outputs],
+        "ops": [{"node": o.node, "us": o.us, "kernels": list(o.kernels), "delegate": o.delegate,
+                 "overhead_us": o.overhead_us} for o in r.ops],
+        "delegates": [{"delegate": d.delegate, "instruction": d.instruction, "us": d.us,
+                       "ops_us": d.ops_us, "ops": d.ops, "nodes": list(d.nodes)} for d in r.delegates],
+        "outputs": [{"shape": list(o.shape), "dtype": o.dtype, "sha256": o.sha256, "sum": o.sum,
+                     "abs_max": o.abs_max} for o in r.outputs],
         "profiled_runs": r.profiled_runs,
         "runtime": r.runtime, "threads": r.threads, "graph": r.graph,
         "program_bytes": r.program_bytes, "portable_ops": list(r.portable_ops),
@@ -78,7 +78,3 @@ def _ms(ms: float) -> str:
 
 def _db(value: float | None, reason: str) -> str:
     return db_text(value) if value is not None else f"n/a ({reason})"
-
-
-def _num(x):
-    return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x

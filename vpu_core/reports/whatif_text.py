@@ -9,6 +9,7 @@ import math
 from typing import TYPE_CHECKING
 
 from vpu_core.formatting import human_bytes
+from vpu_core.hardware.limits import BY_ID, pair_text, value_text
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -72,7 +73,7 @@ def _toml_text(v) -> str:
     if v is None:
         return "not set"
     if isinstance(v, tuple):
-        return "×".join(str(x) for x in v)          # a pair such as kernel_max: 3×3
+        return pair_text(v)                          # a pair such as kernel_max: 3×3
     return ("true" if v else "false") if isinstance(v, bool) else repr(v) if isinstance(v, str) else str(v)
 
 
@@ -120,9 +121,7 @@ def ablation_lines(r: AblationReport) -> list[str]:
 
 def bound_text(value: object) -> str:
     """A limit's bound as people read it: "3×3", "512.0 KiB" for SRAM bytes, "one_or_depthwise"."""
-    if isinstance(value, (tuple, list)):
-        return "×".join(str(v) for v in value)
-    return str(value)
+    return pair_text(value) if isinstance(value, (tuple, list)) else str(value)
 
 
 def candidate_name(c: OpCandidate) -> str:
@@ -131,7 +130,8 @@ def candidate_name(c: OpCandidate) -> str:
         return c.op
     table, _, key = c.limit.partition(".")
     if table == "memory" and isinstance(c.bound_from, int) and isinstance(c.bound_to, int):
-        return f"SRAM {human_bytes(c.bound_from)}→{human_bytes(c.bound_to)}"
+        limit = BY_ID[c.limit]
+        return f"SRAM {value_text(limit, c.bound_from)}→{value_text(limit, c.bound_to)}"
     return f"{table} {key} {bound_text(c.bound_from)}→{bound_text(c.bound_to)}"
 
 

@@ -13,7 +13,7 @@ import datetime as _dt
 
 from vpu_core.reports.html.html_kit import card, code, details, esc, kpi, pill, table
 from vpu_core.reports.html.style import CSS
-from vpu_core.reports.whatif_text import human_macs
+from vpu_core.reports.whatif_text import human_macs, signed_bytes
 from vpu_core.sweep import fleet
 
 EXTRA_CSS = """
@@ -191,7 +191,7 @@ def _kernels(rows: list[dict], profiles: tuple, quantizers: tuple) -> str:
             parts.append(f"<h3>{esc(p)}</h3><p class=\"muted\">No op candidates: nothing to add.</p>")
             continue
         table_rows = [[code(c.op), str(len(c.models)), esc(human_macs(c.macs_moved)),
-                       f'<span data-v="{c.bytes_saved}">{esc(_bytes(c.bytes_saved))}</span>',
+                       f'<span data-v="{c.bytes_saved}">{esc(signed_bytes(c.bytes_saved))}</span>',
                        str(c.subgraphs_merged), str(c.nodes_moved)] for c in found]
         heads = ["add to the VPU", "models", "MACs moved to the VPU", "boundary bytes saved", "subgraphs merged",
                  "nodes moved"]
@@ -258,13 +258,3 @@ def _links(r: dict) -> str:
     if r["status"] == "ok" and r.get("json"):
         links.append(f'<a href="{esc(r["json"])}">JSON</a>')
     return " · ".join(links) or "—"
-
-
-def _bytes(n: int) -> str:
-    sign = "−" if n < 0 else ""
-    size = float(abs(n))
-    for unit in ("B", "KiB", "MiB"):
-        if size < 1024:
-            return f"{sign}{size:.0f} {unit}" if unit == "B" else f"{sign}{size:.1f} {unit}"
-        size /= 1024
-    return f"{sign}{size:.1f} GiB"

@@ -10,6 +10,10 @@ from pathlib import Path
 from vpu_core.config import RunConfig
 from vpu_core.errors import InspectorError
 
+# The RunConfig fields a sweep summary keeps under "options" (sweep.run writes them, _row reads them).
+RUN_OPTION_FIELDS = ("calib_batches", "seed", "batch_size", "per_tensor", "dynamic_batch", "calib_data",
+                     "reference_observers")
+
 
 class SweepFolderError(InspectorError):
     """The folder is not a sweep folder, or its summary is unreadable."""
@@ -62,9 +66,7 @@ def load_sweep(folder: str | Path) -> SweepSummary:
 
 def _row(r: dict, options: dict, root: Path) -> SweepRow:
     config = RunConfig(model=r.get("spec") or r["model"], quantizer=r["quantizer"], profile=r.get("profile_path"),
-                       **{k: options[k] for k in ("calib_batches", "seed", "batch_size", "per_tensor",
-                                                   "dynamic_batch", "calib_data", "reference_observers")
-                          if k in options})
+                       **{k: options[k] for k in RUN_OPTION_FIELDS if k in options})
     page = r.get("html") if r.get("status") == "ok" else None
     return SweepRow(
         model=r["model"], quantizer=r["quantizer"], profile=r["profile"], status=r["status"],

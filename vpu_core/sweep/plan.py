@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vpu_core.cache.keys import FileHashes, digest, stage_keys
-from vpu_core.config import RunConfig
+from vpu_core.config import RunConfig, split_model_spec
 from vpu_core.errors import InspectorError
 
 ROW_FORMAT = 1          # bump when a row's fields change meaning: every recorded run is re-run
@@ -119,7 +119,7 @@ def _profile_name(path: Path) -> str:
 def model_labels(specs: list[str]) -> dict[str, str]:
     """A short unique label per spec: the stem (+ callable), with a hash suffix on a clash."""
     def stem(spec: str) -> str:
-        path_part, _, attr = spec.partition(":") if not Path(spec).exists() else (spec, "", "")
+        path_part, attr = split_model_spec(spec)
         base = Path(path_part).stem if Path(path_part).suffix in MODEL_SUFFIXES else spec
         return f"{base}:{attr}" if attr else base
 

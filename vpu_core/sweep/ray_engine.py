@@ -24,6 +24,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from vpu_core.config import split_model_spec
 from vpu_core.sweep.engine import Ledger, clock, timeout_reason
 from vpu_core.sweep.plan import Run
 from vpu_core.sweep.rows import failed_row
@@ -66,7 +67,7 @@ def shipped_files(run: Run) -> dict:
     """The files a run reads, by content: {"model" | "profile" | "calib_data": (name, bytes)}."""
     config = run.config
     files = {}
-    model_path = config.model if Path(config.model).exists() else config.model.partition(":")[0]
+    model_path = split_model_spec(config.model)[0]
     for key, path in (("model", model_path), ("profile", config.profile), ("calib_data", config.calib_data)):
         if path and Path(path).is_file():
             files[key] = (Path(path).name, Path(path).read_bytes())

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from vpu_core.sweep.engine import Ledger, SweepOptions
+from vpu_core.sweep.folder import RUN_OPTION_FIELDS
 from vpu_core.sweep.outputs import SweepFolder
 from vpu_core.sweep.plan import Plan
 from vpu_core.sweep.progress import SweepProgress
@@ -91,10 +92,7 @@ def build_summary(plan: Plan, ledger: Ledger, engine: str, workers: int, wall: f
         "planned": len(plan.runs), "interrupted": interrupted,
         "models": list(plan.models), "quantizers": list(plan.quantizers),
         "profiles": [{"label": p.label, "path": p.path} for p in plan.profiles],
-        "options": None if base is None else {
-            "calib_batches": base.calib_batches, "seed": base.seed, "batch_size": base.batch_size,
-            "per_tensor": base.per_tensor, "dynamic_batch": base.dynamic_batch,
-            "calib_data": base.calib_data, "reference_observers": base.reference_observers},
+        "options": None if base is None else {k: getattr(base, k) for k in RUN_OPTION_FIELDS},
         "counts": {s: sum(r["status"] == s for r in rows) for s in ("ok", "error", "timeout")},
         "rows": rows,
         "fleet": fleet_json(rows, tuple(p.label for p in plan.profiles), plan.quantizers),

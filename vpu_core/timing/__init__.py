@@ -40,7 +40,7 @@ def split_timing(a: Analysis, runtime: RuntimeReport, assumptions: TimingAssumpt
         return None
     measured = runtime.op_us()
     part = a.partition
-    moved = _transfers(part)
+    moved = part.boundary_tensors()
     macs = {e.subgraph: (e.macs, e.ops, e.first_op) for e in (a.economics.subgraphs if a.economics else ())}
     rows = []
     for s in part.subgraphs:
@@ -58,16 +58,6 @@ def split_timing(a: Analysis, runtime: RuntimeReport, assumptions: TimingAssumpt
         sum(1 for n in cpu if _is_compute(a, n)), sum(measured.values()), lat.median_ms * 1e3,
         profile or part.profile,
         f"{runtime.runtime}, XNNPACK, {runtime.threads} threads, {runtime.profiled_runs} profiled runs")
-
-
-def _transfers(part) -> dict[int, dict[tuple[str, str], int]]:
-    """subgraph -> {(direction, tensor): bytes}: each tensor entering or leaving counted once
-    (the accounting of vpu_core.whatif.economics)."""
-    out: dict[int, dict[tuple[str, str], int]] = {}
-    for b in part.boundaries:
-        side = part.assignment[b.dst] if b.direction == "cpu->vpu" else part.assignment[b.src]
-        out.setdefault(side, {})[(b.direction, b.src)] = b.bytes
-    return out
 
 
 def _is_compute(a: Analysis, name: str) -> bool:

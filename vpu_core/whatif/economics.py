@@ -21,18 +21,14 @@ __all__ = ["op_macs", "subgraph_economics"]
 
 def subgraph_economics(g: QGraph, part: PartitionReport) -> Economics:
     """Boundary bytes against MACs for every VPU subgraph of `part` (a partition of `g`)."""
-    bytes_in: dict[int, dict[str, int]] = {s.id: {} for s in part.subgraphs}
-    bytes_out: dict[int, dict[str, int]] = {s.id: {} for s in part.subgraphs}
-    for b in part.boundaries:
-        if b.direction == "cpu->vpu":
-            bytes_in[part.assignment[b.dst]][b.src] = b.bytes
-        else:
-            bytes_out[part.assignment[b.src]][b.src] = b.bytes
+    moved = part.boundary_tensors()
     rows = []
     for s in part.subgraphs:
         ops = [g.by_name[n] for n in s.nodes if is_op(g.by_name[n])]
         macs = sum(op_macs(g, n) for n in ops)
-        moved_in, moved_out = sum(bytes_in[s.id].values()), sum(bytes_out[s.id].values())
+        tensors = moved.get(s.id, {})
+        moved_in = sum(n for (direction, _), n in tensors.items() if direction == "cpu->vpu")
+        moved_out = sum(n for (direction, _), n in tensors.items() if direction != "cpu->vpu")
         pays = moved_in + moved_out <= g.profile.break_even_bytes_per_mac * macs
         rows.append(SubgraphEconomics(s.id, len(ops), macs, moved_in, moved_out, pays,
                                       ops[0].name if ops else (s.nodes[0] if s.nodes else "")))

@@ -21,7 +21,7 @@ from vpu_core.profile import op_matches
 from vpu_core.whatif.profile_edit import op_pattern
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Analysis, CpuNode
+    from vpu_core.analysis.results import Analysis
     from vpu_core.profile import HardwareProfile
 
 
@@ -39,22 +39,17 @@ class VpuFix:
                                                   # enough for this node ((limit id, new bound), …)
 
 
-def cpu_cause(analysis: Analysis, cpu: CpuNode) -> str:
-    """The cause of a CPU fallback, as the partition gives it (CpuNode.cause)."""
-    return cpu.cause
-
-
 def vpu_fix(analysis: Analysis, node: str) -> VpuFix | None:
     """What would move `node` to the VPU (simulated partition), or None: it is not on the CPU,
     or no profile edit helps (an integer or bool tensor, an op XNNPACK keeps in float)."""
     cpu = next((c for c in analysis.partition.cpu_nodes if c.node == node), None)
     if cpu is None:
         return None
-    cause = cpu_cause(analysis, cpu)
+    cause = cpu.cause
     if cause == "op_list":
         entry = op_pattern(cpu.op)
         return VpuFix(node, cpu.op, "op_list", entry=entry, text=f"add {entry} to the VPU op list")
-    limits = getattr(cpu, "limits", ())
+    limits = cpu.limits
     if cause in ("limit", "memory") and limits:
         bounds = tuple((f.limit, _admitting(f.limit, f.bound, f.value)) for f in limits)
         text = " and ".join(f"{limit} to {value_text(BY_ID[limit], bound)}" for limit, bound in bounds)
@@ -119,9 +114,7 @@ class BeforeAfter:
 
 
 def _mac_share(a: Analysis) -> float | None:
-    summary = getattr(a, "summary", None)
-    share = getattr(summary, "vpu_mac_share", None)
-    return float(share) if share is not None else None
+    return float(a.summary.vpu_mac_share) if a.summary is not None else None
 
 
 def before_after(before: Analysis, after: Analysis, change: str = "") -> BeforeAfter:
