@@ -12,7 +12,7 @@ import pytest
 from vpu_core.graph.build import build_graph_model, display_id
 from vpu_core.graph.fold_qdq import edge_text, scale_label
 from vpu_core.layout.grouped import GroupedGraph, grouped_graph
-from vpu_core.graph.groups import GROUP_PREFIX, group_id
+from vpu_core.graph.groups import group_id
 from vpu_core.analysis.hierarchy import build_tree, module_tree
 from vpu_core.layout import check_layout
 from vpu_core.layout.synthetic import synthetic_qdq_graph, synthetic_tree

@@ -7,7 +7,6 @@ import re
 from dataclasses import replace
 
 import pytest
-from PySide6.QtCore import QRectF
 
 from app.graph_view import GraphView
 from vpu_core.layout import layout_graph

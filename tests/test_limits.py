@@ -6,7 +6,6 @@ import functools
 import os
 
 import pytest
-import torch
 
 from conftest import run_check
 from vpu_core.errors import ProfileError

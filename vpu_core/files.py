@@ -5,10 +5,9 @@ from typing import Callable
 
 import os
 import tempfile
-import traceback
 from pathlib import Path
 
-from vpu_core.errors import InspectorError, short_reason
+from vpu_core.errors import InspectorError
 
 
 class SaveError(InspectorError):

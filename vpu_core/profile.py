@@ -14,7 +14,6 @@ from pathlib import Path
 from resources import DEFAULT_PROFILE, shipped_profile
 from vpu_core.errors import ProfileError
 from vpu_core.hardware.limits import MEMORY_KEYS, OP_TABLES, parse_limits
-from vpu_core.hardware.ops import op_matches
 from vpu_core.timing.assumptions import TIMING_KEYS, TimingAssumptions, parse_timing
 
 _SCHEMA = {

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from vpu_core.whatif.try_on_vpu import VpuFix
 
     from app.graph_view import GraphView
-    from vpu_core.session import Inspection
     from app.widgets.compare_view import CompareView
     from app.widgets.panels import Panels
 

@@ -24,7 +24,6 @@ from .scene import GraphScene
 from .style import Theme
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QGuiApplication
     from app.graph_view.view import GraphView
     from PySide6.QtCore import QCoreApplication
 

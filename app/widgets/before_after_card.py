@@ -27,8 +27,8 @@ class BeforeAfterCard(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("beforeAfter")
-        self.setStyleSheet(f"#beforeAfter {{ background: rgba(243,248,244,245); border: 1px solid #9cc7a9; "
-                           f"border-radius: 6px; }} #beforeAfter QLabel {{ background: transparent; }}")
+        self.setStyleSheet("#beforeAfter { background: rgba(243,248,244,245); border: 1px solid #9cc7a9; "
+                           "border-radius: 6px; } #beforeAfter QLabel { background: transparent; }")
         self.setFixedWidth(self.WIDTH)
         self.card: BeforeAfter | None = None
         self.grid = QGridLayout(self)

@@ -14,7 +14,6 @@ import re
 
 from app import theme
 from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human_bytes, module_name,
-                                 node_label,
                                  quant_params_rows, quantizer_phrase, scale_detail, scales_detail, shape_text,
                                  time_text, value_text, zero_points_text)
 from app.widgets.wrapping import breakable

@@ -35,7 +35,6 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING, Callable
 
-import torch
 from torch.fx import GraphModule, Node
 
 from vpu_core.analysis.partition import boundaries

@@ -30,12 +30,11 @@ dimension counts at its example value). transfer_bytes is the sum over all bound
 """
 from __future__ import annotations
 
-from typing import Callable
 
 import math
 
 import torch
-from torch.fx import GraphModule, Node
+from torch.fx import Node
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 
@@ -47,7 +46,7 @@ from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleIn
 from vpu_core.analysis.verdict import INT_REASON, Verdict, dtype_lookup, op_verdict
 from vpu_core.fx_utils import concrete_dim, dtype_name, op_name
 from vpu_core.hardware.kernels import is_constant
-from vpu_core.hardware.ops import is_layout, listed, op_matches
+from vpu_core.hardware.ops import is_layout, op_matches
 from vpu_core.qdq import is_dequantize, is_qdq, is_quantize
 
 

@@ -21,11 +21,10 @@ final partition gives: the window shows them as such.
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import TYPE_CHECKING
 
-from vpu_core.analysis.results import Analysis, CpuNode, PartitionReport, PredictionChange
+from vpu_core.analysis.results import Analysis, PartitionReport, PredictionChange
 
 if TYPE_CHECKING:
     from torch.fx import GraphModule, Node

@@ -230,7 +230,7 @@ def order_layers(g: LayeredGraph) -> list[list[int]]:
             changed = _sweep(layers, pos, g.up, bias, range(1, nl), -1, ver, memo_down)
         else:   # upward first: the DFS order has parameters last; consumers pull them left
             changed = _sweep(layers, pos, g.down, bias, range(nl - 2, -1, -1), 1, ver, memo_up)
-        for li in {k for li in changed for k in (li - 1, li) if 0 <= k < nl - 1}:
+        for li in {k for c_li in changed for k in (c_li - 1, c_li) if 0 <= k < nl - 1}:
             gaps[li] = gap_crossings(layers, pos, g.down, li)
         c = sum(gaps)
         if c <= best_c:       # a tie goes to the later order: parameters moved to the left
