@@ -15,7 +15,8 @@ import pytest
 import torch
 
 from conftest import CORPUS_DIR, corpus_models
-from vpu_core.profile import load_profile, op_matches
+from vpu_core.hardware.ops import op_matches
+from vpu_core.profile import load_profile
 
 MODELS = corpus_models()
 QUANTIZERS = ("vpu", "xnnpack")

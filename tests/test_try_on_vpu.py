@@ -26,7 +26,8 @@ def story(run, analysis, profiles):
 
 
 def test_an_op_missing_from_the_op_list_is_fixed_by_adding_it(story):
-    from vpu_core.profile import load_profile, op_matches
+    from vpu_core.hardware.ops import op_matches
+    from vpu_core.profile import load_profile
 
     before, _, fix = story
     assert fix.kind == "op_list" and fix.entry == "softmax.int" and fix.op == "softmax.int"

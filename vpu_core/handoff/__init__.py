@@ -77,7 +77,7 @@ def _export_handoff(session, config, output: Path, ctx: RunContext) -> Exported:
     output.mkdir(exist_ok=True)
     from vpu_core.files import atomic_write
 
-    atomic_write(output / WEIGHTS_FILE, lambda tmp: np.savez(tmp, **arrays))   # type: ignore[arg-type]
+    atomic_write(output / WEIGHTS_FILE, lambda tmp: np.savez(tmp, **arrays))
     text = json.dumps(manifest, indent=1)
     atomic_write(output / "manifest.json", lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
     size = len(text.encode()) + (output / WEIGHTS_FILE).stat().st_size

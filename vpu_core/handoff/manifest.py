@@ -23,7 +23,7 @@ from vpu_core.analysis.requant import AVG_POOL_OPS, pool_window
 from vpu_core.analysis.results import Analysis
 from vpu_core.fx_utils import bound_args, dtype_name, op_name
 from vpu_core.formatting import is_pow2
-from vpu_core.profile import op_matches
+from vpu_core.hardware.ops import op_matches
 from vpu_core.qdq import is_dequantize, is_quantize
 
 if TYPE_CHECKING:

@@ -27,7 +27,8 @@ from vpu_core.intsim.executor import IntExecutor, Record, Settings
 from vpu_core.intsim.prereq import refusal
 from vpu_core.intsim.results import IntSimLayer, IntSimReport
 from vpu_core.intsim.values import quantized_value
-from vpu_core.profile import HardwareProfile, op_matches
+from vpu_core.hardware.ops import op_matches
+from vpu_core.profile import HardwareProfile
 from vpu_core.qdq import is_dequantize, is_quantize
 
 ProgressFn = Callable[[str, float], None]

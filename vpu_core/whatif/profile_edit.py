@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from vpu_core.hardware.limits import LIMITS
-from vpu_core.profile import HardwareProfile, load_profile, op_matches, parse_profile, rule_ids
+from vpu_core.hardware.ops import op_matches
+from vpu_core.profile import HardwareProfile, load_profile, parse_profile, rule_ids
 from vpu_core.timing.assumptions import TIMING_KEYS
 from vpu_core.whatif.results import ModelOp, OpListRow, ProfileChange
 

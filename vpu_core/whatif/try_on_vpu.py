@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from vpu_core.hardware.limits import BY_ID, relaxations, value_text
-from vpu_core.profile import op_matches
+from vpu_core.hardware.ops import op_matches
 from vpu_core.whatif.profile_edit import op_pattern
 
 if TYPE_CHECKING:
