@@ -54,6 +54,14 @@ LONGEST_FILES_FIRST = ("test_corpus.py", "test_gui.py", "test_gui_compare.py", "
                        "test_delegation.py", "test_export.py", "test_gui_runtime.py", "test_sweep_ray.py")
 
 
+@pytest.hookimpl(tryfirst=True)   # before xdist's own, which turns "no distribution" into --dist load
+def pytest_cmdline_main(config):
+    """`-n N` distributes one file per worker (--dist loadfile) unless --dist says otherwise. Here, not in
+    pyproject's addopts: without xdist (`-p no:xdist`) there is no --dist option to give."""
+    if getattr(config.option, "numprocesses", None) and config.option.dist == "no":
+        config.option.dist = "loadfile"
+
+
 def pytest_collection_modifyitems(config, items):
     rank = {name: i for i, name in enumerate(LONGEST_FILES_FIRST)}
     # sorted() is stable: tests keep their order within a file, the other files theirs.
