@@ -75,7 +75,8 @@ class DisplayController(QObject):
                 state.showing_compare or selection.side == "a")):
             anchor = self._view(selection.side).anchor_of(selection.node)
         if state.showing_compare and pair is not None:
-            area.compare_view.set_result(pair, pair.a.graph, pair.b.graph)
+            if pair.a.graph is not None and pair.b.graph is not None:   # compare jobs ask for both views
+                area.compare_view.set_result(pair, pair.a.graph, pair.b.graph)
             names = {side: {n: i.op for n, i in insp.analysis.nodes.items()}
                      for side, insp in (("a", pair.a), ("b", pair.b))}
             self.panels.set_comparison(pair.comparison, names)

@@ -39,9 +39,10 @@ class Breadcrumbs(QFrame):
         """`levels`: (group path, short label) from the outermost group in; `leaf`: the node."""
         while self._row.count():
             item = self._row.takeAt(0)
-            if item.widget() is not None:      # hidden now: deleteLater left it drawn under the new one
-                item.widget().hide()
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:             # hidden now: deleteLater left it drawn under the new one
+                widget.hide()
+                widget.deleteLater()
         self.paths = [p for p, _ in levels]
         home = QLabel("model")
         self._row.addWidget(home)
@@ -64,7 +65,8 @@ class Breadcrumbs(QFrame):
         """The texts shown, in order (for tests and screen readers)."""
         out = []
         for i in range(self._row.count()):
-            w = self._row.itemAt(i).widget()
+            item = self._row.itemAt(i)
+            w = item.widget() if item is not None else None
             if isinstance(w, (QLabel, QToolButton)) and w.text() != SEPARATOR:
                 out.append(w.text().replace("<b>", "").replace("</b>", ""))
         return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Sequence
 
 import math
+from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF
@@ -43,6 +44,16 @@ def arrow_path(path: QPainterPath, pts: Sequence[tuple[float, float]]) -> None:
                                QPointF(bx + uy * ARROW_W, by - ux * ARROW_W), QPointF(x1, y1)]))
 
 
+@dataclass(frozen=True)
+class _BandPaths:
+    """One band's edges as four paths: each style's lines and its arrowheads."""
+
+    normal: QPainterPath
+    boundary: QPainterPath             # VPU<->CPU boundary edges
+    arrows: QPainterPath
+    boundary_arrows: QPainterPath
+
+
 class EdgeBandItem(QGraphicsItem):
     """The edges starting in one horizontal band. Paths are built on first paint, so
     opening a big graph only pays for the bands that are actually looked at."""
@@ -52,43 +63,43 @@ class EdgeBandItem(QGraphicsItem):
         self.routes = routes
         self.theme_ref = theme_ref            # callable -> current Theme
         self._bounds = bounds
-        self.normal: QPainterPath | None = None
+        self._paths: _BandPaths | None = None   # built on the first paint
 
     def boundingRect(self) -> QRectF:
         return self._bounds
 
-    def ensure_paths(self) -> None:
-        if self.normal is not None:
-            return
-        self.normal, self.boundary, self.arrows, self.b_arrows = (
-            QPainterPath(), QPainterPath(), QPainterPath(), QPainterPath())
+    def ensure_paths(self) -> _BandPaths:
+        if self._paths is not None:
+            return self._paths
+        paths = self._paths = _BandPaths(QPainterPath(), QPainterPath(), QPainterPath(), QPainterPath())
         for e in self.routes:
             if e.boundary:
-                polyline_path(self.boundary, e.points)
-                arrow_path(self.b_arrows, e.points)
+                polyline_path(paths.boundary, e.points)
+                arrow_path(paths.boundary_arrows, e.points)
             else:
-                polyline_path(self.normal, e.points)
-                arrow_path(self.arrows, e.points)
+                polyline_path(paths.normal, e.points)
+                arrow_path(paths.arrows, e.points)
+        return paths
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        self.ensure_paths()
+        paths = self.ensure_paths()
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         theme: Theme = self.theme_ref()
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        if not self.normal.isEmpty():
+        if not paths.normal.isEmpty():
             painter.setPen(theme.edge_pen(lod))
-            painter.drawPath(self.normal)
-        if not self.boundary.isEmpty():
+            painter.drawPath(paths.normal)
+        if not paths.boundary.isEmpty():
             painter.setPen(theme.boundary_pen(lod))
-            painter.drawPath(self.boundary)
+            painter.drawPath(paths.boundary)
         if lod >= LOD_ARROWS:
             painter.setPen(Qt.PenStyle.NoPen)
-            if not self.arrows.isEmpty():
+            if not paths.arrows.isEmpty():
                 painter.setBrush(theme.edge_brush())
-                painter.drawPath(self.arrows)
-            if not self.b_arrows.isEmpty():
+                painter.drawPath(paths.arrows)
+            if not paths.boundary_arrows.isEmpty():
                 painter.setBrush(QBrush(QColor(BOUNDARY)))
-                painter.drawPath(self.b_arrows)
+                painter.drawPath(paths.boundary_arrows)
 
 
 def build_bands(edges: tuple[EdgeRoute, ...], theme_ref: Callable[[], Theme], width: float) -> list[EdgeBandItem]:

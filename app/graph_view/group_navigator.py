@@ -22,7 +22,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import QMenu, QWidget
 
-from vpu_core.graph.groups import GROUP_PREFIX, group_id, group_path
+from vpu_core.graph.groups import group_id, group_path
 
 if TYPE_CHECKING:
     from vpu_core.layout.grouped import GroupedGraph
@@ -147,7 +147,7 @@ class GroupNavigator:
             return False
         self.view.show_regrouped(*g.expand(inner))
         s = self.view.graph_scene()
-        return node_id in s.items or s.open_group(node_id) is not None
+        return s is not None and (node_id in s.items or s.open_group(node_id) is not None)
 
     def reveal_group(self, path: str) -> None:
         """Show module group `path` (breadcrumb click): select its box or frame and centre it."""
@@ -190,8 +190,9 @@ class GroupNavigator:
         if s is None or self._grouped is None:
             return False
         nid = s.pick(pt.x(), pt.y())
-        if nid is not None and nid.startswith(GROUP_PREFIX):
-            self.expand(group_path(nid))
+        box = group_path(nid) if nid is not None else None    # a closed group's box was hit
+        if box is not None:
+            self.expand(box)
         else:
             header = s.frame_header_at(pt.x(), pt.y())
             if header is not None:
@@ -204,8 +205,8 @@ class GroupNavigator:
         if g is None:
             return False
         sel = self.view.selected() or ""
-        if k == Qt.Key.Key_E and group_path(sel) is not None:
-            self.expand(group_path(sel))
+        if k == Qt.Key.Key_E and (box := group_path(sel)) is not None:
+            self.expand(box)
         elif k == Qt.Key.Key_C and sel:
             s = self.view.graph_scene()
             path = (s.open_group(sel) if s is not None else None) or self.group_of(sel)
@@ -226,8 +227,8 @@ class GroupNavigator:
             return None
         menu = QMenu(self.view if isinstance(self.view, QWidget) else None)
         nid = s.pick(pt.x(), pt.y())
-        if nid is not None and group_path(nid) is not None:
-            path = group_path(nid)
+        path = group_path(nid) if nid is not None else None
+        if path is not None:
             _action(menu, f"Expand {g.tree.groups[path].label}", lambda: self.expand(path))
             nid_parent = g.tree.groups[path].parent
         else:

@@ -57,11 +57,12 @@ class GroupItem(NodeItem):
     """A collapsed module group: one box, its numbers painted inside."""
 
     metric_bar: tuple | None = None       # (MetricBar, neutral, worst text) while an overlay is on
+    stats: GroupStats                     # the group's numbers (its node's `group`)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         cache, r, n = self.cache, self.box, self.node
-        s: GroupStats = n.group
+        s = self.stats
         brush = cache.fill(n)[0]
         if lod < LOD_SHAPES:
             painter.fillRect(r, brush)
@@ -104,8 +105,11 @@ class GroupItem(NodeItem):
 
 
 def make_group_item(node: GraphNode, x: float, y: float, w: float, h: float, cache: StyleCache) -> GroupItem:
+    if node.group is None:
+        raise ValueError(f"{node.id} is no collapsed module group: it has no GroupStats")
     it = GroupItem(x - 4.0, y - 9.0, w + 13.0, h + 13.0)
     it.node = node
+    it.stats = node.group
     it.box = QRectF(x, y, w, h)
     it.cache = cache
     return it

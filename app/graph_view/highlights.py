@@ -51,13 +51,13 @@ class Highlights:
         """Colour ops by a metric of the core ("sqnr", "pow2_loss", "shift", "boundary_bytes");
         None (or an unknown key): by the partition."""
         self.metric = key if key in METRICS else None
-        s = self.view.graph_scene()
-        if s is None:
+        s, full = self.view.graph_scene(), self.view.full_model()
+        if s is None or full is None:        # nothing drawn
             return
         legend = None
         if self.metric is not None:
             info = METRICS[self.metric]
-            values = self.view.full_model().metrics.get(self.metric, {})
+            values = full.metrics.get(self.metric, {})
             span = metric_range(self.metric, values.values())
             neutral = info.better is None
             s.set_metric(self.metric, span.scale, neutral, info.unit)
@@ -88,9 +88,8 @@ class Highlights:
     def shared_for(self, node_id: str | None) -> list[str]:
         """Outline every tensor forced to share a scale with `node_id` (its shared-scale group,
         from the analysis data the graph carries); [] when it is in none."""
-        s = self.view.graph_scene()
-        if s is None:
+        s, source = self.view.graph_scene(), self.view.full_model()
+        if s is None or source is None:      # nothing drawn
             return []
-        source = self.view.full_model()
         group = scale_group_of(source.meta.get("scale_groups", ()), node_id, s.model) if node_id else None
         return self.set_shared(group.nodes() if group is not None else ())

@@ -34,7 +34,7 @@ def group_html(model: GraphModel, node_id: str) -> str | None:
     """A module group's numbers (`node_id` "group:<path>"); None for anything else."""
     path = group_path(node_id or "")
     stats = (model.meta.get("group_stats") or {}).get(path) if model is not None and path else None
-    if stats is None:
+    if stats is None or path is None:
         return None
     share = f"{100 * stats.vpu_ops / stats.ops:.0f} %" if stats.ops else "—"
     viol = (f'<b style="color:{DANGER}">{stats.violations}</b>' if stats.violations

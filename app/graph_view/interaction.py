@@ -65,7 +65,9 @@ def show_tooltip(view: GraphView, event: QHelpEvent) -> None:
 def node_tooltip(scene: GraphScene | None, pt: QPointF, zoom: float) -> str:
     """The tooltip of the node at scene point `pt`: "decoder (OPTDecoder) · 113 rule violations"
     (the full count: the badge stops at 99+); "" for a node without violations or no node."""
-    nid = scene.pick(pt.x(), pt.y(), tol=10.0 / max(zoom, 1e-6)) if scene is not None else None
+    if scene is None:
+        return ""
+    nid = scene.pick(pt.x(), pt.y(), tol=10.0 / max(zoom, 1e-6))
     node = scene.items[nid].node if nid is not None and nid in scene.items else None
     if node is None or not node.violations:
         return ""

@@ -60,17 +60,17 @@ class MiniMap(QWidget):
         if scene is None:
             self.hide()
             return
-        self._resize()
+        self._resize(scene)
 
     def fit_canvas(self, width: float, height: float) -> None:
         """Cap the size by the canvas' (viewport's) size; called on every resize of the view."""
         if (width, height) != self._canvas:
             self._canvas = (width, height)
             if self._scene is not None:
-                self._resize()
+                self._resize(self._scene)
 
-    def _resize(self) -> None:
-        w, h = minimap_size(self._scene.sceneRect(), *self._canvas)
+    def _resize(self, scene: GraphScene) -> None:
+        w, h = minimap_size(scene.sceneRect(), *self._canvas)
         if (w + 2, h + 2) != (self.width(), self.height()):
             self._image = None
             self.resize(w + 2, h + 2)
@@ -84,19 +84,19 @@ class MiniMap(QWidget):
         self._image = None
         self.update()
 
-    def _map(self) -> tuple[float, float, float, float]:
-        r = self._scene.sceneRect()
+    def _map(self, scene: GraphScene) -> tuple[float, float, float, float]:
+        r = scene.sceneRect()
         return (r.x(), r.y(), (self.width() - 2) / max(r.width(), 1.0),
                 (self.height() - 2) / max(r.height(), 1.0))
 
-    def _render(self) -> None:
-        s = self._scene
+    def _render(self, s: GraphScene) -> QImage:
         w, h = self.width() - 2, self.height() - 2
-        if s.overview.raster is None:
-            s.overview.raster = s._make_raster()
-        self._pixels = s.overview.raster.render(s.sceneRect(), w, h)
-        self._image = QImage(self._pixels.data, w, h, 4 * w, QImage.Format.Format_ARGB32)
-        ox, oy, sx, sy = self._map()
+        raster = s.overview.raster
+        if raster is None:
+            raster = s.overview.raster = s._make_raster()
+        self._pixels = raster.render(s.sceneRect(), w, h)
+        image = self._image = QImage(self._pixels.data, w, h, 4 * w, QImage.Format.Format_ARGB32)
+        ox, oy, sx, sy = self._map(s)
         marks = []
         for nid, it in s.items.items():
             n = it.node
@@ -106,22 +106,23 @@ class MiniMap(QWidget):
                               QColor(VIOLATION) if n.violations else QColor(CPU_FILL)))
         marks.sort(key=lambda m: m[2].name() == QColor(VIOLATION).name())   # red on top
         self._marks = marks
+        return image
 
     # ---- painting and input -----------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
-        if self._scene is None:
+        scene = self._scene
+        if scene is None:
             return
-        if self._image is None:
-            self._render()
+        image = self._image if self._image is not None else self._render(scene)
         p = QPainter(self)
         p.fillRect(self.rect(), QColor("#ffffff"))
-        p.drawImage(1, 1, self._image)
+        p.drawImage(1, 1, image)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         p.setPen(Qt.PenStyle.NoPen)
         for x, y, c in self._marks:
             p.setBrush(c)
             p.drawEllipse(QPointF(x, y), MARK, MARK)
-        ox, oy, sx, sy = self._map()
+        ox, oy, sx, sy = self._map(scene)
         v = self._viewport
         rect = QRectF((v.x() - ox) * sx + 1, (v.y() - oy) * sy + 1, v.width() * sx, v.height() * sy)
         rect = rect.intersected(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5))
@@ -136,7 +137,7 @@ class MiniMap(QWidget):
     def _jump(self, pos) -> None:
         if self._scene is None:
             return
-        ox, oy, sx, sy = self._map()
+        ox, oy, sx, sy = self._map(self._scene)
         self.jump_to.emit(QPointF((pos.x() - 1) / sx + ox, (pos.y() - 1) / sy + oy))
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
@@ -151,6 +152,6 @@ class MiniMap(QWidget):
     def marks(self) -> int:
         """Number of violation / CPU marks drawn (for tests)."""
         if self._image is None and self._scene is not None:
-            self._render()
+            self._render(self._scene)
         return len(self._marks)
 

@@ -168,16 +168,16 @@ class GraphScene(QGraphicsScene):
                 self._set_state(self.layout.edges[k].src, NEIGHBOUR, False)
             for k in self.out_edges.get(old, []):
                 self._set_state(self.layout.edges[k].dst, NEIGHBOUR, False)
-        self.selected = nid if nid in self.items else None
+        selected = self.selected = nid if nid in self.items else None
         edges = []
-        if self.selected is not None:
-            for k in self.in_edges.get(nid, []):
+        if selected is not None:
+            for k in self.in_edges.get(selected, []):
                 edges.append(self.layout.edges[k])
                 self._set_state(self.layout.edges[k].src, NEIGHBOUR, True)
-            for k in self.out_edges.get(nid, []):
+            for k in self.out_edges.get(selected, []):
                 edges.append(self.layout.edges[k])
                 self._set_state(self.layout.edges[k].dst, NEIGHBOUR, True)
-            self._set_state(nid, SELECTED, True)
+            self._set_state(selected, SELECTED, True)
         self.highlight.set_edges(edges)
         self.overview.selected = [self.selected] if self.selected else []
         if self.overview_mode:
@@ -237,7 +237,7 @@ class GraphScene(QGraphicsScene):
         self.cache.set_overrides(colors)
         for it in self.items.values():
             if isinstance(it, GroupItem):
-                bar = next((b for b in it.node.group.metrics if b.metric == key), None) if key else None
+                bar = next((b for b in it.stats.metrics if b.metric == key), None) if key else None
                 it.metric_bar = (bar, neutral, _value_text(bar.worst, unit)) if bar and bar.worst is not None else None
             it.update()
         self.overview.invalidate()

@@ -120,12 +120,12 @@ class GraphView(QGraphicsView):
         keep_sel = old.selected if old is not None else None
         fixed = group_top(self, old, anchor)                      # its top centre stays put
         zoom = self.zoom()
-        self._install(model, layout)
+        scene = self._install(model, layout)
         self.setTransform(self.transform().fromScale(zoom, zoom))
-        if fixed is not None:
-            restore_group_top(self, self._gscene, anchor, fixed)
+        if fixed is not None and anchor is not None:             # fixed: the anchor was drawn
+            restore_group_top(self, scene, anchor, fixed)
         self._clamp_zoom()
-        if keep_sel is not None and (keep_sel in self._gscene.items or self._gscene.open_group(keep_sel)):
+        if keep_sel is not None and (keep_sel in scene.items or scene.open_group(keep_sel)):
             self.select_node(keep_sel)
         elif keep_sel is not None:
             self.node_selected.emit("")
@@ -139,10 +139,10 @@ class GraphView(QGraphicsView):
         grouped, s = self.groups.grouped, self._gscene
         return grouped.flat if grouped is not None else (s.model if s is not None else None)
 
-    def _install(self, model: GraphModel, layout: Layout) -> None:
+    def _install(self, model: GraphModel, layout: Layout) -> GraphScene:
         old = self._gscene
-        self._gscene = GraphScene(model, layout, self._theme, self)
-        self.setScene(self._gscene)
+        scene = self._gscene = GraphScene(model, layout, self._theme, self)
+        self.setScene(scene)
         if old is not None:
             old.deleteLater()
         self._legend.configure(self._theme, legend_facts(model))
@@ -151,6 +151,7 @@ class GraphView(QGraphicsView):
         self._crumbs.set_path([])
         self._place_overlays()
         self._apply_room()
+        return scene
 
     def graph_scene(self) -> GraphScene | None:
         return self._gscene
@@ -333,7 +334,9 @@ class GraphView(QGraphicsView):
         """Select the node and scroll it to the middle, zooming in if it is not readable."""
         if not self.select_node(node_id):
             return False
-        s = self._gscene
+        s = self._gscene                   # after selecting: opening the node's groups installs a new scene
+        if s is None:
+            return False
         frame = s.open_group(node_id)
         centre_box(self, s.frames[frame].box if frame else s.items[node_id].box)
         return True

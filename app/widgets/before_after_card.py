@@ -49,7 +49,7 @@ class BeforeAfterCard(QFrame):
         self.card = card
         while self.grid.count():
             item = self.grid.takeAt(0)
-            widget = item.widget()
+            widget = item.widget() if item is not None else None
             if widget is not None and widget not in (self.title, self.close_button):
                 widget.deleteLater()
         if card is None:

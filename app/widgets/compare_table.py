@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QSizePolicy,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from app import theme
+from app.widgets.tree_items import top_level_items
 from app.widgets.wrapping import Col, ColumnFit
 from vpu_core.formatting import op_label, scales_text
 
@@ -144,18 +145,18 @@ class CompareTable(QWidget):
         self._differs = []
         self.tree.setHeaderLabels([c.format(a=cmp.a_label, b=cmp.b_label) for c in COLUMNS])
         for pair in cmp.pairs:
-            self._pair_item(pair)
+            self._pair_item(cmp, pair)
         for side, nodes in (("a", cmp.only_a), ("b", cmp.only_b)):
             for node in nodes:
-                self._unmatched_item(side, node, (names or {}).get(side, {}).get(node, ""))
-        self._summary()
+                self._unmatched_item(cmp, side, node, (names or {}).get(side, {}).get(node, ""))
+        self._summary(cmp)
         self._columns()
         self._apply_filter()
 
-    def _pair_item(self, pair) -> None:
+    def _pair_item(self, cmp: Comparison, pair) -> None:
         item = QTreeWidgetItem(self.tree, pair_row(pair))
         item.setData(0, PAIR_ROLE, ("a", pair.a.node))
-        a, b = self.comparison.a_label, self.comparison.b_label
+        a, b = cmp.a_label, cmp.b_label
         item.setToolTip(0, f"{a}: {pair.a.node}   ·   {b}: {pair.b.node}\n{a} qparams: {qparams_text(pair.a)}\n"
                            f"{b} qparams: {qparams_text(pair.b)}\nVPU partition: {partition_text(pair)}")
         item.setToolTip(1, pair.key)
@@ -169,8 +170,8 @@ class CompareTable(QWidget):
             item.setBackground(6, QBrush(QColor(MOVED_BG)))
         self._differs.append(pair.differs)
 
-    def _unmatched_item(self, side: str, node: str, op: str) -> None:
-        label = self.comparison.a_label if side == "a" else self.comparison.b_label
+    def _unmatched_item(self, cmp: Comparison, side: str, node: str, op: str) -> None:
+        label = cmp.a_label if side == "a" else cmp.b_label
         texts = [op_label(op) if op else node, f"only in {label}", "", "", "", "", ""]
         texts[2 if side == "a" else 3] = node
         item = QTreeWidgetItem(self.tree, texts)
@@ -179,8 +180,7 @@ class CompareTable(QWidget):
             item.setForeground(col, QBrush(QColor(UNMATCHED_FG)))
         self._differs.append(True)
 
-    def _summary(self) -> None:
-        cmp = self.comparison
+    def _summary(self, cmp: Comparison) -> None:
         unmatched = len(cmp.only_a) + len(cmp.only_b)
         moved = len(cmp.partition_changes)
         self.summary.setText(
@@ -203,8 +203,8 @@ class CompareTable(QWidget):
 
     def _apply_filter(self, *_args) -> None:
         only = self.only_diff.isChecked()
-        for i, differs in enumerate(self._differs):
-            self.tree.topLevelItem(i).setHidden(only and not differs)
+        for item, differs in zip(top_level_items(self.tree), self._differs):
+            item.setHidden(only and not differs)
 
     def _on_item(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         target = item.data(0, PAIR_ROLE)
@@ -213,5 +213,4 @@ class CompareTable(QWidget):
 
     def rows(self) -> list[list[str]]:
         """Every row's texts (for tests and the status bar)."""
-        return [[self.tree.topLevelItem(i).text(c) for c in range(self.tree.columnCount())]
-                for i in range(self.tree.topLevelItemCount())]
+        return [[item.text(c) for c in range(self.tree.columnCount())] for item in top_level_items(self.tree)]

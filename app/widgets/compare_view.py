@@ -184,7 +184,7 @@ class CompareView(QWidget):
         layout.addWidget(self.splitter)
 
     # -- content ------------------------------------------------------------------------------
-    def set_result(self, result: InspectionPair, graph_a: DisplayGraph | None, graph_b: DisplayGraph | None) -> None:
+    def set_result(self, result: InspectionPair, graph_a: DisplayGraph, graph_b: DisplayGraph) -> None:
         """Show an InspectionPair with the DisplayGraphs (model + layout) of its two sides."""
         from vpu_core.compare import violation_owners
 
@@ -204,7 +204,7 @@ class CompareView(QWidget):
             self._add_marks()
             self._anchors = {s: _Anchors(self.views[s], self.partners[s], self.views[other(s)])
                              for s in SIDES}
-            self._set_headers()
+            self._set_headers(result)
             self.views["a"].fit()
         finally:
             self._syncing = False
@@ -226,6 +226,8 @@ class CompareView(QWidget):
         self.marks = {"a": [], "b": []}
         for side in SIDES:
             scene = self.views[side].graph_scene()
+            if scene is None:                      # set_graph gives every view a scene
+                continue
             other_label = self.label(other(side))
             for ids, color, tag in ((self.unmatched[side], UNMATCHED, f"no match in {other_label}"),
                                     (self.moved[side], MOVED, "placed differently")):
@@ -241,9 +243,9 @@ class CompareView(QWidget):
             return side.upper()
         return cmp.a_label if side == "a" else cmp.b_label
 
-    def _set_headers(self) -> None:
+    def _set_headers(self, result: InspectionPair) -> None:
         for side in SIDES:
-            run = self.result.a if side == "a" else self.result.b
+            run = result.a if side == "a" else result.b
             a = run.analysis
             part = partition_report(a, run.view.partition_source if run.view else "simulated")
             unit = "XNNPACK delegate" if part.source == "xnnpack" else "VPU subgraph"

@@ -127,7 +127,7 @@ class IntSimPanel(QWidget):
         self._stack = QStackedLayout(self._body)
         self._stack.addWidget(self.note)
         self._stack.addWidget(chart)
-        layout = QVBoxLayout(self)
+        layout = self._layout = QVBoxLayout(self)   # kept: layout() is Optional to the type checker
         layout.setContentsMargins(14, 4, 14, 4)
         layout.addWidget(self.header)
         layout.addWidget(self.facts)
@@ -161,7 +161,7 @@ class IntSimPanel(QWidget):
         """Only the one line: the node panel above gets the rest of the dock."""
         for widget in (self.facts, self._body):
             widget.setVisible(False)
-        margins = self.layout().contentsMargins()
+        margins = self._layout.contentsMargins()
         height = self.header.sizeHint().height() + margins.top() + margins.bottom()
         self.setMinimumHeight(height)
         self.setMaximumHeight(height)
@@ -236,7 +236,7 @@ class IntSimPanel(QWidget):
         self._fit_to_text()
 
     def _text_width(self) -> int:
-        margins = self.layout().contentsMargins()
+        margins = self._layout.contentsMargins()
         return max(self.width() - margins.left() - margins.right(), 200)
 
     def _hold_facts(self, width: int) -> int:
@@ -248,9 +248,9 @@ class IntSimPanel(QWidget):
 
     def _fit_to_text(self) -> None:
         """Without a chart the panel is exactly as tall as its text: the node panel above gets the rest."""
-        margins, width = self.layout().contentsMargins(), self._text_width()
+        margins, width = self._layout.contentsMargins(), self._text_width()
         note = self.note.heightForWidth(width) if self.note.text() else 0
-        height = (margins.top() + margins.bottom() + 2 * self.layout().spacing()
+        height = (margins.top() + margins.bottom() + 2 * self._layout.spacing()
                   + self.header.sizeHint().height() + self._hold_facts(width) + note
                   + self.fontMetrics().lineSpacing())  # rich text wraps a little wider than measured
         self.plot.setMinimumHeight(0)       # the hidden chart must not reserve its height

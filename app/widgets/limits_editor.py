@@ -151,7 +151,9 @@ class LimitsEditor(QGroupBox):
         if row is None:
             return False
         self.selected = limit_id
-        (row.spins[0] if row.spins else row.combo).setFocus()
+        first_input = row.spins[0] if row.spins else row.combo    # a row has spin boxes or a choice
+        if first_input is not None:
+            first_input.setFocus()
         return True
 
     def values(self) -> dict:

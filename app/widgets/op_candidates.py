@@ -64,8 +64,8 @@ def fit_columns(table: QTableWidget, fold: tuple[int, ...]) -> None:
 
 def _row_tooltip(table: QTableWidget, row: int, headers) -> None:
     """Every number of the row, whichever columns are shown."""
-    text = " · ".join(f"{h}: {table.item(row, c).text()}" for c, (h, _) in enumerate(headers)
-                      if c and table.item(row, c) is not None)
+    cells = [(h, table.item(row, c)) for c, (h, _) in enumerate(headers) if c]
+    text = " · ".join(f"{h}: {item.text()}" for h, item in cells if item is not None)
     for c in range(1, table.columnCount()):
         item = table.item(row, c)
         if item is not None and not item.toolTip():
@@ -76,7 +76,9 @@ def _table(headers) -> QTableWidget:
     table = QTableWidget(0, len(headers))
     table.setHorizontalHeaderLabels([h for h, _ in headers])
     for col, (_, tip) in enumerate(headers):
-        table.horizontalHeaderItem(col).setToolTip(tip)
+        header_item = table.horizontalHeaderItem(col)       # set by setHorizontalHeaderLabels above
+        if header_item is not None:
+            header_item.setToolTip(tip)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setAlternatingRowColors(True)

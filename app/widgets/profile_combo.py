@@ -49,7 +49,7 @@ class ProfileCombo(QComboBox):
     def set_profile(self, path: str | None) -> None:
         """Select `path` (adding it if it is not listed) without emitting `changed`."""
         index = self.findData(path) if path else 0
-        if index < 0:
+        if path and index < 0:
             self.insertItem(1, Path(path).stem, path)
             index = 1
         self.setCurrentIndex(index)

@@ -250,7 +250,8 @@ class RunControls(QObject):
     def _on_model_activated(self, index: int) -> None:
         spec = self.model.itemData(index)
         if spec == OPEN_MODEL:
-            self.set_model_spec(self._spec)       # keep showing the current model
+            if self._spec is not None:
+                self.set_model_spec(self._spec)   # keep showing the current model
             self.open_model_requested.emit()
         elif spec and spec != self._spec:
             self._spec = spec

@@ -69,9 +69,10 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
     sqnr = f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—"
     head = f"<b>{html.escape(analysis.model)}</b> · {html.escape(quantizer_label(analysis))}"
     runtime = analysis.runtime
+    latency = runtime.latency if runtime is not None else None   # None when the run was refused
     run_chip = [] if runtime is None else [     # Run ▸ Run on this CPU
-        (1, f'<span style="color:{theme.DANGER}">CPU run refused</span>' if runtime.refused else
-         f"<b>CPU {time_text(runtime.latency.median_ms * 1e3)}</b> median (XNNPACK)")]
+        (1, f'<span style="color:{theme.DANGER}">CPU run refused</span>' if runtime.refused or latency is None
+         else f"<b>CPU {time_text(latency.median_ms * 1e3)}</b> median (XNNPACK)")]
     summary = analysis.summary if not xnn else None     # the MAC share of the simulated VPU
     return ChipLine([
         (0, head + (f" · {html.escape(profile)}" if profile else "")),          # the profile in use

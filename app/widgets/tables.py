@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QTreeWidget, QTre
                                QWidget)
 
 from app import theme
+from app.widgets.tree_items import child_items, top_level_items
 from app.widgets.wrapping import Col, ColumnFit
 from vpu_core.formatting import compact_ints, count_text, node_label
 from vpu_core.reports.summary_text import CAUSE_WORDS
@@ -159,8 +160,7 @@ class ViolationsTable(_NodeTable):
             rule = getattr(result, "rule", result)
             rule_match = needle in rule.id.lower() or needle in rule.title.lower()
             shown = 0
-            for i in range(group.childCount()):
-                child = group.child(i)
+            for child in child_items(group):
                 texts = (child.text(0), child.text(1), str(child.data(0, NODE_ROLE) or ""))
                 hit = not needle or rule_match or any(needle in t.lower() for t in texts)
                 child.setHidden(not hit)
@@ -231,12 +231,10 @@ class PartitionTable(_NodeTable):
                 _bold(header, theme.ACCENT)
                 parent = header
             self._report(parent, part, analysis)
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
+        for top in top_level_items(self.tree):
             _bold(top)
             top.setExpanded(top.childCount() <= 300)
-            for j in range(top.childCount() if len(reports) > 1 else 0):   # a report's groups
-                child = top.child(j)
+            for child in child_items(top) if len(reports) > 1 else ():    # a report's groups
                 _bold(child)
                 child.setExpanded(child.childCount() <= 300)
         self._refit()
@@ -297,7 +295,7 @@ class PartitionTable(_NodeTable):
             row.setToolTip(1, f"{detail} · {b.bytes:,} bytes")
 
     def top_titles(self) -> list[str]:
-        return [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())]
+        return [top.text(0) for top in top_level_items(self.tree)]
 
 
 class RequantTable(_NodeTable):

@@ -19,6 +19,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPalette, QTextLayout, QTextOption
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTreeWidget
 
+from app.widgets.tree_items import child_items, top_level_items
+
 if TYPE_CHECKING:
     from PySide6.QtGui import QPainter
     from PySide6.QtWidgets import QTreeWidgetItem
@@ -221,11 +223,11 @@ class ColumnFit:
                     indent = self.tree.indentation() * (depth + 1) if col == 0 else 0
                     widest[col] = max(widest[col], fm.horizontalAdvance(text) * (1.1 if item.font(col).bold() else 1.0)
                                       + indent + 2 * PAD + 4)
-            for i in range(item.childCount()):
-                visit(item.child(i), depth + 1)
+            for child in child_items(item):
+                visit(child, depth + 1)
 
-        for i in range(self.tree.topLevelItemCount()):
-            visit(self.tree.topLevelItem(i), 0)
+        for top in top_level_items(self.tree):
+            visit(top, 0)
         head = self.tree.headerItem()
         hfm = QFontMetricsF(self.tree.header().font())
         heads = [hfm.horizontalAdvance(head.text(i)) * 1.08 + 2 * PAD + 12 for i in range(len(self.cols))]
