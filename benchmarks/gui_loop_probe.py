@@ -1,4 +1,4 @@
-"""Times issue 12's GUI targets on the real window (offscreen), from a fresh interpreter.
+"""Times the GUI's responsiveness targets on the real window (offscreen), from a fresh interpreter.
 
     python benchmarks/gui_loop_probe.py            # runs itself twice: empty cache, then warm cache
 

@@ -1,6 +1,6 @@
 """An untrained MobileViT straight from its transformers config (random init, batch 1).
 
-The issue-12 benchmark model: MobileViTConfig's own defaults (MobileViT-S widths) at 64x64, whose
+The observer benchmark model: MobileViTConfig's own defaults (MobileViT-S widths) at 64x64, whose
 random-init activations collapse towards zero — the case where torchao's HistogramObserver
 search used to take many minutes under the XNNPACK quantizer. Used by `vpu-inspector bench --loop`
 and the closing measurements; not a test model (it takes tens of seconds).

@@ -1,4 +1,4 @@
-"""The public functions of vpu_core and app are annotated (issue 20). Parses the sources (no imports).
+"""The public functions of vpu_core and app are annotated. Parses the sources (no imports).
 
 A function is public when its name does not start with "_" (dunders such as __init__ count), it is
 not nested in another function, and no class around it is private. Each of its parameters (but

@@ -1,4 +1,4 @@
-"""Issue 7's bad inputs through the real command line: exit code 2 and a line naming the problem."""
+"""Bad inputs through the real command line: exit code 2 and a line naming the problem."""
 import zipfile
 
 import numpy as np
@@ -89,7 +89,7 @@ def test_calibration_pt_with_pickled_code_is_refused(capsys, tmp_path):
 
 def test_missing_input_files_fail_before_torch_is_imported(tmp_path):
     # A fresh interpreter: a missing model, profile or calibration file is refused with one
-    # sentence (exit 2) while torch has not been imported yet (qa-1 #25).
+    # sentence (exit 2) while torch has not been imported yet.
     import subprocess
     import sys
 

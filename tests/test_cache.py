@@ -251,7 +251,7 @@ QUANTIZING = {"prepare", "calibrate", "convert"}
 
 @pytest.mark.parametrize("quantizer", ["vpu", pytest.param("xnnpack", marks=pytest.mark.slow)])
 def test_the_window_opened_after_check_quantizes_nothing(cache, monkeypatch, capsys, quantizer):
-    """`gui M` right after `check M` (issue 21): the converted graph is a cached stage, so the
+    """`gui M` right after `check M`: the converted graph is a cached stage, so the
     window's run — a new launch, a new Session on the same disk cache, asking what the window's
     run job asks — prepares, calibrates and converts nothing: it reads the analysis, loads the
     program for its integer simulation, and lays the graph out."""

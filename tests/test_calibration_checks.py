@@ -1,4 +1,4 @@
-"""Calibration files that used to be accepted silently (qa-1 #15): a dict keyed by other names than
+"""Calibration files that used to be accepted silently: a dict keyed by other names than
 the model's inputs, fewer samples than one batch, all-zero data. Real CLI runs of small models."""
 import json
 import textwrap

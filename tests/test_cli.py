@@ -79,7 +79,7 @@ def test_save_program_round_trips(capsys, tmp_path):
 
 
 def test_a_saved_program_reports_the_quantizer_that_made_it(capsys, tmp_path):
-    # qa-1 #7: an XNNPACK-quantized program re-checked (under the default --quantizer vpu) was
+    # an XNNPACK-quantized program re-checked (under the default --quantizer vpu) was
     # "quantizer vpu"; the file now records its quantizer, and a program that records none is
     # "already quantized (program file)", never the option's guess
     import zipfile

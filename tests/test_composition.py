@@ -1,4 +1,4 @@
-"""The window is composed over one state (issue 20): every feature controller holds the state and
+"""The window is composed over one state: every feature controller holds the state and
 the widgets it owns — never the window, never another controller — and the widgets it is given
 satisfy the Protocol its constructor declares. The import contracts (pyproject, lint-imports) say
 the same of the modules; this checks the objects of a real window."""

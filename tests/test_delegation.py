@@ -51,7 +51,7 @@ PROBE = str(Path(__file__).parent / "models" / "delegation_probe.py")
 
 
 def test_vpu_graph_delegates_through_the_runtimes_lowering_and_every_cpu_op_says_why(run):
-    # qa-1 #3: under the VPU quantizer the overlay crashed ExecuTorch's ConvertToLinearPass on a
+    # under the VPU quantizer the overlay once crashed ExecuTorch's ConvertToLinearPass on a
     # 3-D linear (DistilBERT, DeiT, CLIP) and XNNPACK took no conv, with no reason given.
     qm = run(PROBE)
     base = analyze(qm)
@@ -72,7 +72,7 @@ def test_vpu_graph_delegates_through_the_runtimes_lowering_and_every_cpu_op_says
     assert why["add_1"].cause == "dtype" and (add["config"], add["check"], add["dtypes"]) == \
         ("AddConfig", "invalid dtype", ("int64",))
     assert why["add_1"].reason == "not delegated: XNNPACK's AddConfig rejected add.Tensor: invalid dtype (int64)"
-    # next kernel (qa-1 #17, #6): the int64 add is no candidate, nor the embedding, which is outside
+    # next kernel: the int64 add is no candidate, nor the embedding, which is outside
     # the op list but reads int64 ids, so adding it would move nothing
     candidates = op_candidates(QGraph(qm.converted, qm.profile), base.partition)
     assert {c.op: c.nodes_moved for c in candidates} == {"transpose.int": 1, "layer_norm.default": 1}

@@ -123,7 +123,7 @@ def test_cpu_node_and_boundary_edge():
     model = build_graph_model(_conv_relu_analysis(cpu_relu=True))
     assert model.node("relu").category == "cpu"
     assert model.node("relu").subgraph is None
-    # a CPU op computes in its own dtype: fp32, even though a quantize follows it (issue 21)
+    # a CPU op computes in its own dtype: fp32, even though a quantize follows it
     assert model.node("relu").detail == "16×8×16×16 fp32" and model.node("relu").dtype == "fp32"
     marked = {(e.src, e.dst): e.boundary for e in model.edges if e.boundary}
     assert marked == {("conv2d", "relu"): "vpu->cpu"}

@@ -56,7 +56,7 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
     assert views["a"].graph_scene().model == build_graph_model(a)
     assert views["b"].graph_scene().model == build_graph_model(b)
 
-    # qa-1 #21: at 1280×720 both headers show all their facts (wrapped, never cut: "SQNR 31.4 d"),
+    # at 1280×720 both headers show all their facts (wrapped, never cut: "SQNR 31.4 d"),
     # as high as each other, and the canvases open at a zoom that draws the labels
     from app.graph_view.nodes import LOD_TEXT
 
@@ -278,5 +278,5 @@ def test_an_op_placed_differently_is_marked_on_both_sides(qtbot, window, tmp_pat
         assert [m.tag for m in marks] == ["placed differently"]
         assert marks[0].rects[0].contains(window.compare_view.views[side].graph_scene().items[node].box)
     assert "1 placed differently" in window.summary.text()
-    # the toolbar's violation count names both sides (qa-1 #12)
+    # the toolbar's violation count names both sides
     assert re.sub(r"<[^>]+>", "", window.view_bar.violation_label.text()) == "A 0 · B 0 violations"

@@ -75,7 +75,7 @@ def test_every_row_of_facts_is_visible_in_a_narrow_squeezed_dock(qtbot, report, 
 
 
 def test_folded_it_is_one_line_that_says_the_most_and_unfolds_on_a_click(qtbot, report):
-    """Issue 21: at 1280×720 the panel took 40 % of the node dock (under XNNPACK the same
+    """At 1280×720 the panel took 40 % of the node dock (under XNNPACK the same
     'Refused.' paragraph for every node); folded (the default) it is one line."""
     from dataclasses import replace
 

@@ -1,4 +1,4 @@
-"""The selected node keeps its place across every view change (issue 21, deliver 3): Hide Q/DQ,
+"""The selected node keeps its place across every view change: Hide Q/DQ,
 fold parameters, an applied profile, the metric and XNNPACK overlays. Before, each of them drew
 the graph anew from its top and left the selection off screen.
 

@@ -1,4 +1,4 @@
-"""The graph gets the room at 1280×720 (issue 21, deliver 2): on a big real model (the ResNet-50
+"""The graph gets the room at 1280×720: on a big real model (the ResNet-50
 shaped corpus model, 708 nodes) the canvas has at least 55 % of the window by default, as F.json
 says it (`layout_facts`, what `gui --screenshot` writes), the window never grows, and the legend
 never covers the breadcrumbs. The corpus run is shared with tests/test_corpus.py (same config)."""

@@ -75,7 +75,7 @@ def test_the_node_plot_says_why_a_conv_has_nothing_per_channel(run, profiles):
 
 
 def test_the_node_panel_wraps_names_between_their_parts(qtbot, analysis):
-    """qa-1 #23: "normalized_shap / e" — a long identifier may break after "_" or ".", never
+    """"normalized_shap / e" — a long identifier may break after "_" or ".", never
     mid-word; numbers and link targets stay whole."""
     from app.widgets.node_html import breakable_html
     from app.widgets.node_panel import NodePanel
@@ -138,7 +138,7 @@ def comb():
 
 
 def test_the_minimap_is_capped_by_the_canvas_and_the_first_view_keeps_clear_of_the_overlays(qtbot, comb):
-    """qa-1 #19/#20: a 176×265 minimap hid nodes at 1024×700; the legend covered the top nodes."""
+    """A 176×265 minimap hid nodes at 1024×700; the legend covered the top nodes."""
     view = GraphView()
     qtbot.addWidget(view)
     view.resize(954, 567)
@@ -157,7 +157,7 @@ def test_the_minimap_is_capped_by_the_canvas_and_the_first_view_keeps_clear_of_t
 
 
 def test_a_selected_node_and_its_neighbours_are_clear_of_the_overlays(view, qtbot):
-    """qa-1 #20: centring on a node (--select, search, the violation walk) puts it where the
+    """Centring on a node (--select, search, the violation walk) puts it where the
     legend, minimap and breadcrumbs are not, in presentation mode too (a larger legend)."""
     view.resize(700, 500)
     model = view.graph_scene().model
@@ -172,7 +172,7 @@ def test_a_selected_node_and_its_neighbours_are_clear_of_the_overlays(view, qtbo
 
 
 def test_compare_sides_fit_clear_of_either_sides_overlays(qtbot, tall):
-    """qa-1 #20: side B's legend covered B's nodes (A, with no legend, led the fit); the two
+    """Side B's legend covered B's nodes (A, with no legend, led the fit); the two
     views reserve the same room, so their synchronised centres still agree."""
     model, layout, _ = tall
     views = []
@@ -195,7 +195,7 @@ def test_compare_sides_fit_clear_of_either_sides_overlays(qtbot, tall):
 
 
 def test_a_view_at_the_legible_zoom_draws_its_labels(qtbot):
-    """qa-1 #21: compare panes open at exactly LEGIBLE (0.6), where Qt's level of detail is
+    """Compare panes open at exactly LEGIBLE (0.6), where Qt's level of detail is
     0.5999999…: the label threshold must let that zoom draw labels."""
     from PySide6.QtGui import QTransform
     from PySide6.QtWidgets import QStyleOptionGraphicsItem
@@ -209,7 +209,7 @@ def test_a_view_at_the_legible_zoom_draws_its_labels(qtbot):
 
 
 def test_the_canvas_legend_says_it_lists_the_whole_graph(view):
-    """qa-1 #16: "VPU subgraph 8" was listed with no green node on screen (only in the minimap):
+    """"VPU subgraph 8" was listed with no green node on screen (only in the minimap):
     the legend keeps the whole graph's colours (stable while panning) and its title says so."""
     from app.graph_view.legend import WHOLE_GRAPH, LegendOverlay, legend_size
     from vpu_core.graph.legend import legend_facts

@@ -1,5 +1,5 @@
 """pytest-qt: bad inputs and bugs end in the error dialog, the previous graph stays, the window
-keeps working (issue 7). Real runs: a truncated .pt2, a .py with a syntax error, a model
+keeps working. Real runs: a truncated .pt2, a .py with a syntax error, a model
 torch.export cannot trace, calibration data with a NaN; then uncaught exceptions in a thread
 and in a Qt slot.
 """

@@ -1,4 +1,4 @@
-"""The report tables read at 1280×720 (qa-1 #18): in a 320 px dock no column is cut off, node
+"""The report tables read at 1280×720: in a 320 px dock no column is cut off, node
 names take what they need up to 45 % and elide in the middle, messages wrap in full, the real
 rule violations come first (constraint 1's CPU ops after them, folded), and tab titles count what
 the tabs list. Cached zoo analyses (resnet8 under XNNPACK: violations; transformer: CPU ops), no

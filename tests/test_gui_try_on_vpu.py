@@ -1,4 +1,4 @@
-"""The three-click story at 1280×720 (issue 21, deliver 4): select a CPU node → "Try it on the VPU"
+"""The three-click story at 1280×720: select a CPU node → "Try it on the VPU"
 → Apply → the before / after card — by mouse and by keyboard, in the real window, on the zoo
 transformer (its softmax falls back to the CPU: not in the shipped op list). The What-if tab is
 usable at that size: at least eight op-list rows, the next-kernel tables fit without scrolling

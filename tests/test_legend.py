@@ -1,4 +1,4 @@
-"""Honest legends (issue 21): a legend lists every colour its picture uses and no other, a metric
+"""Honest legends: a legend lists every colour its picture uses and no other, a metric
 gradient says where it clips and what the true worst value is, and the canvas legend folds to a
 chip and never covers the breadcrumbs."""
 from __future__ import annotations

@@ -322,8 +322,8 @@ def test_limit_relaxations_are_ranked_with_the_op_candidates(probe_run):
     channels = relaxed[("conv2d.in_channels_multiple", "1")]
     assert channels["nodes_moved"] == 3                      # 9, 7 and the depthwise 9
     assert all(c["nodes_moved"] > 0 for c in relaxed.values())
-    # what a candidate moves, in MACs: the nodes it admits, not every node failing the limit
-    # (qa-1 #6); 3×4 admits the 3×4 and the 1×4 conv, 4×4 the 4×3 conv too
+    # what a candidate moves, in MACs: the nodes it admits, not every node failing the limit;
+    # 3×4 admits the 3×4 and the 1×4 conv, 4×4 the 4×3 conv too
     kernel = {tuple(c["value"]): c["macs"] for c in probe_run["partition"]["cpu_nodes"]
               if c["limit"] == "conv2d.kernel_max"}
     assert set(kernel) == {(3, 4), (4, 3), (1, 4)} and min(kernel.values()) > 0

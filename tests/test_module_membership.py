@@ -1,4 +1,4 @@
-"""Module membership from each op's own nn_module_stack (issue 21, deliver 1).
+"""Module membership from each op's own nn_module_stack.
 
 An op written in a model's own `forward` belongs to the model (the top level), never to the
 module of whatever consumes it; only Q/DQ nodes and parameters (with their constant chains)
@@ -132,7 +132,7 @@ def test_bert_mask_arithmetic_is_bertmodels_own_not_the_encoders(corpus_check, q
 
 @pytest.mark.slow
 def test_whispers_first_gelu_is_the_encoders_not_conv2s():
-    """The issue's example: WhisperEncoder.forward writes `gelu(self.conv1(x))`."""
+    """The README's example: WhisperEncoder.forward writes `gelu(self.conv1(x))`."""
     a = _analysis(os.path.join(MODELS, "whisper_encoder.py"), "vpu")
     tree = module_tree(a)
     gelus = [n for n, i in a.nodes.items() if i.op.startswith("gelu")]

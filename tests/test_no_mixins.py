@@ -1,4 +1,4 @@
-"""The GUI is composed, not mixed in (issue 11). Parses app/'s sources (no imports, no Qt).
+"""The GUI is composed, not mixed in. Parses app/'s sources (no imports, no Qt).
 
 A mixin-style helper is one of our classes that a class inherits for behaviour while its real base
 is something else. Three shapes are refused:

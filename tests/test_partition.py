@@ -117,7 +117,7 @@ def test_two_subgraphs_that_would_wait_on_each_other_through_the_cpu_are_split(p
 
 
 def test_a_quantize_of_a_cpu_value_the_cpu_also_reads_stays_on_the_cpu(partition_is_sound):
-    # qa-1 #5 (T5 under XNNPACK): `to` (CPU) → quantize → {dequantize → add (VPU), dequantize →
+    # T5 under XNNPACK: `to` (CPU) → quantize → {dequantize → add (VPU), dequantize →
     # mul (CPU) → … → add}. The quantize feeds both sides and could not join add's subgraph (a
     # cycle through mul), so it was a VPU subgraph of its own. The CPU quantizes it: int8 crosses.
     from torch.fx import Graph, GraphModule

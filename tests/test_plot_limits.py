@@ -1,4 +1,4 @@
-"""Plots are bounded to their data (issue 21): sixty wheel notches out (or in) on any plot never
+"""Plots are bounded to their data: sixty wheel notches out (or in) on any plot never
 raise and never show past the data; integer axes tick from the visible range.
 
 Before: the Shifts and per-channel plots kept a fixed tick spacing of 1, so zooming out thirty
@@ -93,7 +93,7 @@ def test_integer_ticks_follow_the_visible_range():
 
 
 def test_the_log2_scale_axis_ticks_at_integers_under_bars_on_integers(qtbot, resnet8):
-    """qa-1 #22: "integer = power of two" — ticks at integers only, each bar centred on one."""
+    """"integer = power of two" — ticks at integers only, each bar centred on one."""
     import numpy as np
     import pyqtgraph as pg
 

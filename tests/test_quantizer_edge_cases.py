@@ -1,4 +1,4 @@
-"""What unseen real models did to the VPU quantizer and the checker (qa-1 #1, #2, #4), on one tiny
+"""What unseen real models did to the VPU quantizer and the checker, on one tiny
 model (tests/models/shared_mask_gru.py: a Linear called twice, a finfo.min mask added to
 activations, a GRU) and on resnet8's graph with one scale made infinite. One real run each,
 shared by every test here."""
@@ -17,7 +17,7 @@ MODEL = str(Path(__file__).parent / "models" / "shared_mask_gru.py")
 
 
 def test_a_layer_called_twice_gets_its_own_bias_quantization_per_call(run, analysis, fx):
-    # qa-1 #2 (ALBERT): the shared bias was quantized once, with the first call's s_in.
+    # ALBERT: the shared bias was quantized once, with the first call's s_in.
     qm, a = run(MODEL), analysis(MODEL)
     assert [v.rule for v in a.violations] == []
     g = QGraph(qm.converted, qm.profile)
@@ -35,7 +35,7 @@ def test_a_layer_called_twice_gets_its_own_bias_quantization_per_call(run, analy
 
 
 def test_a_mask_constant_stays_in_float_and_says_why(analysis):
-    # qa-1 #1 (GPT-Neo): `where(cond, 0, finfo.min)` added to activations gave scale 2^122 (inf
+    # GPT-Neo: `where(cond, 0, finfo.min)` added to activations gave scale 2^122 (inf
     # with two masks summed) and a crash; the add now stays in float on the CPU with the reason.
     a = analysis(MODEL)
     add = next(c for c in a.partition.cpu_nodes if c.node == "add")
@@ -48,7 +48,7 @@ def test_a_mask_constant_stays_in_float_and_says_why(analysis):
 
 
 def test_recurrent_ops_count_their_macs(analysis):
-    # qa-1 #4: GRU 8 → 4 at batch 4 × 6 steps: T·B × (w_ih 12×8 + w_hh 12×4); two linears 8 → 8.
+    # GRU 8 → 4 at batch 4 × 6 steps: T·B × (w_ih 12×8 + w_hh 12×4); two linears 8 → 8.
     a = analysis(MODEL)
     gru = next(c for c in a.partition.cpu_nodes if c.op == "gru.input")
     assert gru.macs == 4 * 6 * (12 * 8 + 12 * 4)

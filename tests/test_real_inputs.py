@@ -98,7 +98,7 @@ import torch.nn.functional as F
 
 
 class Ops(nn.Module):
-    """One of each op real models need (issue 10): conv1d, depthwise conv2d, batch norm,
+    """One of each op real models need: conv1d, depthwise conv2d, batch norm,
     layer_norm, gelu, silu, embedding, matmul, bmm, sdpa, softmax, interpolate, slicing,
     indexing, expand, to, contiguous, clone."""
 
@@ -295,7 +295,7 @@ def test_sqnr_is_never_capped():
 
 
 def test_sqnr_of_huge_values_is_a_number_and_of_non_finite_ones_a_reason():
-    # qa-1 #9: Σx² of values ~1e30 overflows float32 (~1.8e19 squared is its max): float64 then.
+    # Σx² of values ~1e30 overflows float32 (~1.8e19 squared is its max): float64 then.
     x = torch.linspace(-1, 1, 101) * 1e30
     expected = 10 * np.log10(float((x.double() ** 2).sum()) / (101 * 1e54))
     assert sqnr(x, x + 1e27).db == pytest.approx(expected, abs=0.01)

@@ -135,7 +135,7 @@ def test_chart_helpers():
 
 @pytest.mark.slow
 def test_graph_pictures_are_legible_and_hotspots_named_like_the_window(compare_report, resnet8):
-    """qa-1 #24: the pictures were shrunk to their column (labels ≈ 5 px) in a 1000 px frame
+    """The pictures were shrunk to their column (labels ≈ 5 px) in a 1000 px frame
     (40 % empty), and "Most violations" listed fx names (linear_7)."""
     from vpu_core.formatting import node_label
     from vpu_core.reports.html.sections import MIN_SHOWN, hotspots_html

@@ -77,7 +77,7 @@ def test_shift_histogram_counts_every_channel_shift(analysis):
 
 
 def test_nearest_shifts_of_inexact_sites_are_not_counted_as_shifts(analysis):
-    # qa-1 #11: a site with no exact shift (one of resnet8's, marked inexact) counts in
+    # a site with no exact shift (one of resnet8's, marked inexact) counts in
     # "shifts_nearest" only, so the plot can say "no exact right shifts" when it is true.
     from dataclasses import replace
 
@@ -96,7 +96,7 @@ def test_nearest_shifts_of_inexact_sites_are_not_counted_as_shifts(analysis):
 
 
 def test_no_requant_site_for_an_op_on_the_cpu(run):
-    # qa-1 #8: an average pool the op list leaves on the CPU has no VPU requantization.
+    # an average pool the op list leaves on the CPU has no VPU requantization.
     from dataclasses import replace
 
     from vpu_core.analysis import analyze

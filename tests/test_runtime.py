@@ -1,6 +1,6 @@
 """`check --run`: the converted graph lowered to ExecuTorch XNNPACK and run on this CPU (slow: real
-lowering). One lowering per model for the whole module: resnet8 under XNNPACK (the issue's
-target), conv_relu under the VPU quantizer, and a model the runtime cannot run."""
+lowering). One lowering per model for the whole module: resnet8 under XNNPACK (the bench's
+`--run` target), conv_relu under the VPU quantizer, and a model the runtime cannot run."""
 from __future__ import annotations
 
 import json

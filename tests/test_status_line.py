@@ -1,4 +1,4 @@
-"""The status bar leaves out whole chips by priority, never cuts a number (issue 21: "SQNR 29.(")."""
+"""The status bar leaves out whole chips by priority, never cuts a number ("SQNR 29.(")."""
 from __future__ import annotations
 
 import re
@@ -52,7 +52,7 @@ def test_a_lone_chip_too_wide_is_elided_with_an_ellipsis(qtbot):
 
 
 def test_a_loaded_program_is_labelled_with_the_quantizer_its_file_records(tmp_path):
-    # qa-1 #7: the window read "VPU" for a program XNNPACK quantized (the --quantizer default)
+    # the window once read "VPU" for a program XNNPACK quantized (the --quantizer default)
     from dataclasses import replace
 
     from app.widgets.node_html import summary_html

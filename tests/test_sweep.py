@@ -225,7 +225,7 @@ def test_fleet_ranks_blockers_by_models_then_macs():
                        "scaled_dot_product_attention.default": {"nodes": 1, "macs": 900, "cause": "op_list"}},
                 400, [{"op": "matmul.default", "bytes_saved": 10, "subgraphs_merged": 1, "nodes_moved": 1,
                        "macs_moved": 300},
-                      # qa-1 #6: its node reads a bool mask and stays on the CPU: it moves nothing
+                      # its node reads a bool mask and stays on the CPU: it moves nothing
                       {"op": "scaled_dot_product_attention.default", "bytes_saved": 0, "subgraphs_merged": 0,
                        "nodes_moved": 0, "macs_moved": 0}]),
             row("m2", {"layer_norm.default": {"nodes": 1, "macs": 0, "cause": "op_list"},

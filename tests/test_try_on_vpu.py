@@ -1,4 +1,4 @@
-"""The core of the three-click story (issue 21, deliver 4): which profile edit moves a CPU node to
+"""The core of the three-click story (README: "Why is this on the CPU, and what would fix it?"): which profile edit moves a CPU node to
 the VPU, and the before / after card of applying it — real runs of the zoo transformer."""
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_the_card_states_every_number_with_its_delta(story):
     sqnr = card.row("sqnr_db")
     assert (sqnr.before, sqnr.after) == (before.sqnr_db, after.sqnr_db)
     assert sqnr.delta == pytest.approx(after.sqnr_db - before.sqnr_db)
-    share = card.row("vpu_mac_share")                                         # issue 19's MAC count
+    share = card.row("vpu_mac_share")                                         # the summary's MAC share
     assert (share.before, share.after) == (before.summary.vpu_mac_share, after.summary.vpu_mac_share)
     assert 0 < share.before < 1 and share.delta is not None and card_value_text(None, "share") == "—"
     assert card_value_text(cpu.after, "") == f"{len(after.partition.cpu_nodes)}"

@@ -206,7 +206,7 @@ def test_session_reruns_only_what_a_profile_change_needs(tmp_path, monkeypatch):
     assert wider.partition == whole.partition
 
 
-@pytest.mark.slow  # the XNNPACK quantizer's HistogramObserver takes ~30 s here (issue 12)
+@pytest.mark.slow  # the XNNPACK quantizer's HistogramObserver takes ~30 s here
 def test_xnnpack_run_is_only_repartitioned_for_a_new_op_list(tmp_path, monkeypatch):
     session = Session()
     base = RunConfig(model=CHAIN, quantizer="xnnpack", batch_size=1, calib_batches=2)

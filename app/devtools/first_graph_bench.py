@@ -10,7 +10,7 @@ Every figure comes from a fresh interpreter, as when a user types `vpu-inspector
   window stays while torch imports and PT2E runs on the job thread);
 - a warm launch (the same cache): first_graph_warm_s, the final analysis painted (a warm start
   shows no prediction: the result is read from the disk cache).
-The ratio first_graph_cold_s / torch_import_s is the target of issue 23 (≤ 2.0).
+The ratio first_graph_cold_s / torch_import_s has a target: ≤ 2.0.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Every plot of the plots dock (scale and shift histograms, the selected conv's per-channel scales
 and shifts, float vs 2^k scales), drawn for one analysis at 420 × 300 px, gets `notches` wheel
 clicks out and then as many in; each click is followed by a full repaint (QWidget.grab). The
-target of issue 21: no repaint over 50 ms after 60 notches, no exception.
+target: no repaint over 50 ms after 60 notches, no exception.
 """
 from __future__ import annotations
 

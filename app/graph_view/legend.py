@@ -231,8 +231,8 @@ class LegendOverlay(QWidget):
     so scrolling (which blits the viewport and its children) never drags it along. A click
     folds it to a "Legend ▸" chip and back (`toggled`).
 
-    It lists the colours of the whole graph (qa-1 #16: a legend changing while one pans would
-    jump about), and its title says so: a subgraph's shade may be only in the minimap."""
+    It lists the colours of the whole graph (a legend changing while one pans would jump
+    about), and its title says so: a subgraph's shade may be only in the minimap."""
 
     toggled = Signal(bool)                      # collapsed
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from vpu_core.profile import HardwareProfile
     from vpu_core.whatif.results import OpListRow
 
-OP_ROWS = 8                          # op-list rows always visible (issue 21: one row at 1280×720)
+OP_ROWS = 8                          # op-list rows always visible (at 1280×720 the list had shrunk to one row)
 OP_ROLE = Qt.ItemDataRole.UserRole + 2
 COUNT_ROLE = Qt.ItemDataRole.UserRole + 3
 

@@ -1,4 +1,4 @@
-"""Three things real models do that a quantizer must get right, in one tiny model (qa-1 #1 #2 #4):
+"""Three things real models do that a quantizer must get right, in one tiny model:
 
 - a layer called twice (ALBERT's shared layers): `fc` runs on x and on relu(fc(x)), one bias
   parameter, two call sites with different input scales;

@@ -28,8 +28,8 @@ def run_notes(g: QGraph, calib_batches: Sequence[tuple], input_names: Sequence[s
 
 
 def calibration_notes(g: QGraph, batches: Sequence[tuple], names: Sequence[str]) -> tuple[Note, ...]:
-    """A note per floating-point input that is exactly zero in every calibration batch (qa-1
-    #15), with the scale its own quantize got (the observers' floor, not a measured range)."""
+    """A note per floating-point input that is exactly zero in every calibration batch (a mask or
+    an unused input: its range says nothing), with the scale its own quantize got (the observers' floor, not a measured range)."""
     if not batches:
         return ()
     input_scales = {t.related: t.qp.scales[0] for t in g.tensors

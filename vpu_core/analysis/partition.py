@@ -1,4 +1,5 @@
-"""Partition (constraint 1): which nodes run on the VPU, which fall back to the CPU, what crosses.
+"""Partition (constraint 1): which nodes run on the VPU, which fall back to the CPU, what crosses
+(docs/spec.md, "The partition").
 
 Assignment of every graph node (each exactly once, to a subgraph id or "cpu"):
 - an op (call_function, not Q/DQ) is a VPU candidate when vpu_core.analysis.verdict says so (its

@@ -11,7 +11,7 @@ quantize and only add Q/DQ nodes around them.
 Two things the quantizer does are mirrored so ids and sides match:
 - conv + batch norm: prepare_pt2e folds a batch norm into the conv before it; the prediction
   drops that batch norm too (its readers read the conv);
-- which ops may run on the VPU: issue 19's `vpu_core.analysis.verdict.op_verdicts` — the op list,
+- which ops may run on the VPU: `vpu_core.analysis.verdict.op_verdicts` — the op list,
   dtypes and per-op limits (kernel sizes, strides, channels, SRAM) read from the float graph —
   the same verdicts the quantized partition gives, except for ops a quantizer leaves in float.
 The subgraphs come from the same partitioner as the quantized graph's (vpu_core.analysis.partition).
@@ -59,8 +59,9 @@ def predict(float_gm: GraphModule, profile: HardwareProfile, name: str, config: 
 
 
 def _predicted_partition(g: QGraph) -> PartitionReport:
-    """Issue 19's verdict of every op from the float graph alone (op list, dtypes, per-op limits:
-    vpu_core.analysis.verdict.op_verdicts), grouped by the quantized graph's own partitioner."""
+    """The verdict of every op from the float graph alone (docs/spec.md, "Which ops run on the
+    VPU": op list, dtypes, per-op limits; vpu_core.analysis.verdict.op_verdicts), grouped by the
+    quantized graph's own partitioner."""
     from vpu_core.analysis.partition import partition_by
     from vpu_core.analysis.verdict import op_verdicts
 

@@ -1,4 +1,5 @@
-"""Requantization shifts: M = s_in·s_w/s_out = 2^-n, n the right-shift count, per output channel.
+"""Requantization shifts: M = s_in·s_w/s_out = 2^-n, n the right-shift count, per output channel
+(docs/spec.md, "Requantization shifts").
 
 A site is an op the VPU runs (the partition placed it in a VPU subgraph) that requantizes; an op
 on the CPU — outside the op list, over a limit, left in float — has no VPU requantization and no

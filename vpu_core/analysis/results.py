@@ -22,7 +22,7 @@ class RuleInfo:
     """Everything said about one rule, declared once in its module (vpu_core.analysis.rules.*)."""
 
     id: str            # stable id, e.g. "pow2_scale"; also its switch in a profile: constraints.<id>
-    constraint: int    # number of the constraint in SPEC.md (2..8)
+    constraint: int    # number of the constraint in docs/spec.md (2..8)
     title: str
     reason: str        # why the hardware wants it (shown to users)
     name: str = ""     # what-if: a short name that reads in a sentence ("pow2 scales")

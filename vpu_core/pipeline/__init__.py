@@ -294,8 +294,8 @@ def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tu
 
 def import_quantizer(kind: str) -> None:
     """Import torchao's PT2E and the quantizer's modules (stage "import", timed on its own): the
-    first XNNPACK prepare of a process spent 4.8 of 5.2 s importing ExecuTorch's quantizer
-    (qa-1), which is no work on the model. Later runs of the process find them imported (~0 s)."""
+    first XNNPACK prepare of a process spent 4.8 of 5.2 s importing ExecuTorch's quantizer,
+    which is no work on the model. Later runs of the process find them imported (~0 s)."""
     import importlib
 
     from vpu_core import quiet

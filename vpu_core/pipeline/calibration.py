@@ -125,8 +125,8 @@ def _sample_inputs(path: Path, sample, example: tuple, names, index: int) -> lis
 
 def _ordered(path: Path, d: dict, n_inputs: int, names: list[str] | None) -> list:
     """The dict's tensors in input order, matched by name: keys that are not exactly the model's
-    input names are refused (taking them in order would feed a mask as token ids without a word;
-    qa-1 #15). One key for a one-input model is unambiguous, whatever its name. Without names
+    input names are refused (taking them in order would feed a mask as token ids without a word).
+    One key for a one-input model is unambiguous, whatever its name. Without names
     (never in a run) a dict with one key per input is taken in order."""
     if names and set(d) == set(names):
         return [d[k] for k in names]

@@ -7,8 +7,8 @@ registered for serialization, so the file would not open in a plain Python or in
 Loading needs torch.ops.quantized_decomposed registered: `import torchao` first (the tool does).
 
 The archive also holds extra/PROGRAM_META, {"quantizer": "vpu" | "xnnpack", "model": name}: which
-quantizer produced the Q/DQ graph, so checking the file again reports that quantizer (qa-1 #7;
-vpu_core.pipeline.loading reads it; a program without it is "already quantized (program file)").
+quantizer produced the Q/DQ graph, so checking the file again reports that quantizer, not the
+--quantizer default (vpu_core.pipeline.loading reads it; a program without it is "already quantized (program file)").
 """
 from __future__ import annotations
 

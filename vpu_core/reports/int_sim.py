@@ -1,6 +1,6 @@
 """Integer simulation in the reports: the JSON object of `check --int-sim` and the text summary.
 
-JSON (SPEC's contract, plus keys that say how it was simulated):
+JSON (docs/spec.md, "Integer simulation"; keys that say how it was simulated included):
   "int_sim": {"sqnr_db": float|null, "layers": [{"node", "max_abs_lsb", "mismatch_frac",
               "saturated", …}], "refused": str|null, "rule": str|null, "rounding": str, …}
 """

@@ -1,4 +1,4 @@
-"""`check --format json`: the Analysis as the stable schema of SPEC.md (add keys, never rename)."""
+"""`check --format json`: the Analysis as the stable schema of docs/spec.md (add keys, never rename)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -83,7 +83,7 @@ def finite(x: Any) -> Any:
 
 
 def summary_to_json(s: Summary | None) -> dict | None:
-    """The headline numbers (SPEC `summary`): MAC share on the VPU, weights quantized, CPU ops by cause."""
+    """The headline numbers (docs/spec.md, "Summary numbers"): MAC share on the VPU, weights quantized, CPU ops by cause."""
     if s is None:
         return None
     return {"vpu_mac_share": s.vpu_mac_share, "weights_quantized": s.weights_quantized,

@@ -1,6 +1,6 @@
 """A run on ExecuTorch's runtime in the reports: the JSON object of `check --run` and the text lines.
 
-JSON (SPEC's contract, plus keys that say what was run and how):
+JSON (docs/spec.md, "A run on this CPU"; keys that say what was run and how included):
   "runtime": {"backend": "xnnpack", "latency_ms": {"median", "p10", "p90", "runs", …} | null,
               "sqnr_vs_float_db": float|null, "sqnr_vs_qdq_db": float|null,
               "ops": [{"node", "us", "kernels", "delegate"}], "delegates": [...], "outputs": [...],

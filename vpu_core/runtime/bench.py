@@ -4,7 +4,7 @@ Each command runs in a fresh process (interpreter start and imports included), i
 state: "cold" in an empty cache folder, "warm" the same command again over the folder the cold
 run filled (the lowered program included). Plain and --run alternate, `repeats` times; medians are
 reported with the CPU time of the child processes (on a shared machine the wall time also says
-how busy the other processes were) and the load average. Target (issue 22): --run ≤ 3× check.
+how busy the other processes were) and the load average. Target: --run ≤ 3× check.
 """
 from __future__ import annotations
 

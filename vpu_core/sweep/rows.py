@@ -1,6 +1,6 @@
-"""One summary row per run (SPEC: `sweep` summary rows), read from the run's `check --format json`.
+"""One summary row per run (docs/spec.md, "The fleet: sweep"), read from the run's `check --format json`.
 
-Fields of SPEC.md: model, quantizer, profile, status ("ok" | "error" | "timeout"), reason,
+The specified fields, first and in this order: model, quantizer, profile, status ("ok" | "error" | "timeout"), reason,
 vpu_mac_share, cpu_ops, cpu_ops_by_cause, subgraphs, rules_broken [rule ids], sqnr_db, seconds.
 Added (never renamed): violations, cpu_ops_by_op, macs {total, vpu, cpu}, blockers (what keeps
 CPU nodes off the VPU: op or limit -> nodes, MACs, cause), op_candidates (the run's next-kernel
@@ -99,5 +99,5 @@ def failed_row(base: dict, status: str, reason: str, seconds: float) -> dict:
 
 
 def _ordered(row: dict) -> dict:
-    """SPEC fields first, in SPEC order, then the rest."""
+    """The specified fields first, in their order (SPEC_FIELDS), then the rest."""
     return {**{k: row.get(k) for k in SPEC_FIELDS}, **{k: v for k, v in row.items() if k not in SPEC_FIELDS}}

@@ -21,7 +21,7 @@ class AblationEntry:
     """One constraint relaxed alone: what it costs (delta_db > 0: relaxing it gains accuracy)."""
 
     constraint: str                    # rule id, e.g. "pow2_scale"
-    number: int                        # constraint number in SPEC.md (2..8)
+    number: int                        # constraint number in docs/spec.md (2..8)
     title: str
     sqnr_db: float | None              # end to end, constraint relaxed
     delta_db: float                    # sqnr_db minus the baseline's; 0.0 when not measured

@@ -1,4 +1,4 @@
-"""check_vpu: the seven hardware rules (constraints 2–8 of SPEC.md), one unit per rule, in a registry.
+"""check_vpu: the seven hardware rules (constraints 2–8 of docs/spec.md), one unit per rule, in a registry.
 
 Each rule module defines `RULE` (a `Rule`: RuleInfo with stable id, title, constraint number and
 hardware reason, plus a check function reading only the Q/DQ graph). Rules switched off in the
