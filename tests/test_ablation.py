@@ -11,7 +11,7 @@ import pytest
 from app.cli import main
 from vpu_core.analysis import analyze
 from vpu_core.analysis.qgraph import QGraph
-from vpu_core.analysis.sqnr import measure_sqnr
+from vpu_core.analysis.sqnr import graph_sqnr_db
 from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled
 from vpu_core.pipeline import requantize
@@ -61,7 +61,7 @@ def test_deltas_are_relaxed_minus_baseline_and_each_relaxation_breaks_its_rule(c
 
 def _layer_sqnr_relaxed(qm, node: str) -> float:
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, "pow2_scale": False})
-    layers, _ = measure_sqnr(qm.float_graph, requantize(qm, relaxed), qm.heldout)
+    layers, _ = graph_sqnr_db(qm.float_graph, requantize(qm, relaxed), qm.heldout)
     return layers[node]
 
 
@@ -162,8 +162,8 @@ def test_relaxing_pow2_never_costs_accuracy_on_the_zoo(model, run):
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, "pow2_scale": False})
     converted = requantize(qm, relaxed)
     batch = qm.calib_batches[0]
-    _, pow2 = measure_sqnr(qm.float_graph, qm.converted, batch)
-    _, free = measure_sqnr(qm.float_graph, converted, batch)
+    _, pow2 = graph_sqnr_db(qm.float_graph, qm.converted, batch)
+    _, free = graph_sqnr_db(qm.float_graph, converted, batch)
     assert free >= pow2, f"{model}: float scales {free:.2f} dB < pow2 scales {pow2:.2f} dB"
 
 
@@ -188,9 +188,9 @@ def test_one_recorded_float_pass_gives_the_same_sqnr_as_streaming(run):
 
     qm = run("resnet8")
     reference = record_float_values(qm.float_graph, qm.heldout)
-    streamed = measure_sqnr(qm.float_graph, qm.converted, qm.heldout)
-    assert measure_sqnr(qm.float_graph, qm.converted, qm.heldout, reference) == streamed
-    assert measure_sqnr(qm.float_graph, qm.converted, qm.heldout, reference) == streamed   # reusable
+    streamed = graph_sqnr_db(qm.float_graph, qm.converted, qm.heldout)
+    assert graph_sqnr_db(qm.float_graph, qm.converted, qm.heldout, reference) == streamed
+    assert graph_sqnr_db(qm.float_graph, qm.converted, qm.heldout, reference) == streamed   # reusable
     assert record_float_values(qm.float_graph, qm.heldout, limit_bytes=1000) is None
 
 
@@ -214,7 +214,7 @@ def test_a_constraint_said_not_to_matter_really_changes_nothing(model, rule_id, 
     assert cannot_matter(rule_id, annotated_view(qm.float_graph), qm.profile)
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, rule_id: False})
     again = requantize(qm, relaxed)
-    assert measure_sqnr(qm.float_graph, again, qm.heldout) == measure_sqnr(qm.float_graph, qm.converted, qm.heldout)
+    assert graph_sqnr_db(qm.float_graph, again, qm.heldout) == graph_sqnr_db(qm.float_graph, qm.converted, qm.heldout)
 
 
 def test_the_noise_of_one_held_out_batch_is_estimated():

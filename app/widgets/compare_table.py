@@ -190,7 +190,7 @@ class CompareTable(QWidget):
             f'&nbsp;&nbsp;<span style="color:{theme.MUTED}">(matched by source module and op)</span>')
 
     def _columns(self) -> None:
-        self.fit.measure()
+        self.fit.compute_natural_widths()
         self.fit.apply()
 
     def resizeEvent(self, event: QResizeEvent) -> None:

@@ -83,7 +83,7 @@ class _NodeTable(QWidget):
 
     def _refit(self) -> None:
         """After filling: natural widths from the content, then the room shared out."""
-        self.fit.measure()
+        self.fit.compute_natural_widths()
         self.fit.apply()
 
     def resizeEvent(self, event) -> None:

@@ -2,8 +2,8 @@
 the middle, long text wrapped between words (and between the parts of an identifier).
 
     fit = ColumnFit(tree, [Col(min=110, share=0.45), Col(min=120, wrap=True, stretch=True)])
-    fit.measure()            # after filling the tree: each column's natural width
-    fit.apply()              # on every resize: widths (and folded columns) for the room there is
+    fit.compute_natural_widths()   # after filling the tree: each column's natural width
+    fit.apply()                    # on every resize: widths (and folded columns) for the room there is
 
 `WrapDelegate` draws a column's text on up to `max_lines` lines, breaking after spaces, "_" and
 "." (`breakable`), the last line elided; the row grows to fit. A column the dock has no room for
@@ -187,7 +187,7 @@ class Col:
 
 
 class ColumnFit:
-    """Sizes a tree's columns to its width: natural widths from the content (`measure`), the
+    """Sizes a tree's columns to its width: natural widths from the content (`compute_natural_widths`), the
     room shared out on every resize (`apply`), columns folded when even their minimums do not fit."""
 
     def __init__(self, tree: QTreeWidget, cols: list[Col], max_lines: int = 4, wrap_titles: bool = False) -> None:
@@ -208,7 +208,7 @@ class ColumnFit:
         self.delegate.column_lines = {i: c.lines for i, c in enumerate(cols)}
         tree.setItemDelegate(self.delegate)
 
-    def measure(self) -> None:
+    def compute_natural_widths(self) -> None:
         """Each column's natural width: its widest text (rows below the top level for column 0
         when titles wrap), plus padding and the tree's indentation."""
         fm = QFontMetricsF(self.tree.font())

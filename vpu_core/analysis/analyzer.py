@@ -14,7 +14,7 @@ from vpu_core.analysis.results import Analysis, InputInfo
 from vpu_core.analysis.rules import check_vpu
 from vpu_core.analysis.rules.static_shape import symbols_of
 from vpu_core.analysis.scale_groups import scale_groups
-from vpu_core.analysis.sqnr import Sqnr, measure
+from vpu_core.analysis.sqnr import Sqnr, graph_sqnr
 from vpu_core.analysis.stats import histograms, tensor_qparams
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
     layers: dict = {}
     e2e = Sqnr(None, "no float reference: the program was loaded already quantized")
     if qm.float_graph is not None:
-        layers, e2e = measure(qm.float_graph, qm.converted, qm.heldout)
+        layers, e2e = graph_sqnr(qm.float_graph, qm.converted, qm.heldout)
     sqnr_s = time.perf_counter() - sqnr_start
     nodes, graph_edges, hists = node_infos(g, layers), edges(g), histograms(tensors, requant)
     inputs = graph_inputs(g)

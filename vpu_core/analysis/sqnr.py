@@ -150,7 +150,7 @@ _OUTPUT = "\0output"
 
 
 def record_float_values(float_gm: GraphModule, batch: tuple, limit_bytes: int = 1 << 30) -> dict | None:
-    """Every tensor the float graph computes on `batch` (one pass), for several `measure_sqnr`
+    """Every tensor the float graph computes on `batch` (one pass), for several `graph_sqnr`
     calls against the same float graph and batch (vpu_core.whatif); None above `limit_bytes`."""
     mutated, out, total = _mutated(float_gm), {}, 0
     with torch.inference_mode():
@@ -187,16 +187,16 @@ def _quantized_value_node(node: Node) -> Node:
     return node
 
 
-def measure_sqnr(float_gm: GraphModule, converted: GraphModule, batch: tuple,
-                 float_values: dict | None = None) -> tuple[dict[str, float], float | None]:
+def graph_sqnr_db(float_gm: GraphModule, converted: GraphModule, batch: tuple,
+                  float_values: dict | None = None) -> tuple[dict[str, float], float | None]:
     """(node name -> SQNR of that op's output, end-to-end SQNR of the graph outputs) on `batch`;
-    see `measure` (this keeps only the numbers)."""
-    layers, e2e = measure(float_gm, converted, batch, float_values)
+    see `graph_sqnr` (this keeps only the numbers)."""
+    layers, e2e = graph_sqnr(float_gm, converted, batch, float_values)
     return layers, e2e.db
 
 
-def measure(float_gm: GraphModule, converted: GraphModule, batch: tuple,
-            float_values: dict | None = None) -> tuple[dict[str, float], Sqnr]:
+def graph_sqnr(float_gm: GraphModule, converted: GraphModule, batch: tuple,
+               float_values: dict | None = None) -> tuple[dict[str, float], Sqnr]:
     """(node name -> SQNR of that op's output, end-to-end Sqnr of the graph outputs) on `batch`,
     from one Interpreter pass per graph (`float_values`: record_float_values of float_gm on
     `batch`, when several quantized graphs are compared with the same float pass). Layers whose

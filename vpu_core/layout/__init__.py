@@ -11,18 +11,19 @@ second at 20k nodes with no extra dependency. Graphviz, when installed, is used 
 quality reference (`dot_reference`), never at run time.
 
 Pipeline (one module each, all deterministic)
-  layering   longest-path layers; parameters (weights and their Q/DQ chain) and plain
-             sources sink to just above their consumer; dummy vertices split long edges
-  ordering   DFS initial order, barycenter sweeps with parameters biased to the left of
-             the spine, transpositions only where crossings remain
-  placement  x by block coordinate descent over layers, each layer an exact weighted
-             isotonic regression (straight spine, straight long edges), y per layer row
-  routing    polylines from the bottom of the source to the top of the target through
-             the dummies' bend points; diagonal only between rows, so never across a node
-  metrics    geometric crossing count (same rules for dot), overlap and invariant checks
-  compound   module groups: each open group laid out on its own inside a frame, with ports
-             for the edges that cross its border; expanding / collapsing one re-places only
-             its ancestors (vpu_core.layout.grouped.GroupedGraph drives it)
+  layering     longest-path layers; parameters (weights and their Q/DQ chain) and plain
+               sources sink to just above their consumer; dummy vertices split long edges
+  ordering     DFS initial order, barycenter sweeps with parameters biased to the left of
+               the spine, transpositions only where crossings remain
+  coordinates  x by a priority method in two passes over the layers (weighted medians of the
+               neighbours, each layer fitted exactly by weighted isotonic regression: straight
+               spine, straight long edges), y per layer row
+  routing      polylines from the bottom of the source to the top of the target through
+               the dummies' bend points; diagonal only between rows, so never across a node
+  metrics      geometric crossing count (same rules for dot), overlap and invariant checks
+  compound     module groups: each open group laid out on its own inside a frame, with ports
+               for the edges that cross its border; expanding / collapsing one re-places only
+               its ancestors (vpu_core.layout.grouped.GroupedGraph drives it)
 
 Public API:  layout_graph(model, node_size=None) -> Layout;  Layout, EdgeRoute,
 default_node_size, count_crossings, check_layout, layout_stats.

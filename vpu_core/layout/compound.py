@@ -7,7 +7,7 @@ in-port on the top row for every outside tensor read inside, an out-port on the 
 every item whose output leaves. That level graph does not depend on what is open or closed (a
 child is one item either way, only its size changes), so its layering and crossing reduction are
 done once; a toggle re-places (x, y, routes) only the containers whose children changed size —
-the toggled group's ancestors — and reuses every other container's placement as it was.
+the toggled group's ancestors — and reuses every other container's coordinates as they were.
 
 A drawn edge is stitched from one route per level: from its source up through the out-ports of
 the open groups around it, across the level where both ends meet, and down through the in-ports
@@ -29,7 +29,7 @@ from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 
 from .layering import LayeredGraph, build_layered
 from .ordering import order_layers
-from .placement import assign_x, assign_y
+from .coordinates import assign_x, assign_y
 from .routing import route_edges
 from .types import CHAR_W, MARGIN, Box, EdgeRoute, Layout, NodeSize, Point, default_node_size, rank_sep
 
@@ -148,7 +148,7 @@ class CompoundLayout:
                                            for i in ids])
         return lv
 
-    # -- placement ----------------------------------------------------------------------------------
+    # -- coordinates --------------------------------------------------------------------------------
     def _sizes(self, c: str | None, vis: Visibility) -> list[tuple[float, float]]:
         lv = self._level(c)
         out = lv.base[:]

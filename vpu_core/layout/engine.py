@@ -1,4 +1,4 @@
-"""`layout_graph`: the pipeline layering -> ordering -> placement -> routing."""
+"""`layout_graph`: the pipeline layering -> ordering -> coordinates -> routing."""
 from __future__ import annotations
 
 import gc
@@ -7,7 +7,7 @@ from vpu_core.graph.model import GraphModel
 
 from .layering import build_layered
 from .ordering import order_layers
-from .placement import assign_x, assign_y
+from .coordinates import assign_x, assign_y
 from .routing import route_edges
 from .types import MARGIN, Layout, NodeSize, default_node_size, rank_sep
 

@@ -5,7 +5,7 @@ order), so the same counter applies unchanged to Graphviz dot's output
 (`dot_reference`). Rules, identical for both:
   * every proper intersection of two segments of two different edges counts once;
   * edges that share an endpoint node are never counted against each other (they meet at
-    the node, and whether their ports fan out is a matter of port placement, not layout);
+    the node, and whether their ports fan out is a matter of where the ports sit, not layout);
   * touching and collinear overlaps are not crossings.
 A uniform grid keeps it near-linear; each intersection is counted only in the grid cell
 that contains it, so segments spanning several cells are not counted twice.

@@ -13,7 +13,7 @@ Box = tuple[float, float, float, float]          # x, y, w, h (top-left corner)
 Point = tuple[float, float]
 NodeSize = Callable[[GraphNode], tuple[float, float]]
 
-# Geometry constants shared by placement, routing and the view.
+# Geometry constants shared by coordinate assignment, routing and the view.
 CHAR_W = 7.5          # px per label character (monospace-ish estimate at 11-12 px font)
 NODE_PAD = 24.0       # horizontal padding inside a node
 MIN_W = 90.0          # minimum width of an op node

@@ -27,7 +27,7 @@ from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import Analysis, RuleInfo
 from vpu_core.analysis.rules import RULES, check_vpu
-from vpu_core.analysis.sqnr import Sqnr, measure, record_float_values
+from vpu_core.analysis.sqnr import Sqnr, graph_sqnr, record_float_values
 from vpu_core.config import RunConfig
 from vpu_core.errors import InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
@@ -43,7 +43,7 @@ MIN_LAYER_GAIN_DB = 0.01           # below this a layer's change is rounding noi
 # Where each pipeline stage of one relaxed run sits within that run's share of the bar.
 # "import" is instant here (the baseline run imported the quantizer) but still reported: no span.
 _SUB_SPAN = {"import": (0.0, 0.0), "prepare": (0.0, 0.1), "calibrate": (0.1, 0.6), "convert": (0.6, 0.75),
-             "measure": (0.75, 1.0)}
+             "sqnr": (0.75, 1.0)}
 
 
 def check_quantizer(config: RunConfig) -> None:
@@ -123,12 +123,12 @@ def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, ctx: RunCont
         return _unchanged(baseline, info, reason)
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, rule_id: False})
     converted = requantize(qm, relaxed, ctx)
-    report("measure", 0.0)
+    report("sqnr", 0.0)
     g = QGraph(converted, qm.profile)             # judged by the baseline profile's rules
     _, violations = check_vpu(g)
     part = partition(g)
-    layers, end_to_end = measure(qm.float_graph, converted, qm.heldout, reference)
-    report("measure", 1.0)
+    layers, end_to_end = graph_sqnr(qm.float_graph, converted, qm.heldout, reference)
+    report("sqnr", 1.0)
     by_rule = Counter(v.rule for v in violations)
     delta, why = _delta(end_to_end, baseline)
     se = (noise or _Noise(qm)).delta_se(converted) if not why else None

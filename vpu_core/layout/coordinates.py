@@ -1,6 +1,6 @@
-"""Coordinate assignment: x inside each layer, y per layer.
+"""Coordinate assignment (the third step of the layered layout): x inside each layer, y per layer.
 
-x is a priority placement in two passes over the layers. Top-down, each vertex wants the
+x is a priority method in two passes over the layers. Top-down, each vertex wants the
 weighted median of its upper neighbours' x; bottom-up, the vertices tied more strongly to
 the layer below (parameter chains, the dequantize ending a skip edge) want the median of
 their lower neighbours while the rest is pinned. Each layer is fitted to those wishes
