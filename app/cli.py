@@ -19,7 +19,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
     config = core_cli.config_from_args(args)
     options = GuiOptions(screenshot=args.screenshot, size=args.size,
                          compare=config_variant(config, args.compare) if args.compare else None,
-                         xnnpack_delegation=args.xnnpack_delegation, select=args.select,
+                         xnnpack_delegation=args.xnnpack_delegation or args.target == "xnnpack",
+                         select=args.select,
                          tabs=tuple(args.tab), sweep=args.sweep, focus=args.focus,
                          presentation=args.presentation, measure=args.run)
     return run_gui(config, options)
@@ -44,7 +45,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     config = core_cli.config_from_args(args)
     other = config_variant(config, args.compare) if args.compare else None
     report_model(config, output, compare_config=other, int_sim=args.int_sim, ablate=args.ablate,
-                 runtime_runs=args.runs if args.run else None)
+                 runtime_runs=args.runs if args.run else None, targets=core_cli.targets_from_args(args))
     print(f"wrote {output}")
     return core_cli.EXIT_OK
 

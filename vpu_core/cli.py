@@ -29,9 +29,21 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
         p.add_argument("model", help="zoo name | path/to/file.py[:callable] | path/to/program.pt2")
     else:
         p.add_argument("model", nargs="?", default="resnet8", help="as for check (default resnet8)")
-    p.add_argument("--quantizer", choices=("vpu", "xnnpack"), default="vpu")
+    from vpu_core.quantizers import QUANTIZERS
+
+    p.add_argument("--quantizer", choices=QUANTIZERS, default="vpu")
     add_shared_run_options(p)
     p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
+
+
+def add_target_option(p: argparse.ArgumentParser, several: bool = True, what: str = "also judge the graph") -> None:
+    """`--target NAME`, its choices from the target registry (vpu_core.targets: no torch)."""
+    from vpu_core import targets
+
+    listed = "; ".join(f"{i.name}: {i.description}" for i in targets.infos())
+    p.add_argument("--target", action="append" if several else "store", default=[] if several else None,
+                   choices=targets.names(), metavar="NAME",
+                   help=f"{what} with this target{' (repeatable)' if several else ''}: {listed}")
 
 
 def add_shared_run_options(p: argparse.ArgumentParser) -> None:
@@ -83,7 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--save-program", metavar="F.pt2", help="save the converted Q/DQ program")
     check.add_argument("--xnnpack-delegation", action="store_true",
-                       help="also lower with ExecuTorch's XnnpackPartitioner and report what it took")
+                       help="also lower with ExecuTorch's XnnpackPartitioner and report what it took "
+                            "(the same as --target xnnpack)")
+    add_target_option(check)
     check.add_argument("--int-sim", action="store_true",
                        help="also run the VPU partitions in integer arithmetic (JSON \"int_sim\")")
     check.add_argument("--ablate", action="store_true",
@@ -93,7 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
         "XNNPACK: write the ExecuTorch program (.pte); VPU: a hand-off folder (manifest.json + weights.npz)"))
     add_run_options(export)
     export.add_argument("-o", "--output", required=True, metavar="F",
-                        help="F.pte (--quantizer xnnpack) or a folder (--quantizer vpu)")
+                        help="F.pte (--target xnnpack) or a folder (--target vpu)")
+    add_target_option(export, several=False, what=(
+        "write the artefact of this target (default: the target of the quantizer)"))
     gui = sub.add_parser("gui", help="open the inspector window on MODEL")
     add_run_options(gui, model_required=False)
     gui.add_argument("--screenshot", metavar="F.png",
@@ -101,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--size", metavar="WxH", type=_size, help="window size, e.g. 1280x720")
     gui.add_argument("--compare", metavar="SPEC", help="open in compare mode, side B as for report --compare")
     gui.add_argument("--xnnpack-delegation", action="store_true",
-                     help="colour by what ExecuTorch's XnnpackPartitioner delegates")
+                     help="colour by what ExecuTorch's XnnpackPartitioner delegates (--target xnnpack)")
+    add_target_option(gui, several=False, what="colour the graph by the verdict of this target")
     gui.add_argument("--sweep", metavar="DIR", help="also show this sweep folder in the Sweep dock")
     gui.add_argument("--select", metavar="NODE", help="select NODE (b:NODE for compare side B) once shown")
     gui.add_argument("--focus", action="store_true", help="focus mode: only the canvas (F11)")
@@ -131,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
         "KEY=VALUE,... e.g. 'quantizer=xnnpack,per_tensor=1'"))
     report.add_argument("--ablate", action="store_true",
                         help="add what each constraint 2-8 costs (quantizes once per constraint)")
+    add_target_option(report, what="add the verdict of the graph")
     add_runtime_options(report)
     bench = sub.add_parser("bench", help="benchmark: layout, rendering and every zoo model")
     bench.add_argument("--json", action="store_true", help="machine-readable output")
@@ -175,19 +193,32 @@ def cmd_models(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _preflight(config: RunConfig) -> None:
-    """Missing files fail here, before torch is imported; notes on ignored options go to stderr."""
+def _preflight(config: RunConfig, targets: Sequence[str] = ()) -> None:
+    """Missing files and a target that cannot judge the quantizer's graph fail here, before torch
+    is imported; notes on ignored options go to stderr."""
     from vpu_core.preflight import preflight
+    from vpu_core.targets import check_target
 
     for note in preflight(config):
         print(f"vpu-inspector: note: {note}", file=sys.stderr)
+    if not config.model.endswith(".pt2"):      # a program file names its own quantizer
+        for name in targets:
+            check_target(name, config.quantizer)
+
+
+def targets_from_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The targets `check` / `report` judge: the VPU always, then --target, and --xnnpack-delegation
+    (its older spelling of --target xnnpack)."""
+    asked = [*(args.target or []), *(["xnnpack"] if getattr(args, "xnnpack_delegation", False) else [])]
+    return tuple(dict.fromkeys(["vpu", *asked]))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    _preflight(config)
-    from vpu_core.reports.json_report import analysis_to_json
-    from vpu_core.reports.text_report import analysis_to_text
+    targets = targets_from_args(args)
+    _preflight(config, targets)
+    from vpu_core.reports.json_report import analysis_to_json, targets_to_json
+    from vpu_core.reports.text_report import analysis_to_text, target_text
     from vpu_core.progress import TerminalProgress
     from vpu_core.session import STAGE_TITLES, default_session
 
@@ -199,24 +230,24 @@ def cmd_check(args: argparse.Namespace) -> int:
         check_quantizer(config)        # refuse before quantizing anything
     progress = TerminalProgress({**STAGE_TITLES, "ablate": "Relaxing each constraint"})   # stderr, terminals only
     try:
-        analysis = session.inspect(config, view=None, progress=progress,
-                                   xnnpack_delegation=args.xnnpack_delegation,
-                                   int_sim=args.int_sim, whatif=True,
-                                   runtime_runs=args.runs if args.run else None).analysis
+        inspection = session.inspect(config, view=None, progress=progress, targets=targets,
+                                     int_sim=args.int_sim, whatif=True,
+                                     runtime_runs=args.runs if args.run else None)
+        analysis = inspection.analysis
         ablation = session.ablate(config, progress) if ablate else None
     finally:
         progress.close()
     if args.save_program:
         session.save_program(config, Path(args.save_program))
     if args.format == "json":
-        out = analysis_to_json(analysis)
+        out = {**analysis_to_json(analysis), "targets": targets_to_json(inspection.targets)}
         if ablation is not None:
             from vpu_core.reports.json_report import ablation_to_json
 
             out["ablation"], out["ablation_seconds"] = ablation_to_json(ablation), round(ablation.seconds, 2)
         print(json.dumps(out, indent=1))
     else:
-        text = analysis_to_text(analysis)
+        text = analysis_to_text(analysis) + target_text(inspection.targets)
         if ablation is not None:
             from vpu_core.reports.whatif_text import ablation_lines
 
@@ -247,14 +278,13 @@ def note_lines(notes: Sequence[Note]) -> list[str]:
 
 def cmd_export(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    _preflight(config)
-    from vpu_core.handoff import export_model
+    _preflight(config, [args.target] if args.target else [])
     from vpu_core.progress import RunContext, TerminalProgress
     from vpu_core.session import STAGE_TITLES, default_session
 
     progress = TerminalProgress(STAGE_TITLES)
     try:
-        done = export_model(default_session(), config, args.output, RunContext(progress))
+        done = default_session().export(config, args.output, RunContext(progress), args.target)
     finally:
         progress.close()
     what = "ExecuTorch program" if done.kind == "pte" else "VPU hand-off"

@@ -2,7 +2,7 @@
 bench read, and the display graph (graph model + layout) drawn for a view of an analysis."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vpu_core.config import RunConfig, ViewOptions
@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # the analysis imports torch; this module's callers may not h
     from vpu_core.graph.model import GraphModel
     from vpu_core.layout import Layout
     from vpu_core.layout.grouped import GroupedGraph
+    from vpu_core.targets.results import TargetResult
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class Inspection:
     view: ViewOptions | None
     seconds: float
     stages_run: tuple[str, ...] = ()    # the stages computed for it, in order (none: all cached)
+    targets: dict[str, TargetResult] = field(default_factory=dict)   # target name -> its judgement,
+                                        # for the targets asked for (vpu_core.targets)
 
     @property
     def has_delegation(self) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from vpu_core.files import check_output_path
 
@@ -36,10 +36,11 @@ def check_output(output: str | Path) -> Path:
 
 def report_model(config: RunConfig, output: str | Path, compare_config: RunConfig | None = None,
                  progress: ProgressFn | None = None, int_sim: bool = False, ablate: bool = False,
-                 runtime_runs: int | None = None) -> Path:
+                 runtime_runs: int | None = None, targets: Sequence[str] = ()) -> Path:
     """Run the pipeline and analysis for `config` (and `compare_config`), then write the report;
     `int_sim` adds the integer simulation of `config`'s VPU partitions, `ablate` its constraint
-    ablation, `runtime_runs` a run of its lowered program on this CPU (the runtime section)."""
+    ablation, `runtime_runs` a run of its lowered program on this CPU (the runtime section),
+    `targets` the verdicts of those targets (vpu_core.targets)."""
     from vpu_core.session import default_session
 
     output = check_output(output)
@@ -49,7 +50,7 @@ def report_model(config: RunConfig, output: str | Path, compare_config: RunConfi
 
         check_quantizer(config)
     analysis = session.inspect(config, view=None, progress=progress, int_sim=int_sim, whatif=True,
-                               runtime_runs=runtime_runs).analysis
+                               runtime_runs=runtime_runs, targets=targets).analysis
     other = session.inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
     ablation = session.ablate(config, progress) if ablate else None
     return export_report(output, analysis, compare_with=other, ablation=ablation)

@@ -1,9 +1,9 @@
 """The analysis stage: the frozen Analysis of one configuration, from memory or disk (JSON).
 
-Two entries per configuration: without and with the real XNNPACK delegation. The analysis with
-the delegation is the one without plus its `delegation` field, so a request without it is also
-answered by stripping that field from the one with it. Reading imports no torch: a warm start
-shows a graph before torch is loaded.
+One entry per configuration on disk; the analysis with the real XNNPACK delegation is the one
+without plus the XNNPACK target's result (kept by its own store), remembered in memory only.
+Reading imports no torch: a warm start shows a graph before torch is loaded. SideStore keeps the
+results computed beside the analysis (integer simulation, what-if, a target's verdict).
 """
 from __future__ import annotations
 
@@ -32,24 +32,21 @@ class AnalysisStore:
         return self.keys.analysis_delegated if delegated else self.keys.analysis
 
     def get(self, delegated: bool) -> Any:
-        """The cached Analysis (with the delegation if `delegated`), or None."""
+        """The cached Analysis (with the delegation if `delegated`: memory only, since it is the
+        one without plus the XNNPACK target's cached result), or None."""
         if self.keys is None:
             return None
-        hit = self._load(self._key(delegated))
-        if hit is None and not delegated:
-            full = self._load(self._key(True))
-            if full is not None:
-                timings = {k: v for k, v in full.timings_s.items() if k != "xnnpack_delegation"}
-                hit = dataclasses.replace(full, delegation=None, timings_s=timings)
-                self.memory.put(STAGE, self._key(False), hit)
-        return hit
+        if delegated:
+            return self.memory.get(STAGE, self._key(True))
+        return self._load(self._key(False))
 
     def put(self, analysis: Analysis) -> None:
         if self.keys is None:
             return
-        key = self._key(analysis.delegation is not None)
+        delegated = analysis.delegation is not None
+        key = self._key(delegated)
         self.memory.put(STAGE, key, analysis)
-        if self.disk is None:
+        if self.disk is None or delegated:
             return
         try:
             data = codec.encode(analysis)
@@ -76,54 +73,49 @@ class AnalysisStore:
         return analysis
 
 
-class _SideStore:
+class SideStore:
     """A result computed from the same program and profile as the analysis, kept beside it
-    (memory and disk, keyed by the analysis key): the integer simulation, the what-if."""
+    (memory and disk, JSON through the codec): `kind` names its class, `modules` the torch-free
+    modules whose dataclasses it is made of."""
 
-    STAGE = ""
-    TYPE = ""
-
-    def __init__(self, keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> None:
-        self.key = keys.analysis if keys is not None else None
+    def __init__(self, stage: str, kind: str, key: str | None, memory: MemoryCache, disk: DiskCache | None,
+                 modules: tuple[str, ...] = codec.DEFAULT_MODULES) -> None:
+        self.stage, self.kind, self.key, self.modules = stage, kind, key, modules
         self.memory, self.disk = memory, disk
 
     def get(self) -> Any:
         if self.key is None:
             return None
-        hit = self.memory.get(self.STAGE, self.key)
+        hit = self.memory.get(self.stage, self.key)
         if hit is not None or self.disk is None:
             return hit
-        data = self.disk.read(self.STAGE, self.key)
+        data = self.disk.read(self.stage, self.key)
         if data is None:
             return None
         try:
-            report = codec.decode(data, self.TYPE)
+            report = codec.decode(data, self.kind, self.modules)
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
-            self.disk.remove(self.STAGE, self.key)
+            self.disk.remove(self.stage, self.key)
             return None
-        self.memory.put(self.STAGE, self.key, report)
+        self.memory.put(self.stage, self.key, report)
         return report
 
     def put(self, report: Any) -> None:
         if self.key is None:
             return
-        self.memory.put(self.STAGE, self.key, report)
+        self.memory.put(self.stage, self.key, report)
         if self.disk is not None:
             try:
-                self.disk.write(self.STAGE, self.key, "json", codec.encode(report))
+                self.disk.write(self.stage, self.key, "json", codec.encode(report, self.modules))
             except (TypeError, ValueError):
                 pass
 
 
-class IntSimStore(_SideStore):
+def int_sim_store(keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> SideStore:
     """The integer simulation of one configuration (it depends on what the analysis depends on)."""
-
-    STAGE = "int_sim"
-    TYPE = "IntSimReport"
+    return SideStore("int_sim", "IntSimReport", keys.analysis if keys else None, memory, disk)
 
 
-class WhatIfStore(_SideStore):
+def whatif_store(keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> SideStore:
     """The op-list what-if and partition economics of one configuration (PartitionWhatIf)."""
-
-    STAGE = "whatif"
-    TYPE = "PartitionWhatIf"
+    return SideStore("whatif", "PartitionWhatIf", keys.analysis if keys else None, memory, disk)

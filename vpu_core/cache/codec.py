@@ -5,8 +5,8 @@ Plain JSON loses tuples, dict key types and non-finite floats, so values are tag
     {"$t": [...]}            tuple                 [...]   list
     {"$d": [[k, v], ...]}    dict (keys any type, order kept)
     {"$f": "nan"|"inf"|"-inf"}  non-finite float   1.5     float (repr round-trips exactly)
-    {"$c": "RuleInfo", "v": {field: value}}   one of the frozen dataclasses of analysis.results,
-                                              intsim.results or whatif.results
+    {"$c": "RuleInfo", "v": {field: value}}   one of the frozen dataclasses of the result modules
+                                              the caller names (analysis.results by default)
 
 Decoding builds only those dataclasses (looked up by name in a fixed table) from plain values:
 nothing is imported, evaluated or unpickled. Anything else in an Analysis (a numpy scalar, a
@@ -14,25 +14,23 @@ torch object, another dataclass) makes `encode` raise TypeError: such a result i
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import dataclasses
 import functools
+import importlib
 import json
 import math
 
 _FLOAT_TAGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+DEFAULT_MODULES = ("vpu_core.analysis.results", "vpu_core.intsim.results", "vpu_core.whatif.results")
 
 
-@functools.lru_cache(maxsize=1)
-def _classes() -> dict[str, type]:
-    """The result dataclasses by name (these modules import no torch)."""
-    from vpu_core.analysis import results
-    from vpu_core.intsim import results as intsim_results
-    from vpu_core.whatif import results as whatif_results
-
+@functools.lru_cache(maxsize=16)
+def _classes(modules: tuple[str, ...] = DEFAULT_MODULES) -> dict[str, type]:
+    """The result dataclasses of `modules` by name (result modules import no torch)."""
     table = {}
-    for module in (results, intsim_results, whatif_results):
+    for module in map(importlib.import_module, modules):
         for name, cls in vars(module).items():
             if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == module.__name__:
                 assert name not in table, f"two result classes named {name}"
@@ -40,7 +38,7 @@ def _classes() -> dict[str, type]:
     return table
 
 
-def _enc(x):
+def _enc(x, classes: dict[str, type]):
     if x is None or isinstance(x, (bool, str)):
         return x
     if type(x) is int:
@@ -50,14 +48,14 @@ def _enc(x):
             return x
         return {"$f": "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")}
     if type(x) is tuple:
-        return {"$t": [_enc(v) for v in x]}
+        return {"$t": [_enc(v, classes) for v in x]}
     if type(x) is list:
-        return [_enc(v) for v in x]
+        return [_enc(v, classes) for v in x]
     if type(x) is dict:
-        return {"$d": [[_enc(k), _enc(v)] for k, v in x.items()]}
-    if dataclasses.is_dataclass(x) and _classes().get(type(x).__name__) is type(x):
+        return {"$d": [[_enc(k, classes), _enc(v, classes)] for k, v in x.items()]}
+    if dataclasses.is_dataclass(x) and classes.get(type(x).__name__) is type(x):
         return {"$c": type(x).__name__,
-                "v": {f.name: _enc(getattr(x, f.name)) for f in dataclasses.fields(x)}}
+                "v": {f.name: _enc(getattr(x, f.name), classes) for f in dataclasses.fields(x)}}
     raise TypeError(f"cannot cache a value of type {type(x).__name__}")
 
 
@@ -76,16 +74,18 @@ def _dec(x, classes: dict[str, type]):
     return cls(**{k: _dec(v, classes) for k, v in x["v"].items()})
 
 
-def encode(result: object) -> bytes:
-    """JSON bytes of a result; raises TypeError if it holds a value this codec cannot keep."""
-    text = json.dumps(_enc(result), separators=(",", ":"), allow_nan=False)
+def encode(result: object, modules: Sequence[str] = DEFAULT_MODULES) -> bytes:
+    """JSON bytes of a result made of the dataclasses of `modules`; raises TypeError if it holds
+    a value this codec cannot keep."""
+    text = json.dumps(_enc(result, _classes(tuple(modules))), separators=(",", ":"), allow_nan=False)
     return text.encode()
 
 
-def decode(data: bytes, expected: str = "Analysis") -> Any:
-    """The result of `encode`, an instance of the result class named `expected`; raises
+def decode(data: bytes, expected: str = "Analysis", modules: Sequence[str] = DEFAULT_MODULES) -> Any:
+    """The result of `encode`, an instance of the class named `expected` of `modules`; raises
     ValueError (or KeyError / TypeError) on anything else."""
-    value = _dec(json.loads(data.decode()), _classes())
-    if type(value) is not _classes()[expected]:
+    classes = _classes(tuple(modules))
+    value = _dec(json.loads(data.decode()), classes)
+    if type(value) is not classes[expected]:
         raise ValueError(f"not an {expected}")
     return value

@@ -7,7 +7,7 @@ deleted and treated as missing: the stage runs again and writes a good one.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import threading
 from collections import OrderedDict
@@ -24,7 +24,7 @@ class MemoryCache:
     """Small per-stage LRU maps of live objects."""
 
     LIMITS = {"export": 4, "calibration": 8, "qparams": 16, "quantized": 6, "analysis": 48,
-              "int_sim": 16, "whatif": 16, "graph": 24}
+              "int_sim": 16, "whatif": 16, "graph": 24, "target": 48, "lowering": 2}
 
     def __init__(self, limits: dict | None = None) -> None:
         self.limits = {**self.LIMITS, **(limits or {})}
@@ -55,6 +55,13 @@ class MemoryCache:
     def drop(self, stage: str, key: object) -> None:
         with self._lock:
             self._maps[stage].pop(key, None)
+
+    def drop_if(self, stage: str, matches: Callable[[Any], bool]) -> None:
+        """Drop every entry of `stage` whose key `matches`."""
+        with self._lock:
+            entries = self._maps[stage]
+            for key in [k for k in entries if matches(k)]:
+                del entries[key]
 
     def clear(self) -> None:
         with self._lock:

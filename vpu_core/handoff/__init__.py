@@ -1,11 +1,14 @@
 """`vpu-inspector export`: what leaves the inspector for a deployment team.
 
-    export_model(session, config, "out")     # XNNPACK: out is a .pte; VPU: out/ is a hand-off folder
+    session.export(config, "out")     # XNNPACK: out is a .pte; VPU: out/ is a hand-off folder
 
-- `--quantizer xnnpack`: the ExecuTorch program `check --run` runs (vpu_core.runtime.lowering),
+Each target exports its own artefact (Target.export, through Session.export; `--target`, by
+default the target that offers the run's quantizer): the VPU's and XNNPACK's are written here.
+
+- `--target xnnpack`: the ExecuTorch program `check --run` runs (vpu_core.runtime.lowering),
   written as it is: `executorch.runtime.Runtime.get().load_program(path)` runs it anywhere
   ExecuTorch with XNNPACK is installed.
-- `--quantizer vpu`: a folder with `manifest.json` (vpu_core.handoff.manifest: every VPU subgraph
+- `--target vpu`: a folder with `manifest.json` (vpu_core.handoff.manifest: every VPU subgraph
   with its ops in order and their kernels, int8 tensors with their 2^k scales as shift counts, the
   requant shift per output, boundaries with shapes and bytes) and `weights.npz` (int8 weights and
   int32 biases, no pickle). A graph whose VPU subgraphs need what a shift-only VPU cannot do (a
@@ -19,11 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vpu_core.errors import InspectorError
-from vpu_core.progress import NO_CONTEXT, RunContext
 
 if TYPE_CHECKING:
-    from vpu_core.config import RunConfig
-    from vpu_core.session import Session
+    from vpu_core.targets.protocol import TargetJob
 
 
 @dataclass(frozen=True)
@@ -34,19 +35,13 @@ class Exported:
     detail: str               # one line for the terminal
 
 
-def export_model(session: Session, config: RunConfig, output: str | Path, ctx: RunContext = NO_CONTEXT) -> Exported:
-    output = Path(output)
-    if config.quantizer == "xnnpack":
-        return _export_pte(session, config, output, ctx)
-    return _export_handoff(session, config, output, ctx)
-
-
-def _export_pte(session, config, output: Path, ctx: RunContext) -> Exported:
+def export_pte(job: TargetJob, output: Path) -> Exported:
+    """The XNNPACK target's export: the lowered program `--run` runs, as a .pte."""
     from vpu_core.files import SaveError, atomic_write, check_output_path
     from vpu_core.runtime.service import program_bytes
 
     check_output_path(output, (".pte",), "the ExecuTorch program")
-    lowered = program_bytes(session, config, ctx)
+    lowered = program_bytes(job)
     try:
         atomic_write(output, lambda tmp: Path(tmp).write_bytes(lowered.buffer))
     except OSError as exc:
@@ -57,7 +52,8 @@ def _export_pte(session, config, output: Path, ctx: RunContext) -> Exported:
                     f"{len(lowered.op_map.delegates)} XNNPACK delegate(s); inputs: {inputs}")
 
 
-def _export_handoff(session, config, output: Path, ctx: RunContext) -> Exported:
+def export_handoff(job: TargetJob, output: Path) -> Exported:
+    """The VPU target's export: the hand-off folder (manifest.json + weights.npz)."""
     import numpy as np
 
     from vpu_core.handoff.manifest import WEIGHTS_FILE, build_manifest
@@ -70,8 +66,8 @@ def _export_handoff(session, config, output: Path, ctx: RunContext) -> Exported:
     if not output.parent.is_dir():
         raise InspectorError(f"Cannot write the VPU hand-off to {output}: the folder {output.parent} "
                              "does not exist.")
-    analysis = session.inspect(config, view=None, ctx=ctx).analysis
-    qm = session.quantized(config, ctx)
+    analysis = job.analysis()
+    qm = job.quantized()
     _refuse_unshiftable(qm, analysis)
     manifest, arrays = build_manifest(qm, analysis)
     output.mkdir(exist_ok=True)

@@ -1,13 +1,14 @@
 """`check --format json`: the Analysis as the stable schema of docs/spec.md (add keys, never rename)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 import math
 
 from vpu_core.analysis.results import Analysis, CpuNode, PartitionReport, Summary
 
 if TYPE_CHECKING:
+    from vpu_core.targets.results import TargetResult
     from vpu_core.whatif.results import AblationReport, Economics, OpCandidate
 
 SCHEMA_VERSION = 1
@@ -68,6 +69,22 @@ def analysis_to_json(a: Analysis) -> dict:
 
         out["timing"] = timing_to_json(a.timing)
     return finite(out)
+
+
+def targets_to_json(results: Mapping[str, TargetResult]) -> dict:
+    """`targets`: each target asked for (vpu_core.targets), by name: its CPU nodes with their
+    cause, its number of subgraphs, its estimate (null when it has no cost model)."""
+    return finite({name: {"title": r.title, "subgraphs": len(r.verdict.subgraphs),
+                          "cpu_nodes": [{"node": c.node, "op": c.op, "reason": c.reason, "cause": c.cause}
+                                        for c in r.verdict.cpu_nodes],
+                          "estimate": estimate_to_json(r.estimate)} for name, r in results.items()})
+
+
+def estimate_to_json(e: Any) -> dict | None:
+    """A target's estimate by its common face (vpu_core.targets.protocol.Estimate)."""
+    if e is None:
+        return None
+    return {"unit": e.unit, "total": e.total, "label": e.label, "per_node": e.per_node()}
 
 
 def finite(x: Any) -> Any:

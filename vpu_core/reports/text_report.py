@@ -6,10 +6,14 @@ the shift summary and the timings.
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING, Mapping
 
 from vpu_core.analysis.results import Analysis, PartitionReport
 from vpu_core.formatting import human_bytes, quantizer_label
 from vpu_core.reports.summary_text import headline, no_weighted_op_sentence
+
+if TYPE_CHECKING:
+    from vpu_core.targets.results import TargetResult
 
 
 def analysis_to_text(a: Analysis) -> str:
@@ -50,6 +54,19 @@ def analysis_to_text(a: Analysis) -> str:
     warning = no_weighted_op_sentence(a.summary)
     lines.append(f"{total} violation{'s' if total != 1 else ''} in "
                  f"{sum(1 for r in a.rules if r.violations)} rule(s)." + (f" {warning}" if warning else ""))
+    return "\n".join(lines)
+
+
+def target_text(results: Mapping[str, TargetResult]) -> str:
+    """The verdict and estimate of every target but the VPU and XNNPACK (those two are above:
+    the partition and the real XNNPACK delegation)."""
+    lines = []
+    for r in results.values():
+        if r.target in ("vpu", "xnnpack"):
+            continue
+        lines += ["", *partition_lines(r.verdict, title=f"Target {r.title}")]
+        if r.estimate is not None:
+            lines.append(f"  Estimate: {r.estimate.total:.4g} {r.estimate.unit} ({r.estimate.label})")
     return "\n".join(lines)
 
 

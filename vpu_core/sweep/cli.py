@@ -15,10 +15,23 @@ DEFAULT_TIMEOUT_S = 1800.0
 
 
 def _quantizers(text: str) -> tuple[str, ...]:
+    from vpu_core.quantizers import QUANTIZERS
+
     names = tuple(dict.fromkeys(q.strip().lower() for q in text.split(",") if q.strip()))
-    bad = [q for q in names if q not in ("vpu", "xnnpack")]
+    bad = [q for q in names if q not in QUANTIZERS]
     if not names or bad:
-        raise argparse.ArgumentTypeError(f"expected vpu, xnnpack or vpu,xnnpack, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {', '.join(QUANTIZERS)} or several, comma-separated, "
+                                         f"got {text!r}")
+    return names
+
+
+def _targets(text: str) -> tuple[str, ...]:
+    from vpu_core import targets
+
+    names = tuple(dict.fromkeys(t.strip().lower() for t in text.split(",") if t.strip()))
+    bad = [t for t in names if t not in targets.names()]
+    if not names or bad:
+        raise argparse.ArgumentTypeError(f"expected target names from {', '.join(targets.names())}, got {text!r}")
     return names
 
 
@@ -48,6 +61,9 @@ def add_sweep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="the sweep folder (created)")
     p.add_argument("--quantizer", type=_quantizers, default=("vpu",), metavar="vpu,xnnpack",
                    help="quantizers, comma-separated (default vpu)")
+    p.add_argument("--target", type=_targets, default=(), metavar="NAME,...",
+                   help="also judge every run's graph with these targets, comma-separated "
+                        "(vpu_core.targets; the run's JSON `targets`)")
     p.add_argument("--profile", action="append", default=[], metavar="FILE",
                    help="hardware profile (TOML), repeatable (default: the shipped profile)")
     p.add_argument("--workers", type=_workers, default=None, metavar="N",
@@ -84,7 +100,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                      calib_data=_absolute(args.calib_data), reference_observers=args.reference_observers)
     plan = plan_sweep(args.models, args.quantizer, profiles or (None,), base)
     options = SweepOptions(workers=args.workers or (0 if args.ray else os.cpu_count() or 1), timeout_s=args.timeout, no_cache=args.no_cache,
-                           retry_failed=args.retry_failed, html=not args.no_pages)
+                           retry_failed=args.retry_failed, html=not args.no_pages, targets=args.target)
     _terminate_as_interrupt()
     result = run_sweep(plan, out, options, ray_address=args.ray, command=["vpu-inspector", "sweep", *args.models, "-o", str(out)])
     counts = result.summary["counts"]

@@ -23,6 +23,7 @@ class SweepOptions:
     retry_failed: bool = False       # re-run recorded errors and timeouts of the same key
     html: bool = True                # a page per run
     cache_dir: str | None = None     # the workers' disk cache (None: their own default)
+    targets: tuple[str, ...] = ()    # also judged in every run (vpu_core.targets), beside the VPU
 
 
 @dataclass
@@ -42,7 +43,7 @@ class Ledger:
         self.folder.prepare()
         for run in self.plan.runs:
             row = None if self.options.no_cache else self.folder.finished(
-                run, self.options.timeout_s, self.options.retry_failed, self.options.html)
+                run, self.options.timeout_s, self.options.retry_failed, self.options.html, self.options.targets)
             if row is not None:
                 self.rows[run.slug] = {**row, "cached": True}
             else:
@@ -60,7 +61,7 @@ class Ledger:
         return pick
 
     def base(self, run: Run) -> dict:
-        return self.folder.base(run, self.options.timeout_s, self.options.html)
+        return self.folder.base(run, self.options.timeout_s, self.options.html, self.options.targets)
 
     def began(self, run: Run) -> None:
         self.progress.started(run.slug, run_label(self.base(run)))

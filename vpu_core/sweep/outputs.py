@@ -46,17 +46,17 @@ class SweepFolder:
     def log(self, run: Run) -> Path:
         return self.root / "logs" / f"{run.slug}.log"
 
-    def base(self, run: Run, timeout_s: float | None, page: bool = True) -> dict:
+    def base(self, run: Run, timeout_s: float | None, page: bool = True, targets: tuple[str, ...] = ()) -> dict:
         """The identity fields of `run`'s row (the worker adds the verdict); `page`: the run
-        gets an HTML page (not with --no-pages)."""
+        gets an HTML page (not with --no-pages); `targets`: judged beside the VPU (--target)."""
         return {"model": run.model_label, "quantizer": run.config.quantizer,
                 "profile": run.profile.label, "spec": run.config.model,
                 "profile_path": run.profile.path, "json": f"runs/{run.slug}.json",
                 "html": f"runs/{run.slug}.html" if page else None, "log": f"logs/{run.slug}.log", "key": run.key, "slug": run.slug,
-                "timeout_s": timeout_s}
+                "timeout_s": timeout_s, "targets": list(targets)}
 
     def finished(self, run: Run, timeout_s: float | None, retry_failed: bool = False,
-                 page: bool = True) -> dict | None:
+                 page: bool = True, targets: tuple[str, ...] = ()) -> dict | None:
         """The recorded row of `run` when it is still valid: same content key, its files there
         (the page too when one is wanted); an error only without `retry_failed`; a timeout only
         when it had at least as long as now."""
@@ -66,7 +66,7 @@ class SweepFolder:
             row = json.loads(self.row_path(run).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if not isinstance(row, dict) or row.get("key") != run.key:
+        if not isinstance(row, dict) or row.get("key") != run.key or row.get("targets", []) != list(targets):
             return None
         status = row.get("status")
         if status == "ok":

@@ -137,9 +137,11 @@ def plan_sweep(model_args: list[str], quantizers: tuple[str, ...] = ("vpu",),
     specs = expand_models(model_args)
     if not specs:
         raise SweepError("No models to sweep: the arguments name no model file, folder or zoo name.")
+    from vpu_core.quantizers import QUANTIZERS
+
     for q in quantizers:
-        if q not in ("vpu", "xnnpack"):
-            raise SweepError(f"Unknown quantizer '{q}': expected vpu or xnnpack.")
+        if q not in QUANTIZERS:
+            raise SweepError(f"Unknown quantizer '{q}': expected {' or '.join(QUANTIZERS)}.")
     refs = profile_refs(list(profiles))
     labels = model_labels(specs)
     hashes = FileHashes()

@@ -11,7 +11,8 @@ pipeline reports (a model that will not load or export, a bad profile) is a row 
 hangs is the engine's to record. torch.export and the lowering change process-wide state, so a
 process runs exactly one task.
 
-The task is plain JSON: {"config": RunConfig fields, "base": the row's identity fields,
+The task is plain JSON: {"config": RunConfig fields, "base": the row's identity fields (with the
+"targets" judged beside the VPU),
 "cache_dir": str | None, "no_cache": bool, "html": bool}; as a process it also names
 "outputs" ({"json": path, "html": path}: where the check JSON and the page go) and
 "result_path", where the row is written before the process exits 0.
@@ -74,13 +75,15 @@ def run_task(task: dict) -> RunOutput:
 
 
 def _inspect(task: dict, config: RunConfig, start: float) -> RunOutput:
-    from vpu_core.reports.json_report import analysis_to_json
+    from vpu_core.reports.json_report import analysis_to_json, targets_to_json
     from vpu_core.session import default_session
 
     session = default_session()
     session.set_disk_cache(not task.get("no_cache", False))
-    analysis = session.inspect(config, view=None, whatif=True).analysis     # the JSON `check` prints
-    check = analysis_to_json(analysis)
+    targets = tuple(dict.fromkeys(["vpu", *task["base"].get("targets", [])]))     # as `check --target`
+    inspection = session.inspect(config, view=None, whatif=True, targets=targets)  # the JSON `check` prints
+    analysis = inspection.analysis
+    check = {**analysis_to_json(analysis), "targets": targets_to_json(inspection.targets)}
     html = None
     if task.get("html", True):
         from vpu_core.reports.html import build_report_html

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from vpu_core.timing.assumptions import TimingAssumptions
 
@@ -64,3 +65,47 @@ class SplitTiming:
     @property
     def not_paying(self) -> tuple[SubgraphTiming, ...]:
         return tuple(s for s in self.subgraphs if not s.pays)
+
+
+@dataclass(frozen=True)
+class SubgraphEstimate:
+    """One VPU subgraph as the profile's [timing] model sees it (no measurement involved)."""
+
+    subgraph: int
+    macs: int
+    transfers: int                 # boundary tensors moved (in + out, each counted once)
+    transfer_bytes: int
+    launch_us: float
+    compute_us: float              # macs / vpu_macs_per_s
+    transfer_us: float             # per tensor latency + bytes / link_bytes_per_s
+
+    @property
+    def total_us(self) -> float:
+        return self.launch_us + self.compute_us + self.transfer_us
+
+
+@dataclass(frozen=True)
+class VpuEstimate:
+    """The VPU target's estimate (vpu_core.targets.protocol.Estimate): every subgraph's launch,
+    MACs and transfers under the profile's [timing] assumptions."""
+
+    assumptions: TimingAssumptions
+    profile: str
+    subgraphs: tuple[SubgraphEstimate, ...]
+    node_us: tuple[tuple[str, float], ...] = ()   # (op, its MACs / vpu_macs_per_s) for ops with MACs
+
+    @property
+    def unit(self) -> Literal["us"]:
+        return "us"
+
+    @property
+    def total(self) -> float:
+        return sum(s.total_us for s in self.subgraphs)
+
+    @property
+    def label(self) -> str:
+        return f"[timing] of profile {self.profile} (estimate)"
+
+    def per_node(self) -> dict[str, float]:
+        """Each op's compute time; launches and transfers belong to the subgraph, not to one op."""
+        return dict(self.node_us)

@@ -29,7 +29,7 @@ import dataclasses
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from vpu_core.cache.attached import AttachedResults
 from vpu_core.cache.keys import FileHashes, StageKeys, stage_keys
@@ -37,11 +37,15 @@ from vpu_core.cache.stages import MemoryCache
 from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
 from vpu_core.inspection import DisplayGraph, Inspection, InspectionPair, display_graph
 from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext, context_of
+from vpu_core.session.jobs import SessionJob, forget_targets, target_result
 from vpu_core.stages import STAGE_SPANS, STAGE_TITLES, STAGES, overall_fraction, recording
+from vpu_core.targets import check_target
 
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
     from vpu_core.analysis.results import Analysis
     from vpu_core.cache.disk import DiskCache
+    from vpu_core.handoff import Exported
+    from vpu_core.targets.results import TargetResult
     from vpu_core.intsim.results import IntSimReport
     from vpu_core.runtime.results import RuntimeReport
     from vpu_core.pipeline import OnExport, QuantizedModel
@@ -59,7 +63,7 @@ class Session:
         """`disk_cache`: use the disk cache at `cache_dir` (None: $VPU_INSPECTOR_CACHE_DIR, else
         the user cache folder, looked up at each run)."""
         self.keep = keep
-        self.memory = MemoryCache({"quantized": keep, "program": 4, "edge": 1})
+        self.memory = MemoryCache({"quantized": keep, "program": 4, "lowering": 1})
         self.hashes = FileHashes()
         self.disk_cache = disk_cache
         self.cache_dir = cache_dir
@@ -73,7 +77,8 @@ class Session:
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
                 xnnpack_delegation: bool | None = None, fresh: bool = False,
                 int_sim: bool = False, runtime_runs: int | None = None, whatif: bool = False, *,
-                ctx: RunContext | None = None, preview: PreviewFn | None = None) -> Inspection:
+                ctx: RunContext | None = None, preview: PreviewFn | None = None,
+                targets: Sequence[str] = ()) -> Inspection:
         """Quantize (or reuse), analyse and lay out `config`.
 
         The real XNNPACK delegation is computed when `xnnpack_delegation` is true, or when it is
@@ -87,7 +92,9 @@ class Session:
         .economics: one re-partition per candidate op, so only when asked for: `Session.whatif`).
         `ctx` replaces `progress` and `cancel` (give one or the other). `preview(inspection)`
         receives the predicted partition of the float graph as soon as it is exported, when the
-        quantized analysis has to be computed (vpu_core.preview).
+        quantized analysis has to be computed (vpu_core.preview). `targets` (registry names,
+        vpu_core.targets) are also judged: Inspection.targets has their verdicts and estimates
+        ("xnnpack" is the real XNNPACK delegation, as with `xnnpack_delegation`).
         """
         ctx, ran = recording(context_of(progress, cancel, ctx))
         start = time.perf_counter()
@@ -95,6 +102,7 @@ class Session:
             raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}")
         if xnnpack_delegation is None:
             xnnpack_delegation = view is not None and view.partition_source == "xnnpack"
+        xnnpack_delegation = xnnpack_delegation or "xnnpack" in targets
         keys = self.keys(config, fresh)
         on_export = None
         if preview is not None:
@@ -110,17 +118,17 @@ class Session:
             from vpu_core.runtime.service import with_runtime
 
             analysis = with_runtime(analysis, config, self.runtime(config, runtime_runs, ctx=ctx, keys=keys))
+        judged = {name: self.target(config, name, ctx, keys) for name in dict.fromkeys(targets)}
         graph = None
         if view is not None:
             graph = self._display_graph(keys, analysis, view, ctx)
-        return Inspection(config, analysis, graph, view, time.perf_counter() - start, tuple(ran))
+        return Inspection(config, analysis, graph, view, time.perf_counter() - start, tuple(ran), judged)
 
     def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
         """The same result drawn for another view (fold, colouring): milliseconds, never a run.
         Raises ValueError when `view` colours by an XNNPACK delegation the analysis lacks."""
         graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view, NO_CONTEXT)
-        return Inspection(inspection.config, inspection.analysis, graph, view, inspection.seconds,
-                          inspection.stages_run)
+        return dataclasses.replace(inspection, graph=graph, view=view)
 
     def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
@@ -179,8 +187,9 @@ class Session:
                            ("qparams", keys.quantized), ("quantized", keys.quantized),
                            ("analysis", keys.analysis), ("analysis", keys.analysis_delegated),
                            ("int_sim", keys.analysis), ("whatif", keys.analysis),
-                           ("program", program_key(keys)), ("edge", program_key(keys))):
+                           ("program", program_key(keys))):
             self.memory.drop(stage, key)
+        forget_targets(self, keys)
         self.attached.forget(config)
         with self._lock:
             self._ablations.pop(keys.analysis, None)
@@ -204,13 +213,24 @@ class Session:
 
             base = ctx.call(analyze, qm, False, ctx)
         analysis = base
-        if xnnpack_delegation:
-            from vpu_core.analysis.delegation import with_xnnpack_delegation
-            from vpu_core.runtime.service import overlay_lowering
-
-            analysis = ctx.call(with_xnnpack_delegation, base, qm, None, ctx, overlay_lowering(self, keys))
+        if xnnpack_delegation:         # the XNNPACK target's verdict (cached on its own)
+            result = self.target(config, "xnnpack", ctx, keys)
+            analysis = dataclasses.replace(base, delegation=result.verdict, timings_s={
+                **base.timings_s, "xnnpack_delegation": result.seconds})
         store.put(analysis)
         return analysis
+
+    def target(self, config: RunConfig, name: str, ctx: RunContext = NO_CONTEXT,
+               keys: StageKeys | None = None) -> TargetResult:
+        """TargetResult of `config` judged by target `name` (vpu_core.targets): its verdict and
+        estimate, cached like the analysis (memory and disk)."""
+        keys = keys if keys is not None else self.keys(config)
+        return target_result(self, config, name, ctx, keys)
+
+    def job(self, config: RunConfig, target: str, ctx: RunContext = NO_CONTEXT,
+            keys: StageKeys | None = None) -> SessionJob:
+        """The TargetJob a target receives for `config` in this session."""
+        return SessionJob(self, config, target, ctx, keys if keys is not None else self.keys(config))
 
     def _with_int_sim(self, config: RunConfig, analysis: Analysis, ctx: RunContext,
                       keys: StageKeys | None = None) -> Analysis:
@@ -226,7 +246,7 @@ class Session:
         from vpu_core.cache import analysis_store
 
         keys = keys if keys is not None else self.keys(config)
-        store = analysis_store.WhatIfStore(keys, self.memory, self.disk())
+        store = analysis_store.whatif_store(keys, self.memory, self.disk())
         hit = store.get()
         if hit is not None:
             return hit
@@ -274,7 +294,7 @@ class Session:
         from vpu_core.cache import analysis_store
 
         keys = keys if keys is not None else self.keys(config)
-        store = analysis_store.IntSimStore(keys, self.memory, self.disk())
+        store = analysis_store.int_sim_store(keys, self.memory, self.disk())
         hit = store.get()
         if hit is not None:
             return hit
@@ -328,11 +348,23 @@ class Session:
     def runtime(self, config: RunConfig, runs: int = 20, warmup: int = 3,
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None, *,
                 ctx: RunContext | None = None, keys: StageKeys | None = None) -> RuntimeReport:
-        """RuntimeReport of `config` run on ExecuTorch's runtime here (vpu_core.runtime.service:
-        the lowered program is cached, the measurement always runs; a refusal is data)."""
-        from vpu_core.runtime.service import runtime_report
+        """RuntimeReport of `config` run on ExecuTorch's runtime here (the XNNPACK target's run,
+        vpu_core.runtime.service: the lowered program is cached, the measurement always runs; a
+        refusal is data)."""
+        from vpu_core import targets
 
-        return runtime_report(self, config, runs, warmup, context_of(progress, cancel, ctx), keys)
+        job = self.job(config, "xnnpack", context_of(progress, cancel, ctx), keys)
+        return targets.load("xnnpack").run(job, runs, warmup)
+
+    def export(self, config: RunConfig, output: str | Path, ctx: RunContext = NO_CONTEXT,
+               target: str | None = None) -> Exported:
+        """`target`'s artefact of `config` (Target.export; None: the target that offers
+        config.quantizer): XNNPACK a .pte, the VPU a hand-off folder (vpu_core.handoff)."""
+        from vpu_core import targets
+
+        name = target or next((i.name for i in targets.infos() if i.quantizer == config.quantizer), "vpu")
+        check_target(name, config.quantizer)
+        return targets.load(name).export(self.job(config, name, ctx), Path(output))
 
     def save_program(self, config: RunConfig, path: str | Path) -> None:
         """Save the converted Q/DQ program of `config` (torch.export.save; loads back with `check`)."""

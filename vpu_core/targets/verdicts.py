@@ -1,0 +1,62 @@
+"""Building a target's verdict from the ops it placed: the rest of the graph follows them.
+
+    report = placement_report(g, placed, cpu_node, source="conv-only", profile="…", ops=("conv2d",))
+
+A target decides about ops (what its partitioner or compiler took); a PartitionReport places every
+node. `placed` maps the nodes the target decided on to a subgraph id or "cpu"; every other op is
+the CPU's (`cpu_node(node)` says why), and Q/DQ nodes, constants, getitems and other non-ops
+follow their first consumer — a dequantize belongs to the side it feeds, as in the simulated
+partition (vpu_core.analysis.partition) — while graph inputs, the output and submodule calls stay
+on the host. Boundaries and their bytes are the simulated partition's.
+"""
+from __future__ import annotations
+
+from typing import Callable, Literal, Mapping
+
+from torch.fx import Node
+
+from vpu_core.analysis.partition import boundaries
+from vpu_core.analysis.qgraph import QGraph, is_op
+from vpu_core.analysis.results import CpuNode, PartitionReport, Subgraph
+from vpu_core.qdq import is_qdq
+
+Side = int | Literal["cpu"]
+
+
+def follow_consumers(g: QGraph, placed: Mapping[str, Side]) -> dict[str, Side]:
+    """Every node of `g` assigned: `placed` as given; host nodes and undecided ops "cpu"; the rest
+    with its first consumer (graph order)."""
+    assignment: dict[str, Side] = {}
+    for node in g.nodes:
+        if node.name in placed:
+            assignment[node.name] = placed[node.name]
+        elif node.op in ("placeholder", "output", "call_module"):
+            assignment[node.name] = "cpu"
+    order = {n: i for i, n in enumerate(g.nodes)}
+    for node in reversed(g.nodes):      # consumers are resolved before what they read
+        if node.name in assignment:
+            continue
+        users = sorted(node.users, key=order.__getitem__)
+        follows = (node in g.constants or is_qdq(node) or not is_op(node)) and users
+        assignment[node.name] = assignment[users[0].name] if follows else "cpu"
+    return assignment
+
+
+def placement_report(g: QGraph, placed: Mapping[str, Side], cpu_node: Callable[[Node], CpuNode], *,
+                     source: str, profile: str, ops: tuple[str, ...] = (),
+                     lowered_counts: dict | None = None) -> PartitionReport:
+    """The PartitionReport of a target that placed `placed` (subgraph ids 0..n-1); `ops` the op
+    names its accelerator takes (PartitionReport.vpu_ops), `profile` what judged ("XnnpackPartitioner")."""
+    assignment = follow_consumers(g, placed)
+    count = 1 + max((s for s in assignment.values() if isinstance(s, int)), default=-1)
+    members: list[list[str]] = [[] for _ in range(count)]
+    for node in g.nodes:
+        side = assignment[node.name]
+        if isinstance(side, int):
+            members[side].append(node.name)
+    cpu_nodes = tuple(cpu_node(n) for n in g.nodes if is_op(n) and assignment[n.name] == "cpu")
+    bounds = boundaries(g, assignment)
+    return PartitionReport(
+        profile=profile, vpu_ops=ops, subgraphs=tuple(Subgraph(i, tuple(m)) for i, m in enumerate(members)),
+        cpu_nodes=cpu_nodes, boundaries=bounds, transfer_bytes=sum(b.bytes for b in bounds),
+        assignment=dict(assignment), source=source, lowered_counts=dict(lowered_counts or {}))

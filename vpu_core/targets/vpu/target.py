@@ -1,0 +1,40 @@
+"""The VPU target's implementation: the analysis' partition, the [timing] estimate, the hand-off."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vpu_core.targets.protocol import TargetBase, TargetJob
+from vpu_core.targets.vpu import INFO
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import PartitionReport
+    from vpu_core.handoff import Exported
+    from vpu_core.timing.results import VpuEstimate
+
+
+class VpuTarget(TargetBase):
+    info = INFO
+    cannot_run = ("The VPU is simulated from the hardware profile: no program runs on it here "
+                  "(--int-sim runs its partitions in integer arithmetic).")
+
+    def verdict(self, job: TargetJob) -> PartitionReport:
+        """The partition analyze() computed: rules of the profile, no lowering."""
+        return job.analysis().partition
+
+    def estimate(self, job: TargetJob, verdict: PartitionReport) -> VpuEstimate:
+        from vpu_core.analysis.macs import op_macs
+        from vpu_core.analysis.qgraph import QGraph, is_op
+        from vpu_core.timing.estimate import vpu_estimate
+
+        qm = job.quantized()
+        g = QGraph(qm.converted, qm.profile)
+        nodes = [g.by_name[n] for s in verdict.subgraphs for n in s.nodes]
+        macs = {n.name: op_macs(g, n) for n in nodes if is_op(n)}
+        return vpu_estimate(verdict, macs, qm.profile.timing, qm.profile.name)
+
+    def export(self, job: TargetJob, output: Path) -> Exported:
+        """The hand-off folder (vpu_core.handoff): manifest.json and weights.npz."""
+        from vpu_core.handoff import export_handoff
+
+        return export_handoff(job, output)
