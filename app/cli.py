@@ -60,7 +60,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from vpu_core import bench as benchmark
 
     if getattr(args, "run", None) is not None:
-        from vpu_core.runtime.bench import bench_runtime
+        from vpu_core.targets.xnnpack.bench import bench_runtime
 
         rows = bench_runtime(tuple(args.run) or ("resnet8",))
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))

@@ -4,9 +4,9 @@ from pathlib import Path
 import pytest
 
 from vpu_core.analysis import analyze
-from vpu_core.analysis.delegation import lower_xnnpack, with_xnnpack_delegation, xnnpack_delegation
+from vpu_core.targets.xnnpack.delegation import lower_xnnpack, with_xnnpack_delegation, xnnpack_delegation
 from vpu_core.analysis.qgraph import QGraph
-from vpu_core.runtime.lowering import lower_program
+from vpu_core.targets.xnnpack.lowering import lower_program
 from vpu_core.whatif.op_candidates import op_candidates
 
 pytestmark = pytest.mark.slow

@@ -2,10 +2,10 @@
 nodes, the robust per-event average, the refusal sentence of a failed lowering, the JSON shape."""
 from __future__ import annotations
 
-from vpu_core.runtime.lowering import lowering_refusal
-from vpu_core.runtime.measure import middle_mean
-from vpu_core.runtime.results import DelegateTime, Latency, OpTime, RuntimeReport
-from vpu_core.runtime.xnn_blob import XNode, align, implements, operator_kind
+from vpu_core.targets.xnnpack.lowering import lowering_refusal
+from vpu_core.targets.xnnpack.measure import middle_mean
+from vpu_core.targets.results import DelegateTime, Latency, OpTime, RuntimeReport
+from vpu_core.targets.xnnpack.xnn_blob import XNode, align, implements, operator_kind
 from vpu_core.reports.runtime import runtime_lines, runtime_to_json
 
 
@@ -82,8 +82,8 @@ def test_runtime_json_has_the_contract_keys_and_refusals_have_no_numbers():
 
 
 def test_a_program_the_runtime_will_not_load_is_refused_naming_the_op_from_its_log():
-    from vpu_core.runtime.measure import load_refusal
-    from vpu_core.runtime.op_map import DelegateOps, OpMap
+    from vpu_core.targets.xnnpack.measure import load_refusal
+    from vpu_core.targets.xnnpack.op_map import DelegateOps, OpMap
 
     # what ExecuTorch 1.5 logs for tests/corpus/swin_vision.py (VPU quantizer): XNNPACK names the
     # node by its debug handle, which the op map keeps per xnode

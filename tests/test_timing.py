@@ -11,7 +11,7 @@ from vpu_core.config import RunConfig
 from vpu_core.errors import ProfileError
 from vpu_core.profile import load_profile, parse_profile
 from vpu_core.reports.timing import assumptions_text, timing_lines, verdict
-from vpu_core.runtime.results import Latency, OpTime, RuntimeReport
+from vpu_core.targets.results import Latency, OpTime, RuntimeReport
 from vpu_core.session import Session
 from vpu_core.timing import TimingAssumptions, split_timing
 

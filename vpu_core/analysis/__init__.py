@@ -1,7 +1,6 @@
 """The analysis half: read a converted Q/DQ graph and produce an `Analysis` (plain frozen dataclasses).
 
     analysis = analyze(qm)                         # rules, partition, shifts, stats, SQNR
-    analysis = analyze(qm, xnnpack_delegation=True)  # + real ExecuTorch XNNPACK lowering (slow)
 
 Everything is read from the Q/DQ graph itself (qm.converted); the quantizer is never trusted, so a
 VPU graph, an XNNPACK graph and a Q/DQ .pt2 loaded from disk are checked the same way.

@@ -23,11 +23,9 @@ if TYPE_CHECKING:
 ProgressFn = Callable[[str, float], None]
 
 
-def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
-            progress: ProgressFn | None = None) -> Analysis:
-    """Fill every field of Analysis from a QuantizedModel (vpu_core.pipeline). The real XNNPACK
-    delegation (vpu_core.analysis.delegation.with_xnnpack_delegation) is reported as stage
-    "delegate" after "analyze" reached 1.0."""
+def analyze(qm: QuantizedModel, progress: ProgressFn | None = None) -> Analysis:
+    """Fill every field of Analysis from a QuantizedModel (vpu_core.pipeline): what the Q/DQ graph
+    says under the profile. What a target (vpu_core.targets) says of it is not analysis."""
     report = progress or (lambda stage, fraction: None)
     start = time.perf_counter()
     report("analyze", 0.0)
@@ -62,10 +60,6 @@ def analyze(qm: QuantizedModel, xnnpack_delegation: bool = False,
         histograms=hists, timings_s=timings, delegation=None, inputs=inputs,
         scale_groups=shared, partition_rule=OP_LIST_RULE, summary=summary(g, part), notes=notes)
     report("analyze", 1.0)
-    if xnnpack_delegation:  # slow (seconds): only when asked; the session's path too
-        from vpu_core.analysis.delegation import with_xnnpack_delegation
-
-        analysis = with_xnnpack_delegation(analysis, qm, g, progress)
     return analysis
 
 

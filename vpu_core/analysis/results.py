@@ -12,7 +12,7 @@ from vpu_core.hardware.limits import BY_ID
 
 if TYPE_CHECKING:
     from vpu_core.intsim.results import IntSimReport
-    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.targets.results import RuntimeReport
     from vpu_core.timing.results import SplitTiming
     from vpu_core.whatif.results import Economics
 
@@ -65,7 +65,7 @@ class Subgraph:
 
 CAUSES = ("op_list", "dtype", "limit", "memory", "float")   # why an op runs on the CPU
 # why the real XNNPACK delegation (PartitionReport.source "xnnpack") left an op on the CPU
-# (vpu_core.analysis.xnnpack_why): "dtype" as above, or
+# (vpu_core.targets.xnnpack.why): "dtype" as above, or
 XNNPACK_CAUSES = ("no_kernel", "rejected", "left_out", "removed")
 
 

@@ -98,7 +98,7 @@ def partition_report(analysis: Analysis, partition_source: str = "simulated") ->
     if partition_source == "simulated":
         return analysis.partition
     if analysis.delegation is None:
-        raise ValueError("this analysis has no XNNPACK delegation: run analyze(qm, xnnpack_delegation=True)")
+        raise ValueError("this analysis has no XNNPACK delegation: ask the session for the xnnpack target")
     return analysis.delegation
 
 

@@ -13,7 +13,7 @@
 - boundary_bytes  bytes the op's VPU/CPU boundary edges move
 - measured_us     the node's time in the lowered program run on this CPU (check --run / the window's
                   Run ▸ Run on this CPU): its ETDump time + its share of its XNNPACK delegate's
-                  overhead (vpu_core.runtime); no values until a run
+                  overhead (vpu_core.targets.xnnpack); no values until a run
 
 Pure Python, no torch.
 """

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from vpu_core.formatting import count_text, db_text, human_bytes, time_text
 
 if TYPE_CHECKING:
-    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.targets.results import RuntimeReport
 
 TOP_OPS = 5
 

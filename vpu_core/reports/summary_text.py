@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 CAUSE_WORDS = {"op_list": "not in the op list", "dtype": "integer / bool tensors",
                "limit": "over a per-op limit", "memory": "over the SRAM", "float": "left in float",
-               # the real XNNPACK delegation (vpu_core.analysis.xnnpack_why)
+               # the real XNNPACK delegation (vpu_core.targets.xnnpack.why)
                "no_kernel": "no XNNPACK kernel", "rejected": "rejected by XNNPACK's checks",
                "left_out": "left out of the delegates", "removed": "removed while lowering"}
 CAUSE_SHORT = {"op_list": "op list", "dtype": "dtype", "limit": "limit", "memory": "memory", "float": "float",

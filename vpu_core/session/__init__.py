@@ -44,10 +44,10 @@ from vpu_core.targets import check_target
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
     from vpu_core.analysis.results import Analysis
     from vpu_core.cache.disk import DiskCache
-    from vpu_core.handoff import Exported
+    from vpu_core.targets.results import Exported
     from vpu_core.targets.results import TargetResult
     from vpu_core.intsim.results import IntSimReport
-    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.targets.results import RuntimeReport
     from vpu_core.pipeline import OnExport, QuantizedModel
     from vpu_core.preview import PreviewFn
     from vpu_core.whatif.results import AblationReport, PartitionWhatIf
@@ -87,7 +87,7 @@ class Session:
         change are still reused, since they would come out the same. `int_sim` also runs the VPU
         partitions in integers (Analysis.int_sim, vpu_core.intsim); `runtime_runs` also lowers the
         converted graph to an ExecuTorch XNNPACK program and runs it that many times on this CPU
-        (Analysis.runtime and its timing model, Analysis.timing: vpu_core.runtime). `whatif` fills
+        (Analysis.runtime and its timing model, Analysis.timing: the XNNPACK target, vpu_core.targets.xnnpack). `whatif` fills
         in the op-list candidates and the partition economics (Analysis.op_candidates /
         .economics: one re-partition per candidate op, so only when asked for: `Session.whatif`).
         `ctx` replaces `progress` and `cancel` (give one or the other). `preview(inspection)`
@@ -115,7 +115,7 @@ class Session:
         if whatif or runtime_runs:      # the timing model reads the economics' MACs
             analysis = self.with_whatif(config, analysis, ctx, keys)
         if runtime_runs:
-            from vpu_core.runtime.service import with_runtime
+            from vpu_core.targets.xnnpack.service import with_runtime
 
             analysis = with_runtime(analysis, config, self.runtime(config, runtime_runs, ctx=ctx, keys=keys))
         judged = {name: self.target(config, name, ctx, keys) for name in dict.fromkeys(targets)}
@@ -178,7 +178,7 @@ class Session:
 
     def forget(self, config: RunConfig) -> None:
         """Drop what this session remembers in memory for `config` (the disk cache stays)."""
-        from vpu_core.runtime.store import program_key
+        from vpu_core.targets.xnnpack.store import program_key
 
         keys = self.keys(config, fresh=True)
         if keys is None:
@@ -211,7 +211,7 @@ class Session:
         if base is None:
             from vpu_core.analysis import analyze
 
-            base = ctx.call(analyze, qm, False, ctx)
+            base = ctx.call(analyze, qm, ctx)
         analysis = base
         if xnnpack_delegation:         # the XNNPACK target's verdict (cached on its own)
             result = self.target(config, "xnnpack", ctx, keys)
@@ -349,7 +349,7 @@ class Session:
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None, *,
                 ctx: RunContext | None = None, keys: StageKeys | None = None) -> RuntimeReport:
         """RuntimeReport of `config` run on ExecuTorch's runtime here (the XNNPACK target's run,
-        vpu_core.runtime.service: the lowered program is cached, the measurement always runs; a
+        vpu_core.targets.xnnpack.service: the lowered program is cached, the measurement always runs; a
         refusal is data)."""
         from vpu_core import targets
 
@@ -359,7 +359,7 @@ class Session:
     def export(self, config: RunConfig, output: str | Path, ctx: RunContext = NO_CONTEXT,
                target: str | None = None) -> Exported:
         """`target`'s artefact of `config` (Target.export; None: the target that offers
-        config.quantizer): XNNPACK a .pte, the VPU a hand-off folder (vpu_core.handoff)."""
+        config.quantizer): XNNPACK a .pte, the VPU a hand-off folder (vpu_core.targets.vpu.handoff)."""
         from vpu_core import targets
 
         name = target or next((i.name for i in targets.infos() if i.quantizer == config.quantizer), "vpu")

@@ -16,9 +16,9 @@ quantized model, its analysis, a run context and this session's caches) and asks
   dataclass of its own (the VPU's [timing] model, Vela's cycles) behind the small `Estimate`
   face below, so reports show any target's total and per-node figures the same way.
 - `run(job, runs, warmup)`: the lowered program run here, as a RuntimeReport
-  (vpu_core.runtime.results); a target that cannot run on this machine returns one with
+  (vpu_core.targets.results); a target that cannot run on this machine returns one with
   `refused` set to the sentence that says why (data, never an exception).
-- `export(job, output)`: the target's artefact for a deployment team (vpu_core.handoff.Exported).
+- `export(job, output)`: the target's artefact for a deployment team (vpu_core.targets.results.Exported).
 
 `TargetBase` gives the optional ones their "not available" answers, so the smallest target is a
 TargetInfo and a `verdict`. A long library call (a lowering, a compiler) goes through
@@ -41,10 +41,10 @@ if TYPE_CHECKING:
     from vpu_core.cache.keys import StageKeys
     from vpu_core.cache.stages import MemoryCache
     from vpu_core.config import RunConfig
-    from vpu_core.handoff import Exported
+    from vpu_core.targets.results import Exported
     from vpu_core.pipeline import QuantizedModel
     from vpu_core.progress import RunContext
-    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.targets.results import RuntimeReport
     from vpu_core.targets.registry import TargetInfo
 
 T = TypeVar("T")
@@ -81,7 +81,7 @@ class TargetJob(Protocol):
     session's memory for this program and target (e.g. a lowering that verdict, estimate and run
     share); `taken(what)` removes and returns it (a lowering that emitting changes). `keys`,
     `memory` and `disk` are for a target that keeps entries of its own (XNNPACK keeps its emitted
-    program: vpu_core.runtime.store)."""
+    program: vpu_core.targets.xnnpack.store)."""
 
     @property
     def config(self) -> RunConfig: ...
@@ -135,7 +135,7 @@ class TargetBase:
         return None
 
     def run(self, job: TargetJob, runs: int, warmup: int) -> RuntimeReport:
-        from vpu_core.runtime.results import RuntimeReport
+        from vpu_core.targets.results import RuntimeReport
 
         return RuntimeReport(self.info.name, refused=self.cannot_run or
                              f"The {self.info.title} target does not run programs on this machine.")

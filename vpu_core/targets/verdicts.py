@@ -44,11 +44,13 @@ def follow_consumers(g: QGraph, placed: Mapping[str, Side]) -> dict[str, Side]:
 
 def placement_report(g: QGraph, placed: Mapping[str, Side], cpu_node: Callable[[Node], CpuNode], *,
                      source: str, profile: str, ops: tuple[str, ...] = (),
-                     lowered_counts: dict | None = None) -> PartitionReport:
+                     lowered_counts: dict | None = None, subgraph_count: int | None = None) -> PartitionReport:
     """The PartitionReport of a target that placed `placed` (subgraph ids 0..n-1); `ops` the op
-    names its accelerator takes (PartitionReport.vpu_ops), `profile` what judged ("XnnpackPartitioner")."""
+    names its accelerator takes (PartitionReport.vpu_ops), `profile` what judged ("XnnpackPartitioner"),
+    `subgraph_count` how many subgraphs it formed when some may hold none of our nodes."""
     assignment = follow_consumers(g, placed)
     count = 1 + max((s for s in assignment.values() if isinstance(s, int)), default=-1)
+    count = max(count, subgraph_count or 0)
     members: list[list[str]] = [[] for _ in range(count)]
     for node in g.nodes:
         side = assignment[node.name]

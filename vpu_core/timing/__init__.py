@@ -27,7 +27,7 @@ from vpu_core.timing.results import SplitTiming, SubgraphTiming
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
-    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.targets.results import RuntimeReport
 
 __all__ = ["split_timing", "SplitTiming", "SubgraphTiming", "TimingAssumptions"]
 

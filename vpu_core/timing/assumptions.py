@@ -8,7 +8,7 @@
 
 The defaults describe a small int8 NPU (~2 TOPS) on a 2 GB/s link, stated so every figure built
 on them can say so; they are not a measurement. The CPU side is never assumed: it is measured
-(vpu_core.runtime). Parsed here, apart from vpu_core.profile, which stores the result as one field.
+(vpu_core.targets.xnnpack). Parsed here, apart from vpu_core.profile, which stores the result as one field.
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from vpu_core.reports.timing import assumptions_text, verdict
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
-    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.targets.results import RuntimeReport
     from vpu_core.timing import SplitTiming
 
 TOP = 12

@@ -9,7 +9,7 @@ from vpu_core.targets.vpu import INFO
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import PartitionReport
-    from vpu_core.handoff import Exported
+    from vpu_core.targets.results import Exported
     from vpu_core.timing.results import VpuEstimate
 
 
@@ -34,7 +34,7 @@ class VpuTarget(TargetBase):
         return vpu_estimate(verdict, macs, qm.profile.timing, qm.profile.name)
 
     def export(self, job: TargetJob, output: Path) -> Exported:
-        """The hand-off folder (vpu_core.handoff): manifest.json and weights.npz."""
-        from vpu_core.handoff import export_handoff
+        """The hand-off folder (vpu_core.targets.vpu.handoff): manifest.json and weights.npz."""
+        from vpu_core.targets.vpu.handoff import export_handoff
 
         return export_handoff(job, output)

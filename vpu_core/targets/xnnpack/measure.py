@@ -15,7 +15,7 @@
    event's first run is dropped (first-call setup), the middle half of the rest averaged
    (`middle_mean`: robust to a run the shared machine interrupted, and XNNPACK logs whole
    microseconds, which a mean resolves below 1 µs where a median cannot). Events become graph
-   nodes through the OpMap (vpu_core.runtime.op_map): the portable kernel of an instruction
+   nodes through the OpMap (vpu_core.targets.xnnpack.op_map): the portable kernel of an instruction
    (OPERATOR_CALL, else its native_call) and every XNNPACK operator inside a delegate call.
 3. Numerics: the latency pass's last outputs against the float graph's and the converted Q/DQ
    graph's outputs on the same held-aside batch (vpu_core.analysis.sqnr), and a SHA-256 of each
@@ -42,10 +42,10 @@ import torch
 from vpu_core.analysis.sqnr import sqnr
 from vpu_core.errors import short_reason
 from vpu_core.progress import ProgressFn
-from vpu_core.runtime.lowering import BACKEND, LoweredProgram, RuntimeRefusal
-from vpu_core.runtime.op_map import OpMap
-from vpu_core.runtime.results import DelegateTime, Latency, OpTime, OutputDigest, RuntimeReport
-from vpu_core.runtime.xnn_blob import XNode, align
+from vpu_core.targets.xnnpack.lowering import BACKEND, LoweredProgram, RuntimeRefusal
+from vpu_core.targets.xnnpack.op_map import OpMap
+from vpu_core.targets.results import DelegateTime, Latency, OpTime, OutputDigest, RuntimeReport
+from vpu_core.targets.xnnpack.xnn_blob import XNode, align
 
 IDENTICAL = "the program's outputs equal the converted Q/DQ graph's bit for bit"
 

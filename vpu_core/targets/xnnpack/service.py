@@ -3,7 +3,7 @@
     report = runtime_report(job, runs=20)     # XnnpackTarget.run (Session.runtime) calls this
 
 The delegation overlay (`--xnnpack-delegation`, Ctrl+D) lowers through the same function
-(runtime.lowering.lower_edge) and leaves that lowering in the job's memory (XnnpackTarget.verdict)
+(lowering.lower_edge) and leaves that lowering in the job's memory (XnnpackTarget.verdict)
 for the run that follows: one lowering for both.
 
 Lowering changes process-wide state (torch.export, ExecuTorch's passes): like the XNNPACK
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
     from vpu_core.config import RunConfig
-    from vpu_core.runtime.lowering import LoweredProgram, RuntimeRefusal
-    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.targets.xnnpack.lowering import LoweredProgram, RuntimeRefusal
+    from vpu_core.targets.results import RuntimeReport
     from vpu_core.targets.protocol import TargetJob
 
 DEFAULT_RUNS = 20
@@ -30,8 +30,8 @@ EDGE = "edge"         # the lowering the delegation overlay made (XnnpackTarget.
 def lowered_program(job: TargetJob) -> LoweredProgram | RuntimeRefusal:
     """The LoweredProgram of the job's configuration (or the RuntimeRefusal remembered for it),
     lowering it when neither memory nor disk has it."""
-    from vpu_core.runtime.lowering import RuntimeRefusal, lower_program
-    from vpu_core.runtime.store import ProgramStore
+    from vpu_core.targets.xnnpack.lowering import RuntimeRefusal, lower_program
+    from vpu_core.targets.xnnpack.store import ProgramStore
 
     store = ProgramStore(job.keys, job.memory, job.disk)
     hit = store.get()
@@ -51,9 +51,9 @@ def lowered_program(job: TargetJob) -> LoweredProgram | RuntimeRefusal:
 
 def runtime_report(job: TargetJob, runs: int = DEFAULT_RUNS, warmup: int = DEFAULT_WARMUP) -> RuntimeReport:
     """Lower (or reuse) and run the job's converted graph; a refusal is returned, not raised."""
-    from vpu_core.runtime.lowering import BACKEND, RuntimeRefusal
-    from vpu_core.runtime.measure import run_program
-    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.targets.xnnpack.lowering import BACKEND, RuntimeRefusal
+    from vpu_core.targets.xnnpack.measure import run_program
+    from vpu_core.targets.results import RuntimeReport
 
     lowered = lowered_program(job)
     if isinstance(lowered, RuntimeRefusal):
@@ -82,15 +82,15 @@ def with_runtime(analysis: Analysis, config: RunConfig, report: RuntimeReport) -
 
 
 def _refused(refusal: RuntimeRefusal) -> RuntimeReport:
-    from vpu_core.runtime.lowering import BACKEND
-    from vpu_core.runtime.results import RuntimeReport
+    from vpu_core.targets.xnnpack.lowering import BACKEND
+    from vpu_core.targets.results import RuntimeReport
 
     return RuntimeReport(BACKEND, refused=refusal.message, refused_op=refusal.op, refused_node=refusal.node)
 
 
 def program_bytes(job: TargetJob) -> LoweredProgram:
     """The lowered program of the job's configuration for `export`; a refusal is raised."""
-    from vpu_core.runtime.lowering import RuntimeRefusal
+    from vpu_core.targets.xnnpack.lowering import RuntimeRefusal
 
     lowered = lowered_program(job)
     if isinstance(lowered, RuntimeRefusal):

@@ -7,11 +7,11 @@ How debug handles become node names:
   instruction in the execution chain, which is what the runtime logs with each ETDump event
   (`Event._instruction_id`). Every node created by export / to_edge / to_executorch also keeps a
   `from_node` provenance chain (name and graph id of the node it came from); following it to the
-  graph that was lowered gives the converted graph's node name (as vpu_core.analysis.delegation
-  does for the delegation overlay).
+  graph that was lowered gives the converted graph's node name (provenance.origin, as the delegation
+  overlay names nodes).
 - XNNPACK delegates. The delegate call is one instruction; inside it XNNPACK's profiler logs one
   event per XNNPACK operator, by name only. The delegate's blob lists its xnodes with the edge
-  debug handle of the node each came from (vpu_core.runtime.xnn_blob); the delegate's
+  debug handle of the node each came from (vpu_core.targets.xnnpack.xnn_blob); the delegate's
   `original_module` holds those edge nodes, whose `from_node` leads to the converted graph. Events
   are matched to xnodes in order (xnn_blob.align). An xnode without a handle (a layout transpose
   the XNNPACK passes inserted) is charged to the next xnode that has one (its consumer), else the
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from torch.fx import GraphModule, Node
 
-from vpu_core.analysis.delegation import _origin
+from vpu_core.targets.xnnpack.provenance import is_delegate_call, origin
 from vpu_core.analysis.qgraph import is_getitem, is_op
 
 
@@ -73,14 +73,10 @@ def kernel_name(node: Node) -> str | None:
     return f"{schema.name}.{schema.overload_name}" if schema.overload_name else schema.name
 
 
-def is_delegate_call(node: Node) -> bool:
-    return node.op == "call_function" and getattr(node.target, "__name__", "") == "executorch_call_delegate"
-
-
 def build_op_map(program_gm: GraphModule, lowered_gm: GraphModule) -> OpMap:
     """The map of an emitted program (ExecutorchProgramManager.exported_program().graph_module)
     whose nodes descend from `lowered_gm` (the converted graph module that was exported)."""
-    from vpu_core.runtime.xnn_blob import decode_xnodes
+    from vpu_core.targets.xnnpack.xnn_blob import decode_xnodes
 
     names = {n.name: n for n in lowered_gm.graph.nodes}
     gid = id(lowered_gm.graph)
@@ -104,7 +100,7 @@ def build_op_map(program_gm: GraphModule, lowered_gm: GraphModule) -> OpMap:
         else:
             kernel = kernel_name(node)
             if kernel is not None:
-                kernels[instruction] = (_origin(node, gid, set(names)), kernel)
+                kernels[instruction] = (origin(node, gid, set(names)), kernel)
     order = {n: i for i, n in enumerate(names)}
     return OpMap(kernels, tuple(delegates), order)
 
@@ -116,9 +112,9 @@ def _handle_origins(original: GraphModule, gid: int, names: dict[str, Node]) -> 
         handle = n.meta.get("debug_handle")
         if n.op != "call_function" or not isinstance(handle, int):
             continue
-        origin = _origin(n, gid, set(names))
-        if origin is not None:
-            found.setdefault(handle, []).append(origin)
+        source = origin(n, gid, set(names))
+        if source is not None:
+            found.setdefault(handle, []).append(source)
     out = {}
     for handle, origins in found.items():
         ops = [o for o in origins if is_op(names[o])]

@@ -1,6 +1,6 @@
 """Real XNNPACK delegation: lower the Q/DQ program with ExecuTorch and report what XNNPACK took.
 
-    lowered = lower_edge(qm)      # vpu_core.runtime.lowering: the ONE lowering, the one `--run` emits
+    lowered = lower_edge(qm)      # lowering.py: the ONE lowering, the one `--run` emits
                                   # (export → to_edge_transform_and_lower(XnnpackPartitioner);
                                   # a VPU graph's int32 biases folded to float first)
     report = xnnpack_delegation(qm, lowered=lowered)
@@ -8,21 +8,18 @@
 The result is a PartitionReport with source="xnnpack" in the same shape as the simulated VPU
 partition, keyed by the ORIGINAL node names of qm.converted, so the two can be shown side by side.
 
-Mapping lowered nodes back: every node created by export / to_edge keeps a `from_node` provenance
-chain in node.meta (NodeSource: name, graph_id, from_node …). For each lowered call_function node
-(inside a delegate's original_module, or left in the top-level graph for portable kernels) we
-walk that chain and take the first entry whose graph is the exported graph (qm.converted or its
-bias-folded copy, same node names) and whose name is a node of it; if no entry carries that graph id (e.g. a
-program re-loaded elsewhere) the first entry naming an existing node is used.
+Mapping lowered nodes back: each lowered call_function node (inside a delegate's original_module,
+or left in the top-level graph for portable kernels) is named by the converted-graph node its
+`from_node` provenance leads to (provenance.origin).
 
 An original node is assigned to delegate k when any lowered node derived from it runs inside
 delegate k (a matmul becomes expand_copy outside + bmm inside: the compute went to XNNPACK); to
 "cpu" when its lowered nodes all run as portable kernels. Nodes with no lowered counterpart
 (removed or folded while lowering, graph inputs / outputs, constants) follow the same side rules as
-the simulated partition: constants and Q/DQ follow their consumer, the rest is "cpu".
-Boundaries and bytes are computed exactly as for the simulated partition (see partition.py).
+the simulated partition: constants and Q/DQ follow their consumer, the rest is "cpu"
+(vpu_core.targets.verdicts, which computes boundaries and bytes as the simulated partition does).
 Every CPU node says why, as data (`cause`, `detail`), from what XNNPACK's own partitioner
-configs say about its lowered ops (vpu_core.analysis.xnnpack_why): no XNNPACK kernel for the op,
+configs say about its lowered ops (vpu_core.targets.xnnpack.why): no XNNPACK kernel for the op,
 rejected by its config's checks (with XNNPACK's words; `dtype` for integer / bool tensors), left
 out of the delegates, or removed while lowering.
 
@@ -37,42 +34,25 @@ from typing import TYPE_CHECKING, Callable
 
 from torch.fx import GraphModule, Node
 
-from vpu_core.analysis.partition import boundaries
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
-from vpu_core.analysis.results import CpuNode, PartitionReport, Subgraph
+from vpu_core.analysis.results import CpuNode, PartitionReport
 from vpu_core.fx_utils import op_name
-from vpu_core.qdq import is_qdq
+from vpu_core.targets.verdicts import Side, placement_report
+from vpu_core.targets.xnnpack.provenance import is_delegate_call, origin
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
-    from vpu_core.analysis.xnnpack_why import Why
+    from vpu_core.targets.xnnpack.why import Why
     from vpu_core.pipeline import QuantizedModel
-    from vpu_core.runtime.lowering import EdgeLowering
+    from vpu_core.targets.xnnpack.lowering import EdgeLowering
 
 
 def lower_xnnpack(qm: QuantizedModel) -> EdgeLowering:
-    """qm lowered for XNNPACK: the one lowering the runtime emits too (vpu_core.runtime.lowering:
+    """qm lowered for XNNPACK: the one lowering the runtime emits too (vpu_core.targets.xnnpack.lowering:
     int32 biases folded into float, which XNNPACK re-quantizes to the same integers)."""
-    from vpu_core.runtime.lowering import lower_edge
+    from vpu_core.targets.xnnpack.lowering import lower_edge
 
     return lower_edge(qm)
-
-
-def _origin(node: Node, graph_id: int, names: set[str]) -> str | None:
-    fallback = None
-    stack = list(node.meta.get("from_node") or [])
-    while stack:
-        src = stack.pop(0)
-        if src.name in names:
-            if src.graph_id == graph_id:
-                return src.name
-            fallback = fallback or src.name
-        stack[0:0] = list(src.from_node or [])  # depth first: nearest ancestors first
-    return fallback
-
-
-def _is_delegate_call(node: Node) -> bool:
-    return node.op == "call_function" and getattr(node.target, "__name__", "") == "executorch_call_delegate"
 
 
 def _lowered_modules(lowered: GraphModule) -> list[GraphModule]:
@@ -91,18 +71,18 @@ def _map_lowered(lowered: GraphModule, source: GraphModule
     delegated: dict[str, int] = {}
     for k, sub in enumerate(_lowered_modules(lowered)):
         for n in sub.graph.nodes:
-            origin = _origin(n, gid, names) if n.op == "call_function" else None
-            if origin is not None:
-                delegated.setdefault(origin, k)
+            source = origin(n, gid, names) if n.op == "call_function" else None
+            if source is not None:
+                delegated.setdefault(source, k)
     portable: dict[str, list[Node]] = {}
     for n in lowered.graph.nodes:
-        if n.op != "call_function" or _is_delegate_call(n):
+        if n.op != "call_function" or is_delegate_call(n):
             continue
-        if is_getitem(n) and isinstance(n.args[0], Node) and _is_delegate_call(n.args[0]):
+        if is_getitem(n) and isinstance(n.args[0], Node) and is_delegate_call(n.args[0]):
             continue  # unpacking a delegate's outputs, not a kernel
-        origin = _origin(n, gid, names)
-        if origin is not None:
-            kernels = portable.setdefault(origin, [])
+        source = origin(n, gid, names)
+        if source is not None:
+            kernels = portable.setdefault(source, [])
             if not is_getitem(n):
                 kernels.append(n)
     subs = _lowered_modules(lowered)
@@ -110,31 +90,14 @@ def _map_lowered(lowered: GraphModule, source: GraphModule
         "delegated_subgraphs": len(subs),
         "delegated_nodes": sum(1 for s in subs for n in s.graph.nodes if n.op == "call_function"),
         "non_delegated_nodes": sum(1 for n in lowered.graph.nodes
-                                   if n.op == "call_function" and not _is_delegate_call(n)),
+                                   if n.op == "call_function" and not is_delegate_call(n)),
     }
     return delegated, portable, counts
 
 
-def _assign(g: QGraph, delegated: dict[str, int], portable: dict[str, list[Node]]) -> dict[str, int | str]:
-    assignment: dict[str, int | str] = {}
-    for node in g.nodes:
-        if node.name in delegated:
-            assignment[node.name] = delegated[node.name]
-        elif node.name in portable or node.op in ("placeholder", "output", "call_module"):
-            assignment[node.name] = "cpu"
-    order = {n: i for i, n in enumerate(g.nodes)}
-    for node in reversed(g.nodes):  # unmapped nodes follow their first consumer (already resolved)
-        if node.name in assignment:
-            continue
-        users = sorted(node.users, key=order.__getitem__)
-        follows = (node in g.constants or is_qdq(node) or not is_op(node)) and users
-        assignment[node.name] = assignment[users[0].name] if follows else "cpu"
-    return assignment
-
-
 def _cpu_node(node: Node, portable: dict[str, list[Node]], why: dict[str, Why]) -> CpuNode:
     """The CPU entry of an original node XNNPACK did not take: what XNNPACK said about each of its
-    lowered ops (vpu_core.analysis.xnnpack_why), as cause, sentence and `detail`."""
+    lowered ops (vpu_core.targets.xnnpack.why), as cause, sentence and `detail`."""
     lowered = portable.get(node.name)
     if lowered is None:
         return CpuNode(node.name, op_name(node), "not delegated: removed or folded while lowering for XNNPACK",
@@ -155,28 +118,19 @@ WHY_ORDER = ("dtype", "no_kernel", "rejected", "left_out")
 
 def xnnpack_delegation(qm: QuantizedModel, g: QGraph | None = None, *,
                        lowered: EdgeLowering) -> PartitionReport:
-    """The delegation report of `lowered`, a lowering of qm (vpu_core.runtime.lowering.lower_edge)."""
-    from vpu_core.analysis.xnnpack_why import why_not_delegated
+    """The delegation report of `lowered`, a lowering of qm (vpu_core.targets.xnnpack.lowering.lower_edge)."""
+    from vpu_core.targets.xnnpack.why import why_not_delegated
 
     g = g or QGraph(qm.converted, qm.profile)
     top = lowered.lowered_module()
     delegated, portable, counts = _map_lowered(top, lowered.graph)
     why = why_not_delegated(lowered, [n for ns in portable.values() for n in ns])
-    assignment = _assign(g, delegated, portable)
-    n_sub = counts["delegated_subgraphs"]
-    members: list[list[str]] = [[] for _ in range(n_sub)]
-    for node in g.nodes:
-        side = assignment[node.name]
-        if isinstance(side, int):
-            members[side].append(node.name)
-    cpu_nodes = tuple(_cpu_node(n, portable, why) for n in g.nodes if is_op(n) and assignment[n.name] == "cpu")
-    bounds = boundaries(g, assignment)
+    # a node that runs in a delegate is XNNPACK's; one whose lowered ops all run outside, the CPU's
+    placed: dict[str, Side] = {**{n: "cpu" for n in portable if n not in delegated}, **delegated}
     delegated_ops = sorted({op_name(g.by_name[n]) for n in delegated if is_op(g.by_name[n])})
-    return PartitionReport(
-        profile="XnnpackPartitioner", vpu_ops=tuple(delegated_ops),
-        subgraphs=tuple(Subgraph(i, tuple(m)) for i, m in enumerate(members)),
-        cpu_nodes=cpu_nodes, boundaries=bounds, transfer_bytes=sum(b.bytes for b in bounds),
-        assignment=assignment, source="xnnpack", lowered_counts=counts)
+    return placement_report(g, placed, lambda n: _cpu_node(n, portable, why), source="xnnpack",
+                            profile="XnnpackPartitioner", ops=tuple(delegated_ops), lowered_counts=counts,
+                            subgraph_count=counts["delegated_subgraphs"])
 
 
 def with_xnnpack_delegation(analysis: Analysis, qm: QuantizedModel, g: QGraph | None = None,
@@ -185,7 +139,7 @@ def with_xnnpack_delegation(analysis: Analysis, qm: QuantizedModel, g: QGraph | 
     """`analysis` (of `qm`) plus the real XNNPACK delegation, timed as "xnnpack_delegation" and
     reported as stage "delegate". The one way a delegation is added: by `analyze` and by the
     session, which adds it to an analysis it already has (the overlay switched on later), and
-    whose `lower` keeps the lowering for the runtime to emit (vpu_core.runtime.service)."""
+    whose `lower` keeps the lowering for the runtime to emit (vpu_core.targets.xnnpack.service)."""
     if progress is not None:
         progress("delegate", 0.0)
     start = time.perf_counter()

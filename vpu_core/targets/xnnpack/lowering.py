@@ -7,7 +7,7 @@
                                → to_executorch() → .pte bytes                                      (lower_program)
 
 `lower_edge` is the project's one XNNPACK lowering: the runtime (`--run`, `export`) emits it, and
-the delegation overlay (`--xnnpack-delegation`, Ctrl+D; vpu_core.analysis.delegation) reads
+the delegation overlay (`--xnnpack-delegation`, Ctrl+D; vpu_core.targets.xnnpack.delegation) reads
 which nodes XNNPACK took, and why it left the others, from the same lowered graph.
 
 What is lowered is the converted graph the analysis shows, under either quantizer:
@@ -48,7 +48,7 @@ from vpu_core.analysis.qgraph import QGraph
 from vpu_core.errors import InspectorError, short_reason
 from vpu_core.progress import ProgressFn
 from vpu_core.qdq import is_dequantize
-from vpu_core.runtime.op_map import OpMap, build_op_map, non_delegated_kernels
+from vpu_core.targets.xnnpack.op_map import OpMap, build_op_map, non_delegated_kernels
 
 if TYPE_CHECKING:
     from vpu_core.pipeline import QuantizedModel
@@ -85,7 +85,7 @@ class EdgeLowering:
     """The converted graph lowered for XNNPACK, before it is emitted (core-internal: fx graphs).
 
     The one lowering of the project: `lower_program` emits it as the .pte `--run` runs and
-    `export` writes, and the delegation overlay (vpu_core.analysis.delegation) reads which nodes
+    `export` writes, and the delegation overlay (vpu_core.targets.xnnpack.delegation) reads which nodes
     XNNPACK took from it, so the two never disagree."""
 
     graph: GraphModule                  # what was exported: qm.converted, or its copy with biases folded
@@ -205,17 +205,17 @@ def _refuse_missing_kernels(program_gm: GraphModule, lowered_gm: GraphModule) ->
     delegates: name the first one it lacks."""
     from executorch.runtime import Runtime
 
-    from vpu_core.analysis.delegation import _origin
+    from vpu_core.targets.xnnpack.provenance import origin
 
     available = Runtime.get().operator_registry.operator_names
     names = {n.name for n in lowered_gm.graph.nodes}
     for kernel, node in non_delegated_kernels(program_gm):
         if kernel in available or kernel.startswith("executorch_prim::"):
             continue
-        origin = _origin(node, id(lowered_gm.graph), names) or node.name
+        source = origin(node, id(lowered_gm.graph), names) or node.name
         raise RuntimeRefusal(
-            f"ExecuTorch's runtime has no kernel for {kernel} (node {origin}, outside the XNNPACK "
-            f"delegates), so the lowered program cannot run on this CPU.", op=kernel, node=origin)
+            f"ExecuTorch's runtime has no kernel for {kernel} (node {source}, outside the XNNPACK "
+            f"delegates), so the lowered program cannot run on this CPU.", op=kernel, node=source)
 
 
 def _tensor_leaves(value) -> list:

@@ -27,7 +27,7 @@ from torch.fx import Node
 from vpu_core.fx_utils import dtype_name
 
 if TYPE_CHECKING:
-    from vpu_core.runtime.lowering import EdgeLowering
+    from vpu_core.targets.xnnpack.lowering import EdgeLowering
 
 LOGGER = "executorch.backends.xnnpack.partition"    # the configs log under it (…partition.config.*)
 _FLOAT = (torch.float32, torch.float16, torch.bfloat16, torch.float64)

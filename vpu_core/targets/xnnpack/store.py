@@ -17,7 +17,7 @@ from vpu_core.cache.keys import StageKeys, digest
 if TYPE_CHECKING:
     from vpu_core.cache.disk import DiskCache
     from vpu_core.cache.stages import MemoryCache
-    from vpu_core.runtime.lowering import LoweredProgram, RuntimeRefusal
+    from vpu_core.targets.xnnpack.lowering import LoweredProgram, RuntimeRefusal
 
 STAGE = "program"
 
@@ -60,7 +60,7 @@ class ProgramStore:
 def _encode(value) -> bytes:
     import torch
 
-    from vpu_core.runtime.lowering import RuntimeRefusal
+    from vpu_core.targets.xnnpack.lowering import RuntimeRefusal
 
     if isinstance(value, RuntimeRefusal):
         return artifacts.tensors_to_bytes({"refused": json.dumps(
@@ -76,8 +76,8 @@ def _encode(value) -> bytes:
 def _decode(data: bytes):
     import torch
 
-    from vpu_core.runtime.lowering import LoweredProgram, RuntimeRefusal
-    from vpu_core.runtime.op_map import OpMap
+    from vpu_core.targets.xnnpack.lowering import LoweredProgram, RuntimeRefusal
+    from vpu_core.targets.xnnpack.op_map import OpMap
 
     obj = artifacts.tensors_from_bytes(data)
     if "refused" in obj:
