@@ -31,9 +31,12 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
         p.add_argument("model", nargs="?", default="resnet8", help="as for check (default resnet8)")
     from vpu_core.quantizers import QUANTIZERS
 
+    from vpu_core.sensitivity.options import add_change_options
+
     p.add_argument("--quantizer", choices=QUANTIZERS, default="vpu")
     add_shared_run_options(p)
     p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
+    add_change_options(p)
 
 
 def add_target_option(p: argparse.ArgumentParser, several: bool = True, what: str = "also judge the graph") -> None:
@@ -98,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also lower with ExecuTorch's XnnpackPartitioner and report what it took "
                             "(the same as --target xnnpack)")
     add_target_option(check)
+    from vpu_core.sensitivity.options import add_sensitivity_options
+
+    add_sensitivity_options(check)
     check.add_argument("--int-sim", action="store_true",
                        help="also run the VPU partitions in integer arithmetic (JSON \"int_sim\")")
     check.add_argument("--ablate", action="store_true",
@@ -176,11 +182,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def config_from_args(args: argparse.Namespace) -> RunConfig:
     from vpu_core.config import RunConfig
+    from vpu_core.sensitivity.options import changes_from_args
 
     return RunConfig(model=args.model, quantizer=args.quantizer, per_tensor=args.per_tensor,
                      dynamic_batch=args.dynamic_batch, calib_batches=args.calib_batches,
                      batch_size=args.batch_size, seed=args.seed, calib_data=args.calib_data,
-                     profile=args.profile, reference_observers=args.reference_observers)
+                     profile=args.profile, reference_observers=args.reference_observers,
+                     **changes_from_args(args))
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -219,8 +227,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     _preflight(config, targets)
     from vpu_core.reports.json_report import analysis_to_json, targets_to_json
     from vpu_core.reports.text_report import analysis_to_text, target_text
-    from vpu_core.progress import TerminalProgress
+    from vpu_core.progress import RunContext, TerminalProgress
     from vpu_core.session import STAGE_TITLES, default_session
+
+    from vpu_core.sensitivity.options import options_from_args
 
     session = default_session()
     ablate = getattr(args, "ablate", False)
@@ -228,13 +238,21 @@ def cmd_check(args: argparse.Namespace) -> int:
         from vpu_core.whatif.ablation import check_quantizer
 
         check_quantizer(config)        # refuse before quantizing anything
-    progress = TerminalProgress({**STAGE_TITLES, "ablate": "Relaxing each constraint"})   # stderr, terminals only
+    sensitivity_options = options_from_args(args)
+    if sensitivity_options.metric:          # a function that cannot be called fails before any work
+        from vpu_core.sensitivity.user_metric import load_metric
+
+        load_metric(sensitivity_options.metric)
+    progress = TerminalProgress({**STAGE_TITLES, "ablate": "Relaxing each constraint",
+                                 "sensitivity": "Sensitivity per layer and fixes"})   # stderr, terminals only
     try:
         inspection = session.inspect(config, view=None, progress=progress, targets=targets,
                                      int_sim=args.int_sim, whatif=True,
                                      runtime_runs=args.runs if args.run else None)
         analysis = inspection.analysis
         ablation = session.ablate(config, progress) if ablate else None
+        sensitivity = session.sensitivity(config, sensitivity_options, RunContext(progress)) \
+            if args.sensitivity else None
     finally:
         progress.close()
     if args.save_program:
@@ -245,6 +263,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             from vpu_core.reports.json_report import ablation_to_json
 
             out["ablation"], out["ablation_seconds"] = ablation_to_json(ablation), round(ablation.seconds, 2)
+        if sensitivity is not None:
+            from vpu_core.reports.sensitivity import sensitivity_to_json
+
+            out["sensitivity"] = sensitivity_to_json(sensitivity)
         print(json.dumps(out, indent=1))
     else:
         text = analysis_to_text(analysis) + target_text(inspection.targets)
@@ -252,6 +274,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             from vpu_core.reports.whatif_text import ablation_lines
 
             text += "\n\n" + "\n".join(ablation_lines(ablation))
+        if sensitivity is not None:
+            from vpu_core.reports.sensitivity import sensitivity_lines
+
+            text += "\n\n" + "\n".join(sensitivity_lines(sensitivity))
         print(text)
     for line in note_lines(analysis.notes):
         print(f"vpu-inspector: note: {line}", file=sys.stderr)

@@ -28,6 +28,24 @@ class RunConfig:
     calib_data: str | None = None   # .pt / .npz file
     profile: str | None = None      # hardware profile TOML; None = shipped default
     reference_observers: bool = False  # torchao's stock observers instead of the fast, identical ones
+    # Per-node changes of the quantization (vpu_core.quantizers.overrides; the fixes of
+    # vpu_core.sensitivity apply them): op names of the exported graph.
+    keep_float: tuple[str, ...] = ()       # left in float: they run on the CPU
+    per_channel: tuple[str, ...] = ()      # weights per-channel where --per-tensor made them per-tensor
+    observers: tuple[tuple[str, str], ...] = ()   # (op, observer kind) for that op's output tensor
+    wide_activations: tuple[str, ...] = ()  # 16-bit activations (a16w8) where the quantizer offers them
+
+    def __post_init__(self) -> None:
+        # Sorted tuples whatever the caller passed (lists from JSON, repeated options): the same
+        # change is one configuration, one cache key.
+        for name in ("keep_float", "per_channel", "wide_activations"):
+            object.__setattr__(self, name, tuple(sorted(set(getattr(self, name)))))
+        object.__setattr__(self, "observers", tuple(sorted({(str(n), str(k)) for n, k in self.observers})))
+
+    @property
+    def has_overrides(self) -> bool:
+        """Some op is quantized otherwise than the quantizer's own choice."""
+        return bool(self.keep_float or self.per_channel or self.observers or self.wide_activations)
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,13 @@ PER_TENSOR_IGNORED = ("--per-tensor is ignored with the VPU quantizer: the VPU's
 def preflight(config: RunConfig) -> list[str]:
     """Raise an InspectorError for a model, profile or calibration file that cannot be read;
     return notes on options this configuration ignores."""
+    from vpu_core.quantizers.overrides import check_offered
+
     check_model_spec(config.model)
     check_profile_path(config.profile)
     if config.calib_data:
         check_calibration_path(config.calib_data)
+    check_offered(config)           # a per-op change the quantizer does not offer (--keep-float, …)
     return [PER_TENSOR_IGNORED] if config.per_tensor and config.quantizer == "vpu" else []
 
 

@@ -94,15 +94,16 @@ def verdicts(g: QGraph, assume_quantized: frozenset[str] = frozenset()) -> dict[
 
 
 def _left_in_float(g: QGraph, node: Node, verdict: Verdict) -> Verdict:
+    chosen = node.meta.get(FLOAT_REASON_KEY)
+    if chosen:      # the quantizer said it left this op in float, and why (a mask constant, a request)
+        return Verdict(False, "float", chosen, verdict.kernel)
     for src in node.all_input_nodes:
         meta = g.tensor_meta.get(src.name)
         if meta is None or meta[1] is None or not meta[1].is_floating_point or is_constant(src):
             continue
         if not _int8_value(g, src, node):
-            # the VPU quantizer says why when it chose to (a mask constant: analysis.extreme)
-            reason = node.meta.get(FLOAT_REASON_KEY) or (
-                f"{op_name(node)} was left in float by the quantizer: it reads {src.name} without "
-                f"a quantize / dequantize; {INT_REASON}")
+            reason = (f"{op_name(node)} was left in float by the quantizer: it reads {src.name} "
+                      f"without a quantize / dequantize; {INT_REASON}")
             return Verdict(False, "float", reason, verdict.kernel)
     weight = verdict.kernel.weight_of(node.args) if verdict.kernel is not None else None
     if isinstance(weight, Node) and not _int8_value(g, weight, node):

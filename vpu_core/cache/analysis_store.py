@@ -119,3 +119,13 @@ def int_sim_store(keys: StageKeys | None, memory: MemoryCache, disk: DiskCache |
 def whatif_store(keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> SideStore:
     """The op-list what-if and partition economics of one configuration (PartitionWhatIf)."""
     return SideStore("whatif", "PartitionWhatIf", keys.analysis if keys else None, memory, disk)
+
+
+def sensitivity_store(keys: StageKeys | None, options_key: object, memory: MemoryCache,
+                      disk: DiskCache | None) -> SideStore:
+    """The sensitivity analysis of one configuration under one set of options (its --eval
+    function's file bytes included in `options_key`): SensitivityReport."""
+    from vpu_core.cache.keys import digest
+
+    key = digest(keys.analysis, "sensitivity", options_key) if keys else None
+    return SideStore("sensitivity", "SensitivityReport", key, memory, disk, ("vpu_core.sensitivity.results",))

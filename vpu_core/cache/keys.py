@@ -2,7 +2,7 @@
 
     export       model identity (zoo name, or file name + callable + file bytes), batch, dynamic, seed
     calibration  export key + number of batches + seed + calibration file bytes
-    quantized    calibration key + quantizer + per-tensor + reference observers
+    quantized    calibration key + quantizer + per-tensor + reference observers + per-op changes
                  + (VPU only) the profile tables the quantizer reads: [ops] and [constraints]
     analysis     quantized key + the whole profile text + whether the XNNPACK lowering is included
 
@@ -139,6 +139,13 @@ def _quantizer_profile(config: RunConfig, text: str) -> object:
     return {"ops": data.get("ops"), "constraints": data.get("constraints")}
 
 
+def _changes(config: RunConfig) -> object:
+    """The per-op changes of the quantization (vpu_core.quantizers.overrides); None without any."""
+    if not config.has_overrides:
+        return None
+    return [config.keep_float, config.per_channel, config.observers, config.wide_activations]
+
+
 def stage_keys(config: RunConfig, hashes: FileHashes, fresh: bool = False) -> StageKeys | None:
     model = model_identity(config.model, hashes, fresh)
     text = _profile_text(config.profile)
@@ -158,6 +165,6 @@ def stage_keys(config: RunConfig, hashes: FileHashes, fresh: bool = False) -> St
     export = digest(env, "export", model, config.batch_size, config.dynamic_batch, config.seed)
     calibration = digest(export, "calibration", config.calib_batches, config.seed, calib)
     quantized = digest(calibration, "quantized", config.quantizer, config.per_tensor,
-                       config.reference_observers, quant_profile)
+                       config.reference_observers, quant_profile, _changes(config))
     analysis = digest(quantized, "analysis", text)
     return StageKeys(export, calibration, quantized, analysis, digest(analysis, "xnnpack_delegation"))

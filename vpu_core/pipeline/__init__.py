@@ -31,6 +31,7 @@ from vpu_core.pipeline.observing import Observers, StaleQParams
 from vpu_core.pipeline.tracing import export_program, own_batch, program_module, with_batch
 from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import HardwareProfile, load_profile
+from vpu_core.quantizers.overrides import changes_of, check_names, check_offered
 from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext
 from vpu_core.qdq import is_qdq_graph
 
@@ -134,20 +135,40 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
                           heldout, scales, st.timings)
 
 
+@dataclass(frozen=True)
+class Donor:
+    """The qparams of another configuration of the same export and calibration data, keyed by
+    observer identity (Observers.by_identity), and the ops its VPU quantizer left in float for
+    mask constants: a configuration that only changes some ops adopts them for every observer
+    that did not change (Observers.adopt), and calibrates only when one did."""
+
+    by_identity: dict
+    keep_float: dict
+    fused: GraphModule | None = None    # the float graph with its batch norms folded (fused_float_graph)
+
+
 def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule, batches: list[tuple],
-              st: _Stages, store: StageResults) -> tuple[GraphModule, list[dict]]:
-    """prepare → calibrate → convert; with the qparams an earlier run recorded, prepare → convert.
-    The VPU quantizer prepares and calibrates again while an observer saw a mask constant
-    (keep_float.py: those ops stay in float)."""
+              st: _Stages, store: StageResults, donor: Donor | None = None) -> tuple[GraphModule, list[dict]]:
+    """prepare → calibrate → convert; with the qparams an earlier run recorded (or a donor's for
+    every observer), prepare → convert. The VPU quantizer prepares and calibrates again while an
+    observer saw a mask constant (keep_float.py: those ops stay in float)."""
+    check_offered(config)
+    check_names(config, (n.name for n in float_gm.graph.nodes if n.op == "call_function"))
     recorded = store.qparams()
-    keep_float = _recorded_keep_float(recorded)
+    keep_float = _recorded_keep_float(recorded) if recorded is not None or donor is None else dict(donor.keep_float)
     st.run("import", import_quantizer, config.quantizer)
     prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm), keep_float)
     observers = Observers(prepared, st.report)
-    if recorded is not None and observers.freeze(recorded):
+    frozen = recorded is not None and observers.freeze(recorded)
+    missing = None if frozen or donor is None else observers.adopt(donor.by_identity)
+    if missing:                     # only the observers the change made calibrate (keep_float: the donor's)
+        st.run("calibrate", _calibrate, prepared, batches, st)
+    if frozen or missing is not None:
         try:
             converted = st.run("convert", _convert, prepared)
             mark_kept_float(converted, keep_float)
+            if missing is not None:
+                store.put_qparams({**observers.recorded(), KEEP_FLOAT: dict(keep_float)})
             return converted, observers.observer_scales()
         except StaleQParams:  # convert stopped half way: start again from the float graph
             prepared = st.run("prepare", _prepare, config, profile, copy.deepcopy(float_gm), keep_float)
@@ -192,6 +213,58 @@ def requantize(qm: QuantizedModel, profile: HardwareProfile, ctx: RunContext = N
         raise QuantizationError(f"'{qm.name}' has no float graph to quantize again.")
     converted, _ = _quantize(qm.config, profile, qm.float_graph, qm.calib_batches, _Stages(ctx), NO_STORE)
     return converted
+
+
+def quantize_variant(qm: QuantizedModel, config: RunConfig, store: StageResults | None = None,
+                     ctx: RunContext = NO_CONTEXT, donor: Donor | None = None) -> GraphModule:
+    """The converted graph of `config`, a configuration of the same export and calibration data as
+    `qm`'s (per-op changes, another quantizer setting): what run_pipeline(config) computes after
+    its export and calibration stages, from `qm`'s float graph and batches. `store` is config's
+    own (its converted program and qparams are read from it and kept in it); `donor`, qm's own
+    qparams, spares the calibration when no observer changed."""
+    if qm.float_graph is None:
+        raise QuantizationError(f"'{qm.name}' has no float graph to quantize again.")
+    store = store or NO_STORE
+    recorded = store.converted()
+    if recorded is not None:
+        return recorded[0]
+    float_gm = donor.fused if donor is not None and donor.fused is not None else qm.float_graph
+    converted, scales = _quantize(config, qm.profile, float_gm, qm.calib_batches, _Stages(ctx), store, donor)
+    store.put_converted(converted, scales)
+    return converted
+
+
+def prepared_with_qparams(qm: QuantizedModel, recorded: Any,
+                          ctx: RunContext = NO_CONTEXT) -> tuple[GraphModule, Donor]:
+    """The float graph of `qm` prepared again with the same quantizer (observers in place, batch
+    norms folded), every observer holding the qparams convert used: replayed from `recorded`
+    (the run's recorded qparams, StageResults.qparams) when they fit, else calibrated again on the
+    same batches. What a fake-quantized replay of the run needs (vpu_core.sensitivity); with it
+    the Donor of those qparams, for configurations that change some ops (quantize_variant)."""
+    if qm.float_graph is None:
+        raise QuantizationError(f"'{qm.name}' has no float graph to prepare again.")
+    st = _Stages(ctx)
+    keep_float = _recorded_keep_float(recorded)
+    prepared = st.run("prepare", _prepare, qm.config, qm.profile, copy.deepcopy(qm.float_graph), keep_float)
+    observers = Observers(prepared, st.report)
+    if recorded is None or not observers.freeze(recorded):
+        st.run("calibrate", _calibrate, prepared, qm.calib_batches, st)
+        for target in observers.modules:            # what convert would ask: recorded for the donor
+            observers.modules[target].calculate_qparams()
+        recorded = {**observers.recorded(), KEEP_FLOAT: keep_float}
+    return prepared, Donor(observers.by_identity(recorded), keep_float, fused_float_graph(qm.float_graph))
+
+
+def fused_float_graph(float_gm: GraphModule) -> GraphModule:
+    """A copy of `float_gm` with its batch norms folded into the convs / linears before them, as
+    prepare_pt2e folds them first thing (its own folding then finds none: the same prepared
+    graph, without folding again for every configuration prepared from it)."""
+    from torchao.quantization.pt2e.utils import _fuse_conv_bn_, _fuse_linear_bn_
+
+    fused = copy.deepcopy(float_gm)
+    _fuse_conv_bn_(fused)
+    _fuse_linear_bn_(fused)
+    return fused
 
 
 class StageResults(Protocol):
@@ -274,6 +347,9 @@ def input_names(gm: GraphModule) -> list[str]:
 
 
 def _already_quantized(config, profile, loaded, example, st: _Stages) -> QuantizedModel:
+    if config.has_overrides:
+        raise QuantizationError(f"'{loaded.name}' is an already quantized Q/DQ program: there is no "
+                                "float graph to quantize again with per-op changes (--keep-float, …).")
     converted = st.run("export", program_module, loaded.program)
     for stage in ("import", "prepare", "calibrate", "convert"):
         st.timings[stage] = 0.0
@@ -316,7 +392,7 @@ def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule,
     from vpu_core.quantizers import make_quantizer
 
     quantizer = make_quantizer(config.quantizer, profile, config.per_tensor, config.reference_observers,
-                               keep_float=frozenset(keep_float or ()))
+                               keep_float=frozenset(keep_float or ()), changes=changes_of(config))
     try:
         return prepare_pt2e(gm, quantizer)
     except InspectorError:

@@ -44,6 +44,7 @@ class Observers:
         self.frozen = False
         # What observer_scales needs from the graph, read now: convert rewrites these nodes.
         self._edges = [(n.name, n.target, n.args[0], [u.name for u in n.users]) for n in self.nodes]
+        self._identities = self._identity_keys()
         for target, module in self.modules.items():
             module.calculate_qparams = self._wrapper(target, type(module).calculate_qparams.__get__(module))
 
@@ -95,6 +96,57 @@ class Observers:
         self.values, self.frozen = values, True
         return True
 
+    # -- the same observer in another prepare of the same float graph ---------------------------
+    def _identity_keys(self) -> dict[str, str]:
+        """target -> what the observer is, independent of how prepare numbered it: its class and
+        settings, the nodes it observes and the nodes reading it (every node of a shared
+        instance, in graph order), and for a derived observer (an int32 bias) its sources."""
+        seen: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        for n in self.nodes:
+            seen.setdefault(self.canonical[n.target], []).append(
+                (getattr(n.args[0], "name", str(n.args[0])), tuple(sorted(u.name for u in n.users))))
+        keys: dict[str, str] = {}
+
+        def key(target: str) -> str:
+            if target not in keys:
+                module = self.modules[target]
+                sources = [next((t for t, m in self.modules.items() if m is src), "?")
+                           for src in getattr(module, "obs_or_fqs", ())]
+                keys[target] = repr((type(module).__name__, _settings(module), seen.get(target, []),
+                                     [key(t) if t in self.modules else t for t in sources]))
+            return keys[target]
+        for target in self.modules:
+            key(target)
+        return keys
+
+    def by_identity(self, recorded: dict) -> dict[str, dict]:
+        """`recorded` (this graph's recorded qparams) keyed by observer identity instead of
+        target, for `adopt` on another prepare of the same float graph."""
+        observers = recorded.get("observers", {}) if isinstance(recorded, dict) else {}
+        return {self._identities[t]: entry for t, entry in observers.items() if t in self._identities}
+
+    def adopt(self, donor: dict[str, dict]) -> list[str] | None:
+        """Use the qparams another prepare of the same float graph recorded (`by_identity`) for
+        every observer identical to one of its own (an observer's qparams depend only on its
+        settings and the values it observes, which are the same). Returns the targets left
+        without qparams — [] when none is: no calibration needed (the graph is frozen); else only
+        those must calibrate, and the adopted ones pass their input through meanwhile (their work
+        is done) — or None when nothing could be adopted (nothing changed)."""
+        mapped, missing = {}, []
+        for target in self.modules:
+            entry = donor.get(self._identities[target])
+            if entry is None:
+                missing.append(target)
+            else:
+                mapped[target] = entry
+        if not mapped or not self.freeze({"format": FORMAT, "observers": mapped}):
+            return None
+        if missing:
+            self.frozen = False         # the missing ones compute theirs after calibration
+            for target in mapped:
+                self.modules[target].forward = _passthrough
+        return missing
+
     def observer_scales(self) -> list[dict]:
         """Float scale vs power-of-two scale of every observer, keyed by what it observes.
 
@@ -120,3 +172,22 @@ class Observers:
                 "float_scale": [float(s) for s in float_scale.flatten()],
             })
         return out
+
+
+_SETTINGS = ("dtype", "qscheme", "quant_min", "quant_max", "ch_axis", "eps", "reduce_range", "bins",
+             "averaging_constant", "is_dynamic")
+
+
+def _settings(module: torch.nn.Module) -> tuple:
+    """The constructor settings that decide an observer's qparams from the values it sees."""
+    out = []
+    for name in _SETTINGS:
+        value = getattr(module, name, None)
+        if isinstance(value, torch.Tensor):
+            value = value.flatten().tolist()
+        out.append((name, str(value)))
+    return tuple(out)
+
+
+def _passthrough(x: torch.Tensor) -> torch.Tensor:
+    return x

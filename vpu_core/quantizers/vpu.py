@@ -34,25 +34,33 @@ from vpu_core.hardware.kernels import kernel_of
 from vpu_core.hardware.ops import LAYOUT_SHARED_OPS as LAYOUT_OPS
 from vpu_core.hardware.ops import LIST_INPUT_OPS, Kernel, listed, op_matches
 from vpu_core.profile import HardwareProfile, load_profile
-from vpu_core.quantizers.observers import Pow2MinMaxObserver, Pow2PerChannelMinMaxObserver
+from vpu_core.quantizers.observers import Pow2HistogramObserver, Pow2MinMaxObserver, Pow2PerChannelMinMaxObserver
+from vpu_core.quantizers.overrides import NodeChanges, mark_kept
 
 ANNOTATION_KEY = "quantization_annotation"
 
 
 class MyVPUQuantizer(Quantizer):
     def __init__(self, profile: HardwareProfile | None = None,
-                 keep_float: frozenset[str] = frozenset()) -> None:
+                 keep_float: frozenset[str] = frozenset(), changes: NodeChanges = NodeChanges()) -> None:
         """`keep_float`: names of ops left unannotated although listed: they would quantize a
-        mask constant at float32's limit (vpu_core.pipeline.keep_float finds them)."""
+        mask constant at float32's limit (vpu_core.pipeline.keep_float finds them). `changes`:
+        the per-op changes a run asks for (vpu_core.quantizers.overrides): ops kept in float
+        (with the activation fused to them) and another observer for an op's output."""
         super().__init__()
         self.profile = profile or load_profile()
         self.keep_float = keep_float
+        self.changes = changes
+        self.user_float: dict[str, str | None] = {}
         self.eps = 2.0 ** -12
 
     # -- specs ---------------------------------------------------------------------------------
-    def act_spec(self) -> QuantizationSpec:
+    def act_spec(self, observer: str | None = None) -> QuantizationSpec:
+        """`observer`: "histogram" for Pow2HistogramObserver (overrides.OFFERS), else min/max."""
         symmetric = self.profile.enabled("act_per_tensor_symmetric")
         obs = Pow2MinMaxObserver if self.profile.enabled("pow2_scale") else MinMaxObserver
+        if observer == "histogram" and symmetric and self.profile.enabled("pow2_scale"):
+            obs = Pow2HistogramObserver
         return QuantizationSpec(
             dtype=torch.int8, quant_min=-128, quant_max=127,
             qscheme=torch.per_tensor_symmetric if symmetric else torch.per_tensor_affine,
@@ -99,6 +107,8 @@ class MyVPUQuantizer(Quantizer):
         return model
 
     def annotate(self, model: GraphModule) -> GraphModule:
+        self.user_float = self._kept_with_fused(model)
+        mark_kept(model, self.user_float)
         for node in model.graph.nodes:
             if node.op != "call_function" or ANNOTATION_KEY in node.meta:
                 continue
@@ -109,6 +119,8 @@ class MyVPUQuantizer(Quantizer):
                 continue  # int64 ids, bool masks, index math: not activations, never quantized
             if node.name in self.keep_float:
                 continue  # it reads or writes a mask constant no int8 scale represents
+            if node.name in self.user_float:
+                continue  # kept in float on request (or fused to such an op)
             if kernel.weighted:
                 self._annotate_weighted(node, kernel)
             elif op_matches(name, self.profile.shared_scale_ops):
@@ -118,6 +130,25 @@ class MyVPUQuantizer(Quantizer):
             else:
                 self._annotate_plain(node)
         return model
+
+    def _kept_with_fused(self, model: GraphModule) -> dict[str, str | None]:
+        """{op name: the op it is fused to, or None} of the ops kept in float on request: each
+        named op and the activation fused to it (the pair is one VPU kernel: a lone relu would be
+        an island of its own)."""
+        kept: dict[str, str | None] = {}
+        for node in model.graph.nodes:
+            if node.name in self.changes.keep_float:
+                kept.setdefault(node.name, None)
+                act = self._fused_activation(node) if node.op == "call_function" else None
+                if act is not None:
+                    kept.setdefault(act.name, node.name)
+        return kept
+
+    def _output_spec(self, node: Node) -> QuantizationSpec:
+        """The spec of the tensor `node` writes (its fused activation's, when it has one)."""
+        act = self._fused_activation(node)
+        return self.act_spec(self.changes.observer(node.name) or
+                             (self.changes.observer(act.name) if act is not None else None))
 
     def _fused_activation(self, node: Node) -> Node | None:
         """The relu/ReLU6 that consumes `node` alone, when the profile fuses them (constraint 7)."""
@@ -145,7 +176,7 @@ class MyVPUQuantizer(Quantizer):
         if isinstance(bias, Node) and self.profile.enabled("bias_int32"):
             qmap[bias] = self.bias_spec(node, kernel)
         node.meta[ANNOTATION_KEY] = QuantizationAnnotation(input_qspec_map=qmap, _annotated=True)
-        self._set_output(node, self.act_spec())
+        self._set_output(node, self._output_spec(node))
 
     def _annotate_shared(self, node: Node) -> None:
         inputs = _tensor_inputs(node)
@@ -154,10 +185,11 @@ class MyVPUQuantizer(Quantizer):
         if not self.profile.enabled("shared_scale"):
             node.meta[ANNOTATION_KEY] = QuantizationAnnotation(
                 input_qspec_map={i: self.act_spec() for i in inputs}, _annotated=True)
-            self._set_output(node, self.act_spec())
+            self._set_output(node, self._output_spec(node))
             return
         first = (inputs[0], node)
-        qmap = {inputs[0]: self.act_spec()}
+        # one scale for the inputs and the output: the output's observer decides it
+        qmap = {inputs[0]: self._output_spec(node)}
         qmap.update({i: SharedQuantizationSpec(first) for i in inputs[1:]})
         node.meta[ANNOTATION_KEY] = QuantizationAnnotation(input_qspec_map=qmap, _annotated=True)
         self._set_output(node, SharedQuantizationSpec(first))
@@ -176,7 +208,7 @@ class MyVPUQuantizer(Quantizer):
             return
         node.meta[ANNOTATION_KEY] = QuantizationAnnotation(
             input_qspec_map={i: self.act_spec() for i in inputs}, _annotated=True)
-        self._set_output(node, self.act_spec())
+        self._set_output(node, self._output_spec(node))
 
     # -- validate ------------------------------------------------------------------------------
     def validate(self, model: GraphModule) -> None:

@@ -21,11 +21,24 @@ from typing import Any
 
 import dataclasses
 
+from vpu_core.quantizers.overrides import NodeChanges, mark_kept
 
-def make_xnnpack_quantizer(per_channel: bool = True, reference_observers: bool = False) -> Any:
+
+def make_xnnpack_quantizer(per_channel: bool = True, reference_observers: bool = False,
+                           changes: NodeChanges = NodeChanges()) -> Any:
+    """`changes` (vpu_core.quantizers.overrides): ops kept in float are filtered out of every
+    pattern (XNNPACKQuantizer's own filter function); an op with per-channel weights or another
+    observer is annotated first, with that configuration, before the global pass (whose
+    annotators skip what is annotated already)."""
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer, get_symmetric_quantization_config,
     )
+
+    def config_of(per_channel: bool, observer: str | None = None) -> Any:
+        config = get_symmetric_quantization_config(is_per_channel=per_channel)
+        if observer == "minmax":
+            config = with_activation_observer(config, "minmax")
+        return config if reference_observers else with_fast_observers(config)
 
     class FloatOnlyXNNPACKQuantizer(XNNPACKQuantizer):
         SUPPORTED_PATTERNS = [p for p in XNNPACKQuantizer.SUPPORTED_PATTERNS if not p.is_qat]
@@ -33,10 +46,49 @@ def make_xnnpack_quantizer(per_channel: bool = True, reference_observers: bool =
         def transform_for_annotation(self, model):
             return _keep_integer_scalars(model, super().transform_for_annotation)
 
-    config = get_symmetric_quantization_config(is_per_channel=per_channel)
-    if not reference_observers:
-        config = with_fast_observers(config)
-    return FloatOnlyXNNPACKQuantizer().set_global(config)
+        def _annotate_for_quantization_config(self, model):
+            mark_kept(model, dict.fromkeys(changes.keep_float))
+            for names, config in _node_configs(model, changes, per_channel, config_of):
+                self._annotate_all_patterns(model, config, lambda n, names=names: n.name in names)
+            return super()._annotate_for_quantization_config(model)
+
+    quantizer = FloatOnlyXNNPACKQuantizer().set_global(config_of(per_channel))
+    if changes.keep_float:
+        quantizer.set_filter_function(lambda n: n.name not in changes.keep_float)
+    return quantizer
+
+
+def _node_configs(model, changes: NodeChanges, per_channel: bool, config_of) -> list[tuple[set[str], Any]]:
+    """(names of one op's pattern nodes, its configuration) for every op with its own: the op,
+    its parameters and the activation that may be fused to it (its only user)."""
+    out = []
+    for node in model.graph.nodes:
+        observer = changes.observer(node.name)
+        wide = node.name in changes.per_channel
+        if observer is None and not wide:
+            continue
+        names = {node.name, *(a.name for a in node.all_input_nodes if a.op in ("get_attr", "placeholder")
+                              and not a.users.keys() - {node})}
+        if len(node.users) == 1:
+            names.add(next(iter(node.users)).name)
+        out.append((names, config_of(per_channel or wide, observer)))
+    return out
+
+
+def with_activation_observer(config: Any, kind: str) -> Any:
+    """`config` with its activation observers replaced (kind "minmax": MinMaxObserver with the
+    same dtype, range and eps)."""
+    from torchao.quantization.pt2e.observer import MinMaxObserver
+
+    def swapped(spec):
+        ctr = getattr(spec, "observer_or_fake_quant_ctr", None)
+        partial = getattr(ctr, "p", None)
+        if spec is None or partial is None:
+            return spec
+        return dataclasses.replace(spec, observer_or_fake_quant_ctr=MinMaxObserver.with_args(**partial.keywords))
+
+    return dataclasses.replace(config, input_activation=swapped(config.input_activation),
+                               output_activation=swapped(config.output_activation))
 
 
 def _keep_integer_scalars(model, transform):

@@ -50,6 +50,8 @@ if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's calle
     from vpu_core.targets.results import RuntimeReport
     from vpu_core.pipeline import OnExport, QuantizedModel
     from vpu_core.preview import PreviewFn
+    from vpu_core.sensitivity.options import SensitivityOptions
+    from vpu_core.sensitivity.results import SensitivityReport
     from vpu_core.whatif.results import AblationReport, PartitionWhatIf
 
 __all__ = ["STAGES", "STAGE_SPANS", "STAGE_TITLES", "DisplayGraph", "Inspection", "InspectionPair",
@@ -63,7 +65,7 @@ class Session:
         """`disk_cache`: use the disk cache at `cache_dir` (None: $VPU_INSPECTOR_CACHE_DIR, else
         the user cache folder, looked up at each run)."""
         self.keep = keep
-        self.memory = MemoryCache({"quantized": keep, "program": 4, "lowering": 1})
+        self.memory = MemoryCache({"quantized": keep, "program": 4, "lowering": 1, "sensitivity": 8})
         self.hashes = FileHashes()
         self.disk_cache = disk_cache
         self.cache_dir = cache_dir
@@ -344,6 +346,39 @@ class Session:
         keys = self.keys(config)
         with self._lock:
             return self._ablations.get(keys.analysis if keys is not None else config)
+
+    def sensitivity(self, config: RunConfig, options: SensitivityOptions | None = None,
+                    ctx: RunContext = NO_CONTEXT, keys: StageKeys | None = None) -> SensitivityReport:
+        """Per layer of `config` its local, cumulative, weight-only and activation-only error, the
+        ranking, and the fixes of the worst layers predicted by quantizing each fixed
+        configuration for real (vpu_core.sensitivity). Cached like the analysis, per options; the
+        fixed configurations keep their qparams in their own cache entries, so applying a fix
+        afterwards converts without calibrating."""
+        from vpu_core.cache import analysis_store
+        from vpu_core.cache.stages import StageStore
+        from vpu_core.sensitivity.options import SensitivityOptions, split_spec
+
+        options = options or SensitivityOptions()
+        keys = keys if keys is not None else self.keys(config)
+        metric_file = self.hashes.of(split_spec(options.metric)[0]) if options.metric else None
+        store = analysis_store.sensitivity_store(keys, (dataclasses.asdict(options), metric_file),
+                                                 self.memory, self.disk())
+        hit = store.get()
+        if hit is not None:
+            return hit
+        from vpu_core.sensitivity.analyse import sensitivity
+
+        analysis = self.analysis(config, False, ctx, keys=keys)
+        qm = self.quantized(config, ctx, keys)
+        recorded = StageStore(keys, self.memory, self.disk()).qparams() if keys is not None else None
+
+        def store_for(fixed: RunConfig) -> StageStore | None:
+            fixed_keys = self.keys(fixed)
+            return StageStore(fixed_keys, self.memory, self.disk()) if fixed_keys is not None else None
+
+        report = ctx.call(sensitivity, qm, analysis, recorded, options, store_for, ctx)
+        store.put(report)
+        return report
 
     def runtime(self, config: RunConfig, runs: int = 20, warmup: int = 3,
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None, *,

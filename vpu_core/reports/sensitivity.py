@@ -1,0 +1,92 @@
+"""`check --sensitivity`: the SensitivityReport as JSON (`sensitivity`, add keys, never rename) and
+as the text report's section (docs/spec.md, "Accuracy: sensitivity and fixes")."""
+from __future__ import annotations
+
+import dataclasses
+
+from vpu_core.formatting import db_text, human_bytes, time_text
+from vpu_core.reports.json_report import finite
+from vpu_core.sensitivity.results import Fix, Outcome, SensitivityReport
+
+TOP_ROWS = 10       # layers the text report lists (the JSON has all)
+
+
+def outcome_to_json(o: Outcome) -> dict:
+    return {"sqnr_db": o.sqnr_db, "metric": o.metric, "cpu_ops": o.cpu_ops, "subgraphs": o.subgraphs,
+            "boundary_bytes": o.boundary_bytes, "vpu_mac_share": o.vpu_mac_share, "time_us": o.time_us,
+            "sqnr_reason": o.sqnr_reason or None}
+
+
+def fix_to_json(f: Fix) -> dict:
+    return {"node": f.node, "change": f.change, "nodes": list(f.nodes), "detail": f.detail,
+            "predicted": outcome_to_json(f.predicted), "gain_db": f.gain_db, "metric_gain": f.metric_gain,
+            "args": list(f.args), "seconds": round(f.seconds, 3)}
+
+
+def sensitivity_to_json(r: SensitivityReport) -> dict:
+    search = None
+    if r.search is not None:
+        search = {"goal_db": r.search.goal_db, "reached": r.search.reached, "reason": r.search.reason or None,
+                  "steps": [{"args": list(s.fixes), **outcome_to_json(s.outcome)} for s in r.search.steps]}
+    return finite({
+        "model": r.model, "quantizer": r.quantizer, "offers": list(r.offers),
+        "samples": r.samples, "calibration_samples": r.calibration_samples,
+        "baseline": outcome_to_json(r.baseline),
+        "metric": {"name": r.metric_name, "float": r.metric_float, "quantized": r.baseline.metric}
+        if r.metric_name else None,
+        "layers": [dataclasses.asdict(row) for row in r.layers],
+        "fixes": [fix_to_json(f) for f in r.fixes],
+        "search": search,
+        "seconds": round(r.seconds, 3), "timings_s": dict(r.timings_s),
+    })
+
+
+def sensitivity_lines(r: SensitivityReport) -> list[str]:
+    b = r.baseline
+    lines = [f"Sensitivity ({r.samples} held-out sample(s) behind every dB figure; calibrated on "
+             f"{r.calibration_samples}): end to end {db_text(b.sqnr_db)}"
+             + (f", {r.metric_name} {_metric(r.metric_float)} float → {_metric(b.metric)} quantized"
+                if r.metric_name else "")]
+    lines.append("  rank  layer                         local   cumul.  weights  activ.  share  alone")
+    for row in [x for x in r.layers if x.kind == "op"][:TOP_ROWS]:
+        share = f"{100 * row.error_share:5.1f}%" if row.error_share is not None else "    —"
+        lines.append(f"  {row.rank or '—':>4}  {row.node[:28]:<28} {_db(row.local_db)} {_db(row.cumulative_db)} "
+                     f"{_db(row.weight_db)}  {_db(row.activation_db)} {share} {_db(row.alone_db)}")
+    out = next((x for x in r.layers if x.kind == "output"), None)
+    if out is not None:
+        lines.append(f"  model output: {db_text(out.cumulative_db)} (its last quantizer alone: {db_text(out.local_db)})")
+    if r.fixes:
+        lines.append("  Fixes (predicted by quantizing each for real):")
+        for f in r.fixes:
+            lines.append(f"    {' '.join(f.args):<44} {_trade(f, b)}")
+    if r.search is not None:
+        s = r.search
+        verdict = "reached" if s.reached else f"not reached ({s.reason})"
+        lines.append(f"  Smallest set of fixes for {s.goal_db:.1f} dB: {verdict}")
+        for step in s.steps:
+            o = step.outcome
+            lines.append(f"    {' '.join(step.fixes) or '(no fix)':<44} {db_text(o.sqnr_db)}, "
+                         f"VPU MAC share {100 * o.vpu_mac_share:.1f} %, {o.cpu_ops} CPU ops, {o.subgraphs} subgraphs")
+    return lines
+
+
+def _trade(f: Fix, b: Outcome) -> str:
+    p = f.predicted
+    gain = f"{f.gain_db:+.2f} dB" if f.gain_db is not None else "n/a"
+    parts = [f"{db_text(p.sqnr_db)} ({gain})"]
+    if p.metric is not None:
+        parts.append(f"metric {_metric(p.metric)}")
+    parts.append(f"CPU ops {b.cpu_ops}→{p.cpu_ops}, subgraphs {b.subgraphs}→{p.subgraphs}, "
+                 f"boundary {human_bytes(b.boundary_bytes)}→{human_bytes(p.boundary_bytes)}, "
+                 f"VPU MACs {100 * b.vpu_mac_share:.1f}→{100 * p.vpu_mac_share:.1f} %")
+    if p.time_us is not None and b.time_us is not None:
+        parts.append(f"VPU time {time_text(b.time_us)}→{time_text(p.time_us)} (estimate)")
+    return "; ".join(parts)
+
+
+def _db(value: float | None) -> str:
+    return f"{value:7.1f}" if value is not None else "      —"
+
+
+def _metric(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4g}"

@@ -1,0 +1,162 @@
+"""`sensitivity(qm, analysis, ...)`: which layer costs the decibels, and what fixes them.
+
+1. The run's float graph is prepared again with its recorded qparams (vpu_core.pipeline.
+   prepared_with_qparams: no calibration when the qparams are cached) and run as switchable fake
+   quantization (fakequant.py): one float pass gives every quantized layer its local, weight-only
+   and activation-only error (layers.py); the cumulative error is the analysis' layer SQNR.
+2. Layers are ranked by local error, worst first. The worst `options.layers` also get the
+   end-to-end SQNR with only them quantized (one pass each).
+3. For those layers every fix the quantizer offers (candidates.py) is predicted by quantizing the
+   fixed configuration for real (predict.py): SQNR, the user's metric, CPU ops, subgraphs,
+   boundary bytes, the VPU's MAC share.
+4. With a goal, the fixes are combined until the SQNR reaches it (search.py).
+Every dB figure rests on the held-out batch (`samples` rows).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from vpu_core.analysis.results import Analysis
+from vpu_core.pipeline import Donor, QuantizedModel, prepared_with_qparams
+from vpu_core.progress import NO_CONTEXT, RunContext
+from vpu_core.quantizers.overrides import offers_of
+from vpu_core.sensitivity.candidates import Candidate, candidates
+from vpu_core.sensitivity.fakequant import FakeQuantGraph
+from vpu_core.sensitivity.layers import LayerError, alone_db, layer_errors, layers_of, output_local_db
+from vpu_core.sensitivity.options import SensitivityOptions
+from vpu_core.sensitivity.predict import Metric, StoreFor, baseline_outcome, graph_output, predict
+from vpu_core.sensitivity.results import Fix, LayerSensitivity, Outcome, SensitivityReport
+
+STAGE = "sensitivity"
+_SPANS = {"prepare": (0.0, 0.05), "calibrate": (0.05, 0.1), "layers": (0.1, 0.25), "alone": (0.25, 0.3),
+          "fixes": (0.3, 0.85), "search": (0.85, 1.0)}
+
+
+def sensitivity(qm: QuantizedModel, analysis: Analysis, recorded: Any = None,
+                options: SensitivityOptions = SensitivityOptions(), store_for: StoreFor | None = None,
+                ctx: RunContext = NO_CONTEXT) -> SensitivityReport:
+    """The SensitivityReport of `qm` (its analysis `analysis`; `recorded`: the run's recorded
+    qparams, else it calibrates again; `store_for(config)`: the cache of a fixed configuration)."""
+    from vpu_core.whatif.ablation import single_threaded
+
+    with single_threaded():         # many small tensor ops: see single_threaded for why
+        return _sensitivity(qm, analysis, recorded, options, store_for, ctx)
+
+
+def _sensitivity(qm: QuantizedModel, analysis: Analysis, recorded: Any, options: SensitivityOptions,
+                 store_for: StoreFor | None, ctx: RunContext) -> SensitivityReport:
+    from vpu_core.sensitivity import search as search_mod
+
+    start, timings = time.perf_counter(), {}
+    bar = ctx.scaled(_SPANS, stage=STAGE)
+    if qm.float_graph is None:
+        from vpu_core.errors import InspectorError
+
+        raise InspectorError(f"Cannot analyse the sensitivity of '{qm.name}': it is an already quantized "
+                             "Q/DQ program, so there is no float model to compare each layer with.")
+    prepared, donor = prepared_with_qparams(qm, recorded, bar)
+    fq = FakeQuantGraph(prepared)
+    timings["prepare"] = time.perf_counter() - start
+    layers = layers_of(fq)
+    bar.report("layers", 0.0)
+    t = time.perf_counter()
+    float_output = graph_output(qm.float_graph, qm.heldout)
+    errors, shares = layer_errors(fq, layers, qm.heldout, graph_output(qm.converted, qm.heldout))
+    timings["layers"] = time.perf_counter() - t
+    metric, metric_float, metric_base = _metrics(qm, options)
+    ranked = _ranked(errors, shares)
+    by_name = {layer.node.name: layer for layer in layers}
+    worst = [by_name[e.node] for e in ranked[: options.layers]]
+    t = time.perf_counter()
+    alone = {}
+    for i, layer in enumerate(worst):
+        bar.report("alone", i / max(len(worst), 1))
+        alone[layer.node.name] = alone_db(fq, layer, qm.heldout, float_output)
+    timings["alone"] = time.perf_counter() - t
+    t = time.perf_counter()
+    baseline = baseline_outcome(analysis, qm, metric_base)
+    offers = offers_of(qm.config.quantizer)
+    fixes = _predicted_fixes([c for layer in worst for c in candidates(layer, fq, qm.config, offers)],
+                             qm, baseline, float_output, store_for, metric, bar, donor)
+    timings["fixes"] = time.perf_counter() - t
+    found = None
+    if options.goal_db is not None:
+        t = time.perf_counter()
+        found = search_mod.smallest_set(qm, baseline, fixes, options.goal_db, float_output, store_for,
+                                        metric, bar.scaled({}, *_SPANS["search"]), donor)
+        timings["search"] = time.perf_counter() - t
+    rows = _rows(ranked, shares, analysis, alone, fq, qm, float_output)
+    return SensitivityReport(
+        model=qm.name, quantizer=qm.quantizer, samples=_rows_of(qm.heldout),
+        calibration_samples=sum(_rows_of(b) for b in qm.calib_batches), baseline=baseline,
+        layers=rows, fixes=tuple(sorted(fixes, key=_best_first)), offers=offers.changes, search=found,
+        metric_float=metric_float, metric_name=options.metric or "", seconds=time.perf_counter() - start,
+        timings_s=tuple((k, round(v, 3)) for k, v in timings.items()))
+
+
+def _metrics(qm: QuantizedModel, options: SensitivityOptions) -> tuple[Metric | None, float | None, float | None]:
+    """The user's metric as a function of a graph, and its value for the float and quantized model."""
+    if not options.metric:
+        return None, None, None
+    from vpu_core.sensitivity.user_metric import CallableModel, load_metric, metric_of
+
+    spec, fn, batch = options.metric, load_metric(options.metric), _rows_of(qm.example_inputs) or 1
+
+    def metric(gm: Any, what: str = "quantized") -> float:
+        return metric_of(fn, spec, CallableModel(gm, batch), what)
+    return metric, metric(qm.float_graph, "float"), metric(qm.converted)
+
+
+def _ranked(errors: list[LayerError], shares: dict[str, float]) -> list[LayerError]:
+    """The largest share of the end-to-end error first (without shares: the worst local error);
+    layers without a local SQNR (no signal) last."""
+    def key(e: LayerError) -> tuple:
+        share = shares.get(e.node)
+        return (e.local_db is None, share is None, -(share or 0.0),
+                e.local_db if e.local_db is not None else 0.0)
+    return sorted(errors, key=key)
+
+
+def _predicted_fixes(found: list[Candidate], qm: QuantizedModel, baseline: Outcome, float_output: Any,
+                     store_for: StoreFor | None, metric: Metric | None, ctx: RunContext,
+                     donor: Donor | None = None) -> list[Fix]:
+    """Each candidate predicted once (two layers may propose the same change)."""
+    outcomes: dict[Any, tuple[Outcome, float]] = {}
+    fixes = []
+    for i, c in enumerate(found):
+        ctx.report("fixes", i / max(len(found), 1))
+        if c.config not in outcomes:
+            t = time.perf_counter()
+            outcome = predict(qm, c.config, float_output, store_for, metric, donor=donor)
+            outcomes[c.config] = (outcome, time.perf_counter() - t)
+        outcome, seconds = outcomes[c.config]
+        fixes.append(Fix(c.node, c.change, c.nodes, c.detail, c.args, outcome,
+                         _gain(outcome.sqnr_db, baseline.sqnr_db), _gain(outcome.metric, baseline.metric), seconds))
+    return fixes
+
+
+def _gain(after: float | None, before: float | None) -> float | None:
+    return None if after is None or before is None else after - before
+
+
+def _best_first(fix: Fix) -> tuple:
+    return (fix.gain_db is None, -(fix.gain_db or 0.0), fix.predicted.cpu_ops)
+
+
+def _rows(ranked: list[LayerError], shares: dict[str, float], analysis: Analysis,
+          alone: dict[str, float | None], fq: FakeQuantGraph, qm: QuantizedModel,
+          float_output: Any) -> tuple[LayerSensitivity, ...]:
+    rows = [LayerSensitivity(
+        e.node, e.op, e.output_node, e.local_db, analysis.layer_sqnr.get(e.output_node), e.weight_db,
+        e.activation_db, i + 1 if e.local_db is not None else None, shares.get(e.node), alone.get(e.node))
+        for i, e in enumerate(ranked)]
+    rows.append(LayerSensitivity("output", "output", "output", output_local_db(fq, qm.heldout, float_output),
+                                 analysis.sqnr_db, None, None, None, kind="output"))
+    return tuple(rows)
+
+
+def _rows_of(batch: tuple) -> int:
+    first = next((t for t in batch if hasattr(t, "shape") and len(t.shape)), None)
+    return int(first.shape[0]) if first is not None else 0
+
