@@ -1,4 +1,4 @@
-"""The light theme: one palette, one stylesheet, fonts sized for a projector."""
+"""The light theme: one palette, one stylesheet, the bundled fonts sized for a projector."""
 from __future__ import annotations
 
 import tempfile
@@ -7,11 +7,11 @@ from pathlib import Path
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
+from app import fonts
 from app.graph_view.style import CPU_FILL, IO_FILL, PARAM_FILL, QDQ_FILL, VPU_PALETTE
 
-FONT_FAMILIES = ["Inter", "Segoe UI", "Helvetica Neue", "Liberation Sans", "DejaVu Sans"]
-MONO_FAMILIES = ["JetBrains Mono", "Consolas", "Liberation Mono", "DejaVu Sans Mono"]
-BASE_PT = 10
+MONO_CSS = f"'{fonts.MONO_FAMILIES[0]}', '{fonts.MONO_FAMILIES[1]}'"   # rich text: font-family:{MONO_CSS}
+BASE_PT = fonts.BASE_PT
 
 BG = "#f4f5f7"
 PANEL = "#ffffff"
@@ -142,24 +142,16 @@ def stylesheet(high_contrast: bool = False, large: bool = False) -> str:
 
 
 def ui_font(point_size: float = BASE_PT, bold: bool = False) -> QFont:
-    font = QFont()
-    font.setFamilies(FONT_FAMILIES)
-    font.setPointSizeF(point_size)
-    font.setBold(bold)
-    return font
+    return fonts.bundled_font(fonts.UI_FAMILIES, point_size, bold=bold)
 
 
 def mono_font(point_size: float = BASE_PT - 0.5) -> QFont:
-    font = QFont()
-    font.setFamilies(MONO_FAMILIES)
-    font.setStyleHint(QFont.StyleHint.Monospace)
-    font.setPointSizeF(point_size)
-    return font
+    return fonts.bundled_font(fonts.MONO_FAMILIES, point_size)
 
 
 def apply_theme(app: QApplication) -> None:
     app.setStyle("Fusion")   # the same look on every platform; the stylesheet refines it
-    app.setFont(ui_font())
+    fonts.install(app, BASE_PT)      # before any widget measures text
     pal = QPalette()
     for role, color in ((QPalette.ColorRole.Window, BG), (QPalette.ColorRole.Base, PANEL),
                         (QPalette.ColorRole.AlternateBase, "#f8f9fb"), (QPalette.ColorRole.Text, TEXT),

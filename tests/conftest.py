@@ -351,6 +351,24 @@ def cli():
 
 # -- the real window --------------------------------------------------------------------------------
 
+_QAPP = []     # keeps the session's QApplication alive
+
+
+@pytest.fixture(scope="session")
+def qapp(qapp_args, qapp_cls, pytestconfig):
+    """pytest-qt's QApplication, with the bundled fonts as the application has them (app.fonts):
+    a widget test measures text in the same face as the window, on every machine."""
+    from app import fonts
+
+    app = qapp_cls.instance()
+    if app is None:
+        app = qapp_cls(qapp_args)
+        app.setApplicationName(pytestconfig.getini("qt_qapp_name"))
+        _QAPP.append(app)
+    fonts.install(app)
+    return app
+
+
 @pytest.fixture
 def window(qtbot, tmp_path, monkeypatch):
     """The real MainWindow at 1600×1000, settings in a temporary INI file (never the user's)."""

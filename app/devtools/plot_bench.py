@@ -23,9 +23,12 @@ def measure_plot_zoom(analysis: Analysis, notches: int = NOTCHES) -> list[dict]:
     from PySide6.QtGui import QWheelEvent
     from PySide6.QtWidgets import QApplication
 
+    from app import fonts
     from app.widgets.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, ShiftHistogram
 
-    app = QApplication.instance() or QApplication([])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([])
+    fonts.install(app)
     conv = next((n for n, i in analysis.nodes.items() if i.op.startswith(("conv", "linear"))), None)
     rows = []
     channels = ChannelPlot()

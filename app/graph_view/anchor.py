@@ -53,7 +53,7 @@ def node_place(view: GraphView, scene: GraphScene | None, node_id: str | None) -
     it is not drawn."""
     if scene is None or node_id is None or node_id not in scene.items:
         return None
-    return QPointF(view.mapFromScene(scene.items[node_id].box.center())), view.zoom()
+    return view.viewportTransform().map(scene.items[node_id].box.center()), view.zoom()   # unrounded
 
 
 def keep_box_in_view(view: GraphView, box: QRectF, place: Place | None) -> bool:

@@ -35,14 +35,19 @@ _app = None
 
 
 def ensure_app() -> QCoreApplication:
-    """A Q(Gui)Application for painting text; created offscreen if there is no display."""
+    """A Q(Gui)Application for painting text, with the bundled fonts; created offscreen if there
+    is no display."""
     global _app
     from PySide6.QtWidgets import QApplication
+
+    from app import fonts
     app = QApplication.instance()
     if app is None:
         if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         app = _app = QApplication([])
+        fonts.install(app)
+    fonts.register()
     return app
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QRectF
 
 from .overlay_room import MARGIN, Corners, Room, widened
+from .zoom import scene_at, scroll_to, viewport_centre
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QGraphicsView, QWidget
@@ -58,6 +59,7 @@ def apply_room(view: QGraphicsView, graph: QRectF, room: Room) -> None:
     have = view.sceneRect()
     if max(abs(want.left() - have.left()), abs(want.top() - have.top()),
            abs(want.right() - have.right()), abs(want.bottom() - have.bottom())) * zoom > 0.5:
-        centre = view.mapToScene(view.viewport().rect().center())
+        middle = viewport_centre(view)
+        centre = scene_at(view, middle)
         view.setSceneRect(want)
-        view.centerOn(centre)                 # the room changed, not what the user looks at
+        scroll_to(view, centre, middle)       # the room changed, not what the user looks at

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPen
 
+from app.fonts import UI_FAMILIES, bundled_font
 from vpu_core.graph.legend import LegendFacts
 
 # VPU subgraph shades, ordered so neighbouring ids differ in hue family as well as lightness.
@@ -54,13 +55,10 @@ class Theme:
     @staticmethod
     def make(large_font: bool = False, high_contrast: bool = False, version: int = 0,
              presentation: bool = False) -> "Theme":
-        lf, df = QFont(), QFont()
-        lf.setPixelSize(16 if presentation else 14 if large_font else 11)
-        df.setPixelSize(12 if presentation else 11 if large_font else 9)
-        lf.setStyleHint(QFont.StyleHint.SansSerif)
-        df.setStyleHint(QFont.StyleHint.SansSerif)
-        if high_contrast or presentation:
-            lf.setBold(True)
+        # the bundled face, never the app's default: headless renders have no theme applied
+        lf = bundled_font(UI_FAMILIES, pixel_size=16 if presentation else 14 if large_font else 11,
+                          bold=high_contrast or presentation)
+        df = bundled_font(UI_FAMILIES, pixel_size=12 if presentation else 11 if large_font else 9)
         return Theme(large_font, high_contrast, version, lf, df, presentation)
 
     @property

@@ -225,8 +225,7 @@ class GraphView(QGraphicsView):
 
     def put(self, scene_point: QPointF, viewport_point: QPointF) -> None:
         """Scroll so that `scene_point` is drawn at `viewport_point` (as far as scrolling can)."""
-        vc = QPointF(self.viewport().rect().center())
-        self.centerOn(QPointF(scene_point) - (QPointF(viewport_point) - vc) / self.zoom())
+        zooming.scroll_to(self, scene_point, viewport_point)
 
     def set_corner_legend(self, widget: QWidget | None) -> None:
         """Another legend in the top-right corner instead of the canvas' own (the XNNPACK

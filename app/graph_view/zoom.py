@@ -14,6 +14,8 @@ from PySide6.QtGui import QTransform
 from .overlay_room import fit_scale
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QGraphicsView
+
     from app.graph_view.scene import GraphScene
     from app.graph_view.view import GraphView
 
@@ -21,6 +23,27 @@ ZOOM_MIN, ZOOM_MAX = 1e-4, 4.0
 ZOOM_OUT_SLACK = 0.75          # zoom out at most to 3/4 of the "whole graph" scale
 LEGIBLE = 0.6                  # "Fit" never goes below this on a tall graph: labels stay readable
 OVERVIEW_ENTER, OVERVIEW_LEAVE = 1000, 700    # visible nodes (items mode stays < ~8 ms)
+
+
+def viewport_centre(view: QGraphicsView) -> QPointF:
+    """The viewport's exact centre (QRect.center() lies half a pixel up and left of it)."""
+    vp = view.viewport()
+    return QPointF(vp.width() / 2.0, vp.height() / 2.0)
+
+
+def scene_at(view: QGraphicsView, viewport_point: QPointF) -> QPointF:
+    """The scene point drawn at `viewport_point`, unrounded (mapToScene takes whole pixels)."""
+    return view.viewportTransform().inverted()[0].map(QPointF(viewport_point))
+
+
+def scroll_to(view: QGraphicsView, scene_point: QPointF, viewport_point: QPointF) -> None:
+    """Scroll so that `scene_point` is drawn at `viewport_point`, to the nearest pixel (as far as
+    scrolling can). By the scroll bars, not QGraphicsView.centerOn: that one truncates, so a node
+    put back in place after every redraw crept a pixel down and right each time."""
+    now = view.viewportTransform().map(QPointF(scene_point))
+    h, v = view.horizontalScrollBar(), view.verticalScrollBar()
+    h.setValue(h.value() + round(now.x() - viewport_point.x()))
+    v.setValue(v.value() + round(now.y() - viewport_point.y()))
 
 
 def whole_graph_scale(view: GraphView) -> float:
@@ -41,9 +64,10 @@ def clamp_zoom(view: GraphView) -> None:
     lo, hi = zoom_range(view)
     if not lo <= view.zoom() <= hi:
         z = min(max(view.zoom(), lo), hi)
-        c = view.mapToScene(view.viewport().rect().center())
+        centre = viewport_centre(view)
+        c = scene_at(view, centre)
         view.setTransform(QTransform.fromScale(z, z))
-        view.centerOn(c)
+        scroll_to(view, c, centre)
 
 
 def zoom_about(view: GraphView, factor: float, anchor: QPointF | None = None) -> None:
@@ -52,9 +76,8 @@ def zoom_about(view: GraphView, factor: float, anchor: QPointF | None = None) ->
     the last mouse-move position, which is stale for a wheel event or a scripted zoom."""
     lo, hi = zoom_range(view)
     target = min(max(view.zoom() * factor, lo), hi)
-    vc = QPointF(view.viewport().rect().center())
-    pos = anchor if anchor is not None else vc
-    fixed = view.mapToScene(pos.toPoint())
+    pos = anchor if anchor is not None else viewport_centre(view)
+    fixed = scene_at(view, pos)
     view.setTransform(QTransform.fromScale(target, target))
     view.put(fixed, pos)
     view.update_tier()

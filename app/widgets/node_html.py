@@ -118,7 +118,8 @@ def inputs_html(inputs: tuple[InputInfo, ...]) -> str:
     out = []
     for i in inputs:
         dims = [f"{d}*" if k in i.dynamic_dims else str(d) for k, d in enumerate(i.shape)]
-        out.append(f"{esc(i.name)} <span style='font-family:monospace'>{esc('×'.join(dims) or 'scalar')}</span>"
+        shape = esc('×'.join(dims) or 'scalar')
+        out.append(f'{esc(i.name)} <span style="font-family:{theme.MONO_CSS}">{shape}</span>'
                    f" <span style='color:{theme.MUTED}'>{esc(i.dtype)}</span>")
     note = f"<br><span style='color:{theme.MUTED}'>* dynamic</span>" if any(i.dynamic_dims for i in inputs) else ""
     return "<br>".join(out) + note
@@ -256,7 +257,7 @@ def _arguments(info) -> str:
         elif arg.refs:
             value = "[" + ", ".join(node_link(r) for r in arg.refs) + "]"
         else:
-            value = f'<span style="font-family:monospace">{esc(argument_text(arg))}</span>'
+            value = f'<span style="font-family:{theme.MONO_CSS}">{esc(argument_text(arg))}</span>'
         pairs.append((arg.name, value))
     return section("Arguments", rows(pairs)) if pairs else ""
 
@@ -331,7 +332,7 @@ def _why_rows(part, node_id: str) -> list[tuple[str, str]]:
     rows.append(("cause", f"<b>{esc(cpu.cause)}</b> — {esc(CAUSE_WORDS.get(cpu.cause, cpu.cause))}"))
     for f in cpu.limits:
         rows.append(("limit" if f is cpu.limits[0] else "", f'<span style="color:{theme.WARN}">✗</span> '
-                     f'{esc(f.text)} <span style="color:{theme.MUTED}; font-family:monospace">'
+                     f'{esc(f.text)} <span style="color:{theme.MUTED}; font-family:{theme.MONO_CSS}">'
                      f'({esc(f.limit)})</span>'))
     return rows
 
@@ -350,7 +351,7 @@ def _violations(analysis, members) -> str:
         blocks.append(
             f'<p style="margin:6px 0 2px 0"><b style="color:{theme.DANGER}">✗ {esc(title)}</b>{where}</p>'
             f'<p style="margin:0 0 2px 12px">{esc(v.message)}</p>'
-            + (f'<p style="margin:0 0 2px 12px; font-family:monospace">{values}</p>' if values else "")
+            + (f'<p style="margin:0 0 2px 12px; font-family:{theme.MONO_CSS}">{values}</p>' if values else "")
             + (f'<p style="margin:0 0 4px 12px; color:{theme.MUTED}">Why: {esc(rule.reason)}</p>' if rule else ""))
     return section(f"Violations ({len(found)})", "".join(blocks))
 
@@ -415,4 +416,4 @@ def _folded(analysis, gnode) -> str:
 def _source(info) -> str:
     if not info.source:
         return ""
-    return section("Source", f'<p style="margin:0; font-family:monospace">{esc(info.source)}</p>')
+    return section("Source", f'<p style="margin:0; font-family:{theme.MONO_CSS}">{esc(info.source)}</p>')

@@ -14,7 +14,9 @@ Point = tuple[float, float]
 NodeSize = Callable[[GraphNode], tuple[float, float]]
 
 # Geometry constants shared by coordinate assignment, routing and the view.
-CHAR_W = 7.5          # px per label character (monospace-ish estimate at 11-12 px font)
+# px per label character, without Qt: room for what the bundled Sans (resources/fonts) draws at the
+# canvas's 11 px labels and 9 px details (tests/test_fonts.py measures the zoo's labels against it)
+CHAR_W = 7.5
 NODE_PAD = 24.0       # horizontal padding inside a node
 MIN_W = 90.0          # minimum width of an op node
 MIN_W_SMALL = 56.0    # minimum width of a Q/DQ or parameter node

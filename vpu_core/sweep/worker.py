@@ -88,7 +88,7 @@ def _inspect(task: dict, config: RunConfig, start: float) -> RunOutput:
     if task.get("html", True):
         from vpu_core.reports.html import build_report_html
 
-        html = build_report_html(analysis)
+        html = build_report_html(analysis, embed_fonts=False)    # one page per run: fonts named, not repeated
     row = ok_row(task["base"], check, time.perf_counter() - start)
     return RunOutput(row, check, html)
 

@@ -2,7 +2,8 @@
 
 Pure Python, no Qt: the caller hands over an `Analysis`, optionally a second one to compare
 with, and the graph image it rendered (PNG bytes or SVG text). Everything — CSS, charts (inline
-SVG), images (data: URIs) — is inside the one file: no network, no external fonts or scripts.
+SVG), images and the bundled fonts (data: URIs) — is inside the one file: no network, no
+external fonts or scripts.
 
     html = build_report_html(analysis, graph_image=png_bytes, compare_with=xnn_analysis)
     write_report_html("resnet8.html", analysis, graph_image=png_bytes)   # atomic
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from vpu_core.compare import Comparison, compare, default_label
 from vpu_core.reports.html.comparison import comparison_section
+from vpu_core.reports.html.fonts import font_face_css
 from vpu_core.reports.html.html_kit import esc
 from vpu_core.reports.html.numbers import histograms_section, sqnr_section
 from vpu_core.reports.html.sections import (GraphImage, graph_section, partition_section,
@@ -48,13 +50,14 @@ def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str 
                       compare_graph_image: GraphImage | bytes | str | None = None,
                       comparison: Comparison | None = None,
                       ablation: AblationReport | None = None,
-                      generated_at: _dt.datetime | None = None) -> str:
+                      generated_at: _dt.datetime | None = None, embed_fonts: bool = True) -> str:
     """The whole report as one HTML string.
 
     `graph_image` is PNG bytes, SVG text or a GraphImage (with the size to show it at).
     `compare_with` adds the comparison section (matched by vpu_core.compare unless a ready
     `comparison` of the two is passed); `compare_graph_image` is its graph, shown beside ours.
     `ablation` (vpu_core.whatif AblationReport of `analysis`) adds what each constraint costs.
+    `embed_fonts`: the bundled fonts inside the page (~0.6 MB); without, the CSS only names them.
     """
     tag = default_label(analysis) if compare_with is not None else ""   # which side a section shows
     sections = [summary_section(analysis, tag),
@@ -86,7 +89,8 @@ def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str 
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<meta name="generator" content="VPU Inspector">',
-        f"<title>{esc(title)} — VPU Inspector report</title><style>{CSS}</style></head><body>",
+        f"<title>{esc(title)} — VPU Inspector report</title>",
+        f"<style>{font_face_css() if embed_fonts else ''}{CSS}</style></head><body>",
         _header(analysis, compare_with, title, when),
         '<nav class="toc">' + "".join(f'<a href="#{i}">{esc(_NAV[i])}</a>' for i in ids) + "</nav>",
         "<main>", *sections, "</main>",

@@ -1,9 +1,11 @@
-"""Colours and the one inline stylesheet of the report (no external fonts, print-friendly).
+"""Colours and the one inline stylesheet of the report (the bundled fonts, print-friendly).
 
 The partition colours repeat app/theme.py's CATEGORY_COLORS (the core must not import the Qt
 app): VPU is the cool green, CPU fallback the warm orange, everywhere in the report.
 """
 from __future__ import annotations
+
+from vpu_core.reports.html.fonts import MONO_STACK, SANS_STACK
 
 VPU = "#3aa76d"
 VPU_DARK = "#1e7a4f"
@@ -36,12 +38,10 @@ CSS = """
 :root { --bg:#f4f5f7; --panel:#fff; --border:#e2e5ea; --text:#1f2933; --muted:#5f6b7a;
   --vpu:%(VPU)s; --vpu-dark:%(VPU_DARK)s; --vpu-soft:%(VPU_SOFT)s; --cpu:%(CPU)s;
   --cpu-dark:%(CPU_DARK)s; --cpu-soft:%(CPU_SOFT)s; --danger:%(DANGER)s; --ok:%(OK)s;
-  --mono: ui-monospace, "SFMono-Regular", "Cascadia Mono", Menlo, Consolas, "Liberation Mono", monospace; }
+  --mono: %(MONO_STACK)s; }
 * { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%%; }
-body { margin: 0; background: var(--bg); color: var(--text); font: 14px/1.5 -apple-system,
-  BlinkMacSystemFont, "Segoe UI", Inter, Roboto, "Helvetica Neue", Arial, "Noto Sans",
-  "Liberation Sans", sans-serif; }
+body { margin: 0; background: var(--bg); color: var(--text); font: 14px/1.5 %(SANS_STACK)s; }
 code, .mono { font-family: var(--mono); font-size: 12.5px; }
 header.band { background: linear-gradient(115deg, #0f1f2e 0%%, #123b3a 55%%, #16604a 100%%);
   color: #fff; padding: 28px 40px 24px; }
@@ -165,7 +165,7 @@ footer { color: var(--muted); font-size: 12px; text-align: center; padding: 8px 
 }
 """ % {"VPU": VPU, "VPU_DARK": VPU_DARK, "VPU_SOFT": VPU_SOFT, "CPU": CPU, "CPU_DARK": CPU_DARK,
        "CPU_SOFT": CPU_SOFT, "DANGER": DANGER, "OK": OK, "GRAPH_BOUNDARY": GRAPH_BOUNDARY,
-       "GRAPH_VIOLATION": GRAPH_VIOLATION}
+       "GRAPH_VIOLATION": GRAPH_VIOLATION, "SANS_STACK": SANS_STACK, "MONO_STACK": MONO_STACK}
 
 # Closed <details> do not print: open them all for printing (inline, no external script).
 # Side-by-side graph frames scroll together, so the same region of both graphs stays in view.

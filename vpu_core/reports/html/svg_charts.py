@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any, Sequence
 
+from vpu_core.reports.html.fonts import MONO_STACK
+
 AXIS = "#9aa3af"
 GRID = "#e5e7eb"
 INK = "#374151"
 MUTED = "#6b7280"
 PAD_L, PAD_R, PAD_T, PAD_B = 48, 14, 14, 40
-MONO = "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"
 _HALO = ' paint-order="stroke" stroke="#fff" stroke-width="3" stroke-linejoin="round"'  # text over lines
 
 
@@ -242,7 +243,7 @@ def hbar_groups(groups: Sequence[tuple[str, tuple[Bar, ...]]], *, unit: str, wid
         y = head + i * row_h
         short = label if len(label) <= 32 else label[:31] + "…"
         parts.append(_text(label_w - 8, y + row_h / 2 + 4, short, anchor="end", size=11, color=INK,
-                           extra=f' font-family="{MONO}"'))
+                           extra=f" font-family='{MONO_STACK}'"))
         for k, b in enumerate(bars):
             by, w = y + 3 + k * bar_h, to_x(b.value) - label_w
             parts.append(f'<rect x="{label_w}" y="{by:.1f}" width="{max(w, 1.0):.1f}" '
