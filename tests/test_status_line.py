@@ -51,6 +51,20 @@ def test_a_lone_chip_too_wide_is_elided_with_an_ellipsis(qtbot):
     assert label.text().endswith("…") and len(label.shown_chips()) == 1
 
 
+def test_a_long_failure_gives_way_to_what_is_still_on_screen(qtbot):
+    """A message with a long path is cut in its middle; "showing …" stays (it once dropped out
+    when pytest's temporary folder was ten characters longer)."""
+    label = StatusSummary()
+    qtbot.addWidget(label)
+    label.resize(900, 24)
+    path = "/tmp/" + "/".join(["a-rather-long-folder"] * 12) + "/broken.pt2"
+    label.setText(failure_html(f"Cannot load {path}: not a torch.export program.", "the previous result (resnet8)"))
+    shown = _plain(label.text())
+    assert shown.startswith("Run failed: Cannot load /tmp/") and "…" in shown
+    assert "torch.export program." in shown and shown.endswith("showing the previous result (resnet8)")
+    assert path in _plain(label.toolTip())
+
+
 def test_a_loaded_program_is_labelled_with_the_quantizer_its_file_records(tmp_path):
     # the window once read "VPU" for a program XNNPACK quantized (the --quantizer default)
     from dataclasses import replace

@@ -3,7 +3,9 @@
 A QLabel that never widens the window. The line is a row of chips, each with a priority
 (`ChipLine`): when the bar is too narrow, whole chips are left out, least important first (the
 node count before the SQNR, the SQNR before the model's name), never cut mid-number ("SQNR 29.(");
-only a single chip that alone is too wide is elided with "…". The full line is the tooltip. Its
+only a single chip that alone is too wide is elided with "…", and a failure's message (a long
+path, say) is elided in its middle, down to half the bar, rather than leave out what is still on
+screen ("showing the previous result (resnet8)"). The full line is the tooltip. Its
 numbers come from the same PartitionReport as the node panel's summary
 (vpu_core.graph.placement.partition_report), so the two always agree.
 """
@@ -36,13 +38,16 @@ SEP = "&nbsp;&nbsp;·&nbsp;&nbsp;"
 
 class ChipLine(str):
     """The status line as HTML (what QLabel.setText takes), knowing its chips: (priority, html)
-    in display order, priority 0 kept longest."""
+    in display order, priority 0 kept longest. `squeeze`: the chip (one span of text) elided in
+    its middle rather than leave out the chips after it."""
 
     chips: tuple[tuple[int, str], ...]
+    squeeze: int | None
 
-    def __new__(cls, chips: Iterable[tuple[int, str]]) -> "ChipLine":
+    def __new__(cls, chips: Iterable[tuple[int, str]], squeeze: int | None = None) -> "ChipLine":
+        chips = tuple(chips)
         line = super().__new__(cls, SEP.join(text for _, text in chips))
-        line.chips = tuple(chips)
+        line.chips, line.squeeze = chips, squeeze
         return line
 
 
@@ -101,7 +106,7 @@ def failure_html(message: str, showing: str = "") -> ChipLine:
     chips = [(0, f'<span style="color:{theme.DANGER}">Run failed: {html.escape(message)}</span>')]
     if showing:
         chips.append((1, f"showing {html.escape(showing)}"))
-    return ChipLine(chips)
+    return ChipLine(chips, squeeze=0 if showing else None)
 
 
 def _plain(text: str) -> str:
@@ -136,23 +141,42 @@ class StatusSummary(QLabel):
 
     def _fit(self) -> None:
         room = self.width() - self.PAD
-        chips = self.line.chips
-        sep = self._width(SEP)
-        keep: set[int] = set()
-        used = 0.0
-        for i in sorted(range(len(chips)), key=lambda k: (chips[k][0], k)):
-            need = self._width(chips[i][1]) + (sep if keep else 0.0)
-            if keep and used + need > room:
-                continue                         # a less important chip may still fit
-            keep.add(i)
-            used += need
-        self._shown = [chips[i][1] for i in sorted(keep)]
+        chips, squeeze = self.line.chips, self.line.squeeze
+        order = sorted(range(len(chips)), key=lambda k: (chips[k][0], k))
+        keep, used = self._pick(order, room, set(), 0.0)
+        texts = {i: chips[i][1] for i in keep}
+        if squeeze is not None and len(keep) < len(chips):
+            # the squeezed chip keeps at least half the bar and gives the rest to the chips it pushed out
+            wider, others = self._pick([i for i in order if i != squeeze], room, {squeeze}, room / 2)
+            if len(wider) > len(keep):
+                keep, used = wider, room
+                texts = {i: chips[i][1] for i in keep}
+                texts[squeeze] = self._elided_middle(chips[squeeze][1], room - (others - room / 2))
+        self._shown = [texts[i] for i in sorted(keep)]
         text = SEP.join(self._shown)
         if len(keep) == 1 and used > room:       # one chip, too wide alone: elide its words
             plain = _plain(text)
             text = html.escape(self.fontMetrics().elidedText(plain, Qt.TextElideMode.ElideRight,
                                                              max(room, 20)))
         super().setText(text)
+
+    def _pick(self, order: list[int], room: float, keep: set[int], used: float) -> tuple[set[int], float]:
+        """Add chips in `order` while they fit in `room` (the first one always)."""
+        keep, sep = set(keep), self._width(SEP)
+        for i in order:
+            need = self._width(self.line.chips[i][1]) + (sep if keep else 0.0)
+            if keep and used + need > room:
+                continue                         # a less important chip may still fit
+            keep.add(i)
+            used += need
+        return keep, used
+
+    def _elided_middle(self, chip: str, width: float) -> str:
+        """`chip` (one span of text) cut in its middle to `width` px, its span kept."""
+        m = re.fullmatch(r"(<span[^>]*>)?([^<]*)(</span>)?", chip)
+        head, inner, tail = (m.group(1) or "", m.group(2), m.group(3) or "") if m else ("", _plain(chip), "")
+        cut = self.fontMetrics().elidedText(html.unescape(inner), Qt.TextElideMode.ElideMiddle, int(max(width, 20)))
+        return head + html.escape(cut) + tail
 
     def _width(self, text: str) -> float:
         if text not in self._widths:
