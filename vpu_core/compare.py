@@ -40,11 +40,18 @@ class OpSide:
     weight: TensorQParams | None = None
     bias: TensorQParams | None = None
     violations: tuple[Violation, ...] = ()      # attributed to this op (see module doc)
+    short: tuple[tuple[str, str], ...] = ()     # (rule id, its short label: RuleInfo.short)
 
     @property
     def rules(self) -> tuple[str, ...]:
         """Ids of the rules this op breaks, each once, in first-seen order."""
         return tuple(dict.fromkeys(v.rule for v in self.violations))
+
+    @property
+    def rule_labels(self) -> tuple[str, ...]:
+        """The short label of each of `rules` (its id when the rule declares none)."""
+        short = dict(self.short)
+        return tuple(short.get(r) or r for r in self.rules)
 
 
 @dataclass(frozen=True)
@@ -161,6 +168,7 @@ def _keyed_ops(analysis: Analysis) -> dict[tuple[str, str, int], str]:
 
 def _op_sides(analysis: Analysis) -> dict[str, OpSide]:
     owners = violation_owners(analysis)
+    short = {r.rule.id: r.rule.short for r in analysis.rules if r.rule.short}
     by_op: dict[str, list] = {}
     for v in analysis.violations:
         by_op.setdefault(owners.get(v.node, v.node), []).append(v)
@@ -178,9 +186,10 @@ def _op_sides(analysis: Analysis) -> dict[str, OpSide]:
             continue
         sub = assignment.get(name)
         on_vpu = isinstance(sub, int) and not isinstance(sub, bool)
+        found = tuple(by_op.get(name, ()))
         out[name] = OpSide(name, "vpu" if on_vpu else "cpu", sub if on_vpu else None,
-                           outputs.get(name), weights.get(name), biases.get(name),
-                           tuple(by_op.get(name, ())))
+                           outputs.get(name), weights.get(name), biases.get(name), found,
+                           tuple(dict.fromkeys((v.rule, short[v.rule]) for v in found if v.rule in short)))
     return out
 
 

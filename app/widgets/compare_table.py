@@ -29,11 +29,6 @@ PAIR_ROLE = Qt.ItemDataRole.UserRole + 3     # (side, node) to select when the r
 DIFF_BG = "#fff4d6"
 MOVED_BG = "#ffe1cc"
 UNMATCHED_FG = "#7e22ce"
-RULE_SHORT = {   # the table is narrow: the full titles and messages are in the tooltips
-    "act_per_tensor_symmetric": "act sym", "weight_per_channel_symmetric": "w per-ch",
-    "pow2_scale": "pow2", "bias_int32": "bias int32", "shared_scale": "shared",
-    "fused_relu": "fused", "static_shape": "static",
-}
 COLUMNS = ("Op", "Module", "{a} qparams", "{b} qparams", "{a} breaks", "{b} breaks", "VPU partition")
 # In a narrow dock the qparams, then the partition and A's breaks step aside (the row's first cell's
 # tooltip and the node panel of a clicked row keep them); names wrap between their parts.
@@ -63,7 +58,9 @@ def qparams_text(side: OpSide) -> str:
 
 
 def rules_text(side: OpSide) -> str:
-    return ", ".join(RULE_SHORT.get(r, r) for r in side.rules) if side.rules else "✓"
+    """The rules an op breaks by their short labels (the table is narrow: the full titles and
+    messages are in the tooltips)."""
+    return ", ".join(side.rule_labels) if side.rules else "✓"
 
 
 def placement_text(side: OpSide) -> str:

@@ -46,7 +46,7 @@ from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleInfo, Subgraph
 from vpu_core.analysis.verdict import INT_REASON, Verdict, dtype_lookup, op_verdict
 from vpu_core.fx_utils import concrete_dim, dtype_name, op_name
-from vpu_core.hardware.kernels import is_constant
+from vpu_core.hardware.nodes import is_constant
 from vpu_core.hardware.ops import is_layout, op_matches
 from vpu_core.qdq import is_dequantize, is_qdq, is_quantize
 

@@ -20,7 +20,7 @@ import torch
 from torch.fx import GraphModule, Node
 
 from vpu_core.fx_utils import bound_args, concrete_dim, dtype_name, op_name
-from vpu_core.hardware.kernels import kernel_of
+from vpu_core.hardware.nodes import kernel_of
 from vpu_core.hardware.ops import Kernel, listed, op_matches
 from vpu_core.qdq import is_dequantize, is_per_channel, is_qdq, is_quantize
 

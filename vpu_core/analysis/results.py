@@ -25,6 +25,7 @@ class RuleInfo:
     constraint: int    # number of the constraint in docs/spec.md (2..8)
     title: str
     reason: str        # why the hardware wants it (shown to users)
+    short: str = ""    # a label for narrow tables ("pow2"); "" reads as the id
     name: str = ""     # what-if: a short name that reads in a sentence ("pow2 scales")
     verb: str = "costs"  # … and the verb that agrees with it ("pow2 scales cost 3.6 dB")
     int_sim_need: str = ""  # completes "Integer simulation needs …" ("" when it does not need it)

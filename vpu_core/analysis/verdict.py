@@ -12,7 +12,8 @@ candidate unless, in this order:
 3. it reads an integer / bool tensor                       cause "dtype"
 4. a limit of its kernel's [op.NAME] table fails           cause "limit"
 5. otherwise only [memory] sram_bytes fails                cause "memory"
-   (4 and 5: every failing limit is listed, in vpu_core.hardware.limits.LIMITS order)
+   (4 and 5: every failing limit is listed, in vpu_core.hardware.limits.LIMITS order; the
+   quantities are read by the kernel's spec, vpu_core.hardware.kernels)
 """
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ from torch.fx import GraphModule, Node
 
 from vpu_core.analysis.qgraph import QGraph, is_op
 from vpu_core.analysis.results import LimitFailure
-from vpu_core.fx_utils import bound_args, concrete_dim, dtype_name, node_dtypes, non_float_tensor
-from vpu_core.hardware import limits as L
+from vpu_core.fx_utils import concrete_dim, dtype_name, node_dtypes, non_float_tensor
+from vpu_core.hardware.limit_keys import SRAM, failure_text
+from vpu_core.hardware.nodes import NodeView
 from vpu_core.hardware.ops import Kernel, is_layout, listed, op_matches
 
 if TYPE_CHECKING:
@@ -83,18 +85,21 @@ def _kind(dtype: torch.dtype) -> str:
 
 
 def limit_failures(g: QGraph, node: Node, kernel: Kernel | None = None) -> tuple[LimitFailure, ...]:
-    """Every limit of the profile `node` breaks, in the fixed order of hardware.limits.LIMITS."""
+    """Every limit of the profile `node` breaks: its kernel's keys in their declared order, then
+    the memory limit (the fixed order of hardware.limits.LIMITS)."""
     profile = g.profile
     if not profile.limits:
         return ()
     kernel = kernel or g.kernel(node)
-    keys = [k for k in L.LIMITS if k.id in profile.limits and k.table in (kernel.table, "memory")]
+    spec = kernel.spec
+    own = spec.limits if spec is not None else ()
+    keys = [k for k in (*own, SRAM) if k.id in profile.limits]
     if not keys:
         return ()
     measured = measure(g, node, kernel)
     out = []
     for key in keys:
-        found = L.failure_text(key, measured, profile.limits[key.id])
+        found = failure_text(key, measured, profile.limits[key.id])
         if found is not None:
             out.append(LimitFailure(key.id, found[0], profile.limits[key.id], found[1]))
     return tuple(out)
@@ -103,57 +108,16 @@ def limit_failures(g: QGraph, node: Node, kernel: Kernel | None = None) -> tuple
 # -- measuring an op -----------------------------------------------------------------------------
 
 def measure(g: QGraph, node: Node, kernel: Kernel | None = None) -> dict:
-    """The quantities the limits bound, read from `node`'s shapes and arguments (None: unknown)."""
+    """The quantities the limits bound, read from `node`'s shapes and arguments by its kernel's
+    spec (None: unknown), and its SRAM bytes when the profile limits them."""
     kernel = kernel or g.kernel(node)
+    spec = kernel.spec
     out: dict = {}
-    if kernel.table == "conv2d":
-        out.update(_conv(g, node, kernel))
-    elif kernel.table == "linear":
-        out.update(_linear(g, node, kernel))
-    elif kernel.table in ("max_pool2d", "avg_pool2d"):
-        out.update(_pool(node))
-    if "memory.sram_bytes" in g.profile.limits:
+    if spec is not None and spec.measure is not None and spec.limits:
+        out.update(spec.measure(NodeView(node, kernel, g.shape)))
+    if SRAM.id in g.profile.limits:
         out["sram_bytes"] = sram_bytes(g, node, kernel)
     return out
-
-
-def _pair(value, spatial: int) -> tuple[int, int] | None:
-    """(H, W) of a conv / pool argument: an int, [v] or [h, w]; a 1-D op is (1, v)."""
-    values = list(value) if isinstance(value, (list, tuple)) else [value]
-    if not values or not all(isinstance(v, int) for v in values):
-        return None
-    if spatial == 1:
-        return (1, int(values[-1]))
-    return (int(values[0]), int(values[-1]))
-
-
-def _conv(g: QGraph, node: Node, kernel: Kernel) -> dict:
-    weight = g.shape(kernel.weight_of(node.args))
-    if not weight or len(weight) not in (3, 4):
-        return {}
-    spatial = len(weight) - 2
-    a = bound_args(node)
-    groups = int(a.get("groups", 1))
-    in_channels, out_channels = int(weight[1]) * groups, int(weight[0])
-    depthwise = groups > 1 and int(weight[1]) == 1
-    return {"kernel": _pair(tuple(weight[2:]), spatial), "stride": _pair(a.get("stride", 1), spatial),
-            "dilation": _pair(a.get("dilation", 1), spatial), "groups": groups, "depthwise": depthwise,
-            "in_channels": in_channels, "out_channels": None if depthwise else out_channels}
-
-
-def _linear(g: QGraph, node: Node, kernel: Kernel) -> dict:
-    weight = g.shape(kernel.weight_of(node.args))
-    if not weight or len(weight) != 2:
-        return {}
-    out_axis = kernel.weight_axis
-    return {"in_features": int(weight[1 - out_axis]), "out_features": int(weight[out_axis])}
-
-
-def _pool(node: Node) -> dict:
-    a = bound_args(node)
-    kernel = _pair(a.get("kernel_size"), 2)
-    stride = a.get("stride")
-    return {"kernel": kernel, "stride": _pair(stride, 2) if stride else kernel}
 
 
 def sram_bytes(g: QGraph, node: Node, kernel: Kernel | None = None) -> int | None:

@@ -21,14 +21,22 @@ from torch.fx.node import map_arg
 
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.fx_utils import op_name
+from vpu_core.hardware.kernels import spec_of
+from vpu_core.hardware.kernels.spec import IntKernel
 from vpu_core.intsim import kernels, weighted
 from vpu_core.intsim.arith import acc_range, saturate
 from vpu_core.intsim.values import IntValue, NotInteger, log2_exact, map_values, quantized_value
 from vpu_core.profile import HardwareProfile
 from vpu_core.qdq import is_dequantize, is_quantize
 
-KERNELS = {**kernels.KERNELS, "conv1d": weighted.conv, "conv2d": weighted.conv,
-           "conv3d": weighted.conv, "linear": weighted.linear}
+# (executor, node, arguments with IntValues for tensors, keyword arguments) -> the op's value
+KernelFn = Callable[["IntExecutor", Node, tuple, dict], Any]
+# The integer arithmetic each kernel spec names (vpu_core.hardware.kernels: `int_kernel`).
+IMPLEMENTATIONS: dict[IntKernel, KernelFn] = {
+    "conv": weighted.conv, "linear": weighted.linear, "relu": kernels.relu, "hardtanh": kernels.hardtanh,
+    "add": kernels.add, "cat": kernels.cat, "max_pool": kernels.max_pool, "avg_pool": kernels.avg_pool,
+    "adaptive_avg_pool": kernels.adaptive_avg_pool, "layout": kernels.layout,
+}
 
 
 @dataclass(frozen=True)
@@ -64,17 +72,11 @@ class Record:
     flags: set = field(default_factory=set)
 
 
-def kernel_of(node: Node, g: QGraph | None = None) -> Callable | None:
-    """The integer kernel of `node`: its own op's, or for an alias (vpu_core.hardware.ops: conv1d,
-    addmm / mm / matmul with a constant weight) the kernel it runs as."""
-    packet = op_name(node).partition(".")[0]
-    if g is not None and g.kernel(node).alias:
-        return KERNELS.get(g.kernel(node).packet)
-    if packet.endswith("_") and not packet.startswith("_"):
-        packet = packet.rstrip("_")                   # relu_ computes what relu computes
-    if packet == "add" and not op_name(node).endswith(".Tensor"):
-        return None
-    return KERNELS.get(packet)
+def kernel_of(node: Node, g: QGraph) -> KernelFn | None:
+    """The integer kernel of `node`: the one its kernel spec names — its own op's, or for an alias
+    (conv1d; addmm / mm / matmul with a constant weight) the kernel it runs as."""
+    spec = g.kernel(node).spec if g.kernel(node).alias else spec_of(op_name(node))
+    return IMPLEMENTATIONS[spec.int_kernel] if spec is not None and spec.int_kernel else None
 
 
 def graph_value(node: Node, value: object) -> object:

@@ -1,7 +1,8 @@
 """Integer kernels of the VPU op list besides conv / linear: requantization, fused activations,
 add, cat, max / average pooling and layout ops.
 
-Each kernel takes the executor (settings, constants, per-node records), the node, and its
+Each kernel spec (vpu_core.hardware.kernels) names the function here that simulates it (the
+executor's IMPLEMENTATIONS). Each kernel takes the executor (settings, constants, per-node records), the node, and its
 arguments with IntValues for tensors; it raises NotInteger when the inputs are not integer
 tensors (then the executor runs the op in float, as the graph says).
 """
@@ -15,9 +16,8 @@ from fractions import Fraction
 import torch
 
 from vpu_core.analysis.qgraph import QParams
-from vpu_core.fx_utils import bound_args
+from vpu_core.fx_utils import bound_args, op_name
 from vpu_core.intsim.arith import exact_window_sum, round_fraction, saturate, shift_round
-from vpu_core.hardware.ops import LAYOUT_OPS
 from vpu_core.intsim.values import IntValue, NotInteger, aligned, log2_exact, with_clamp
 
 if TYPE_CHECKING:
@@ -56,6 +56,8 @@ def hardtanh(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue
 
 
 def add(ex: IntExecutor, node: Node, args: tuple, kwargs: dict) -> IntValue:
+    if not op_name(node).endswith(".Tensor"):
+        raise NotInteger("add of a scalar")       # add.Scalar: the VPU adds two int8 tensors only
     a, b = _int(args[0]), _int(args[1])
     alpha = bound_args(node).get("alpha", 1)
     if not float(alpha).is_integer():
@@ -182,12 +184,3 @@ def _window_lengths(size: int, out: int) -> torch.Tensor:
 
 def _scalar_or_tensor(t: torch.Tensor):
     return int(t.flatten()[0]) if bool((t == t.flatten()[0]).all()) else t
-
-
-KERNELS = {
-    "relu": relu, "hardtanh": hardtanh, "add": add, "cat": cat,
-    "max_pool1d": max_pool, "max_pool2d": max_pool, "max_pool2d_with_indices": max_pool,
-    "avg_pool2d": avg_pool,
-    "adaptive_avg_pool1d": adaptive_avg_pool, "adaptive_avg_pool2d": adaptive_avg_pool,
-}
-KERNELS.update({name: layout for name in LAYOUT_OPS})

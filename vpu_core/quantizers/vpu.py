@@ -13,8 +13,9 @@
 | 7 conv/linear/add + relu fused  | output annotated on the relu, nothing between    |
 | 8 static shapes                 | validate() raises StaticShapeError on any SymInt |
 
-Every switch comes from the hardware profile, so turning a constraint off in a profile yields a
-graph that breaks exactly that rule (the tests use this). Per-op limits and SRAM ([op.*],
+Every switch comes from the hardware profile through the rules: each rule says which mechanism
+it relaxes when the profile switches it off (`Rule.relaxes`, read as `self.choices`), so turning
+a constraint off in a profile yields a graph that breaks exactly that rule (the tests use this). Per-op limits and SRAM ([op.*],
 [memory]) are not read here: like a real NPU compiler, the partition moves an op that breaks
 one to the CPU after quantization, where it runs on the same int8 values.
 """
@@ -28,9 +29,10 @@ from torchao.quantization.pt2e.quantizer import (
     SharedQuantizationSpec,
 )
 
+from vpu_core.analysis.rules import QuantizerChoices, quantizer_choices
 from vpu_core.errors import StaticShapeError
 from vpu_core.fx_utils import node_dtypes, non_float_tensor, op_name, tensor_shape_text
-from vpu_core.hardware.kernels import kernel_of
+from vpu_core.hardware.nodes import kernel_of
 from vpu_core.hardware.ops import LAYOUT_SHARED_OPS as LAYOUT_OPS
 from vpu_core.hardware.ops import LIST_INPUT_OPS, Kernel, listed, op_matches
 from vpu_core.profile import HardwareProfile, load_profile
@@ -54,12 +56,17 @@ class MyVPUQuantizer(Quantizer):
         self.user_float: dict[str, str | None] = {}
         self.eps = 2.0 ** -12
 
+    @property
+    def choices(self) -> QuantizerChoices:
+        """The mechanisms on under this profile (vpu_core.analysis.rules.quantizer_choices)."""
+        return quantizer_choices(self.profile)
+
     # -- specs ---------------------------------------------------------------------------------
     def act_spec(self, observer: str | None = None) -> QuantizationSpec:
         """`observer`: "histogram" for Pow2HistogramObserver (overrides.OFFERS), else min/max."""
-        symmetric = self.profile.enabled("act_per_tensor_symmetric")
-        obs = Pow2MinMaxObserver if self.profile.enabled("pow2_scale") else MinMaxObserver
-        if observer == "histogram" and symmetric and self.profile.enabled("pow2_scale"):
+        symmetric = self.choices.symmetric_activations
+        obs = Pow2MinMaxObserver if self.choices.pow2_scales else MinMaxObserver
+        if observer == "histogram" and symmetric and self.choices.pow2_scales:
             obs = Pow2HistogramObserver
         return QuantizationSpec(
             dtype=torch.int8, quant_min=-128, quant_max=127,
@@ -68,8 +75,8 @@ class MyVPUQuantizer(Quantizer):
 
     def weight_spec(self, ch_axis: int = 0) -> QuantizationSpec:
         """Per output channel: axis 0 of a conv / linear weight, 1 of an [in, out] alias weight."""
-        obs = Pow2PerChannelMinMaxObserver if self.profile.enabled("pow2_scale") else PerChannelMinMaxObserver
-        if self.profile.enabled("weight_per_channel_symmetric"):
+        obs = Pow2PerChannelMinMaxObserver if self.choices.pow2_scales else PerChannelMinMaxObserver
+        if self.choices.symmetric_weights:
             return QuantizationSpec(
                 dtype=torch.int8, quant_min=-127, quant_max=127, ch_axis=ch_axis,
                 qscheme=torch.per_channel_symmetric, observer_or_fake_quant_ctr=obs.with_args(eps=self.eps))
@@ -152,7 +159,7 @@ class MyVPUQuantizer(Quantizer):
 
     def _fused_activation(self, node: Node) -> Node | None:
         """The relu/ReLU6 that consumes `node` alone, when the profile fuses them (constraint 7)."""
-        if not self.profile.enabled("fused_relu") or len(node.users) != 1:
+        if not self.choices.fused_activations or len(node.users) != 1:
             return None
         if not listed(kernel_of(node), self.profile.fusable_ops):
             return None
@@ -173,7 +180,7 @@ class MyVPUQuantizer(Quantizer):
         qmap = {node.args[kernel.input]: self.act_spec(),
                 node.args[kernel.weight]: self.weight_spec(kernel.weight_axis)}
         bias = node.args[kernel.bias] if kernel.bias is not None and len(node.args) > kernel.bias else None
-        if isinstance(bias, Node) and self.profile.enabled("bias_int32"):
+        if isinstance(bias, Node) and self.choices.int32_bias:
             qmap[bias] = self.bias_spec(node, kernel)
         node.meta[ANNOTATION_KEY] = QuantizationAnnotation(input_qspec_map=qmap, _annotated=True)
         self._set_output(node, self._output_spec(node))
@@ -182,7 +189,7 @@ class MyVPUQuantizer(Quantizer):
         inputs = _tensor_inputs(node)
         if not inputs:
             return
-        if not self.profile.enabled("shared_scale"):
+        if not self.choices.shared_scales:
             node.meta[ANNOTATION_KEY] = QuantizationAnnotation(
                 input_qspec_map={i: self.act_spec() for i in inputs}, _annotated=True)
             self._set_output(node, self._output_spec(node))
@@ -213,7 +220,7 @@ class MyVPUQuantizer(Quantizer):
     # -- validate ------------------------------------------------------------------------------
     def validate(self, model: GraphModule) -> None:
         """Constraint 8: the VPU plans memory at compile time, so no dimension may be symbolic."""
-        if not self.profile.enabled("static_shape"):
+        if not self.choices.static_shapes:
             return
         for node in model.graph.nodes:
             shape_text = tensor_shape_text(node.meta.get("val"))

@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
+from vpu_core.analysis.rules import RULES
+from vpu_core.analysis.rules.quantizer_choices import SYMBOLIC_ONLY
 from vpu_core.hardware.limits import LIMITS
 from vpu_core.hardware.ops import op_matches
 from vpu_core.profile import HardwareProfile, load_profile, parse_profile, rule_ids
@@ -150,9 +152,9 @@ def requantization_needed(old: HardwareProfile, new: HardwareProfile, quantizer:
 
     Empty: re-analysing the existing Q/DQ graph with `new` gives exactly what re-running would
     (only the partition, the rule checks, the shift range or the economics move). The XNNPACK
-    quantizer never reads the profile; the VPU quantizer reads the constraint switches (static
-    shapes only for a graph with symbolic dimensions) and the op lists, but only for ops the model
-    has.
+    quantizer never reads the profile; the VPU quantizer reads the constraint switches (through
+    what each rule relaxes; the refusal of symbolic shapes only matters for a graph that has
+    them) and the op lists, but only for ops the model has.
     """
     if quantizer != "vpu":
         return ()
@@ -161,13 +163,21 @@ def requantization_needed(old: HardwareProfile, new: HardwareProfile, quantizer:
     for sec, key, field in TOML_KEYS:
         if field.startswith("constraints."):
             rule = field.split(".", 1)[1]
-            if old.enabled(rule) != new.enabled(rule) and (rule != "static_shape" or symbolic):
+            if old.enabled(rule) != new.enabled(rule) and _requantizes(rule, symbolic):
                 keys.append(f"{sec}.{key}")
         elif field in _OP_LISTS:
             before, after = getattr(old, field), getattr(new, field)
             if any(op_matches(op, before) != op_matches(op, after) for op in ops):
                 keys.append(f"{sec}.{key}")
     return tuple(keys)
+
+
+def _requantizes(rule_id: str, symbolic: bool) -> bool:
+    """Switching the rule changes what the VPU quantizer does to this graph: it relaxes one of the
+    quantizer's mechanisms (`Rule.relaxes`), and not only the refusal of symbolic shapes on a
+    graph that has none."""
+    relaxes = RULES.get(rule_id).relaxes
+    return any(symbolic or knob not in SYMBOLIC_ONLY for knob in relaxes)
 
 
 def model_ops(analysis: Analysis) -> tuple[ModelOp, ...]:

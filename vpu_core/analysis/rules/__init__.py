@@ -1,10 +1,14 @@
 """check_vpu: the seven hardware rules (constraints 2–8 of docs/spec.md), one unit per rule, in a registry.
 
-Each rule module defines `RULE` (a `Rule`: RuleInfo with stable id, title, constraint number and
-hardware reason, plus a check function reading only the Q/DQ graph). Rules switched off in the
-hardware profile are reported with enabled=False and are not run.
+Each rule module defines `RULE` (a `Rule`, vpu_core.analysis.rules.base: RuleInfo with stable id,
+title, constraint number and hardware reason, a check function reading only the Q/DQ graph, and
+what the quantizer and the integer simulation need of it). Rules switched off in the hardware
+profile are reported with enabled=False and are not run; `quantizer_choices(profile)` is what the
+VPU quantizer does under that profile.
 """
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import RuleResult, Violation
@@ -13,6 +17,10 @@ from vpu_core.analysis.rules import (
     weight_per_channel_symmetric,
 )
 from vpu_core.analysis.rules.base import Rule, RuleRegistry
+from vpu_core.analysis.rules.quantizer_choices import QuantizerChoices
+
+if TYPE_CHECKING:
+    from vpu_core.profile import HardwareProfile
 
 RULES = RuleRegistry()
 for _module in (act_per_tensor_symmetric, weight_per_channel_symmetric, pow2_scale, bias_int32,
@@ -30,4 +38,14 @@ def check_vpu(g: QGraph) -> tuple[tuple[RuleResult, ...], tuple[Violation, ...]]
     return tuple(results), tuple(violations)
 
 
-__all__ = ["RULES", "Rule", "RuleRegistry", "check_vpu"]
+def quantizer_choices(profile: HardwareProfile) -> QuantizerChoices:
+    """What the VPU quantizer does under `profile`: every switch on, less those that the rules the
+    profile switches off relax."""
+    choices = QuantizerChoices()
+    for rule in RULES:
+        if not profile.enabled(rule.id):
+            choices = choices.relaxed(rule.relaxes)
+    return choices
+
+
+__all__ = ["RULES", "QuantizerChoices", "Rule", "RuleRegistry", "check_vpu", "quantizer_choices"]

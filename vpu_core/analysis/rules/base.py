@@ -1,10 +1,12 @@
 """A rule unit and the registry of them. One module per rule declares everything about it: its
-RuleInfo (stable id — also its profile switch constraints.<id> —, constraint number, title,
-hardware reason, what-if name and verb, what integer simulation needs of it), its check on the
-Q/DQ graph, and, for the what-if, why switching it off cannot change a given model (read from the
-float graph as the quantizer sees it). Adding a rule is one module plus its tests: the registry
-(rules/__init__), the profile's [constraints] keys, the ablation, the reports and the window all
-read it from here."""
+RuleInfo (stable id — also its profile switch constraints.<id> —, constraint number, title, short
+label, hardware reason, what-if name and verb, what integer simulation needs of it), its check on
+the Q/DQ graph, what the VPU quantizer stops doing when a profile switches it off (`relaxes`), why
+the integer simulation cannot run a VPU node while it is broken (`int_sim_blocker`), and, for the
+what-if, why switching it off cannot change a given model (read from the float graph as the
+quantizer sees it). Adding a rule is one module plus its tests, and its module in the registry
+list (rules/__init__): the profile's [constraints] keys, the quantizer, the ablation, the integer
+simulation's refusal, the profile editor, the reports and the window all read it from here."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,15 +14,19 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import RuleInfo, Violation
+from vpu_core.analysis.rules.quantizer_choices import QuantizerKnob
 
 if TYPE_CHECKING:
-    from torch.fx import GraphModule
+    from torch.fx import GraphModule, Node
 
     from vpu_core.profile import HardwareProfile
 
 CheckFn = Callable[[QGraph], list[Violation]]
 # (float graph as the quantizer annotates it, profile) -> why relaxing the rule cannot change it ("": it can)
 RelevanceFn = Callable[["GraphModule", "HardwareProfile"], str]
+# (Q/DQ graph, a call_function node of a VPU subgraph) -> why integer arithmetic cannot run it
+# while the rule is broken there ("": nothing in the way)
+BlockerFn = Callable[[QGraph, "Node"], str]
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,8 @@ class Rule:
     info: RuleInfo
     check: CheckFn
     cannot_matter: RelevanceFn | None = None   # None: relaxing it may always change the model
+    relaxes: tuple[QuantizerKnob, ...] = ()    # the quantizer's switches it turns off when relaxed
+    int_sim_blocker: BlockerFn | None = None   # None: the integer simulation does not need it
 
     @property
     def id(self) -> str:

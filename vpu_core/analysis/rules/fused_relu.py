@@ -9,7 +9,7 @@ from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
 from vpu_core.fx_utils import op_name
-from vpu_core.hardware.kernels import kernel_of, listed_nodes
+from vpu_core.hardware.nodes import kernel_of, listed_nodes
 from vpu_core.hardware.ops import listed, op_matches
 from vpu_core.qdq import is_dequantize, is_quantize
 
@@ -72,8 +72,8 @@ def cannot_matter(gm: GraphModule, profile: HardwareProfile) -> str:
 
 RULE = Rule(RuleInfo(
     id="fused_relu", constraint=7,
-    title="conv / linear / add fused with their relu",
+    title="conv / linear / add fused with their relu", short="fused",
     reason="The VPU runs conv/linear/add and the following relu as one instruction, clamping in the "
            "int32 accumulator; a Q/DQ pair between them costs an extra int8 round trip and a second "
            "requantization.",
-    name="fused relu", verb="costs"), check, cannot_matter)
+    name="fused relu", verb="costs"), check, cannot_matter, relaxes=("fused_activations",))

@@ -1,6 +1,8 @@
 """Constraint 4: every scale is a power of two (requantization becomes a right shift)."""
 from __future__ import annotations
 
+from torch.fx import Node
+
 from vpu_core.analysis.qgraph import QGraph, QTensor
 from vpu_core.formatting import is_pow2
 from vpu_core.analysis.results import RuleInfo, Violation
@@ -30,10 +32,25 @@ def check(g: QGraph) -> list[Violation]:
     return out
 
 
+def int_sim_blocker(g: QGraph, node: Node) -> str:
+    """A Q/DQ whose scale is no power of two (or is computed at run time): no exact shift."""
+    qp = g.qp.get(node)
+    if qp is None:
+        return ""
+    if not qp.scales:
+        return "its scale is computed at run time"
+    bad = next((s for s in qp.scales if not is_pow2(s)), None)
+    if bad is None:
+        return ""
+    users = [u.name for u in node.users] if node in g.constants else []
+    return f"{'constant of ' + users[0] + ', ' if users else ''}scale {bad:.6g}"
+
+
 RULE = Rule(RuleInfo(
     id="pow2_scale", constraint=4,
-    title="Every scale is a power of two",
+    title="Every scale is a power of two", short="pow2",
     reason="With power-of-two scales the requantization multiplier s_in·s_w/s_out is 2^-n: a right "
            "shift by n, no multiplier in hardware.",
     name="pow2 scales", verb="cost",
-    int_sim_need="every scale to be a power of two, so that requantization is a right shift"), check)
+    int_sim_need="every scale to be a power of two, so that requantization is a right shift"), check,
+    relaxes=("pow2_scales",), int_sim_blocker=int_sim_blocker)

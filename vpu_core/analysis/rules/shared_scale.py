@@ -10,7 +10,7 @@ from vpu_core.formatting import scale_text
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
 from vpu_core.fx_utils import op_name
-from vpu_core.hardware.kernels import listed_nodes
+from vpu_core.hardware.nodes import listed_nodes
 from vpu_core.hardware.ops import LIST_INPUT_OPS, op_matches
 from vpu_core.qdq import is_dequantize
 
@@ -80,7 +80,7 @@ def cannot_matter(gm: GraphModule, profile: HardwareProfile) -> str:
 
 RULE = Rule(RuleInfo(
     id="shared_scale", constraint=6,
-    title="add / cat / pooling share one scale",
+    title="add / cat / pooling share one scale", short="shared",
     reason="With one scale on inputs and output the VPU adds, concatenates and pools int8 values "
            "directly: no requantization around these ops.",
-    name="shared add / cat / pool scales", verb="cost"), check, cannot_matter)
+    name="shared add / cat / pool scales", verb="cost"), check, cannot_matter, relaxes=("shared_scales",))

@@ -55,7 +55,7 @@ def cannot_matter(gm: GraphModule, profile: HardwareProfile) -> str:
 
 RULE = Rule(RuleInfo(
     id="static_shape", constraint=8,
-    title="Static shapes only",
+    title="Static shapes only", short="static",
     reason="The VPU plans its memory at compile time, so every buffer size must be known: no "
            "symbolic (dynamic) dimension anywhere.",
-    name="static shapes", verb="cost"), check, cannot_matter)
+    name="static shapes", verb="cost"), check, cannot_matter, relaxes=("static_shapes",))

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import torch
+from torch.fx import Node
 
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.formatting import scale_text
 from vpu_core.analysis.results import RuleInfo, Violation
 from vpu_core.analysis.rules.base import Rule
-from vpu_core.hardware.kernels import weighted_nodes
+from vpu_core.hardware.nodes import weighted_nodes
 
 if TYPE_CHECKING:
     from torch.fx import GraphModule
@@ -51,11 +52,20 @@ def cannot_matter(gm: GraphModule, profile: HardwareProfile) -> str:
     return "" if weighted_nodes(gm, profile.vpu_ops) else "no conv / linear on the VPU: no weight is quantized"
 
 
+def int_sim_blocker(g: QGraph, node: Node) -> str:
+    """A weight quantized per channel along another axis than its output channels."""
+    w = g.weight_dq(node) if g.kernel(node).weighted else None
+    if w is not None and w.per_channel and w.axis not in (g.weight_axis(node), None):
+        return f"weight channel axis {w.axis}"
+    return ""
+
+
 RULE = Rule(RuleInfo(
     id="weight_per_channel_symmetric", constraint=3,
-    title="Weights int8, per-channel, symmetric",
+    title="Weights int8, per-channel, symmetric", short="w per-ch",
     reason="A weight zero point z_w adds a z_w·Σq_x term that must be accumulated per output position "
            "at run time; z_w = 0 removes it. Per-channel scales cost nothing extra: every output "
            "channel has its own requantization shift anyway.",
     name="per-channel symmetric weights", verb="cost",
-    int_sim_need="weight scales per output channel (axis 0; axis 1 for the [in, out] weight of an alias)"), check, cannot_matter)
+    int_sim_need="weight scales per output channel (axis 0; axis 1 for the [in, out] weight of an alias)"), check, cannot_matter,
+    relaxes=("symmetric_weights",), int_sim_blocker=int_sim_blocker)
