@@ -33,6 +33,22 @@ def test_registry_rejects_duplicate_ids():
         registry.register(Rule(RuleInfo("x", 3, "t2", "r2"), lambda g: []))
 
 
+def test_each_rule_declares_its_label_and_what_the_quantizer_relaxes_without_it():
+    from dataclasses import asdict
+
+    from vpu_core.analysis.rules import QuantizerChoices, quantizer_choices
+    from vpu_core.whatif.profile_edit import edit
+
+    assert all(r.info.short and r.info.name for r in RULES)
+    assert quantizer_choices(DEFAULT) == QuantizerChoices()
+    for rule in RULES:
+        off = asdict(quantizer_choices(edit(DEFAULT, constraints={rule.id: False})))
+        assert {k for k, on in off.items() if not on} == set(rule.relaxes) != set()
+    needs = {r.id for r in RULES if r.int_sim_blocker is not None}
+    assert needs == {r.id for r in RULES if r.info.int_sim_need}
+    assert needs == {"act_per_tensor_symmetric", "weight_per_channel_symmetric", "pow2_scale", "bias_int32"}
+
+
 @pytest.mark.parametrize("model", ["conv_relu", "resnet8", pytest.param("mobilenet_v2", marks=pytest.mark.slow)])
 def test_vpu_quantizer_graph_passes_all_seven(model, analysis):
     a = analysis(model, "vpu")
