@@ -211,7 +211,7 @@ def _preflight(config: RunConfig, targets: Sequence[str] = ()) -> None:
         print(f"vpu-inspector: note: {note}", file=sys.stderr)
     if not config.model.endswith(".pt2"):      # a program file names its own quantizer
         for name in targets:
-            check_target(name, config.quantizer)
+            check_target(name, config.quantizer, config.dynamic_batch)
 
 
 def targets_from_args(args: argparse.Namespace) -> tuple[str, ...]:
@@ -250,6 +250,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                                      int_sim=args.int_sim, whatif=True,
                                      runtime_runs=args.runs if args.run else None)
         analysis = inspection.analysis
+        runs = ({name: session.target_run(config, name, args.runs, ctx=RunContext(progress))
+                 for name in targets if name not in ("vpu", "xnnpack")} if args.run else {})
         ablation = session.ablate(config, progress) if ablate else None
         sensitivity = session.sensitivity(config, sensitivity_options, RunContext(progress)) \
             if args.sensitivity else None
@@ -258,7 +260,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.save_program:
         session.save_program(config, Path(args.save_program))
     if args.format == "json":
-        out = {**analysis_to_json(analysis), "targets": targets_to_json(inspection.targets)}
+        out = {**analysis_to_json(analysis), "targets": targets_to_json(inspection.targets, runs, analysis.nodes)}
         if ablation is not None:
             from vpu_core.reports.json_report import ablation_to_json
 
@@ -269,7 +271,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             out["sensitivity"] = sensitivity_to_json(sensitivity)
         print(json.dumps(out, indent=1))
     else:
-        text = analysis_to_text(analysis) + target_text(inspection.targets)
+        text = analysis_to_text(analysis) + target_text(inspection.targets, runs, analysis.nodes)
         if ablation is not None:
             from vpu_core.reports.whatif_text import ablation_lines
 
@@ -288,6 +290,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if analysis.runtime is not None and analysis.runtime.refused:
         # The same: the check succeeded, what ExecuTorch cannot run is reported with it.
         print(f"vpu-inspector: note: {analysis.runtime.refused}", file=sys.stderr)
+    for name, run in runs.items():
+        if run.refused:
+            print(f"vpu-inspector: note: {inspection.targets[name].title}: {run.refused}", file=sys.stderr)
     return EXIT_VIOLATIONS if analysis.violations else EXIT_OK
 
 

@@ -283,8 +283,10 @@ def config_variant(base: RunConfig, spec: str) -> RunConfig:
 
 def _spec_value(key: str, value: str, type_text: str):
     if key == "quantizer":
-        if value.lower() not in ("vpu", "xnnpack"):
-            raise CompareSpecError(f"Unknown quantizer '{value}' in --compare: use vpu or xnnpack.")
+        from vpu_core.config import QUANTIZERS
+
+        if value.lower() not in QUANTIZERS:
+            raise CompareSpecError(f"Unknown quantizer '{value}' in --compare: use {', '.join(QUANTIZERS)}.")
         return value.lower()
     if type_text == "bool":
         if value.lower() not in _TRUE + _FALSE:
@@ -312,7 +314,7 @@ def _config_label(config: RunConfig, other: RunConfig) -> str:
     from pathlib import Path
 
     parts = [config.quantizer.upper()]
-    if config.quantizer == "xnnpack" and (config.per_tensor or other.per_tensor):
+    if config.quantizer != "vpu" and (config.per_tensor or other.per_tensor):
         parts.append("per-tensor" if config.per_tensor else "per-channel")   # VPU: always per-channel
     if config.dynamic_batch != other.dynamic_batch:
         parts.append("dynamic batch" if config.dynamic_batch else "static batch")

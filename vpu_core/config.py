@@ -5,6 +5,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PARTITION_SOURCES = ("simulated", "xnnpack")
+# vpu_core.quantizers makes them (torch); the names need none. "ethos-u-a16w8" is the Ethos-U
+# quantizer with its a16w8 config everywhere (int16 activations); `--a16w8 NODE` widens single ops.
+QUANTIZERS = ("vpu", "xnnpack", "ethos-u", "ethos-u-a16w8")
 
 
 def split_model_spec(spec: str) -> tuple[str, str]:
@@ -19,7 +22,7 @@ def split_model_spec(spec: str) -> tuple[str, str]:
 @dataclass(frozen=True)
 class RunConfig:
     model: str = "resnet8"
-    quantizer: str = "vpu"          # "vpu" | "xnnpack"
+    quantizer: str = "vpu"          # one of QUANTIZERS
     per_tensor: bool = False        # XNNPACK weights per-tensor instead of per-channel
     dynamic_batch: bool = False
     calib_batches: int = 4

@@ -146,6 +146,7 @@ def _changes(config: RunConfig) -> object:
     return [config.keep_float, config.per_channel, config.observers, config.wide_activations]
 
 
+
 def stage_keys(config: RunConfig, hashes: FileHashes, fresh: bool = False) -> StageKeys | None:
     model = model_identity(config.model, hashes, fresh)
     text = _profile_text(config.profile)

@@ -378,8 +378,13 @@ def import_quantizer(kind: str) -> None:
 
     quiet.import_torchao()          # first torchao import of a run: its CUDA-extension chatter off
     importlib.import_module("torchao.quantization.pt2e.quantize_pt2e")
-    importlib.import_module("vpu_core.quantizers.vpu" if kind == "vpu"
-                            else "executorch.backends.xnnpack.quantizer.xnnpack_quantizer")
+    if kind.startswith("ethos-u"):
+        from vpu_core.preflight import check_arm_packages
+
+        check_arm_packages("the ethos-u quantizer", vela=False)
+    modules = {"vpu": "vpu_core.quantizers.vpu", "ethos-u": "executorch.backends.arm.quantizer",
+               "ethos-u-a16w8": "executorch.backends.arm.quantizer"}
+    importlib.import_module(modules.get(kind, "executorch.backends.xnnpack.quantizer.xnnpack_quantizer"))
 
 
 def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule,

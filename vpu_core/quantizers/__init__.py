@@ -1,15 +1,16 @@
-"""The two quantizers: our MyVPUQuantizer and ExecuTorch's XNNPACKQuantizer."""
+"""The quantizers: our MyVPUQuantizer, ExecuTorch's XNNPACKQuantizer and its Arm backend's EthosUQuantizer."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from vpu_core.config import QUANTIZERS
 from vpu_core.profile import HardwareProfile
 from vpu_core.quantizers.overrides import NodeChanges
 
 if TYPE_CHECKING:
     from torchao.quantization.pt2e.quantizer import Quantizer
 
-QUANTIZERS = ("vpu", "xnnpack")
+__all__ = ["QUANTIZERS", "make_quantizer"]
 
 
 def make_quantizer(kind: str, profile: HardwareProfile, per_tensor: bool = False,
@@ -26,5 +27,10 @@ def make_quantizer(kind: str, profile: HardwareProfile, per_tensor: bool = False
         from vpu_core.quantizers.xnnpack import make_xnnpack_quantizer
 
         return make_xnnpack_quantizer(per_channel=not per_tensor,
+                                      reference_observers=reference_observers, changes=changes)
+    if kind in ("ethos-u", "ethos-u-a16w8"):
+        from vpu_core.quantizers.ethos_u import make_ethos_u_quantizer
+
+        return make_ethos_u_quantizer(a16w8=kind == "ethos-u-a16w8", per_channel=not per_tensor,
                                       reference_observers=reference_observers, changes=changes)
     raise ValueError(f"unknown quantizer {kind!r} (choose from {', '.join(QUANTIZERS)})")

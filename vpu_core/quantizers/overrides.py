@@ -85,6 +85,10 @@ OFFERS: dict[str, Offers] = {
     "vpu": Offers("vpu", ("keep_float", "observer"), (_POW2_MINMAX, _POW2_HISTOGRAM)),
     "xnnpack": Offers("xnnpack", ("keep_float", "per_channel", "observer"), (_HISTOGRAM, _MINMAX),
                       per_channel_when="with --per-tensor"),
+    # ExecuTorch Arm's EthosUQuantizer (vpu_core.quantizers.ethos_u): an op in float, or an op in its
+    # a16w8 config (int16 activations); with that config everywhere, float only.
+    "ethos-u": Offers("ethos-u", ("keep_float", "wide_activation"), (), wide_dtype="int16"),
+    "ethos-u-a16w8": Offers("ethos-u-a16w8", ("keep_float",), ()),
 }
 
 

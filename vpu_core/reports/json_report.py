@@ -5,10 +5,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import math
 
-from vpu_core.analysis.results import Analysis, CpuNode, PartitionReport, Summary
+from vpu_core.analysis.results import Analysis, CpuNode, NodeInfo, PartitionReport, Summary
 
 if TYPE_CHECKING:
-    from vpu_core.targets.results import TargetResult
+    from vpu_core.targets.results import RuntimeReport, TargetResult
     from vpu_core.whatif.results import AblationReport, Economics, OpCandidate
 
 SCHEMA_VERSION = 1
@@ -71,20 +71,52 @@ def analysis_to_json(a: Analysis) -> dict:
     return finite(out)
 
 
-def targets_to_json(results: Mapping[str, TargetResult]) -> dict:
+def targets_to_json(results: Mapping[str, TargetResult], runs: Mapping[str, RuntimeReport] | None = None,
+                    nodes: Mapping[str, NodeInfo] | None = None) -> dict:
     """`targets`: each target asked for (vpu_core.targets), by name: its CPU nodes with their
-    cause, its number of subgraphs, its estimate (null when it has no cost model)."""
-    return finite({name: {"title": r.title, "subgraphs": len(r.verdict.subgraphs),
-                          "cpu_nodes": [{"node": c.node, "op": c.op, "reason": c.reason, "cause": c.cause}
-                                        for c in r.verdict.cpu_nodes],
-                          "estimate": estimate_to_json(r.estimate)} for name, r in results.items()})
+    cause (and what the target said, `detail`, when it says more), its number of subgraphs, its
+    estimate (null when it has no cost model); with `check --run`, each target's `run` (the
+    `runtime` object of its run, or the sentence saying why it cannot run here) and, for an
+    estimate that places a measured CPU side beside itself (Ethos-U), the `split` in time."""
+    out = {}
+    for name, r in results.items():
+        entry = {"title": r.title, "subgraphs": len(r.verdict.subgraphs),
+                 "cpu_nodes": [_target_cpu_node(c) for c in r.verdict.cpu_nodes],
+                 "estimate": estimate_to_json(r.estimate)}
+        run = (runs or {}).get(name)
+        if run is not None:
+            from vpu_core.reports.runtime import runtime_to_json
+
+            entry["run"] = runtime_to_json(run)
+            split = target_split(r, run, nodes or {})
+            if split is not None:
+                entry["split"] = split.to_json()
+        out[name] = entry
+    return finite(out)
+
+
+def target_split(r: TargetResult, run: RuntimeReport, nodes: Mapping[str, NodeInfo]) -> Any:
+    """The target's estimate beside its measured CPU side (an estimate's `split`), or None."""
+    split = getattr(r.estimate, "split", None)
+    return split(nodes, r.verdict, run) if callable(split) and run.ops else None
+
+
+def _target_cpu_node(c: Any) -> dict:
+    out = {"node": c.node, "op": c.op, "reason": c.reason, "cause": c.cause}
+    if c.detail:
+        out["detail"] = dict(c.detail)
+    return out
 
 
 def estimate_to_json(e: Any) -> dict | None:
-    """A target's estimate by its common face (vpu_core.targets.protocol.Estimate)."""
+    """A target's estimate by its common face (vpu_core.targets.protocol.Estimate), and its own
+    fields when it has more to say (`to_json`: Vela's totals, partitions and per-node figures,
+    whose `per_node` then holds each node's figures instead of the one number)."""
     if e is None:
         return None
-    return {"unit": e.unit, "total": e.total, "label": e.label, "per_node": e.per_node()}
+    common = {"unit": e.unit, "total": e.total, "label": e.label, "per_node": e.per_node()}
+    own = getattr(e, "to_json", None)
+    return {**common, **own()} if callable(own) else common
 
 
 def finite(x: Any) -> Any:

@@ -43,6 +43,7 @@ def runtime_to_json(r: RuntimeReport) -> dict:
         "folded_biases": r.folded_biases,
         "lowering_s": round(r.lowering_s, 3), "seconds": round(r.seconds, 3),
         "refused": r.refused, "refused_op": r.refused_op, "refused_node": r.refused_node,
+        "max_lsb_diff": r.max_lsb_diff, "differing_share": r.differing_share,
     }
 
 

@@ -13,7 +13,8 @@ from vpu_core.formatting import human_bytes, quantizer_label
 from vpu_core.reports.summary_text import headline, no_weighted_op_sentence
 
 if TYPE_CHECKING:
-    from vpu_core.targets.results import TargetResult
+    from vpu_core.analysis.results import NodeInfo
+    from vpu_core.targets.results import RuntimeReport, TargetResult
 
 
 def analysis_to_text(a: Analysis) -> str:
@@ -57,17 +58,46 @@ def analysis_to_text(a: Analysis) -> str:
     return "\n".join(lines)
 
 
-def target_text(results: Mapping[str, TargetResult]) -> str:
+def target_text(results: Mapping[str, TargetResult], runs: Mapping[str, RuntimeReport] | None = None,
+                nodes: Mapping[str, NodeInfo] | None = None) -> str:
     """The verdict and estimate of every target but the VPU and XNNPACK (those two are above:
-    the partition and the real XNNPACK delegation)."""
+    the partition and the real XNNPACK delegation), and each one's run with `check --run`."""
+    from vpu_core.reports.json_report import target_split
+    from vpu_core.reports.runtime import runtime_lines
+
     lines = []
     for r in results.values():
         if r.target in ("vpu", "xnnpack"):
             continue
-        lines += ["", *partition_lines(r.verdict, title=f"Target {r.title}")]
-        if r.estimate is not None:
+        lines += ["", *partition_lines(r.verdict, title=f"Target {r.title}", unit="partition")]
+        own = getattr(r.estimate, "text_lines", None)
+        if callable(own):
+            lines += own()
+        elif r.estimate is not None:
             lines.append(f"  Estimate: {r.estimate.total:.4g} {r.estimate.unit} ({r.estimate.label})")
+        run = (runs or {}).get(r.target)
+        if run is not None:
+            split = target_split(r, run, nodes or {})
+            lines += split.text_lines() if split is not None else _target_run_lines(run, runtime_lines)
     return "\n".join(lines)
+
+
+def _target_run_lines(run: RuntimeReport, runtime_lines) -> list[str]:
+    """A target's run: refused, numerics without a latency (the TOSA reference model), or a run."""
+    from vpu_core.formatting import db_text, percent_text
+
+    if run.refused or run.latency is not None:
+        return ["  " + line for line in runtime_lines(run)]
+
+    def db(value: float | None, reason: str) -> str:
+        return db_text(value) if value is not None else f"n/a ({reason})"
+
+    line = (f"  Run here ({run.runtime}): SQNR vs float {db(run.sqnr_vs_float_db, run.sqnr_vs_float_reason)} · "
+            f"vs the Q/DQ graph {db(run.sqnr_vs_qdq_db, run.sqnr_vs_qdq_reason)}")
+    if run.max_lsb_diff is not None:
+        line += (f"; partitions' integer outputs: max {run.max_lsb_diff} LSB, "
+                 f"{percent_text(run.differing_share or 0.0)} of the elements differ")
+    return [line]
 
 
 def _whatif_lines(a: Analysis) -> list[str]:
@@ -100,8 +130,8 @@ def _rule_table(a: Analysis) -> list[str]:
     return lines
 
 
-def partition_lines(p: PartitionReport, title: str = "Partition") -> list[str]:
-    lines = [f"{title}: {len(p.subgraphs)} VPU subgraph(s), {len(p.cpu_nodes)} CPU node(s), "
+def partition_lines(p: PartitionReport, title: str = "Partition", unit: str = "VPU subgraph") -> list[str]:
+    lines = [f"{title}: {len(p.subgraphs)} {unit}(s), {len(p.cpu_nodes)} CPU node(s), "
              f"{len(p.boundaries)} boundary edge(s) moving {human_bytes(p.transfer_bytes)}"]
     for s in p.subgraphs:
         lines.append(f"  subgraph {s.id:<3} {len(s.nodes):>4} nodes  {_preview(s.nodes)}")

@@ -391,6 +391,15 @@ class Session:
         job = self.job(config, "xnnpack", context_of(progress, cancel, ctx), keys)
         return targets.load("xnnpack").run(job, runs, warmup)
 
+    def target_run(self, config: RunConfig, target: str, runs: int = 20, warmup: int = 3,
+                   ctx: RunContext = NO_CONTEXT) -> RuntimeReport:
+        """`target`'s run of `config` here (Target.run): what it computes and how long it takes, or
+        the sentence that says why its program cannot run here (a refusal is data)."""
+        from vpu_core import targets
+
+        check_target(target, config.quantizer, config.dynamic_batch)
+        return targets.load(target).run(self.job(config, target, ctx), runs, warmup)
+
     def export(self, config: RunConfig, output: str | Path, ctx: RunContext = NO_CONTEXT,
                target: str | None = None) -> Exported:
         """`target`'s artefact of `config` (Target.export; None: the target that offers
@@ -398,7 +407,7 @@ class Session:
         from vpu_core import targets
 
         name = target or next((i.name for i in targets.infos() if i.quantizer == config.quantizer), "vpu")
-        check_target(name, config.quantizer)
+        check_target(name, config.quantizer, config.dynamic_batch)
         return targets.load(name).export(self.job(config, name, ctx), Path(output))
 
     def save_program(self, config: RunConfig, path: str | Path) -> None:

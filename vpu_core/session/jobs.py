@@ -108,7 +108,7 @@ def target_result(session: Session, config: RunConfig, name: str, ctx: RunContex
     if hit is not None:
         return hit
     analysis = session.analysis(config, False, ctx, keys=keys)
-    targets.check_target(name, analysis.quantizer)
+    targets.check_target(name, analysis.quantizer, config.dynamic_batch)
     target = targets.load(name)
     job = SessionJob(session, config, name, ctx, keys)
     start = time.perf_counter()

@@ -36,6 +36,8 @@ class TargetInfo:
     verdict_title   what a progress bar says while it judges ("Lowering with ExecuTorch XNNPACK")
     result_modules  torch-free modules whose frozen dataclasses its estimate is made of: the cache
                     rebuilds a cached estimate from those classes only (vpu_core.cache.codec)
+    static_shapes   it compiles fixed shapes only: a graph with a dynamic batch is refused (Vela and
+                    the TOSA INT profile take static tensors, and would compile one size of it)
     """
 
     name: str
@@ -47,9 +49,13 @@ class TargetInfo:
     judges_hint: str = ""
     verdict_title: str = ""
     result_modules: tuple[str, ...] = ()
+    static_shapes: bool = False
 
-    def refusal(self, quantizer: str) -> str | None:
-        """One sentence when this target cannot judge a graph of `quantizer`, else None."""
+    def refusal(self, quantizer: str, dynamic_batch: bool = False) -> str | None:
+        """One sentence when this target cannot judge a graph of `quantizer` (with a dynamic batch), else None."""
+        if dynamic_batch and self.static_shapes:
+            return (f"The {self.title} target compiles fixed shapes only (its compiler takes static tensors "
+                    "and would compile one size of a dynamic batch): drop --dynamic-batch.")
         if self.judges is None or quantizer in self.judges:
             return None
         allowed = " or ".join(self.judges)
@@ -118,11 +124,12 @@ def load(name: str) -> Target:
         return _LOADED.setdefault(name, target)
 
 
-def check_target(name: str, quantizer: str) -> TargetInfo:
-    """The TargetInfo of `name` when it can judge a graph of `quantizer`; else an InspectorError
-    with the target's one sentence (exit 2 on the command line, a dialog in the window)."""
+def check_target(name: str, quantizer: str, dynamic_batch: bool = False) -> TargetInfo:
+    """The TargetInfo of `name` when it can judge a graph of `quantizer` (with a dynamic batch);
+    else an InspectorError with the target's one sentence (exit 2 on the command line, a dialog
+    in the window)."""
     found = info(name)
-    refused = found.refusal(quantizer)
+    refused = found.refusal(quantizer, dynamic_batch)
     if refused is not None:
         raise InspectorError(refused)
     return found

@@ -125,6 +125,10 @@ class RuntimeReport:
     refused: str | None = None         # one sentence: why the program could not be lowered / run
     refused_op: str | None = None      # the operator named in it
     refused_node: str | None = None
+    max_lsb_diff: int | None = None    # the accelerator partitions' integer outputs against the Q/DQ
+                                       # graph's, each partition fed the Q/DQ graph's own inputs: the
+                                       # largest difference in LSBs (None: not measured; tosa-int)
+    differing_share: float | None = None   # the share of those output elements that differ at all
 
     def op_us(self) -> dict[str, float]:
         """node name -> measured microseconds, its share of delegate overhead included."""

@@ -1,0 +1,37 @@
+"""Real models of the corpus under both NPU configurations (slow: each is a real Arm lowering with
+Vela, 10 s to minutes). Two models by default — a CNN written for batch 1 and a speech
+transformer —; VPU_INSPECTOR_ARM_CORPUS=all runs every corpus model
+(`python benchmarks/arm_corpus.py` prints the same as a table)."""
+import os
+
+import pytest
+
+from vpu_core.targets.arm.results import ARM_CAUSES
+
+pytestmark = pytest.mark.slow
+
+DEFAULT = ("batch1_reshape", "whisper_audio")
+CORPUS_DIR = os.path.join(os.path.dirname(__file__), "corpus")
+MODELS = (sorted(f[:-3] for f in os.listdir(CORPUS_DIR) if f.endswith(".py") and not f.startswith("_"))
+          if os.environ.get("VPU_INSPECTOR_ARM_CORPUS") == "all" else DEFAULT)
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("target", ["ethos-u55-128", "ethos-u85-256"])
+def test_corpus_model_is_judged_and_estimated_by_the_real_backend(check_json, model, target):
+    code, out, err = check_json(os.path.join(CORPUS_DIR, f"{model}.py"), "--quantizer", "ethos-u",
+                                "--target", "ethos-u55-128", "--target", "ethos-u85-256")
+    if code == 2:
+        # a model ExecuTorch's Arm quantizer cannot take is refused in one sentence, never a crash
+        assert len(err.strip().splitlines()) == 1 and "prepare_pt2e failed" in err
+        return
+    assert code in (0, 1), err
+    t = out["targets"][target]
+    assert t["subgraphs"] >= 1
+    for c in t["cpu_nodes"]:
+        assert c["cause"] in ARM_CAUSES and c["reason"].startswith(f"not delegated to {t['title']}: ")
+    e = t["estimate"]
+    assert e["total_cycles"] == sum(p["cycles"] for p in e["partitions"]) > 0
+    assert len(e["partitions"]) == t["subgraphs"]
+    assert e["attributed_share"] >= 0.8
+    assert e["inference_ms"] > 0 and e["sram_bytes"] > 0

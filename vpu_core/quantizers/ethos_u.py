@@ -1,0 +1,96 @@
+"""Arm's EthosUQuantizer: the quantizer of ExecuTorch's Arm backend (Ethos-U, TOSA INT).
+
+    quantizer = make_ethos_u_quantizer(a16w8=False, per_channel=True, changes=NodeChanges())
+
+Its global config is the backend's `get_symmetric_quantization_config` (int8 activations, affine;
+int8 weights, symmetric, per channel unless per-tensor is asked; int32 biases at s_in · s_w) or,
+with `a16w8` (`--quantizer ethos-u-a16w8`), `get_symmetric_a16w8_quantization_config` (int16
+symmetric activations, int8 weights). The per-op changes it offers (vpu_core.quantizers.overrides)
+are the backend's own per-node configs (`set_node_name`): `--keep-float NODE` (no config: the op
+stays in float) and `--a16w8 NODE` (the a16w8 config for that op). Its compile spec is ethos-u55-128's: the U55's TOSA subset (TOSA-1.0+INT+int16+int4+u55),
+which every Ethos-U and the TOSA INT profile take, so one converted graph serves every Arm target
+(and the VPU and XNNPACK judge it too). Its transform_for_annotation decomposes what the
+backend computes in pieces (layer_norm, softmax, GELU, …) before annotating: the converted graph
+is that decomposed graph.
+
+Three changes to how ExecuTorch ships it, none to its annotations:
+- torch.export's shape guard (`_guards_fn`, a call_module with no users) is removed before its
+  transform_for_annotation, whose ExportPass cannot run call_module nodes (the README's
+  `check_guards=False` for the Arm quantizer, for a program exported with guards).
+- The activation observers are FastHistogramObservers (vpu_core.quantizers.fast_observers, as for
+  XNNPACK): the same min/max search, bit-identical qparams, unless `reference_observers`.
+- Its report of the patterns it rejected (QuantizerReporter, logged and dropped by ExecuTorch) is
+  kept on the nodes it did not quantize, as node.meta[FLOAT_REASON_KEY]: the converted graph
+  carries it (and the cache keeps it), and an Arm target's CPU node quotes it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from vpu_core.analysis.extreme import FLOAT_REASON_KEY
+from vpu_core.quantizers.overrides import NodeChanges
+
+COMPILE_TARGET = "ethos-u55-128"
+
+
+def make_ethos_u_quantizer(a16w8: bool = False, per_channel: bool = True, reference_observers: bool = False,
+                           changes: NodeChanges = NodeChanges()) -> Any:
+    from vpu_core.preflight import check_arm_packages
+
+    check_arm_packages("the ethos-u quantizer", vela=False)
+    from executorch.backends.arm.ethosu import EthosUCompileSpec
+    from executorch.backends.arm.quantizer import (
+        EthosUQuantizer, get_symmetric_a16w8_quantization_config, get_symmetric_quantization_config,
+    )
+
+    from vpu_core.quantizers.xnnpack import with_fast_observers
+
+    class ReportingEthosUQuantizer(EthosUQuantizer):
+        def transform_for_annotation(self, model: Any) -> Any:
+            _drop_shape_guards(model)
+            return super().transform_for_annotation(model)
+
+        def annotate(self, model: Any) -> Any:
+            model = super().annotate(model)
+            _keep_rejections(self, model)
+            return model
+
+    def config_of(wide: bool) -> Any:
+        make = get_symmetric_a16w8_quantization_config if wide else get_symmetric_quantization_config
+        config = make(is_per_channel=per_channel)
+        return config if reference_observers else with_fast_observers(config)
+
+    quantizer = ReportingEthosUQuantizer(EthosUCompileSpec(COMPILE_TARGET)).set_global(config_of(a16w8))
+    for name in sorted(changes.wide_activations):
+        quantizer.set_node_name(name, config_of(True))
+    for name in sorted(changes.keep_float):
+        quantizer.set_node_name(name, None)
+    return quantizer
+
+
+def _drop_shape_guards(model: Any) -> None:
+    guards = [n for n in model.graph.nodes if n.op == "call_module" and str(n.target).startswith("_guards_fn")
+              and not n.users]
+    for node in guards:
+        model.graph.erase_node(node)
+    if guards:
+        model.recompile()
+
+
+def _keep_rejections(quantizer: Any, model: Any) -> None:
+    """Each node of a pattern the quantizers rejected, with the rejection's reason (the first one
+    for a node), on the nodes that ended up without a quantization annotation."""
+    from torchao.quantization.pt2e.quantizer.quantizer import Q_ANNOTATION_KEY
+
+    reasons: dict[str, str] = {}
+    for part in getattr(quantizer.quantizer, "quantizers", []):
+        reporter = getattr(part, "reporter", None)
+        for report in getattr(reporter, "quantizers", {}).values():
+            for rejected in report.rejected_patterns:
+                if rejected.rejection_reason == report._PREVIOUS_ANNOTATION_REJECT_REASON:
+                    continue
+                for name in rejected.node_names:
+                    reasons.setdefault(name, f"EthosUQuantizer rejected it: {rejected.rejection_reason}")
+    for node in model.graph.nodes:
+        if node.name in reasons and Q_ANNOTATION_KEY not in node.meta and FLOAT_REASON_KEY not in node.meta:
+            node.meta[FLOAT_REASON_KEY] = reasons[node.name]
