@@ -39,7 +39,7 @@ def test_limit_tables_come_from_the_kernels_that_declare_them():
     assert OP_TABLES == ("conv2d", "linear", "max_pool2d", "avg_pool2d")
     for spec in KERNELS:
         assert all(k.table == spec.name for k in spec.limits)
-        assert bool(spec.limits) == (spec.measure is not None)
+        assert bool(spec.limits) == (spec.quantities is not None)
     assert [k.id for k in LIMITS][-1] == "memory.sram_bytes"
 
 

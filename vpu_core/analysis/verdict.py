@@ -96,25 +96,25 @@ def limit_failures(g: QGraph, node: Node, kernel: Kernel | None = None) -> tuple
     keys = [k for k in (*own, SRAM) if k.id in profile.limits]
     if not keys:
         return ()
-    measured = measure(g, node, kernel)
+    quantities = limit_quantities(g, node, kernel)
     out = []
     for key in keys:
-        found = failure_text(key, measured, profile.limits[key.id])
+        found = failure_text(key, quantities, profile.limits[key.id])
         if found is not None:
             out.append(LimitFailure(key.id, found[0], profile.limits[key.id], found[1]))
     return tuple(out)
 
 
-# -- measuring an op -----------------------------------------------------------------------------
+# -- the quantities of an op ---------------------------------------------------------------------
 
-def measure(g: QGraph, node: Node, kernel: Kernel | None = None) -> dict:
+def limit_quantities(g: QGraph, node: Node, kernel: Kernel | None = None) -> dict:
     """The quantities the limits bound, read from `node`'s shapes and arguments by its kernel's
     spec (None: unknown), and its SRAM bytes when the profile limits them."""
     kernel = kernel or g.kernel(node)
     spec = kernel.spec
     out: dict = {}
-    if spec is not None and spec.measure is not None and spec.limits:
-        out.update(spec.measure(NodeView(node, kernel, g.shape)))
+    if spec is not None and spec.quantities is not None and spec.limits:
+        out.update(spec.quantities(NodeView(node, kernel, g.shape)))
     if SRAM.id in g.profile.limits:
         out["sram_bytes"] = sram_bytes(g, node, kernel)
     return out

@@ -1,5 +1,5 @@
 """One per-op limit key of a hardware profile as data — `LimitKey`: its table and key, what kind
-of bound it is, which measured quantity it bounds — with how a value is read from the TOML, how it
+of bound it is, which quantity of an op it bounds — with how a value is read from the TOML, how it
 is checked, the sentence a failure reads as, and how the what-if relaxes it.
 
 The keys themselves are declared by the kernels they limit (vpu_core.hardware.kernels: conv2d's
@@ -16,7 +16,7 @@ from vpu_core.errors import ProfileError
 from vpu_core.formatting import human_bytes
 
 LimitKind = Literal["pair_max", "int_max", "multiple", "choice", "bytes_max"]
-# The quantities a kernel's `measure` reads from an op, which its limits bound.
+# The quantities a kernel's `quantities` reads from an op, which its limits bound.
 Quantity = Literal["kernel", "stride", "dilation", "groups", "depthwise", "in_channels", "out_channels",
                    "in_features", "out_features", "sram_bytes"]
 
@@ -30,7 +30,7 @@ class LimitKey:
     table: str                   # the kernel's [op.NAME] table ("conv2d", …) or "memory"
     key: str                     # "kernel_max"
     kind: LimitKind
-    measure: Quantity            # the measured quantity it bounds
+    quantity: Quantity           # the quantity of an op it bounds
     doc: str                     # what it means, one line (README, profile editor tooltips)
 
     @property
@@ -70,39 +70,39 @@ def toml_value(value: object) -> object:
 
 # -- checking ------------------------------------------------------------------------------------
 
-def failure_text(limit: LimitKey, measured: dict, bound: Any) -> tuple[object, str] | None:
-    """(offending value, "kernel 7×7 > 3×3") when `measured` breaks `limit` at `bound`, else None.
+def failure_text(limit: LimitKey, quantities: dict, bound: Any) -> tuple[object, str] | None:
+    """(offending value, "kernel 7×7 > 3×3") when `quantities` break `limit` at `bound`, else None.
     A quantity the op does not have (None, e.g. the output channels of a depthwise conv) passes."""
-    value = measured.get(limit.measure)
+    value = quantities.get(limit.quantity)
     if value is None:
         return None
-    return _CHECKS[limit.kind](limit, value, bound, measured)
+    return _CHECKS[limit.kind](limit, value, bound, quantities)
 
 
-def _pair_max(limit, value, bound, measured):
+def _pair_max(limit, value, bound, quantities):
     if value[0] <= bound[0] and value[1] <= bound[1]:
         return None
-    return value, f"{_LABEL[limit.measure]} {pair_text(value)} > {pair_text(bound)}"
+    return value, f"{_LABEL[limit.quantity]} {pair_text(value)} > {pair_text(bound)}"
 
 
-def _int_max(limit, value, bound, measured):
-    return None if value <= bound else (value, f"{_LABEL[limit.measure]} {value} > {bound}")
+def _int_max(limit, value, bound, quantities):
+    return None if value <= bound else (value, f"{_LABEL[limit.quantity]} {value} > {bound}")
 
 
-def _bytes_max(limit, value, bound, measured):
+def _bytes_max(limit, value, bound, quantities):
     if value <= bound:
         return None
     return value, f"int8 tensors {human_bytes(value)} do not fit {human_bytes(bound)} of SRAM"
 
 
-def _multiple(limit, value, bound, measured):
+def _multiple(limit, value, bound, quantities):
     if value % bound == 0:
         return None
-    return value, f"{_LABEL[limit.measure]} {value} not a multiple of {bound}"
+    return value, f"{_LABEL[limit.quantity]} {value} not a multiple of {bound}"
 
 
-def _choice(limit, value, bound, measured):
-    depthwise = bool(measured.get("depthwise"))
+def _choice(limit, value, bound, quantities):
+    depthwise = bool(quantities.get("depthwise"))
     if bound == "any" or value == 1 or (bound == "one_or_depthwise" and depthwise):
         return None
     kind = "depthwise" if depthwise else "grouped"

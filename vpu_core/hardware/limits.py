@@ -1,11 +1,11 @@
 """Per-op limits of a hardware profile: every key of the [op.NAME] tables and of [memory], gathered
 from the kernels that declare them (vpu_core.hardware.kernels: each kernel's `limits` and the
-`measure` that reads their quantities), and read from a profile's TOML here. A key's kind, check,
+`quantities` that reads them from an op), and read from a profile's TOML here. A key's kind, check,
 sentence and relaxation are vpu_core.hardware.limit_keys. Adding a limit to a kernel is one entry
-in its module's `LIMITS` (and its quantity in that module's `measure`) plus its tests.
+in its module's `LIMITS` (and its quantity in that module's `quantities`) plus its tests.
 
 A node of a listed op runs on the VPU only when every limit of its kernel's table holds; the
-quantities are read from the op's shapes and arguments (each kernel's `measure`):
+quantities are read from the op's shapes and arguments (each kernel's `quantities`):
 
     conv2d (and conv1d as 1×k)  kernel (kH, kW), stride (sH, sW), dilation (dH, dW) — conv1d:
                                 (1, k), (1, s), (1, d) — compared per dimension; groups;

@@ -1,6 +1,6 @@
 """The kernel specs (vpu_core.hardware.kernels) applied to fx nodes: which kernel a node runs as,
 with its operands' positions in that call, and `NodeView`, the shapes-and-arguments view of a
-call that the specs' measure and MAC functions read.
+call that the specs' quantities and MAC functions read.
 
 `kernel_of(node)` works on any fx graph with shape metadata: the exported float graph (weights
 are get_attr nodes) and the converted Q/DQ graph (weights are dequantizes of folded constants).

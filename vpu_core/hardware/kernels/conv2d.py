@@ -24,7 +24,7 @@ LIMITS = (
 )
 
 
-def measure(v: OpView) -> dict[Quantity, object]:
+def quantities(v: OpView) -> dict[Quantity, object]:
     """Kernel, stride, dilation as (H, W) pairs, groups, and the whole conv's channels; a
     depthwise conv (groups = in_channels > 1) has no output-channel count of its own to check."""
     weight = v.shape(v.kernel.weight_of(v.args))
@@ -48,7 +48,7 @@ def macs(v: OpView) -> int:
 CONV2D = KernelSpec(
     "conv2d", ("conv2d",), "2-D convolution: int8 × int8 products summed into an int32 accumulator",
     aliases=(Alias("conv1d", "conv1d as a 1×k conv2d", _ARGS),),
-    args=_ARGS, limits=LIMITS, measure=measure, macs=macs, int_kernel="conv")
+    args=_ARGS, limits=LIMITS, quantities=quantities, macs=macs, int_kernel="conv")
 CONV3D = KernelSpec("conv3d", ("conv3d",), "3-D convolution (no limit table)", args=_ARGS, macs=macs,
                     int_kernel="conv")
 SPECS = (CONV2D, CONV3D)

@@ -15,7 +15,7 @@ LIMITS = (
 )
 
 
-def measure(v: OpView) -> dict[Quantity, object]:
+def quantities(v: OpView) -> dict[Quantity, object]:
     weight = v.shape(v.kernel.weight_of(v.args))
     if not weight or len(weight) != 2:
         return {}
@@ -37,6 +37,6 @@ LINEAR = KernelSpec(
         Alias("mm", "mm with a constant weight", _IN_OUT, constant_weight=True, overload="default"),
         Alias("matmul", "matmul with a constant weight", _IN_OUT, constant_weight=True, overload="default"),
     ),
-    args=WeightArgs(input=0, weight=1, bias=2), limits=LIMITS, measure=measure, macs=macs,
+    args=WeightArgs(input=0, weight=1, bias=2), limits=LIMITS, quantities=quantities, macs=macs,
     int_kernel="linear")
 SPECS = (LINEAR,)

@@ -12,7 +12,7 @@ def pool_limits(table: str) -> tuple[LimitKey, ...]:
             LimitKey(table, "stride_max", "pair_max", "stride", "largest pooling stride [sH, sW]"))
 
 
-def measure_window(v: OpView) -> dict[Quantity, object]:
+def window_quantities(v: OpView) -> dict[Quantity, object]:
     """kernel_size (an int k is k×k) and stride (empty: the kernel size) as (H, W) pairs."""
     a = v.bound()
     kernel = pair(a.get("kernel_size"), 2)
@@ -21,7 +21,7 @@ def measure_window(v: OpView) -> dict[Quantity, object]:
 
 
 MAX_POOL2D = KernelSpec("max_pool2d", ("max_pool2d", "max_pool2d_with_indices"), "2-D max pooling",
-                        limits=pool_limits("max_pool2d"), measure=measure_window, int_kernel="max_pool")
+                        limits=pool_limits("max_pool2d"), quantities=window_quantities, int_kernel="max_pool")
 MAX_POOL1D = KernelSpec("max_pool1d", ("max_pool1d",), "1-D max pooling (no limit table)",
                         int_kernel="max_pool")
 SPECS = (MAX_POOL2D, MAX_POOL1D)

@@ -2,11 +2,11 @@
 
 A spec names the ATen ops it runs (`ops`) and the ops that run as it (`aliases`), where its
 operands sit in a call (`args`), the profile's [op.NAME] limit keys that apply to it and how their
-quantities are read (`limits`, `measure`), its multiply-accumulates (`macs`), the integer kernel
+quantities are read (`limits`, `quantities`), its multiply-accumulates (`macs`), the integer kernel
 that simulates it (`int_kernel`, a name vpu_core.intsim resolves: the arithmetic needs torch and
 the integer values of that layer), and how the VPU quantizer and the requantization read it.
 
-Torch-free: `measure` and `macs` read an op through `OpView` (shapes and arguments only), which
+Torch-free: `quantities` and `macs` read an op through `OpView` (shapes and arguments only), which
 vpu_core.hardware.nodes implements on fx nodes. A spec claims nothing about the hardware: which
 kernels the VPU runs is the profile's op list.
 """
@@ -48,7 +48,7 @@ class OpView(Protocol):
     def bound(self) -> Mapping[str, Any]: ...       # arguments by schema name, defaults included
 
 
-MeasureFn = Callable[[OpView], "dict[Quantity, object]"]
+QuantitiesFn = Callable[[OpView], "dict[Quantity, object]"]
 MacFn = Callable[[OpView], int]
 
 
@@ -86,7 +86,7 @@ class KernelSpec:
     aliases: tuple[Alias, ...] = ()
     args: WeightArgs | None = None       # weighted ops only (input, weight, bias)
     limits: tuple[LimitKey, ...] = ()    # its [op.NAME] keys, in the order failures are reported
-    measure: MeasureFn | None = None     # the quantities its limits bound
+    quantities: QuantitiesFn | None = None   # reads the quantities its limits bound from an op
     macs: MacFn | None = None            # None: no multiply-accumulate array's work
     int_kernel: IntKernel | None = None  # None: runs in float even inside a VPU subgraph
     layout: bool = False                 # moves or views data, computes nothing
@@ -100,7 +100,7 @@ class KernelSpec:
         return self.name if self.limits else ""
 
 
-# -- helpers for the specs' measure and macs functions -----------------------------------------
+# -- helpers for the specs' quantities and macs functions --------------------------------------
 
 def packet_of(op: str) -> str:
     """"relu" for "relu_.default": an in-place variant computes what its functional op computes
