@@ -195,3 +195,103 @@ def test_text_models_keep_their_token_ids_and_masks(corpus_check):
     assert any(r.startswith("integer tensor op") for r in reasons.values())
     assert any(r.startswith("bool tensor op") for r in reasons.values())
     assert all(math.log2(s).is_integer() for t in data["tensors"] for s in t["scales"])
+
+
+# -- the pictures of the corpus: every drawn text whole, every legend true -----------------------
+PICTURE_MODELS = ("gpt2_text", "whisper_audio", "swin_vision", "mobilenetv2_mobile")
+CANVASES = {"single": (894, 566), "compare": (474, 456)}    # a 1280×720 window's canvases
+
+
+def _pictures(analysis, theme):
+    """(name, model, flat model, layout) of what a canvas draws of `analysis` in `theme`: every
+    group open, and the groups a new model opens with in the single view and a compare pane."""
+    from vpu_core.config import ViewOptions
+    from vpu_core.inspection import display_graph
+
+    graph = display_graph(analysis, ViewOptions(label_scale=theme.label_scale()))
+    out = [("flat", graph.model, graph.model, graph.layout)]
+    if graph.grouped is not None:
+        out.append(("all open", *graph.grouped.expand_all()[:1], graph.model, graph.grouped.expand_all()[1]))
+        for name, (w, h) in CANVASES.items():
+            shown, layout = graph.grouped.show(graph.grouped.fitting_view(w - 20, h - 20))
+            out.append((name, shown, graph.model, layout))
+    return out
+
+
+def _drawn_problems(scene, theme) -> list[str]:
+    """What a scene draws that is not its node's data whole: a label or title that differs, a
+    detail line that is neither the node's nor it with whole dimensions dropped, a font shrunk
+    below 90 % (the box was sized for another font)."""
+    from vpu_core.formatting import shorter_shapes
+
+    bad = []
+    for item in [*scene.items.values(), *scene.headers.values()]:
+        node = getattr(item, "node", None)
+        texts = item.drawn_texts()
+        if node is None:                                     # an open group's title strip
+            s = item.stats
+            want = [(f"▾ {s.label} · {s.nodes} nodes",)]
+        elif node.category == "group":
+            want = [("▸ " + node.label,), (node.detail,)]
+        else:
+            want = [(node.label,), (node.detail, *shorter_shapes(node.detail))][:len(texts)]
+        for (text, font), allowed in zip(texts, want):
+            base = theme.detail_font if allowed[0] == getattr(node, "detail", None) else theme.label_font
+            if text not in allowed:
+                bad.append(f"{text!r} for {allowed[0]!r}")
+            elif font.pixelSize() < 0.9 * base.pixelSize():
+                bad.append(f"{text!r} shrunk to {font.pixelSize()} px")
+    return bad
+
+
+def _legend_problems(model, flat, theme, by_metric: bool = False) -> list[str]:
+    """Legend rows against the colours drawn: each box / shade row drawn, each drawn fill listed,
+    two subgraphs in one colour only with the cycling note."""
+    from app.graph_view.nodes import StyleCache
+    from app.graph_view.style import legend_entries
+    from vpu_core.graph.legend import legend_facts
+
+    facts = legend_facts(model, flat)
+    if by_metric:
+        from dataclasses import replace
+        facts = replace(facts, by_metric=True)
+    rows = legend_entries(theme, facts)
+    listed = {c.name() for kind, _, c in rows if kind == "box"}
+    listed |= {c.name() for kind, _, cs in rows if kind == "shades" for c in cs}
+    cache = StyleCache(theme)
+    ops = ("vpu", "cpu")
+    drawn = {cache.fill(n)[1].name() for n in model.nodes if n.category in ("qdq", "param", "io")
+             or (n.category in ops and not by_metric)}
+    bad = [f"drawn, not listed: {c}" for c in drawn - listed] + [f"listed, not drawn: {c}" for c in listed - drawn]
+    subs = facts.subgraphs
+    if len({theme.fill("vpu", i).name() for i in subs}) < len(subs) and not by_metric \
+            and not any(kind == "note" and "colours cycle" in text for kind, text, _ in rows):
+        bad.append(f"subgraphs {subs} share colours without the cycling note")
+    return bad
+
+
+@pytest.mark.parametrize("stem,quantizer", [(m, q) for m in PICTURE_MODELS for q in QUANTIZERS])
+def test_every_drawn_text_is_whole_and_every_legend_true(corpus_check, stem, quantizer):
+    """Default, large labels and presentation, flat, every group open and as a new model opens in
+    the single view and a compare pane at 1280×720: every label, title and shape drawn whole (a
+    shape only loses whole dimensions), and the legend lists exactly the colours drawn."""
+    from app.graph_view.export import ensure_app
+    from app.graph_view.scene import GraphScene
+    from app.graph_view.style import Theme
+    from vpu_core.config import RunConfig
+    from vpu_core.session import default_session
+
+    assert corpus_check(stem, quantizer, saves(stem, quantizer))["code"] in (0, 1)
+    ensure_app()
+    analysis = default_session().analysis(RunConfig(model=f"{CORPUS_DIR}/{stem}.py", quantizer=quantizer,
+                                                    calib_batches=1))
+    problems = []
+    for theme in (Theme.make(), Theme.make(large_font=True), Theme.make(presentation=True)):
+        for name, model, flat, layout in _pictures(analysis, theme):
+            scene = GraphScene(model, layout, theme)
+            where = f"{'presentation' if theme.presentation else 'large' if theme.large_font else 'default'} {name}"
+            problems += [f"{where}: {p}" for p in _drawn_problems(scene, theme)]
+            problems += [f"{where} legend: {p}" for p in _legend_problems(model, flat, theme)]
+            problems += [f"{where} µs legend: {p}" for p in _legend_problems(model, flat, theme, True)]
+            scene.deleteLater()
+    assert not problems, problems[:12]

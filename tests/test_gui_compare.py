@@ -53,8 +53,13 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
     assert [(p.a.node, p.b.node) for p in cmp.pairs] == [(p.a.node, p.b.node) for p in core.pairs]
     assert len(cmp.pairs) == 22 and cmp.only_a == cmp.only_b == ()
     views = window.compare_view.views
-    assert views["a"].graph_scene().model == build_graph_model(a)
-    assert views["b"].graph_scene().model == build_graph_model(b)
+    assert views["a"].full_model() == build_graph_model(a)
+    assert views["b"].full_model() == build_graph_model(b)
+    # the single view's grouping, the same groups open on both sides
+    assert views["a"].groups.grouped is not None
+    assert views["a"].groups.opened() == views["b"].groups.opened()
+    views["a"].groups.expand_all()                       # opening on one side opens the other
+    assert views["b"].groups.opened() == views["a"].groups.opened() == set(views["a"].groups.grouped.tree.groups)
 
     # at 1280×720 both headers show all their facts (wrapped, never cut: "SQNR 31.4 d"),
     # as high as each other, and the canvases open at a zoom that draws the labels

@@ -2,6 +2,7 @@
 the node panel's and status bar's numbers, and a model ExecuTorch cannot run (slow: real lowering)."""
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import pytest
@@ -57,5 +58,12 @@ def test_a_model_executorch_cannot_run_shows_the_check_and_a_dialog_naming_the_o
     box = error_box()
     assert box.windowTitle() == "Cannot run on this CPU" and "aten::sort.values" in box.text()
     box.close()
-    assert window.state.result is measured and "CPU run refused" in window.summary.text()
+    assert window.state.result is measured
+    # the refusal says why wherever it is shown: the status line (its chip, or the whole line in
+    # the tooltip when the chip does not fit) and the model's summary in the node panel
+    sentence = measured.analysis.runtime.refused
+    assert f"CPU run refused: {sentence}" in window.summary.toolTip()
+    assert all(sentence in html.unescape(chip) for chip in window.summary.shown_chips() if "refused" in chip)
+    panel = window.panels.node_panel.toPlainText().replace("\u200b", "")     # break hints
+    assert " ".join(sentence.split()) in " ".join(panel.split())
     assert window.state.metric is None                                          # nothing measured to colour

@@ -61,3 +61,5 @@ class ViewOptions:
     hide_qdq: bool = False                # quantize → dequantize folded into the edge they sit on
     collapse_depth: int | None = None     # None: the flat graph; k: module groups at depth k
                                           # and deeper drawn collapsed (1 = top-level blocks)
+    label_scale: float = 1.0              # labels drawn this many times the normal font (large
+                                          # labels, presentation): the boxes grow with them

@@ -196,6 +196,23 @@ def badge_count_text(n: int, cap: int = 99) -> str:
     return f"{cap}+" if n > cap else str(n)
 
 
+def shorter_shapes(text: str) -> list[str]:
+    """`text` ("1×3×64×64 fp32") with ever more whole dimensions of its shape dropped, each a
+    single "…" dimension between the first and the last ones kept: ["1×…×64×64 fp32",
+    "1×…×64 fp32"]. A drawn shape that does not fit loses whole numbers, never digits of one."""
+    words = text.split(" ")
+    at = next((i for i, w in enumerate(words) if w.count("×") >= 2), None)
+    if at is None:
+        return []
+    dims = words[at].split("×")
+    out = []
+    for drop in range(1, len(dims) - 1):
+        keep_tail = len(dims) - 1 - drop
+        shape = "×".join([dims[0], "…", *dims[len(dims) - keep_tail:]])
+        out.append(" ".join([*words[:at], shape, *words[at + 1:]]))
+    return out
+
+
 def shape_text(shape: str | Sequence[int]) -> str:
     """[16, 8, 16, 16] or "[16, 8, 16, 16]" → "16×8×16×16"; several equal outputs → "16×4×16×8 (×3)"."""
     if not isinstance(shape, str):

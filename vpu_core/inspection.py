@@ -59,11 +59,13 @@ def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> Disp
     from vpu_core.graph.build import build_graph_model
     from vpu_core.layout.grouped import grouped_graph
     from vpu_core.layout import layout_graph
+    from vpu_core.layout.types import node_sizer
 
     model = build_graph_model(analysis, fold_params=view.fold_params,
                               partition_source=view.partition_source, hide_qdq=view.hide_qdq)
-    grouped = grouped_graph(analysis, model)
+    size = node_sizer(view.label_scale)
+    grouped = grouped_graph(analysis, model, size)
     if grouped is not None and view.collapse_depth is not None:
         shown, layout = grouped.collapse_to(view.collapse_depth)
         return DisplayGraph(shown, layout, grouped)
-    return DisplayGraph(model, layout_graph(model), grouped)
+    return DisplayGraph(model, layout_graph(model, size), grouped)

@@ -71,10 +71,10 @@ class OverlayController(QObject):
         return self._legends[view]
 
     def refresh_legends(self) -> None:
-        """One legend per canvas (in compare mode only on side B: both use the same colours),
-        the canvas' own or, with the overlay, the delegation legend."""
+        """One legend per canvas, compare mode's two sides included (each draws its own
+        subgraphs, violations and groups): the canvas' own or, with the overlay, the delegation
+        legend."""
         overlay = source_of(self.state.inspection("a")) == XNNPACK     # as drawn, not as asked
         for view in self.all_views():
-            wanted = view is not self.compare_view.views["a"]
-            view.show_legend(wanted and not overlay)
-            self.delegation_legend(view).refresh(wanted and overlay)
+            view.show_legend(not overlay)
+            self.delegation_legend(view).refresh(overlay)

@@ -164,6 +164,9 @@ class PresenterController(QObject):
                 canvas.set_high_contrast(look.high_contrast)
             if canvas.theme().presentation != look.presentation:
                 canvas.set_presentation(look.presentation)
+        scale = self.canvases[0].theme().label_scale() if self.canvases else 1.0
+        if scale != self.state.view.label_scale:     # boxes grow with the font: a redraw
+            self.state.view = replace(self.state.view, label_scale=scale)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.setStyleSheet(theme.stylesheet(high_contrast=look.high_contrast,

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 FIT_MAX = 1.5                  # "Fit" never magnifies beyond this
 FIT_ALL_MAX = 2.0              # "Fit all" never magnifies a small graph beyond this
+FIRST_MAX = 1.0                # a new graph opens at 1:1 at most: a narrow one shows its
+                               # structure, not five huge boxes
 
 
 def fit_all(view: GraphView) -> None:
@@ -54,6 +56,45 @@ def fit(view: GraphView, top: bool = False) -> None:
     else:                                    # scrolling stops at the graph's ends (and its room)
         view.put(QPointF(r.center().x(), y), QPointF(free.center().x(), v.center().y()))
     view.update_tier()
+
+
+def first_view(view: GraphView) -> None:
+    """A new graph's first view: the whole graph when it is legible that way, else its width
+    at a legible zoom (never above 1:1) scrolled to where its structure is: the window of the
+    screen's height holding the most closed module groups, the topmost of those (a top of
+    mask arithmetic scrolls down to the transformer blocks below it), centred on them
+    sideways when the graph is wider than the screen."""
+    s = view.graph_scene()
+    if s is None:
+        return
+    if whole_graph_scale(view) >= LEGIBLE:
+        fit_all(view)
+        return
+    r = view.graph_rect()
+    free = choose_room(view, whole=False)
+    z = min(max(fit_scale(r, free, False), LEGIBLE), FIRST_MAX)
+    view.setTransform(QTransform.fromScale(z, z))
+    free = view.free_rect()
+    boxes = [it.box for it in s.items.values() if it.node.category == "group"]
+    top, x = structure_window([(b.top(), b.bottom(), b.center().x()) for b in boxes],
+                              r.top() - MARGIN / z, free.height() / z)
+    if r.width() * z <= free.width() or x is None:
+        x = r.center().x()
+    view.put(QPointF(x, top), QPointF(free.center().x(), free.top()))
+    view.update_tier()
+
+
+def structure_window(boxes: list[tuple[float, float, float]], top: float,
+                     height: float) -> tuple[float, float | None]:
+    """(scene y of the window's top, centre x of the boxes in it) for the window `height` tall
+    holding the most (top, bottom, centre x) boxes whole, the topmost such, starting at `top` or
+    a box's top; (top, None) when no box fits in a window."""
+    best, best_top, best_x = 0, top, None
+    for start in sorted({top, *(t - 12.0 for t, _, _ in boxes if t - 12.0 > top)}):
+        inside = [x for t, b, x in boxes if t >= start and b <= start + height]
+        if len(inside) > best:
+            best, best_top, best_x = len(inside), start, (min(inside) + max(inside)) / 2.0
+    return best_top, best_x
 
 
 def choose_room(view: GraphView, whole: bool) -> QRectF:

@@ -67,14 +67,18 @@ class GroupNavigator:
         return self._grouped
 
     def attach(self, grouped: GroupedGraph | None, model: GraphModel, layout: Layout,
-               depth: int | None, width: int, height: int) -> tuple[GraphModel, Layout]:
+               depth: int | None, width: int, height: int,
+               opened: frozenset[str] | None = None) -> tuple[GraphModel, Layout]:
         """Take over a new graph; returns the (model, layout) to draw first in a `width` x
         `height` viewport. `grouped` None: a flat graph, drawn as given. Otherwise collapsed to
         `depth`, by default the deepest depth that fits legibly; the same GroupedGraph again, or
-        one of the same model drawn another way, keeps what the user opened and closed."""
+        one of the same model drawn another way, keeps what the user opened and closed;
+        `opened`: exactly these groups open (compare mode's side B follows side A)."""
         if grouped is not None:
             old = self._grouped
-            if grouped is old and depth is None:
+            if opened is not None:
+                model, layout = grouped.show(opened)
+            elif grouped is old and depth is None:
                 model, layout = grouped.show(grouped.expanded)
             elif depth is None and old is not None and old.full_tree.groups.keys() == grouped.full_tree.groups.keys():
                 # the same model drawn another way (Q/DQ hidden, other colouring, other quantizer):
@@ -86,6 +90,16 @@ class GroupNavigator:
                 model, layout = grouped.collapse_to(depth)
         self._grouped = grouped
         return model, layout
+
+    def opened(self) -> frozenset[str]:
+        """The groups open now (none for a flat graph)."""
+        return self._grouped.expanded if self._grouped is not None else frozenset()
+
+    def show_opened(self, opened: frozenset[str]) -> None:
+        """Exactly these groups open (compare mode: the other side opened or closed one)."""
+        g = self._grouped
+        if g is not None and opened != g.expanded:
+            self.view.show_regrouped(*g.show(opened))
 
     # ---- expand / collapse ---------------------------------------------------------------------------
     def expand(self, path: str) -> bool:

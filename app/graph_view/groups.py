@@ -10,13 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
 
 from vpu_core.graph.model import GroupStats, MetricBar
 from vpu_core.layout.compound import HEADER
 
-from .nodes import LOD_SHAPES, LOD_TEXT, NodeItem, StyleCache, elided
+from .nodes import LOD_SHAPES, LOD_TEXT, NodeItem, StyleCache, fitted
 from .style import CPU_FILL, FRAME_EDGE, FRAME_FILLS, GROUP_EDGE, VIOLATION, VPU_PALETTE, gradient
 
 if TYPE_CHECKING:
@@ -86,22 +86,33 @@ class GroupItem(NodeItem):
         else:
             paint_split_bar(painter, bar, s)
         if lod >= LOD_GROUP_TEXT:
+            (title, title_font), (detail, detail_font) = self._group_texts(inner.width())
+            title_h = QFontMetricsF(cache.group_font).height()
             painter.setPen(QColor("#1b1f23"))
-            painter.setFont(cache.group_font)
-            painter.drawText(QRectF(inner.x(), inner.y(), inner.width(), 16.0),
-                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                             elided("▸ " + n.label, cache.group_metrics, inner.width()))
+            painter.setFont(title_font)
+            painter.drawText(QRectF(inner.x(), inner.y(), inner.width(), title_h),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
             if lod >= LOD_TEXT:
-                painter.setFont(cache.theme.detail_font)
+                painter.setFont(detail_font)
                 painter.setPen(QColor("#4a5360"))
-                text = n.detail + (f" · worst {self.metric_bar[2]}" if self.metric_bar else "")
-                painter.drawText(QRectF(inner.x(), inner.y() + 16.0, inner.width(), 13.0),
-                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                                 elided(text, cache.detail_metrics, inner.width()))
+                painter.drawText(QRectF(inner.x(), inner.y() + title_h,
+                                        inner.width(), QFontMetricsF(cache.theme.detail_font).height()),
+                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, detail)
         if n.violations:
             self._paint_badge(painter, lod)
         if self.state:
             self._paint_state(painter, cosmetic=False)
+
+
+    def _group_texts(self, width: float) -> tuple[tuple[str, QFont], tuple[str, QFont]]:
+        """The title ("▸ name (Class)") and the counts line, each whole in a font that fits."""
+        n, cache = self.node, self.cache
+        detail = n.detail + (f" · worst {self.metric_bar[2]}" if self.metric_bar else "")
+        return (fitted("▸ " + n.label, cache.group_font, width),
+                fitted(detail, cache.theme.detail_font, width))
+
+    def drawn_texts(self) -> tuple[tuple[str, QFont], ...]:
+        return self._group_texts(self.box.adjusted(8.0, 4.0, -8.0, -6.0).width())
 
 
 def make_group_item(node: GraphNode, x: float, y: float, w: float, h: float, cache: StyleCache) -> GroupItem:
@@ -165,11 +176,22 @@ class FrameItem(QGraphicsRectItem):
             painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, str(min(s.violations, 999)))
             right += 30.0
         painter.setPen(QColor("#1b1f23"))
-        painter.setFont(self.cache.group_font)
-        text = f"▾ {s.label} · {s.nodes} nodes"
+        text, font = self._title(right)
+        painter.setFont(font)
         painter.drawText(QRectF(head.x() + 8.0, head.y(), head.width() - right - 8.0, HEADER),
-                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                         elided(text, self.cache.group_metrics, head.width() - right - 8.0))
+                         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+
+    def _right(self) -> float:
+        """Room at the title strip's right end: the VPU/CPU bar, and the violation badge."""
+        right = min(70.0, self.box.width() / 4) + 16.0
+        return right + 30.0 if self.stats.violations else right
+
+    def _title(self, right: float) -> tuple[str, QFont]:
+        s = self.stats
+        return fitted(f"▾ {s.label} · {s.nodes} nodes", self.cache.group_font, self.box.width() - right - 8.0)
+
+    def drawn_texts(self) -> tuple[tuple[str, QFont], ...]:
+        return (self._title(self._right()),) if self.is_header else ()
 
 
 def make_frame_item(stats: GroupStats, box: Box, cache: StyleCache, header: bool = False) -> FrameItem:

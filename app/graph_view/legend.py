@@ -175,6 +175,8 @@ def paint_rows(painter: QPainter, top_left: QPointF, theme: Theme, rows: list,
 
 
 def _paint_swatch(painter: QPainter, kind: str, sw: QRectF, color) -> None:
+    if kind == "note":                      # a line of text only
+        return
     if kind == "box":
         painter.setPen(QPen(QColor("#41484f"), 1.0))
         painter.setBrush(QBrush(color))

@@ -7,13 +7,13 @@ only once it is legible.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText
 from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
 
-from vpu_core.formatting import badge_count_text
+from vpu_core.formatting import badge_count_text, shorter_shapes
 from vpu_core.graph.model import GraphNode
 
 from .style import MATCH, SELECT, SHARED as SHARED_COLOR, VIOLATION, Theme
@@ -106,22 +106,21 @@ class NodeItem(QGraphicsRectItem):
             self.update()
 
     def _texts(self) -> tuple:
-        """(label, label pos above the detail, detail, detail pos, label pos alone) with
-        QStaticText laid out once per theme."""
+        """(label, label pos above the detail, detail, detail pos, label pos alone): each text a
+        DrawnText laid out once per theme."""
         theme = self.cache.theme
         if self._text is None or self._text_ver != theme.version:
             r, n = self.box, self.node
-            label = _static(n.label, theme.label_font, self.cache.label_metrics, r.width() - 8.0)
-            lw, lh = label.size().width(), label.size().height()
+            label = _static(n.label, theme.label_font, r.width() - 8.0)
+            lw, lh = label.static.size().width(), label.static.size().height()
             alone = QPointF(r.center().x() - lw / 2.0, r.y() + (r.height() - lh) / 2.0)
             detail, dpos, lpos = None, None, alone
             small = n.category in ("qdq", "param") or n.is_param
             if n.detail and not small:
-                detail = _static(n.detail, theme.detail_font, self.cache.detail_metrics,
-                                 r.width() - 8.0)
-                dh = detail.size().height()
+                detail = _static(n.detail, theme.detail_font, r.width() - 8.0, shorter_shapes(n.detail))
+                dh = detail.static.size().height()
                 top = r.y() + (r.height() - lh - dh) / 2.0
-                dpos = QPointF(r.center().x() - detail.size().width() / 2.0, top + lh)
+                dpos = QPointF(r.center().x() - detail.static.size().width() / 2.0, top + lh)
                 lpos = QPointF(alone.x(), top)
             self._text = (label, lpos, detail, dpos, alone)
             self._text_ver = theme.version
@@ -145,13 +144,13 @@ class NodeItem(QGraphicsRectItem):
         if lod >= LOD_TEXT:
             label, lpos, detail, dpos, alone = self._texts()
             painter.setPen(text_col)
-            painter.setFont(cache.theme.label_font)
+            painter.setFont(label.font)
             if detail is not None and lod >= LOD_DETAIL:
-                painter.drawStaticText(lpos, label)
-                painter.setFont(cache.theme.detail_font)
-                painter.drawStaticText(dpos, detail)
+                painter.drawStaticText(lpos, label.static)
+                painter.setFont(detail.font)
+                painter.drawStaticText(dpos, detail.static)
             else:
-                painter.drawStaticText(alone, label)
+                painter.drawStaticText(alone, label.static)
         if n.violations:
             self._paint_badge(painter, lod)
         if self.state:
@@ -172,6 +171,11 @@ class NodeItem(QGraphicsRectItem):
         if lod >= LOD_TEXT:
             painter.setFont(cache.badge_font)
             painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
+
+    def drawn_texts(self) -> tuple[tuple[str, QFont], ...]:
+        """(text, font) of what this box draws when zoomed in: its label, then its detail line."""
+        label, _, detail, _, _ = self._texts()
+        return tuple((t.static.text(), t.font) for t in (label, detail) if t is not None)
 
     def badge_text(self) -> str:
         """What the violation badge reads ("" without violations)."""
@@ -203,14 +207,44 @@ def make_node_item(node: GraphNode, x: float, y: float, w: float, h: float,
     return it
 
 
-def elided(text: str, fm: QFontMetricsF, max_w: float) -> str:
-    return fm.elidedText(text, Qt.TextElideMode.ElideRight, max_w) if fm.horizontalAdvance(text) > max_w else text
+MIN_FIT = 0.8    # a text shrinks to 80 % of its font to fit before a shape drops dimensions
 
 
-def _static(text: str, font: QFont, fm: QFontMetricsF, max_w: float) -> QStaticText:
-    if fm.horizontalAdvance(text) > max_w:
-        text = fm.elidedText(text, Qt.TextElideMode.ElideMiddle, max_w)
+def fitted(text: str, font: QFont, max_w: float, shorter: Iterable[str] = ()) -> tuple[str, QFont]:
+    """`text` whole in `font` if it fits `max_w`, else in a smaller font; a shape that still
+    does not fit at MIN_FIT drops whole dimensions (`shorter`, vpu_core.formatting.
+    shorter_shapes), and the last resort is the font that fits. Never an elided name or number:
+    the layout sizes boxes for the font (vpu_core.layout.types.node_sizer), this only absorbs
+    the difference between its estimate and the real glyphs."""
+    width = QFontMetricsF(font).horizontalAdvance(text)
+    if width <= max_w or max_w <= 0:
+        return text, font
+    if width * MIN_FIT > max_w:
+        for short in shorter:
+            w = QFontMetricsF(font).horizontalAdvance(short)
+            if w * MIN_FIT <= max_w:
+                text, width = short, w
+                break
+    if width <= max_w:
+        return text, font
+    small = QFont(font)
+    size = font.pixelSize() if font.pixelSize() > 0 else font.pointSizeF()
+    scaled = max(size * max_w / width * 0.98, 1.0)
+    if font.pixelSize() > 0:
+        small.setPixelSize(max(int(scaled), 1))
+    else:
+        small.setPointSizeF(scaled)
+    return text, small
+
+
+class DrawnText(NamedTuple):
+    static: QStaticText
+    font: QFont          # drawStaticText lays out in the painter's font: set this one first
+
+
+def _static(text: str, font: QFont, max_w: float, shorter: Iterable[str] = ()) -> DrawnText:
+    text, font = fitted(text, font, max_w, shorter)
     st = QStaticText(text)
     st.setTextFormat(Qt.TextFormat.PlainText)
     st.prepare(font=font)
-    return st
+    return DrawnText(st, font)

@@ -7,13 +7,15 @@ high-contrast option builds a new one and the items repaint with it.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 
 from app.fonts import UI_FAMILIES, bundled_font
 from vpu_core.graph.legend import LegendFacts
+from vpu_core.layout.types import CHAR_W, OP_H
 
 # VPU subgraph shades, ordered so neighbouring ids differ in hue family as well as lightness.
 VPU_PALETTE = ("#6cc58a", "#4db6ac", "#74a9e4", "#a3d468", "#4fc3dd", "#9aa6ec",
@@ -35,6 +37,9 @@ NO_VALUE = "#e3e6ea"      # metric overlay: an op the metric says nothing about
 # Metric gradients, worst end first: red → amber → green for good/bad metrics, blues otherwise.
 GRADIENT_GOOD_BAD = ("#d73027", "#fc8d59", "#fee08b", "#d9ef8b", "#91cf60", "#1a9850")
 GRADIENT_NEUTRAL = ("#eff3ff", "#c6dbef", "#9ecae1", "#6baed6", "#3182bd", "#08519c")
+
+LABEL_SAMPLE = "embedding unsqueeze"      # wide lowercase glyphs (m, w, q): the worst labels
+DETAIL_SAMPLE = "1×3×64×64 fp32"          # a shape line
 
 
 def _text_on(fill: QColor) -> QColor:
@@ -65,6 +70,18 @@ class Theme:
     def edge_scale(self) -> float:
         """Edge and outline widths: 2× for a projector."""
         return 2.0 if self.presentation else 1.0
+
+    def label_scale(self) -> float:
+        """How much larger than the layout's normal estimate this theme's texts are
+        (vpu_core.config.ViewOptions.label_scale): the widest of the label's and the detail
+        line's glyph widths and the two lines' height, measured on this font; 1.0 for the
+        normal look, rounded up to 0.05 so the layouts stay few."""
+        label = QFontMetricsF(self.label_font)
+        detail = QFontMetricsF(self.detail_font)
+        ratios = (label.horizontalAdvance(LABEL_SAMPLE) / len(LABEL_SAMPLE) / CHAR_W,
+                  detail.horizontalAdvance(DETAIL_SAMPLE) / len(DETAIL_SAMPLE) / (0.9 * CHAR_W),
+                  (label.height() + detail.height() + 10.0) / OP_H)
+        return max(1.0, math.ceil(max(ratios) * 20.0 - 1e-9) / 20.0)
 
     # ---- node colours -------------------------------------------------------------------
     def fill(self, category: str, subgraph: int | None) -> QColor:
@@ -126,24 +143,16 @@ MAX_SHADE_ROWS = 4        # VPU subgraphs listed one per row; beyond, one row of
 
 def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, object]]:
     """(kind, text, colour) rows of the legend, one per colour the picture uses (vpu_core.graph.
-    legend.LegendFacts); kind is "box", "shades" (a tuple of colours), "edge", "mark", "badge",
-    "group", "frame" or "outline"."""
+    legend.LegendFacts) in its current colouring; kind is "box", "shades" (a tuple of colours),
+    "edge", "mark", "badge", "group", "frame", "outline" or "note" (a line without a colour:
+    subgraphs hidden in closed groups, shades that repeat)."""
     rows: list[tuple[str, str, object]] = []
-    subs = facts.subgraphs
-    if subs == (0,):
-        rows.append(("box", "VPU", theme.fill("vpu", 0)))
-    elif len(subs) <= MAX_SHADE_ROWS:
-        rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in subs]
-    elif subs:
-        head = subs[:MAX_SHADE_ROWS - 1]
-        rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in head]
-        rest = subs[len(head):]
-        shades = tuple(dict.fromkeys(theme.fill("vpu", i).name() for i in rest))
-        rows.append(("shades", f"{len(rest)} more VPU subgraphs ({rest[0]}–{rest[-1]})",
-                     tuple(QColor(c) for c in shades)))
     cats = facts.categories
-    for cat, text in (("cpu", "CPU fallback"), ("qdq", "quantize / dequantize"),
-                      ("param", "parameter"), ("io", "input / output")):
+    if not facts.by_metric:          # a metric colours the ops: its gradient is their legend
+        rows += _subgraph_rows(theme, facts.subgraphs)
+        if "cpu" in cats:
+            rows.append(("box", "CPU fallback", theme.fill("cpu", None)))
+    for cat, text in (("qdq", "quantize / dequantize"), ("param", "parameter"), ("io", "input / output")):
         if cat in cats:
             rows.append(("box", text, theme.fill(cat, None)))
     if facts.boundary:
@@ -160,4 +169,31 @@ def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, obj
         rows.append(("outline", "shares one scale with the selection", QColor(SHARED)))
     if facts.matches:
         rows.append(("outline", "search match", QColor(MATCH)))
+    if facts.hidden_subgraphs and not facts.by_metric:
+        n = facts.hidden_subgraphs
+        rows.append(("note", f"{n} more VPU subgraph{'s' if n != 1 else ''} inside closed groups", None))
+    return rows
+
+
+def _subgraph_rows(theme: Theme, subs: tuple[int, ...]) -> list[tuple[str, str, object]]:
+    """One row per drawn VPU subgraph (its shade), the rest as one row of their shades; a note
+    when two drawn subgraphs share a shade (more subgraphs than VPU_PALETTE has colours)."""
+    if subs == (0,):
+        return [("box", "VPU", theme.fill("vpu", 0))]
+    rows: list[tuple[str, str, object]] = []
+    if len(subs) <= MAX_SHADE_ROWS:
+        rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in subs]
+    elif subs:
+        head = subs[:MAX_SHADE_ROWS - 1]
+        rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in head]
+        rest = subs[len(head):]
+        shades = tuple(dict.fromkeys(theme.fill("vpu", i).name() for i in rest))
+        rows.append(("shades", f"{len(rest)} more VPU subgraphs ({rest[0]}–{rest[-1]})",
+                     tuple(QColor(c) for c in shades)))
+    seen: dict[int, int] = {}
+    alike = next(((seen[i % len(VPU_PALETTE)], i) for i in subs
+                  if seen.setdefault(i % len(VPU_PALETTE), i) != i), None)
+    if alike is not None:
+        rows.append(("note", f"colours cycle every {len(VPU_PALETTE)}: subgraphs {alike[0]} and "
+                             f"{alike[1]} alike", None))
     return rows

@@ -94,17 +94,19 @@ class GraphView(QGraphicsView):
 
     # ---- content ---------------------------------------------------------------------------
     def set_graph(self, model: GraphModel, layout: Layout, grouped: GroupedGraph | None = None,
-                  depth: int | None = None, keep_view: bool = False) -> None:
+                  depth: int | None = None, keep_view: bool = False,
+                  opened: frozenset[str] | None = None) -> None:
         """Show `model` drawn at `layout`; replaces any previous graph.
 
         `grouped` (the core GroupedGraph of this graph) switches module groups on: the graph is
         drawn collapsed to `depth`, by default the deepest depth that fits the window legibly
         (the same GroupedGraph again, or one of the same model drawn another way, keeps what
-        the user opened and closed). `keep_view`: the same graph anew (app.graph_view.anchor).
+        the user opened and closed). `keep_view`: the same graph anew (app.graph_view.anchor);
+        `opened`: exactly these groups open (compare mode's side B follows side A).
         """
         vp = self.viewport().rect()
         anchor = view_anchor(self, self._gscene) if keep_view else None
-        model, layout = self.groups.attach(grouped, model, layout, depth, vp.width(), vp.height())
+        model, layout = self.groups.attach(grouped, model, layout, depth, vp.width(), vp.height(), opened)
         self._install(model, layout)
         self._search.clear()
         if anchor is None or not restore_anchor(self, self._gscene, anchor):
@@ -139,13 +141,18 @@ class GraphView(QGraphicsView):
         grouped, s = self.groups.grouped, self._gscene
         return grouped.flat if grouped is not None else (s.model if s is not None else None)
 
+    def full_model_of(self, model: GraphModel) -> GraphModel:
+        """The whole graph behind `model` (being installed): the grouped graph's, or itself."""
+        grouped = self.groups.grouped
+        return grouped.flat if grouped is not None else model
+
     def _install(self, model: GraphModel, layout: Layout) -> GraphScene:
         old = self._gscene
         scene = self._gscene = GraphScene(model, layout, self._theme, self)
         self.setScene(scene)
         if old is not None:
             old.deleteLater()
-        self._legend.configure(self._theme, legend_facts(model))
+        self._legend.configure(self._theme, legend_facts(model, self.full_model_of(model)))
         self._legend.setVisible(self._legend_on)
         self._minimap.set_scene(self._gscene)
         self._crumbs.set_path([])
@@ -156,10 +163,15 @@ class GraphView(QGraphicsView):
     def graph_scene(self) -> GraphScene | None:
         return self._gscene
 
+    def first_view(self) -> None:
+        """The view a new graph opens with (app.graph_view.fit.first_view)."""
+        fitting.first_view(self)
+
     def _initial_view(self) -> None:
         """Whole graph if it is readable that way, else the width at a legible zoom, at the top
-        ("readable" is LEGIBLE, where labels start to be drawn: a whole graph at 0.5 was boxes)."""
-        self.fit(top=True)
+        ("readable" is LEGIBLE, where labels start to be drawn: a whole graph at 0.5 was boxes),
+        scrolled to where the module groups are (app.graph_view.fit.first_view)."""
+        fitting.first_view(self)
 
     # ---- zoom / pan --------------------------------------------------------------------------
     def zoom(self) -> float:
@@ -432,7 +444,8 @@ class GraphView(QGraphicsView):
     def show_metric_legend(self, legend: MetricLegend | None) -> None:
         """The metric overlay's gradient under the canvas legend (None: none); for Highlights."""
         if self._gscene is not None:
-            self._legend.configure(self._theme, metric=legend)
+            facts = replace(self._legend.facts, by_metric=legend is not None)
+            self._legend.configure(self._theme, facts, metric=legend)
         self._place_overlays()
         self._minimap.invalidate()
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QGraphicsItem, QLabel, QSizePolicy, QSplitter,
 
 from app import theme
 from app.graph_view import GraphView
+from vpu_core.graph.groups import GROUP_PREFIX
 from vpu_core.graph.placement import partition_report
 
 if TYPE_CHECKING:
@@ -108,7 +109,9 @@ class _Anchors:
 
     def __init__(self, view: SyncedGraphView, partners: dict[str, str], other_view: SyncedGraphView) -> None:
         rows: dict[float, list[tuple[float, QPointF, QPointF]]] = {}
-        for node, partner in partners.items():
+        scene = view.graph_scene()
+        groups = {n: n for n in scene.items if n.startswith(GROUP_PREFIX)} if scene is not None else {}
+        for node, partner in (*partners.items(), *groups.items()):   # a group box: the same path
             here, there = view.box_center(node), other_view.box_center(partner)
             if here is not None and there is not None:
                 rows.setdefault(round(here.y(), 1), []).append((here.x(), there, here))
@@ -174,6 +177,7 @@ class CompareView(QWidget):
             view = self.views[side]
             view.viewport_changed.connect(lambda s=side: self._sync_viewport(s))
             view.node_selected.connect(lambda node, s=side: self._on_selected(s, node))
+            view.groups_changed.connect(lambda s=side: self._follow_groups(s))
         self.splitter.setHandleWidth(6)
         for header in self.headers.values():
             header.installEventFilter(self)
@@ -198,17 +202,36 @@ class CompareView(QWidget):
                       "b": [p.b.node for p in cmp.partition_changes]}
         self._syncing = True
         try:
-            for side, graph in (("a", graph_a), ("b", graph_b)):
-                self.views[side].set_graph(graph.model, graph.layout)
+            # the single view's grouping: side A opens what fits, side B the same groups (one
+            # model: the same module paths), and a group opened on one side opens on the other
+            self.views["a"].set_graph(graph_a.model, graph_a.layout, graph_a.grouped)
+            self.views["b"].set_graph(graph_b.model, graph_b.layout, graph_b.grouped,
+                                      opened=self.views["a"].groups.opened())
             self._fold_big_legend()
-            self._add_marks()
-            self._anchors = {s: _Anchors(self.views[s], self.partners[s], self.views[other(s)])
-                             for s in SIDES}
+            self._regrouped()
             self._set_headers(result)
-            self.views["a"].fit()
+            self.views["a"].first_view()
         finally:
             self._syncing = False
         self._sync_viewport("a")
+
+    def _regrouped(self) -> None:
+        """Marks and sync anchors for the graphs drawn now (after a result or a group toggle)."""
+        self._add_marks()
+        self._anchors = {s: _Anchors(self.views[s], self.partners[s], self.views[other(s)])
+                         for s in SIDES}
+
+    def _follow_groups(self, side: str) -> None:
+        """A group opened or closed on `side`: the other side shows the same groups."""
+        if self._syncing or self.result is None:
+            return
+        self._syncing = True
+        try:
+            self.views[other(side)].groups.show_opened(self.views[side].groups.opened())
+            self._regrouped()
+        finally:
+            self._syncing = False
+        self._sync_viewport(side)
 
     def _fold_big_legend(self) -> None:
         """A half-width pane is narrow: a legend that would take over a third of its width or a
@@ -223,6 +246,9 @@ class CompareView(QWidget):
                 self._legend_folded_once = True
 
     def _add_marks(self) -> None:
+        for mark in (m for side in SIDES for m in self.marks[side]):
+            if mark.scene() is not None:       # a scene kept across a regroup keeps no old mark
+                mark.scene().removeItem(mark)
         self.marks = {"a": [], "b": []}
         for side in SIDES:
             scene = self.views[side].graph_scene()

@@ -18,12 +18,12 @@ from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human
                                  time_text, value_text, zero_points_text)
 from app.widgets.wrapping import breakable
 from vpu_core.graph.placement import partition_report, placement
-from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, mac_share_text, no_weighted_op_sentence,
-                                           weights_text)
+from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, mac_share_caveat, mac_share_text,
+                                           no_weighted_op_sentence, weights_text)
 
 if TYPE_CHECKING:
     from vpu_core.whatif.try_on_vpu import VpuFix
-    from vpu_core.analysis.results import Analysis, InputInfo
+    from vpu_core.analysis.results import Analysis, InputInfo, Summary
     from vpu_core.graph.model import GraphModel
 
 _CAT_TEXT = {"vpu": "VPU", "cpu": "CPU fallback", "qdq": "Q/DQ", "param": "parameter", "io": "graph I/O"}
@@ -88,7 +88,7 @@ def summary_html(analysis: Analysis, model: GraphModel | None = None, source: st
             f'<p style="color:{theme.MUTED}; margin-top:2px">{esc(quantizer_phrase(analysis))} · '
             f'{"dynamic" if analysis.dynamic_batch else "static"} batch · profile {esc(analysis.partition.profile)}</p>')
     s = analysis.summary
-    lead = [("MACs on the VPU", f"<b>{esc(mac_share_text(s))}</b>"), ("Weights", esc(weights_text(s))),
+    lead = [("MACs on the VPU", mac_share_html(s, len(analysis.violations))), ("Weights", esc(weights_text(s))),
             ("CPU ops by cause", esc(causes_text(s.cpu_ops_by_cause, short=False)))] if s is not None else []
     warning = no_weighted_op_sentence(s)
     violations = count_text(len(analysis.violations), theme.DANGER) + (
@@ -104,6 +104,9 @@ def summary_html(analysis: Analysis, model: GraphModel | None = None, source: st
     other = analysis.partition if xnn else analysis.delegation
     if other is not None:
         facts.append(("VPU partition" if xnn else "XNNPACK (real)", _other_partition(other)))
+    if analysis.runtime is not None and analysis.runtime.refused:
+        facts.append(("Run on this CPU", f'<span style="color:{theme.DANGER}">refused:</span> '
+                                         f"{esc(analysis.runtime.refused)}"))
     rules_table = f'<table cellspacing="0" cellpadding="3" width="100%">{rules_rows(analysis)}</table>'
     hint = (f'<p style="color:{theme.MUTED}; margin-top:14px">Click a node in the graph, or a row in '
             'the Violations / Partition tables, to see its operation, arguments, quantization '
@@ -417,3 +420,12 @@ def _source(info) -> str:
     if not info.source:
         return ""
     return section("Source", f'<p style="margin:0; font-family:{theme.MONO_CSS}">{esc(info.source)}</p>')
+
+
+def mac_share_html(s: Summary, violations: int) -> str:
+    """"94.1 % of 2.5 MMAC", in red with "once its 117 rule violations are fixed" when broken
+    rules keep the VPU from running it (the status bar's chip says the same)."""
+    caveat = mac_share_caveat(s, violations)
+    if not caveat:
+        return f"<b>{esc(mac_share_text(s))}</b>"
+    return f'<b style="color:{theme.DANGER}">{esc(mac_share_text(s))}</b> {esc(caveat)}'

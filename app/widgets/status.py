@@ -23,7 +23,8 @@ from PySide6.QtWidgets import QLabel, QSizePolicy
 from app import theme
 from vpu_core.formatting import count_text, human_bytes, quantizer_label, time_text
 from vpu_core.graph.placement import partition_report
-from vpu_core.reports.summary_text import mac_share_text, no_weighted_op_short
+from vpu_core.reports.summary_text import (mac_share_caveat, mac_share_standing, mac_share_text,
+                                           no_weighted_op_short)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -58,12 +59,19 @@ def violations_chip(n: int, summary: Summary | None = None) -> str:
     return chip + (f' <span style="color:{theme.WARN}">— {html.escape(warning)}</span>' if warning else "")
 
 
-def mac_share_chip(summary: Summary | None) -> str:
-    """The lead number: "VPU 94.1 % of 2.5 MMAC" (the model's multiply-accumulates on the VPU)."""
+STANDING_COLORS = {"runs": theme.CATEGORY_COLORS["vpu"], "low": theme.WARN, "blocked": theme.DANGER}
+
+
+def mac_share_chip(summary: Summary | None, violations: int = 0) -> str:
+    """The lead number: "VPU 94.1 % of 2.5 MMAC" (the model's multiply-accumulates on the VPU),
+    coloured by what it means (vpu_core.reports.summary_text.mac_share_standing): with rules
+    broken it is red and says it holds only once they are fixed."""
     if summary is None:
         return ""
-    color = theme.CATEGORY_COLORS["vpu"] if summary.vpu_mac_share >= 0.5 else theme.WARN
-    return f'<b style="color:{color}">VPU {html.escape(mac_share_text(summary))}</b>'
+    color = STANDING_COLORS[mac_share_standing(summary, violations)]
+    caveat = mac_share_caveat(summary, violations)
+    return (f'<b style="color:{color}">VPU {html.escape(mac_share_text(summary))}</b>'
+            + (f' <span style="color:{color}">{html.escape(caveat)}</span>' if caveat else ""))
 
 
 def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "") -> ChipLine:
@@ -76,12 +84,13 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
     runtime = analysis.runtime
     latency = runtime.latency if runtime is not None else None   # None when the run was refused
     run_chip = [] if runtime is None else [     # Run ▸ Run on this CPU
-        (1, f'<span style="color:{theme.DANGER}">CPU run refused</span>' if runtime.refused or latency is None
+        (1, f'<span style="color:{theme.DANGER}">CPU run refused: {html.escape(runtime.refused or "no latency was measured")}</span>'
+         if runtime.refused or latency is None
          else f"<b>CPU {time_text(latency.median_ms * 1e3)}</b> median (XNNPACK)")]
     summary = analysis.summary if not xnn else None     # the MAC share of the simulated VPU
     return ChipLine([
         (0, head + (f" · {html.escape(profile)}" if profile else "")),          # the profile in use
-        *([(0, mac_share_chip(summary))] if summary is not None else []),     # the lead number
+        *([(0, mac_share_chip(summary, len(analysis.violations)))] if summary is not None else []),
         (2, violations_chip(len(analysis.violations), analysis.summary)),
         (4, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {unit}' + ("s" if subs != 1 else "")),
         (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} '

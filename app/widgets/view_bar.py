@@ -168,6 +168,9 @@ class ViewBar(QToolBar):
         else:
             text = f'<b style="color:{theme.DANGER}">{count}</b> violations'
         self.violation_label.setText(text)
+        # never narrower than its text: a full toolbar moves its last items into », the counter
+        # is never cut ("A 0 · B 144 viola")
+        self.violation_label.setMinimumWidth(max(90, self.violation_label.sizeHint().width()))
         for button in (self.prev_violation, self.next_violation):
             button.setEnabled(bool(count))
 

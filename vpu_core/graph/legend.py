@@ -24,22 +24,34 @@ class LegendFacts:
     frames: bool = False                      # an open module group is drawn as a frame
     shared: bool = False                      # the canvas outlines tensors sharing one scale
     matches: bool = False                     # the canvas outlines search matches
+    by_metric: bool = False                   # ops are coloured by a metric's gradient (their own
+                                              # legend), not by VPU subgraph / CPU fallback
+    hidden_subgraphs: int = 0                 # VPU subgraphs drawn only inside closed groups
 
     @property
     def groups(self) -> bool:
         return self.frames or "group" in self.categories
 
 
-def legend_facts(model: GraphModel) -> LegendFacts:
-    """The facts of `model` as drawn (the canvas adds its outlines: `shared`, `matches`)."""
-    subgraphs = sorted({n.subgraph for n in model.nodes
-                        if n.category == "vpu" and n.subgraph is not None})
-    if any(n.category == "vpu" and n.subgraph is None for n in model.nodes):
-        subgraphs = subgraphs or [0]
+def legend_facts(model: GraphModel, whole: GraphModel | None = None) -> LegendFacts:
+    """The facts of `model` as drawn (the canvas adds its outlines: `shared`, `matches`, and
+    `by_metric`); `whole`: the graph with every group open, to count the VPU subgraphs that
+    closed groups hide."""
+    subgraphs = _subgraphs(model)
+    hidden = len(set(_subgraphs(whole)) - set(subgraphs)) if whole is not None else 0
     return LegendFacts(
+        hidden_subgraphs=hidden,
         subgraphs=tuple(subgraphs),
         categories=frozenset(n.category for n in model.nodes),
         boundary=any(e.boundary for e in model.edges),
         violations=any(n.violations for n in model.nodes),
         edge_violations=any(e.violations for e in model.edges),
         frames=bool(model.frames))
+
+
+def _subgraphs(model: GraphModel) -> list[int]:
+    subgraphs = sorted({n.subgraph for n in model.nodes
+                        if n.category == "vpu" and n.subgraph is not None})
+    if any(n.category == "vpu" and n.subgraph is None for n in model.nodes):
+        subgraphs = subgraphs or [0]
+    return subgraphs

@@ -37,6 +37,7 @@ HEADER = 20.0          # frame title strip
 PAD = 8.0              # inside a frame, around its content
 PORT_GAP = 12.0        # between a row of ports and the nodes next to it (RANK_SEP elsewhere)
 IN, OUT = "in:", "out:"
+_SAMPLE = GraphNode("sample", "x" * 40)     # a label long enough to measure the node size's char width
 
 
 @dataclass
@@ -68,6 +69,7 @@ class CompoundLayout:
         self.model, self.tree = model, tree
         self.group_node = group_node              # path -> the GraphNode of its collapsed box
         self.size = node_size or default_node_size
+        self.char_w = self.size(_SAMPLE)[0] / default_node_size(_SAMPLE)[0] * CHAR_W   # label scale
         self.rank_sep = rank_sep(model)
         self.nodes = {n.id: n for n in model.nodes}
         self._chains = {p: tree.chain(p) for p in tree.groups}
@@ -178,7 +180,7 @@ class CompoundLayout:
 
     def _title_w(self, p: str) -> float:
         """Room for "▾ name (Class) · N nodes", the violation badge and the VPU/CPU bar."""
-        return (len(self.group_node(p).label) + 18) * CHAR_W * 1.1 + 120.0   # bold title
+        return (len(self.group_node(p).label) + 18) * self.char_w * 1.1 + 120.0   # bold title
 
     # -- the whole picture --------------------------------------------------------------------------
     def layout(self, vis: Visibility, shown: GraphModel) -> Layout:

@@ -17,7 +17,7 @@ from vpu_core.graph.groups import Visibility, VisibleModels, group_node, group_s
 from vpu_core.analysis.hierarchy import ModuleTree, dissolve
 from vpu_core.graph.model import GraphModel, GraphNode, GroupStats
 from vpu_core.layout.compound import CompoundLayout
-from vpu_core.layout.types import Layout
+from vpu_core.layout.types import Layout, NodeSize
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -35,7 +35,8 @@ def report_view(grouped: GroupedGraph) -> frozenset[str]:
     return grouped.fitting_view(*REPORT_PAGE, zoom=1.0)
 
 
-def grouped_graph(analysis: Analysis, model: GraphModel) -> GroupedGraph | None:
+def grouped_graph(analysis: Analysis, model: GraphModel,
+                  node_size: NodeSize | None = None) -> GroupedGraph | None:
     """The GroupedGraph of a display graph built from `analysis` (None: no module hierarchy)."""
     from vpu_core.analysis.hierarchy import module_tree
 
@@ -45,7 +46,7 @@ def grouped_graph(analysis: Analysis, model: GraphModel) -> GroupedGraph | None:
     counts: dict[str, int] = {}
     for v in analysis.violations:
         counts[v.node] = counts.get(v.node, 0) + 1
-    return GroupedGraph(model, tree, counts)
+    return GroupedGraph(model, tree, counts, node_size)
 
 
 def display_tree(model: GraphModel, tree: ModuleTree) -> ModuleTree:
@@ -70,7 +71,8 @@ class _GroupBoxes:
 
 
 class GroupedGraph:
-    def __init__(self, model: GraphModel, tree: ModuleTree, violations: dict[str, int] | None = None) -> None:
+    def __init__(self, model: GraphModel, tree: ModuleTree, violations: dict[str, int] | None = None,
+                 node_size: NodeSize | None = None) -> None:
         self.flat, self.full_tree, self.tree = model, tree, display_tree(model, tree)
         self.stats = group_stats(model, self.tree, violations)
         model.meta["group_stats"] = self.stats        # for panels that only see the flat model
@@ -78,7 +80,7 @@ class GroupedGraph:
         # method of this one: no reference cycle, so a replaced graph is freed at once instead of
         # by the next full collection (seconds over a 20k-node graph's layout caches)
         self.box = _GroupBoxes(self.stats)
-        self.compound = CompoundLayout(model, self.tree, self.box)
+        self.compound = CompoundLayout(model, self.tree, self.box, node_size)
         self._visible = VisibleModels(model, self.stats, self.box)
         self.expanded: frozenset[str] = frozenset()
 

@@ -63,16 +63,35 @@ GROUP_H = 50.0        # a collapsed module group: name, counts, VPU/CPU bar (+ m
 GROUP_MIN_W = 170.0
 
 
+def node_sizer(label_scale: float = 1.0) -> NodeSize:
+    """Node sizes for labels drawn `label_scale` times the normal label font (presentation and
+    large labels): the text room and the line heights grow with the font, so a larger font never
+    has to cut a label; the padding stays."""
+    if label_scale == 1.0:
+        return default_node_size
+    char_w, op_h, small_h = CHAR_W * label_scale, OP_H * label_scale, SMALL_H * label_scale
+
+    def size(node: GraphNode) -> tuple[float, float]:
+        return _size(node, char_w, op_h, small_h)
+
+    return size
+
+
 def default_node_size(node: GraphNode) -> tuple[float, float]:
     """Width from the longest text line (label or detail), height by category.
 
     Q/DQ and parameter nodes are one-line and smaller so the main ops stand out; a collapsed
     module group is a taller box with room for its bars.
     """
+    return _size(node, CHAR_W, OP_H, SMALL_H)
+
+
+def _size(node: GraphNode, char_w: float, op_h: float, small_h: float) -> tuple[float, float]:
+    scale = char_w / CHAR_W
     if node.category == "group":
         text = max(len(node.label) + 4, len(node.detail) + 6)
-        return (float(round(max(GROUP_MIN_W, text * CHAR_W + NODE_PAD))), GROUP_H)
+        return (float(round(max(GROUP_MIN_W * scale, text * char_w + NODE_PAD))), GROUP_H * scale)
     small = node.category in ("qdq", "param") or node.is_param
     text = max(len(node.label), int(len(node.detail) * 0.9) if not small else 0)
-    w = max(MIN_W_SMALL if small else MIN_W, text * CHAR_W + NODE_PAD)
-    return (float(round(w)), SMALL_H if small else OP_H)
+    w = max((MIN_W_SMALL if small else MIN_W) * scale, text * char_w + NODE_PAD)
+    return (float(round(w)), small_h if small else op_h)

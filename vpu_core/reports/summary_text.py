@@ -9,7 +9,7 @@ Pure Python on the plain Summary (no torch, no Qt).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from vpu_core.reports.whatif_text import human_macs
 
@@ -39,6 +39,28 @@ def mac_share_text(s: Summary) -> str:
     if not s.macs_total:
         return "no MAC in the model"
     return f"{share_text(s.vpu_mac_share)} of {human_macs(s.macs_total)}"
+
+
+Standing = Literal["runs", "low", "blocked"]
+
+
+def mac_share_standing(s: Summary, violations: int) -> Standing:
+    """What the MAC share means under the run's quantizer, for the colour it is shown in:
+    "blocked" when rules are broken (the VPU runs no program that breaks its rules, so the share
+    is only what it would run once they are met: XNNPACK's scales are never 2^k), "low" under
+    half of the MACs, else "runs"."""
+    if violations and s.macs_vpu:
+        return "blocked"
+    return "runs" if s.vpu_mac_share >= 0.5 else "low"
+
+
+def mac_share_caveat(s: Summary, violations: int) -> str:
+    """What a blocked share owes its reader: "once its 117 rule violations are fixed" ("" when
+    the share runs as it is)."""
+    if mac_share_standing(s, violations) != "blocked":
+        return ""
+    return f"once its {violations} rule violation{'s' if violations != 1 else ''} are fixed" \
+        if violations != 1 else "once its rule violation is fixed"
 
 
 def weights_text(s: Summary) -> str:

@@ -10,7 +10,8 @@ from vpu_core.compare import default_label, node_role, violation_owners
 from vpu_core.formatting import db_text, human_bytes, node_label, quantizer_label, value_text
 from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, code, details, esc, facts, kpi, pill, table
-from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, human_macs, no_weighted_op_sentence,
+from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, human_macs, mac_share_caveat,
+                                           mac_share_standing, no_weighted_op_sentence,
                                            share_text, weights_text)
 
 if TYPE_CHECKING:
@@ -69,9 +70,10 @@ def mac_share_tiles(a: Analysis) -> list[str]:
     if s is None:
         return []
     value = share_text(s.vpu_mac_share) if s.macs_total else "—"
+    caveat = mac_share_caveat(s, len(a.violations))
     sub = (f"of {esc(human_macs(s.macs_total))} · {esc(weights_text(s))}" if s.macs_total
-           else "the model has no multiply-accumulate")
-    tone = "vpu" if s.vpu_mac_share >= 0.5 else "cpu"
+           else "the model has no multiply-accumulate") + (f" · {esc(caveat)}" if caveat else "")
+    tone = {"runs": "vpu", "low": "cpu", "blocked": "bad"}[mac_share_standing(s, len(a.violations))]
     return [kpi("MACs on the VPU", esc(value), sub, tone)]
 
 
