@@ -20,6 +20,7 @@ CALIB_FILTERS = "Calibration data (*.pt *.pth *.npz)"
 IMAGE_FILTERS = "PNG image (*.png);;SVG image (*.svg)"
 IMAGE_REGIONS = (("graph", "Whole graph"), ("view", "Current view (as on screen)"))
 KEEP_NOTE = "The previous results are still shown."
+NOTHING_NOTE = "Nothing was shown before: open another model or change the settings, then Run."
 
 
 def show_error(parent: QWidget | None, error: object, title: str = "Run failed", note: str = KEEP_NOTE) -> QMessageBox:

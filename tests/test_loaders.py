@@ -2,6 +2,8 @@
 import textwrap
 
 import numpy as np
+import re
+
 import pytest
 import torch
 
@@ -99,8 +101,21 @@ def test_bad_calibration_data(tmp_path, data, needle):
 
 def test_calibration_pt_refuses_pickled_objects(tmp_path):
     torch.save({"x": torch.zeros(2), "obj": NotATensor()}, tmp_path / "evil.pt")
-    with pytest.raises(CalibrationError, match="could not be read safely"):
+    with pytest.raises(CalibrationError, match="holds Python objects, not only tensors") as info:
         load_calibration_file(tmp_path / "evil.pt", EXAMPLE, batch_size=1)
+    # our sentence, whole: no terminal colour codes or torch's advice passed through, no "…"
+    assert "\x1b" not in info.value.message and "…" not in info.value.message
+    assert info.value.message.endswith(".") and "Weights only load failed" in info.value.detail
+
+
+@pytest.mark.parametrize("name,content,needle", [
+    ("cut.pt", b"PK\x03\x04 cut short", "is not a torch.save file, or it is cut short"),
+    ("junk.npz", b"PK\x03\x04 garbage", "is not an .npz (numpy.savez) file, or it is cut short")])
+def test_unreadable_calibration_files_get_our_sentence(tmp_path, name, content, needle):
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(CalibrationError, match=re.escape(needle)) as info:
+        load_calibration_file(tmp_path / name, EXAMPLE, batch_size=1)
+    assert "miniz" not in info.value.message and "\x1b" not in info.value.message
 
 
 def test_default_profile_matches_spec():

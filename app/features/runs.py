@@ -230,7 +230,9 @@ class RunController(QObject):
             self.state.set_result(self._before_preview)   # the quantization failed: its prediction goes
         self._back_to_shown()
         self.state.set_run(stage="", error=error)
-        dialogs.show_error(self.controls.dialog_parent(), error)
+        shown = self.state.comparison if self.state.showing_compare else self.state.result
+        dialogs.show_error(self.controls.dialog_parent(), error,
+                           note=dialogs.KEEP_NOTE if shown is not None else dialogs.NOTHING_NOTE)
         self.failed.emit(error)
 
     def _on_cancelled(self) -> None:

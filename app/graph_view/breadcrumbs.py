@@ -58,6 +58,11 @@ class Breadcrumbs(QFrame):
             self._row.addWidget(QLabel(SEPARATOR))
             name = QLabel(f"<b>{leaf}</b>")
             self._row.addWidget(name)
+        for i in range(self._row.count()):   # Qt shows a widget added to a visible frame only on
+            item = self._row.itemAt(i)       # the next event loop pass: sized before that, the
+            widget = item.widget() if item is not None else None    # frame was an empty box
+            if widget is not None:
+                widget.show()
         self.setVisible(bool(levels) or bool(leaf))
         self.adjustSize()
 

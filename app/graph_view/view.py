@@ -443,10 +443,14 @@ class GraphView(QGraphicsView):
 
     def show_metric_legend(self, legend: MetricLegend | None) -> None:
         """The metric overlay's gradient under the canvas legend (None: none); for Highlights."""
+        selected = self.selected()
+        place = self.anchor_of(selected)
         if self._gscene is not None:
             facts = replace(self._legend.facts, by_metric=legend is not None)
             self._legend.configure(self._theme, facts, metric=legend)
         self._place_overlays()
+        if place is not None and selected is not None:   # the legend's new size moved the room:
+            self.keep_in_view(selected, place)            # the selection stays where it was
         self._minimap.invalidate()
 
     def _place_overlays(self) -> None:

@@ -29,7 +29,7 @@ class BeforeAfterCard(QFrame):
         self.setObjectName("beforeAfter")
         self.setStyleSheet("#beforeAfter { background: rgba(243,248,244,245); border: 1px solid #9cc7a9; "
                            "border-radius: 6px; } #beforeAfter QLabel { background: transparent; }")
-        self.setFixedWidth(self.WIDTH)
+        self.setMinimumWidth(self.WIDTH)    # wider when its labels need it: never "VPU subgrapł"
         self.card: BeforeAfter | None = None
         self.grid = QGridLayout(self)
         self.grid.setContentsMargins(10, 6, 6, 6)

@@ -170,7 +170,7 @@ class CompareView(QWidget):
             header.setWordWrap(True)
             header.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
             header.setStyleSheet(f"background: {theme.PANEL}; border-bottom: 1px solid {theme.BORDER}; "
-                                 f"padding: 6px 10px;")
+                                 f"padding: 4px 10px;")
             box.addWidget(header)
             box.addWidget(self.views[side], 1)
             self.splitter.addWidget(pane)
@@ -274,7 +274,7 @@ class CompareView(QWidget):
             run = result.a if side == "a" else result.b
             a = run.analysis
             part = partition_report(a, run.view.partition_source if run.view else "simulated")
-            unit = "XNNPACK delegate" if part.source == "xnnpack" else "VPU subgraph"
+            unit = "delegate" if part.source == "xnnpack" else "subgraph"    # short: one line at 720
             n_sub, n_cpu, n_v = len(part.subgraphs), len(part.cpu_nodes), len(a.violations)
             bits = [f"{n_sub} {unit}{'s' if n_sub != 1 else ''}",
                     f"{n_cpu} {'not delegated' if part.source == 'xnnpack' else 'CPU'}",
@@ -287,7 +287,7 @@ class CompareView(QWidget):
             # a fact never breaks inside ("SQNR 31.4 d"): non-breaking spaces within, breaks between
             self.headers[side].setText(
                 f'<span style="color:{theme.MUTED}">{side.upper()}</span>&nbsp; '
-                f'<b style="font-size:large">{html.escape(self.label(side))}</b>&nbsp;&nbsp; '
+                f'<b>{html.escape(self.label(side))}</b>&nbsp;&nbsp; '
                 + " · ".join(b.replace(" ", "&nbsp;") if "<" not in b else _nbsp_text(b) for b in bits))
             self.headers[side].setToolTip(re.sub(r"<[^>]+>", "", self.headers[side].text()).replace("&nbsp;", " "))
         self._fit_headers()

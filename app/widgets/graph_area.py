@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget, QWidget
 
 from app import theme
@@ -37,8 +37,26 @@ class GraphArea(QStackedWidget):
         self._place_card()
 
     def _place_card(self) -> None:
+        """Bottom left, unless that covers a node the Apply moved: then the free corner that
+        covers fewest of them (bottom right beside the minimap, top left under the breadcrumbs)."""
         self.card.adjustSize()
-        self.card.move(12, max(0, self.height() - self.card.height() - 12))
+        w, h, cw, ch = self.width(), self.height(), self.card.width(), self.card.height()
+        spots = [(12, h - ch - 12), (w - cw - 200, h - ch - 12), (12, 44)]
+        moved = self._moved_rects()
+        best = min(spots, key=lambda p: sum(QRect(p[0], p[1], cw, ch).intersects(r) for r in moved))
+        self.card.move(max(0, best[0]), max(0, best[1]))
+
+    def _moved_rects(self) -> list[QRect]:
+        """Where the nodes the last Apply moved are drawn, in this widget's pixels."""
+        card, view = self.card.card, self.graph_view
+        scene = view.graph_scene()
+        if card is None or not card.moved or scene is None or self.currentWidget() is not view:
+            return []
+        out = []
+        for rect in scene.rects_of(card.moved):
+            box = view.mapFromScene(rect).boundingRect()
+            out.append(QRect(view.viewport().mapTo(self, box.topLeft()), box.size()))
+        return out
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+from PySide6.QtWidgets import (QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
                                QWidget)
 
 from app import theme
@@ -106,15 +106,16 @@ class ViolationsTable(_NodeTable):
         self.filter.textChanged.connect(self._apply_filter)
         self.count_label = QLabel("")
         self.count_label.setObjectName("muted")
+        # its own wrapped line: a long count ("rules not checked yet · 36 predicted on the CPU")
+        # never widens the dock (it widened it by 60 px for the rest of the session)
+        self.count_label.setWordWrap(True)
         self.tree = _tree(["Rule / node", "Message"])
         self._fit_columns([NAME_COL, TEXT_COL])
         self._connect(self.tree)
-        top = QHBoxLayout()
-        top.addWidget(self.filter, 1)
-        top.addWidget(self.count_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addLayout(top)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.count_label)
         layout.addWidget(self.tree)
         self._groups: list[tuple[QTreeWidgetItem, Any]] = []      # (group row, RuleResult or the op-list rule)
 

@@ -5,13 +5,15 @@ numpy with allow_pickle=False. Non-finite data is refused: it would silently giv
 """
 from __future__ import annotations
 
+import pickle
+import traceback
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from vpu_core.errors import CalibrationError, short_reason
+from vpu_core.errors import CalibrationError
 from vpu_core.preflight import check_calibration_path
 
 
@@ -152,9 +154,23 @@ def _read(path: Path):
             with np.load(path, allow_pickle=False) as data:
                 return {k: torch.from_numpy(np.array(data[k])) for k in data.files}
         except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-            raise CalibrationError(f"Calibration file {path} is not a readable .npz: {short_reason(exc)}.") from None
+            raise CalibrationError(_unreadable(path, exc), traceback.format_exc()) from None
     try:                           # .pt / .pth
         return torch.load(path, weights_only=True, map_location="cpu")
     except Exception as exc:  # corrupt zip, pickle refused by weights_only, …
-        raise CalibrationError(f"Calibration file {path} could not be read safely: "
-                               f"{short_reason(exc)}.") from None
+        raise CalibrationError(_unreadable(path, exc), traceback.format_exc()) from None
+
+
+def _unreadable(path: Path, exc: BaseException) -> str:
+    """Our sentence for a file numpy or torch cannot read (their own text, with its terminal
+    colour codes and advice on unsafe loading, goes to the detail): what is wrong, what to save."""
+    text = str(exc)
+    if path.suffix == ".npz" and not zipfile.is_zipfile(path):
+        return f"Calibration file {path} is not an .npz (numpy.savez) file, or it is cut short."
+    if "allow_pickle" in text or "Weights only load failed" in text or isinstance(exc, pickle.UnpicklingError):
+        return (f"Calibration file {path} holds Python objects, not only tensors (they are never "
+                f"unpickled): save {_LAYOUTS}.")
+    if isinstance(exc, (zipfile.BadZipFile, EOFError)) or "zip" in text.lower():
+        kind = "an .npz (numpy.savez)" if path.suffix == ".npz" else "a torch.save"
+        return f"Calibration file {path} is not {kind} file, or it is cut short."
+    return f"Calibration file {path} could not be read ({type(exc).__name__}): save {_LAYOUTS}."

@@ -108,6 +108,7 @@ class BeforeAfter:
     model: str
     change: str                          # what was applied ("add gelu.default to the VPU op list")
     rows: tuple[Delta, ...]
+    moved: tuple[str, ...] = ()          # the nodes placed otherwise after it (CPU <-> VPU)
 
     def row(self, key: str) -> Delta:
         return next(r for r in self.rows if r.key == key)
@@ -128,4 +129,5 @@ def before_after(before: Analysis, after: Analysis, change: str = "") -> BeforeA
             ("sqnr_db", "SQNR", "high", "dB", lambda a: a.sqnr_db),
             ("vpu_mac_share", "VPU MAC share", "high", "share", _mac_share)):
         rows.append(Delta(key, title, value(before), value(after), better, unit))
-    return BeforeAfter(after.model, change, tuple(rows))
+    was, now = ({c.node for c in a.partition.cpu_nodes} for a in (before, after))
+    return BeforeAfter(after.model, change, tuple(rows), tuple(sorted(was ^ now)))
