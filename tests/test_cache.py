@@ -293,3 +293,22 @@ def test_the_converted_graph_comes_back_node_for_node(run):
     assert replace(simulate(qm), seconds=0) == replace(simulate(back), seconds=0)
     with pytest.raises(program_codec.BadEntry):
         program_codec.from_bytes(b"not a program")
+
+
+def test_check_with_a_shipped_profile_by_name_after_check_requantizes_nothing(cache, monkeypatch, capsys):
+    """`check M --profile edge_npu` after `check M`: edge_npu differs only in limits and SRAM, so
+    the program is the one `check M` quantized (its key read the named profile's file, not a file
+    called "edge_npu": such a run had no key and redid everything, every time); the window at
+    launch and the sweep ask the same Session, with the same key."""
+    from app.cli import main
+    from vpu_core import session as session_module
+
+    runs = []
+    for profile in ((), ("--profile", "edge_npu")):
+        monkeypatch.setattr(session_module, "_DEFAULT", Session())        # each check: its own launch
+        assert main(["check", "conv_relu", "--calib-batches", "1", "--format", "json", *profile]) in (0, 1)
+        runs.append(json.loads(capsys.readouterr().out))
+    assert runs[1]["partition"]["profile"] == "edge-npu"
+    assert not {"export", "prepare", "calibrate", "convert"} & set(runs[1]["timings_s"]), runs[1]["timings_s"]
+    window = Session().inspect(RunConfig(model="conv_relu", calib_batches=1, profile="edge_npu"), view=None)
+    assert not QUANTIZING & set(window.stages_run) and "export" not in window.stages_run

@@ -73,6 +73,12 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
         assert heads[side].heightForWidth(heads[side].width()) <= heads[side].height()
         assert "SQNR" in heads[side].toolTip() and "violations" in heads[side].toolTip()
         assert views[side].zoom() >= LOD_TEXT
+        assert views[side]._legend.isVisibleTo(views[side])        # each side its own legend
+    # the canvases keep half the window; the toolbar's counter is whole ("A 0 · B 75 violations")
+    area = sum(v.width() * v.height() for v in views.values())
+    assert area >= 0.5 * window.width() * window.height(), area / (window.width() * window.height())
+    counter = window.view_bar.violation_label
+    assert counter.width() >= counter.sizeHint().width() and "violations" in counter.text()
 
     # the diff table: one row per matched op, both sides' qparams and rules
     table = window.panels.compare

@@ -59,3 +59,20 @@ def test_the_report_says_it_and_its_empty_weight_charts_say_why(no_kernel_profil
     assert html.count("No weighted op runs on the VPU") == 1
     assert "No weight to show: none of the model&#x27;s 1 conv / linear weights is quantized" in html
     assert "MACs on the VPU" in html
+
+
+def test_the_mac_share_is_green_only_when_it_runs_as_it_is():
+    """Under XNNPACK a graph can place most MACs on VPU ops and still break every scale rule: the
+    share is then 'blocked' (red, with what it waits for), never green beside the violations."""
+    from vpu_core.analysis.results import Summary
+    from vpu_core.reports.summary_text import mac_share_caveat, mac_share_standing
+
+    placed = Summary(macs_total=1000, macs_vpu=846, weights_total=14, weights_quantized=14, weighted_on_vpu=14)
+    assert mac_share_standing(placed, 0) == "runs" and mac_share_caveat(placed, 0) == ""
+    assert mac_share_standing(placed, 117) == "blocked"
+    assert mac_share_caveat(placed, 117) == "once its 117 rule violations are fixed"
+    assert mac_share_caveat(placed, 1) == "once its rule violation is fixed"
+    little = Summary(macs_total=1000, macs_vpu=100, weights_total=1, weights_quantized=1, weighted_on_vpu=1)
+    assert mac_share_standing(little, 0) == "low"
+    nothing = Summary(macs_total=1000, macs_vpu=0, weights_total=1, weights_quantized=0, weighted_on_vpu=0)
+    assert mac_share_standing(nothing, 75) == "low"          # 0 %: nothing to wait for

@@ -123,3 +123,33 @@ def test_the_canvas_outlines_drawn_are_listed_too(qapp, pictures):
     plain = _names(c for _, _, c in legend_entries(Theme.make(), facts))
     marked = _names(c for _, _, c in legend_entries(Theme.make(), replace(facts, shared=True, matches=True)))
     assert marked - plain == {QColor(SHARED).name(), QColor(MATCH).name()}
+
+
+def test_the_legend_follows_the_colouring_on_screen(qapp, pictures):
+    """Ops coloured by a metric (the µs measured on this CPU, SQNR…): no VPU subgraph or CPU row,
+    only what is still drawn in those colours (Q/DQ, groups…); back to the partition: they return."""
+    theme, model = Theme.make(), pictures["flat"]
+    facts = legend_facts(model)
+    by_metric = legend_entries(theme, replace(facts, by_metric=True))
+    op_fills = {theme.fill("vpu", n.subgraph).name() for n in model.nodes if n.category == "vpu"} \
+        | {theme.fill("cpu", None).name()}
+    assert not op_fills & _names(c for kind, _, c in by_metric if kind in ("box", "shades"))
+    assert any(kind == "box" and text == "quantize / dequantize" for kind, text, _ in by_metric)
+    assert op_fills <= _names(c for kind, _, c in legend_entries(theme, facts) if kind in ("box", "shades"))
+
+
+def test_subgraphs_in_closed_groups_and_cycling_shades_are_said(qapp, pictures):
+    """A legend of the drawn picture says how many subgraphs only closed groups hold, and two drawn
+    subgraphs in one shade come with the cycling note (never two subgraphs in one colour unsaid)."""
+    from app.graph_view.style import VPU_PALETTE
+
+    theme = Theme.make()
+    facts = legend_facts(pictures["collapsed"], pictures["flat"])
+    assert facts.hidden_subgraphs == len(set(legend_facts(pictures["flat"]).subgraphs) - set(facts.subgraphs)) > 0
+    notes = [text for kind, text, _ in legend_entries(theme, facts) if kind == "note"]
+    assert f"{facts.hidden_subgraphs} more VPU subgraphs inside closed groups" in notes
+    alike = legend_entries(theme, replace(facts, subgraphs=(0, 1, len(VPU_PALETTE)), hidden_subgraphs=0))
+    assert [t for k, t, _ in alike if k == "note"] == [
+        f"colours cycle every {len(VPU_PALETTE)}: subgraphs 0 and {len(VPU_PALETTE)} alike"]
+    distinct = legend_entries(theme, replace(facts, subgraphs=(0, 1, 2), hidden_subgraphs=0))
+    assert not [t for k, t, _ in distinct if k == "note"]

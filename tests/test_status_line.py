@@ -85,3 +85,17 @@ def test_a_loaded_program_is_labelled_with_the_quantizer_its_file_records(tmp_pa
     foreign = replace(a, quantizer="unknown")                          # a file that records none
     assert _plain(single_html(foreign, model).chips[0][1]) == "xq · already quantized (program file)"
     assert "already quantized (program file) · static batch" in summary_html(foreign, model)
+
+
+def test_the_headline_says_what_it_means_and_on_how_many_samples(analysis):
+    """XNNPACK's graph places MACs on VPU ops but breaks the scale rules: its share is red with
+    its caveat, never green beside the red violations; every SQNR says its sample count."""
+    from app import theme
+
+    vpu, xnn = analysis("resnet8"), analysis("resnet8", "xnnpack")
+    ok, blocked = (single_html(a, build_graph_model(a)) for a in (vpu, xnn))
+    assert f"color:{theme.CATEGORY_COLORS['vpu']}" in ok.chips[1][1] and "once its" not in ok
+    assert xnn.violations and f"color:{theme.DANGER}" in blocked.chips[1][1]
+    assert f"once its {len(xnn.violations)} rule violations are fixed" in _plain(blocked)
+    assert vpu.accuracy_samples == vpu.inputs[0].shape[0] == 4                 # the run's batch
+    assert f"SQNR {vpu.sqnr_db:.1f} dB (4 samples)" in _plain(ok)

@@ -357,3 +357,13 @@ def card_delta_text(delta: float | None, unit: str) -> str:
     if unit == "share":
         return f"{sign}{100 * size:.1f} pp"
     return f"{sign}{size:.0f}"
+
+
+def samples_text(n: int) -> str:
+    """"1 sample", "16 samples": what an accuracy figure rests on."""
+    return f"{n} sample{'s' if n != 1 else ''}"
+
+
+def db_on_samples(db: float | None, n: int) -> str:
+    """"29.5 dB (1 sample)": an accuracy figure with the number of samples it rests on."""
+    return f"{db_text(db)} ({samples_text(n)})" if db is not None else db_text(db)

@@ -18,12 +18,13 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QPainter, QPen, QTextDocument
 from PySide6.QtWidgets import (QGraphicsItem, QLabel, QSizePolicy, QSplitter,
                                QStyleOptionGraphicsItem, QVBoxLayout, QWidget)
 
 from app import theme
 from app.graph_view import GraphView
+from vpu_core.formatting import db_on_samples
 from vpu_core.graph.groups import GROUP_PREFIX
 from vpu_core.graph.placement import partition_report
 
@@ -155,6 +156,7 @@ class CompareView(QWidget):
         self.marks: dict[str, list[MarkItem]] = {"a": [], "b": []}   # outlines drawn per side
         self._syncing = False
         self._legend_folded_once = False
+        self._header_bits: dict[str, list[tuple[int, str]]] = {}    # (priority, fact) per side
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for side in SIDES:
             pane = QWidget()
@@ -170,7 +172,7 @@ class CompareView(QWidget):
             header.setWordWrap(True)
             header.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
             header.setStyleSheet(f"background: {theme.PANEL}; border-bottom: 1px solid {theme.BORDER}; "
-                                 f"padding: 4px 10px;")
+                                 f"padding: 4px 10px; font-size: 9pt;")   # one line at 1280×720
             box.addWidget(header)
             box.addWidget(self.views[side], 1)
             self.splitter.addWidget(pane)
@@ -276,24 +278,47 @@ class CompareView(QWidget):
             part = partition_report(a, run.view.partition_source if run.view else "simulated")
             unit = "delegate" if part.source == "xnnpack" else "subgraph"    # short: one line at 720
             n_sub, n_cpu, n_v = len(part.subgraphs), len(part.cpu_nodes), len(a.violations)
-            bits = [f"{n_sub} {unit}{'s' if n_sub != 1 else ''}",
-                    f"{n_cpu} {'not delegated' if part.source == 'xnnpack' else 'CPU'}",
-                    f'<b style="color:{theme.DANGER if n_v else theme.OK}">{n_v} violations</b>']
+            bits = [(2, f"{n_sub} {unit}{'s' if n_sub != 1 else ''}"),
+                    (3, f"{n_cpu} {'not delegated' if part.source == 'xnnpack' else 'CPU'}"),
+                    (0, f'<b style="color:{theme.DANGER if n_v else theme.OK}">{n_v} violations</b>')]
             if a.sqnr_db is not None:
-                bits.append(f"SQNR {a.sqnr_db:.1f} dB")
+                bits.append((1, f"SQNR {db_on_samples(a.sqnr_db, a.accuracy_samples)}"))
             missing = len(self.unmatched[side])
             if missing:
-                bits.append(f'<span style="color:{UNMATCHED}">{missing} unmatched</span>')
-            # a fact never breaks inside ("SQNR 31.4 d"): non-breaking spaces within, breaks between
-            self.headers[side].setText(
-                f'<span style="color:{theme.MUTED}">{side.upper()}</span>&nbsp; '
-                f'<b>{html.escape(self.label(side))}</b>&nbsp;&nbsp; '
-                + " · ".join(b.replace(" ", "&nbsp;") if "<" not in b else _nbsp_text(b) for b in bits))
-            self.headers[side].setToolTip(re.sub(r"<[^>]+>", "", self.headers[side].text()).replace("&nbsp;", " "))
+                bits.append((1, f'<span style="color:{UNMATCHED}">{missing} unmatched</span>'))
+            self._header_bits[side] = bits
+            self.headers[side].setToolTip(re.sub(r"<[^>]+>", "", self._header_html(side, bits))
+                                          .replace("&nbsp;", " "))
         self._fit_headers()
 
+    def _header_html(self, side: str, bits: list[tuple[int, str]]) -> str:
+        # a fact never breaks inside ("SQNR 31.4 d"): non-breaking spaces within, breaks between
+        return (f'<span style="color:{theme.MUTED}">{side.upper()}</span>&nbsp; '
+                f'<b>{html.escape(self.label(side))}</b>&nbsp;&nbsp; '
+                + " · ".join(b.replace(" ", "&nbsp;") if "<" not in b else _nbsp_text(b) for _, b in bits))
+
+    def _one_line(self, side: str) -> str:
+        """The header with the facts that fit one line at its width, the least important left out
+        first (the tooltip has them all); all of them, wrapped, when even the first do not fit."""
+        header, bits = self.headers[side], self._header_bits.get(side, [])
+        width = header.width() - 20                        # its padding
+        for keep in sorted({p for p, _ in bits}, reverse=True):
+            text = self._header_html(side, [(p, b) for p, b in bits if p <= keep])
+            doc = QTextDocument()
+            doc.setDefaultFont(header.font())
+            doc.setDocumentMargin(0)
+            doc.setHtml(text)
+            if doc.idealWidth() <= width or keep == 0:
+                return text if doc.idealWidth() <= width else self._header_html(side, bits)
+        return self._header_html(side, bits)
+
     def _fit_headers(self) -> None:
-        """Both headers as high as the taller one needs at its pane's width."""
+        """Both headers on one line if their facts allow, as high as the taller one needs."""
+        for side in SIDES:
+            if side in self._header_bits:
+                text = self._one_line(side)
+                if self.headers[side].text() != text:
+                    self.headers[side].setText(text)
         heads = list(self.headers.values())
         height = max(h.heightForWidth(max(h.width(), 1)) for h in heads)
         if height <= 0:                            # no text yet: Qt answers -1

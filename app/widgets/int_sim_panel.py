@@ -25,7 +25,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QToolButton, QVBoxLayout, QWidget
 
 from app import theme
-from vpu_core.formatting import db_text, percent_text
+from vpu_core.formatting import db_on_samples, db_text, percent_text, samples_text
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QResizeEvent
@@ -56,7 +56,8 @@ def layer_facts(layer: IntSimLayer) -> list[tuple[str, str]]:
 def report_facts(report: IntSimReport) -> list[tuple[str, str]]:
     """(label, value) rows for the whole model's simulation."""
     return [("hardware", f"{report.rounding}, {report.accumulator_bits}-bit accumulator"),
-            ("SQNR int vs float", f"{db_text(report.sqnr_db)} (Q/DQ graph {db_text(report.qdq_sqnr_db)})"),
+            ("SQNR int vs float", f"{db_text(report.sqnr_db)} (Q/DQ graph {db_text(report.qdq_sqnr_db)}; "
+                                  f"{samples_text(report.samples)})"),
             ("vs Q/DQ", f"max |Δ| {report.max_abs_lsb} LSB over {len(report.layers)} VPU layers"),
             ("saturated", f"{report.saturated} accumulator sums")]
 
@@ -67,7 +68,7 @@ def report_line(report: IntSimReport | None) -> str:
         return "not run for this result"
     if report.refused:
         return f"refused: {report.refused}"
-    return (f"{db_text(report.sqnr_db)} vs float · max {report.max_abs_lsb} LSB over "
+    return (f"{db_on_samples(report.sqnr_db, report.samples)} vs float · max {report.max_abs_lsb} LSB over "
             f"{len(report.layers)} layers · {report.saturated} saturated")
 
 

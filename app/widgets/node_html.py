@@ -13,7 +13,7 @@ import html
 import re
 
 from app import theme
-from vpu_core.formatting import (argument_text, compact_ints, dtype_short, human_bytes, module_name,
+from vpu_core.formatting import (argument_text, compact_ints, db_on_samples, dtype_short, human_bytes, module_name,
                                  quant_params_rows, quantizer_phrase, scale_detail, scales_detail, shape_text,
                                  time_text, value_text, zero_points_text)
 from app.widgets.wrapping import breakable
@@ -100,7 +100,8 @@ def summary_html(analysis: Analysis, model: GraphModel | None = None, source: st
              ("Ops not delegated" if xnn else "CPU fallback ops", count_text(len(part.cpu_nodes), theme.WARN)),
              ("Boundary transfers", f"{len(part.boundaries)} edges, {human_bytes(part.transfer_bytes)}"),
              ("Rule violations", violations),
-             ("SQNR (model output)", f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—")]
+             ("SQNR (model output)", esc(db_on_samples(analysis.sqnr_db, analysis.accuracy_samples))
+              if analysis.sqnr_db is not None else "—")]
     other = analysis.partition if xnn else analysis.delegation
     if other is not None:
         facts.append(("VPU partition" if xnn else "XNNPACK (real)", _other_partition(other)))
@@ -381,7 +382,7 @@ def _accuracy(analysis, info) -> str:
     sqnr = analysis.layer_sqnr.get(info.name, info.sqnr_db)
     if sqnr is None:
         return ""
-    return section("Accuracy", rows([("SQNR vs float", f"{sqnr:.1f} dB")]))
+    return section("Accuracy", rows([("SQNR vs float", esc(db_on_samples(sqnr, analysis.accuracy_samples)))]))
 
 
 def _measured(analysis, members) -> str:

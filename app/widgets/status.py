@@ -21,7 +21,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from app import theme
-from vpu_core.formatting import count_text, human_bytes, quantizer_label, time_text
+from vpu_core.formatting import count_text, db_on_samples, human_bytes, quantizer_label, time_text
 from vpu_core.graph.placement import partition_report
 from vpu_core.reports.summary_text import (mac_share_caveat, mac_share_standing, mac_share_text,
                                            no_weighted_op_short)
@@ -79,7 +79,7 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
     xnn = part.source == "xnnpack"
     subs = len(part.subgraphs)
     unit = "XNNPACK delegate" if xnn else "VPU subgraph"
-    sqnr = f"{analysis.sqnr_db:.1f} dB" if analysis.sqnr_db is not None else "—"
+    sqnr = db_on_samples(analysis.sqnr_db, analysis.accuracy_samples) if analysis.sqnr_db is not None else "—"
     head = f"<b>{html.escape(analysis.model)}</b> · {html.escape(quantizer_label(analysis))}"
     runtime = analysis.runtime
     latency = runtime.latency if runtime is not None else None   # None when the run was refused

@@ -191,8 +191,10 @@ class MainWindow(QMainWindow):
         node panel instead, so the graph keeps the whole height (well over half the window)."""
         width, height = self.width(), self.height()
         if height < COMPACT_HEIGHT:
+            # a laptop: the docks at their readable minimum up to 1280 px, so compare mode's two
+            # canvases keep half the window (a fifth of the width beyond)
             self._tab_docks_right()
-            self.resizeDocks([self.node_dock], [max(NODE_DOCK_MIN, min(400, width // 4))],
+            self.resizeDocks([self.node_dock], [max(NODE_DOCK_MIN, min(400, width // 5))],
                              Qt.Orientation.Horizontal)
             return
         self._docks_below()

@@ -346,3 +346,15 @@ class Analysis:
                                                          # (vpu_core.analysis.predicted), shown
                                                          # while PT2E quantizes: no rules, no qparams
     already_quantized: bool = False                      # a Q/DQ program file, checked as it is
+
+    @property
+    def accuracy_samples(self) -> int:
+        """How many samples every accuracy figure of this analysis rests on (the graph's SQNR,
+        each layer's, the integer simulation's): the held-aside batch is one call at the run's
+        batch, the leading dimension of its inputs (formatting.samples_text says it)."""
+        return batch_samples(self.inputs[0].shape if self.inputs else ())
+
+
+def batch_samples(shape: tuple[int, ...]) -> int:
+    """Samples in one batch of inputs of `shape` (its leading dimension; 1 for a scalar)."""
+    return max(int(shape[0]), 1) if shape else 1

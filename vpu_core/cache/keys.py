@@ -121,10 +121,12 @@ def model_identity(spec: str, hashes: FileHashes, fresh: bool = False) -> list |
 
 
 def _profile_text(profile: str | None) -> str | None:
-    from resources import DEFAULT_PROFILE
+    """The text of the profile the run loads: a path, or a shipped profile's name ("edge_npu"),
+    resolved as load_profile resolves it (read as a path, a name had no key: nothing cached)."""
+    from vpu_core.profile import resolve_profile
 
     try:
-        return Path(profile or DEFAULT_PROFILE).read_text(encoding="utf-8")
+        return resolve_profile(profile).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -57,7 +57,14 @@ def simulate_graph(converted: GraphModule, profile: HardwareProfile, batch: tupl
         outputs_identical=_identical(qdq_outputs, outputs),
         sqnr_vs_qdq_db=None if _identical(qdq_outputs, outputs) else _sqnr(qdq_outputs, outputs),
         qdq_sqnr_db=_sqnr(reference, qdq_outputs) if reference is not None else None,
-        seconds=time.perf_counter() - start)
+        seconds=time.perf_counter() - start, samples=_samples(batch))
+
+
+def _samples(batch: tuple) -> int:
+    from vpu_core.analysis.results import batch_samples
+
+    first = next((t for t in batch if isinstance(t, torch.Tensor)), None)
+    return batch_samples(tuple(first.shape) if first is not None else ())
 
 
 def run_integer(converted: GraphModule, profile: HardwareProfile, batch: tuple) -> object:

@@ -51,6 +51,7 @@ class IntSimReport:
     refused_rule: str | None = None       # the rule id named in it
     refused_node: str | None = None
     seconds: float = 0.0
+    samples: int = 1                      # samples of the held-aside batch its figures rest on
 
     @property
     def max_abs_lsb(self) -> int:

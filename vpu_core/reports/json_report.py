@@ -40,6 +40,7 @@ def analysis_to_json(a: Analysis) -> dict:
                      "float_scales": list(t.float_scales)} for t in a.tensors],
         "sqnr_db": a.sqnr_db,
         "sqnr_reason": a.sqnr_reason or None,   # why sqnr_db is null
+        "sqnr_samples": a.accuracy_samples,     # samples the SQNR figures (end to end, per layer) rest on
         "layer_sqnr_db": dict(a.layer_sqnr),
         "graph": {"nodes": [{"name": n.name, "op": n.op, "target": n.target} for n in a.nodes.values()],
                   "edges": [list(e) for e in a.edges]},

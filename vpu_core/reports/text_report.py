@@ -9,7 +9,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Mapping
 
 from vpu_core.analysis.results import Analysis, PartitionReport
-from vpu_core.formatting import human_bytes, quantizer_label
+from vpu_core.formatting import human_bytes, quantizer_label, samples_text
 from vpu_core.reports.summary_text import headline, no_weighted_op_sentence
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def analysis_to_text(a: Analysis) -> str:
     lines += ["", *_shift_lines(a), ""]
     sqnr = f"not meaningful ({a.sqnr_reason or 'no float reference'})" if a.sqnr_db is None \
         else f"{a.sqnr_db:.1f} dB"
-    lines.append(f"SQNR (float vs quantized, held-aside batch): {sqnr}")
+    lines.append(f"SQNR (float vs quantized, held-aside batch of {samples_text(a.accuracy_samples)}): {sqnr}")
     if a.int_sim is not None:
         from vpu_core.reports.int_sim import int_sim_lines
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from vpu_core.formatting import db_text, scale_text
+from vpu_core.formatting import db_text, samples_text, scale_text
 from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, esc
 from vpu_core.reports.html.svg_charts import (Bar, RefLine, Series, bin_edges, count_bins, hbars,
@@ -94,8 +94,8 @@ def sqnr_section(a: Analysis, tag: str = "") -> str:
     big = f'<div class="sqnr-big">{esc(db_text(a.sqnr_db))}</div>'
     lede = ("Signal-to-quantization-noise ratio of the quantized model against the float model on a "
             "held-aside batch; higher is better (every 6 dB ≈ one bit).")
-    where = "End to end, at the model output." if a.sqnr_db is not None or not a.sqnr_reason \
-        else f"Not meaningful: {a.sqnr_reason}."
+    where = (f"End to end, at the model output, on {samples_text(a.accuracy_samples)}."
+             if a.sqnr_db is not None or not a.sqnr_reason else f"Not meaningful: {a.sqnr_reason}.")
     body = big + f'<p class="muted">{esc(where)}</p>'
     bars = layer_bars(a)
     if bars:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vpu_core.compare import default_label, node_role, violation_owners
-from vpu_core.formatting import db_text, human_bytes, node_label, quantizer_label, value_text
+from vpu_core.formatting import db_text, human_bytes, node_label, quantizer_label, samples_text, value_text
 from vpu_core.reports.html import style
 from vpu_core.reports.html.html_kit import card, code, details, esc, facts, kpi, pill, table
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, human_macs, mac_share_caveat,
@@ -57,7 +57,8 @@ def summary_section(a: Analysis, tag: str = "") -> str:
         kpi("CPU fallback", str(len(p.cpu_nodes)), "ops without a VPU kernel", "cpu" if p.cpu_nodes else ""),
         kpi("Boundary traffic", esc(human_bytes(p.transfer_bytes)), f"{len(p.boundaries)} boundary edges",
             "cpu" if p.boundaries else ""),
-        kpi("SQNR end to end", esc(db_text(a.sqnr_db)), "float vs quantized output"),
+        kpi("SQNR end to end", esc(db_text(a.sqnr_db)),
+            f"float vs quantized output · {esc(samples_text(a.accuracy_samples))}"),
     ])
     return card("summary", "Summary", f'<div class="kpis">{tiles}</div>' + no_weighted_op_html(a)
                 + facts(summary_facts(a)), tag=tag,
