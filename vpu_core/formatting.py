@@ -339,6 +339,8 @@ def card_value_text(value: float | None, unit: str) -> str:
         return f"{value:.1f} dB"
     if unit == "share":
         return f"{100 * value:.1f} %"
+    if unit == "value":
+        return f"{value:.4g}"
     return f"{value:.0f}"
 
 
@@ -356,6 +358,8 @@ def card_delta_text(delta: float | None, unit: str) -> str:
         return f"{sign}{size:.1f} dB"
     if unit == "share":
         return f"{sign}{100 * size:.1f} pp"
+    if unit == "value":
+        return f"{sign}{size:.3g}"
     return f"{sign}{size:.0f}"
 
 

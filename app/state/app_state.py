@@ -12,7 +12,8 @@ to run: a run starts because the request changed (RunController, debounced) or R
                   measure (run side A's lowered program on this CPU too) ·
                   profile_draft (the What-if editor's form) beside profile_in_use
     the choices   catalogue (zoo) · recent_models · recent_profiles
-    the result    result · comparison · ablation (of the result on screen; the session keeps them all)
+    the result    result · comparison · ablation, sensitivity (of the result on screen; the session
+                  keeps them all) · eval_spec (the user's metric function, as --eval)
                   · selection · focus_side · search · run · prediction_changes
                   (a result may first be the predicted partition of the float graph, replaced in
                   place by the quantized analysis: same node ids, same selection)
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, PredictionChange
     from vpu_core.profile import HardwareProfile
     from vpu_core.session import DisplayGraph, Inspection, InspectionPair
+    from vpu_core.sensitivity.results import SensitivityReport
     from vpu_core.whatif.results import AblationReport
 
 MAX_RECENT = 8
@@ -71,6 +73,9 @@ class AppState(Evented):
     comparison: Field[InspectionPair | None] = Field(None, "compare mode's pair", readonly=True, same=same_object)
     ablation: Field[AblationReport | None] = Field(None, "what each constraint costs, for the result on screen",
                                                    same=same_object)
+    sensitivity: Field[SensitivityReport | None] = Field(
+        None, "which layer costs the decibels and its fixes, for the result on screen", same=same_object)
+    eval_spec: Field[str | None] = Field(None, "the user's metric, FILE.py:fn (as --eval); None: SQNR only")
     selection: Field[Selection | None] = Field(None, "one node of one side", readonly=True)
     focus_side: Field[str] = Field("a", "the side the docks report on", readonly=True, emit_value=True)
     search: Field[Search] = Field(Search(), "the search text, its matches and the one shown")
@@ -94,6 +99,8 @@ class AppState(Evented):
     result_changed = Signal()
     comparison_changed = Signal()
     ablation_changed = Signal()
+    sensitivity_changed = Signal()
+    eval_spec_changed = Signal()
     selection_changed = Signal()
     focus_side_changed = Signal(str)
     search_changed = Signal()

@@ -31,6 +31,7 @@ from app.features.persistence import SettingsController
 from app.features.presenter import PresenterController
 from app.features.runs import RunController
 from app.features.runtime import RuntimeController
+from app.features.sensitivity import SensitivityController
 from app.features.sweep import SweepController
 from app.features.shown import window_title
 from app.features.status import StatusController
@@ -43,6 +44,7 @@ from app.widgets.compare_view import CompareView
 from app.widgets.graph_area import GraphArea
 from app.widgets.panels import Panels
 from app.widgets.run_controls import RunControls
+from app.widgets.sensitivity_panel import SensitivityPanel
 from app.widgets.sweep_table import SweepTable
 from app.widgets.view_bar import ViewBar
 from app.widgets.whatif_panel import WhatIfPanel
@@ -125,6 +127,10 @@ class MainWindow(QMainWindow):
         self.whatif_dock = self._dock("What-if", "whatifDock", self.whatif_panel,
                                       Qt.DockWidgetArea.RightDockWidgetArea, NODE_DOCK_MIN)
         self.tabifyDockWidget(self.node_dock, self.whatif_dock)
+        self.sensitivity_panel = SensitivityPanel()     # a tab beside What-if (View ▸ Sensitivity)
+        self.sensitivity_dock = self._dock("Sensitivity", "sensitivityDock", self.sensitivity_panel,
+                                           Qt.DockWidgetArea.RightDockWidgetArea, NODE_DOCK_MIN)
+        self.tabifyDockWidget(self.whatif_dock, self.sensitivity_dock)
         self.node_dock.raise_()
         self.sweep_table = SweepTable()             # a tab beside the report tables (File ▸ Open sweep…)
         self.sweep_dock = self._dock("Sweep", "sweepDock", self.sweep_table, bottom, TABLES_MIN)
@@ -168,9 +174,11 @@ class MainWindow(QMainWindow):
         self.view_options = ViewOptionsController(state, self.view_bar, canvases)
         self.whatif = WhatIfController(state, self.whatif_panel, self.whatif_dock, try_links=self.panels,
                                        cards=self.graph_stack)
+        self.sensitivity = SensitivityController(state, self.sensitivity_panel, self.sensitivity_dock,
+                                                 cards=self.graph_stack)
         self.runtime = RuntimeController(state, self.measure_action)
         self.sweep = SweepController(state, self.sweep_table, self.sweep_dock)
-        self.focus = FocusController(state, [self.node_dock, self.whatif_dock, self.tables_dock,
+        self.focus = FocusController(state, [self.node_dock, self.whatif_dock, self.sensitivity_dock, self.tables_dock,
                                              self.plots_dock, self.sweep_dock, self.run_toolbar,
                                              self.view_bar, status])
         state.drawn.connect(lambda: self.setWindowTitle(window_title(state)))
@@ -246,6 +254,7 @@ class MainWindow(QMainWindow):
         self.store.sync()
         self.runs.jobs.shutdown()
         self.whatif.shutdown()
+        self.sensitivity.shutdown()
         super().closeEvent(event)
         if self._gc_held:
             self._gc_held = False

@@ -69,8 +69,10 @@ def build_menus(w: MainWindow) -> None:
     w.state.look_changed.connect(lambda: show.setChecked(w.state.look.presentation))
     _action(w, view_menu, "High contrast", w.view_bar.high_contrast.click)
     view_menu.addSeparator()
-    for dock in (w.node_dock, w.tables_dock, w.plots_dock, w.whatif_dock, w.sweep_dock):
+    for dock in (w.node_dock, w.tables_dock, w.plots_dock, w.whatif_dock, w.sensitivity_dock, w.sweep_dock):
         view_menu.addAction(dock.toggleViewAction())
+    _action(w, view_menu, "Sensitivity: which layer costs the decibels, and its fixes", lambda: w.sensitivity.show(),
+            "Ctrl+Shift+A", "Rank the quantized layers by error and predict what each fix gains and costs")
     _action(w, view_menu, "What-if: profile, constraint cost, next kernel", lambda: w.whatif.show(),
             "Ctrl+Shift+W", "Edit the hardware profile, rank what each constraint costs, which kernel to add")
     _action(w, view_menu, "Try the selected CPU node on the VPU", w.whatif.try_selected, "T",

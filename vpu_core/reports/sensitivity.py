@@ -58,7 +58,7 @@ def sensitivity_lines(r: SensitivityReport) -> list[str]:
     if r.fixes:
         lines.append("  Fixes (predicted by quantizing each for real):")
         for f in r.fixes:
-            lines.append(f"    {' '.join(f.args):<44} {_trade(f, b)}")
+            lines.append(f"    {' '.join(f.args):<44} {fix_trade(f, b)}")
     if r.search is not None:
         s = r.search
         verdict = "reached" if s.reached else f"not reached ({s.reason})"
@@ -70,7 +70,34 @@ def sensitivity_lines(r: SensitivityReport) -> list[str]:
     return lines
 
 
-def _trade(f: Fix, b: Outcome) -> str:
+def change_title(f: Fix) -> str:
+    """A fix in a few words: "keep conv2d in float", "keep conv2d's output in float (+2 ops)"."""
+    if f.change == "keep_float":
+        if len(f.nodes) > 1:
+            return f"keep {f.nodes[0]}'s output in float (+{len(f.nodes) - 1} op{'s' if len(f.nodes) > 2 else ''})"
+        return f"keep {f.nodes[0]} in float"
+    if f.change == "observer":
+        return f"{f.args[-1].split('=', 1)[1]} observer for {f.nodes[0]}"
+    if f.change == "per_channel":
+        return f"per-channel weights for {f.nodes[0]}"
+    return f"16-bit activations for {f.nodes[0]}"
+
+
+def search_summary(r: SensitivityReport) -> str:
+    """The search in one sentence (empty without one)."""
+    s = r.search
+    if s is None:
+        return ""
+    last = s.steps[-1].outcome
+    n = len(s.steps) - 1
+    if s.reached:
+        return (f"{s.goal_db:.1f} dB reached with {n} fix(es): {db_text(last.sqnr_db)}, VPU MAC share "
+                f"{100 * last.vpu_mac_share:.1f} %")
+    return f"{s.goal_db:.1f} dB not reached ({s.reason}); best {db_text(last.sqnr_db)}"
+
+
+def fix_trade(f: Fix, b: Outcome) -> str:
+    """Both sides of the trade of a fix against the baseline, in one line."""
     p = f.predicted
     gain = f"{f.gain_db:+.2f} dB" if f.gain_db is not None else "n/a"
     parts = [f"{db_text(p.sqnr_db)} ({gain})"]

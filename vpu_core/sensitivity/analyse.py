@@ -67,7 +67,8 @@ def _sensitivity(qm: QuantizedModel, analysis: Analysis, recorded: Any, options:
     metric, metric_float, metric_base = _metrics(qm, options)
     ranked = _ranked(errors, shares)
     by_name = {layer.node.name: layer for layer in layers}
-    worst = [by_name[e.node] for e in ranked[: options.layers]]
+    named = [by_name[n] for n in options.fix_nodes if n in by_name]
+    worst = list(dict.fromkeys([*(by_name[e.node] for e in ranked[: options.layers]), *named]))
     t = time.perf_counter()
     alone = {}
     for i, layer in enumerate(worst):
@@ -99,12 +100,13 @@ def _metrics(qm: QuantizedModel, options: SensitivityOptions) -> tuple[Metric | 
     """The user's metric as a function of a graph, and its value for the float and quantized model."""
     if not options.metric:
         return None, None, None
-    from vpu_core.sensitivity.user_metric import CallableModel, load_metric, metric_of
+    from vpu_core.sensitivity.user_metric import graph_metric, load_metric, output_structure
 
-    spec, fn, batch = options.metric, load_metric(options.metric), _rows_of(qm.example_inputs) or 1
+    spec, fn = options.metric, load_metric(options.metric)
+    structure = output_structure(qm.float_graph, qm.example_inputs)
 
     def metric(gm: Any, what: str = "quantized") -> float:
-        return metric_of(fn, spec, CallableModel(gm, batch), what)
+        return graph_metric(fn, spec, gm, qm.example_inputs, what, structure)
     return metric, metric(qm.float_graph, "float"), metric(qm.converted)
 
 

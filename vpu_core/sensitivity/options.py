@@ -5,8 +5,13 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vpu_core.errors import InspectorError
+
+if TYPE_CHECKING:
+    from vpu_core.config import RunConfig
+    from vpu_core.sensitivity.results import Fix
 
 DEFAULT_FUNCTION = "evaluate"
 
@@ -16,6 +21,7 @@ class SensitivityOptions:
     layers: int = 1                 # the worst layers whose fixes are predicted (each fix a re-quantization)
     goal_db: float | None = None    # also search the smallest set of fixes reaching this SQNR
     metric: str | None = None       # --eval FILE.py:fn
+    fix_nodes: tuple[str, ...] = () # also predict the fixes of these layers (the window's "Predict fixes")
 
 
 class MetricError(InspectorError):
@@ -91,3 +97,18 @@ def _observer(text: str) -> tuple[str, str]:
     if not sep or not node or not kind:
         raise argparse.ArgumentTypeError(f"expected NODE=KIND, e.g. conv2d_3=histogram, got {text!r}")
     return node, kind
+
+
+def with_fix(config: RunConfig, fix: Fix) -> RunConfig:
+    """`config` with `fix`'s change added (what its `args` say on the command line)."""
+    import dataclasses
+
+    if fix.change == "keep_float":
+        return dataclasses.replace(config, keep_float=(*config.keep_float, *fix.nodes))
+    if fix.change == "per_channel":
+        return dataclasses.replace(config, per_channel=(*config.per_channel, *fix.nodes))
+    if fix.change == "wide_activation":
+        return dataclasses.replace(config, wide_activations=(*config.wide_activations, *fix.nodes))
+    kind = fix.args[-1].split("=", 1)[1]
+    taken = {n for n, _ in config.observers}
+    return dataclasses.replace(config, observers=(*config.observers, *((n, kind) for n in fix.nodes if n not in taken)))

@@ -8,12 +8,12 @@ reached or no fix is left. Each step is a point of the curve: SQNR against the V
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from vpu_core.config import RunConfig
 from vpu_core.pipeline import Donor, QuantizedModel
 from vpu_core.progress import NO_CONTEXT, RunContext
+from vpu_core.sensitivity.options import with_fix
 from vpu_core.sensitivity.predict import Metric, StoreFor, predict
 from vpu_core.sensitivity.results import Fix, Outcome, SearchResult, SearchStep
 
@@ -56,16 +56,3 @@ def _conflicts(config: RunConfig, fix: Fix) -> bool:
     if fix.change == "keep_float":
         return bool(changed & set(fix.nodes)) or set(fix.nodes) <= set(config.keep_float)
     return bool(set(config.keep_float) & set(fix.nodes))
-
-
-def with_fix(config: RunConfig, fix: Fix) -> RunConfig:
-    """`config` with `fix`'s change added."""
-    if fix.change == "keep_float":
-        return dataclasses.replace(config, keep_float=(*config.keep_float, *fix.nodes))
-    if fix.change == "per_channel":
-        return dataclasses.replace(config, per_channel=(*config.per_channel, *fix.nodes))
-    if fix.change == "wide_activation":
-        return dataclasses.replace(config, wide_activations=(*config.wide_activations, *fix.nodes))
-    kind = fix.args[-1].split("=", 1)[1]
-    taken = {n for n, _ in config.observers}
-    return dataclasses.replace(config, observers=(*config.observers, *((n, kind) for n in fix.nodes if n not in taken)))

@@ -58,10 +58,12 @@ def load_metric(spec: str) -> Callable[[Any], Any]:
 
 
 class CallableModel:
-    """A graph of one batch size as a model of any batch (see the module docstring)."""
+    """A graph of one batch size as a model of any batch (see the module docstring). `structure`:
+    the float model's output structure (a TreeSpec) — a converted program read back from the
+    cache returns a flat tuple of tensors, given back to fn in the model's own shape."""
 
-    def __init__(self, gm: Callable[..., Any], batch: int) -> None:
-        self.gm, self.batch = gm, batch
+    def __init__(self, gm: Callable[..., Any], batch: int, structure: Any = None) -> None:
+        self.gm, self.batch, self.structure = gm, batch, structure
 
     def eval(self) -> CallableModel:        # a user's fn may call model.eval(): nothing to change
         return self
@@ -70,9 +72,23 @@ class CallableModel:
         with torch.no_grad():
             n = _rows(inputs)
             if n is None or n == self.batch:
-                return self.gm(*inputs)
-            outs = [self.gm(*_chunk(inputs, start, self.batch)) for start in range(0, n, self.batch)]
+                return self._shaped(self.gm(*inputs))
+            outs = [self._shaped(self.gm(*_chunk(inputs, start, self.batch))) for start in range(0, n, self.batch)]
             return _joined(outs, n, self.batch)
+
+    def _shaped(self, out: Any) -> Any:
+        if self.structure is None:
+            return out
+        leaves, spec = tree_flatten(out)
+        if spec == self.structure or len(leaves) != self.structure.num_leaves:
+            return out
+        return tree_unflatten(leaves, self.structure)
+
+
+def output_structure(float_gm: Callable[..., Any], example_inputs: tuple) -> Any:
+    """The TreeSpec of the float model's output (one run on its example inputs)."""
+    with torch.no_grad():
+        return tree_flatten(float_gm(*example_inputs))[1]
 
 
 def _rows(inputs: tuple) -> int | None:
@@ -133,3 +149,15 @@ def _number(value: Any) -> float | None:
 def _shown(value: Any) -> str:
     text = repr(value)
     return f"{type(value).__name__} {text[:40] + '…' if len(text) > 40 else text}"
+
+
+def batch_of(example_inputs: tuple) -> int:
+    """The exported batch: dim 0 of the first input that has one (1 without any)."""
+    return _rows(example_inputs) or 1
+
+
+def graph_metric(fn: Callable[[Any], Any], spec: str, gm: Callable[..., Any], example_inputs: tuple,
+                 what: str, structure: Any = None) -> float:
+    """fn of a graph of the model exported with `example_inputs`, as a callable model of any batch
+    whose outputs have `structure` (output_structure of the float model)."""
+    return metric_of(fn, spec, CallableModel(gm, batch_of(example_inputs), structure), what)

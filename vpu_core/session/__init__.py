@@ -72,6 +72,7 @@ class Session:
         self._disk: DiskCache | None = None
         self.attached = AttachedResults(8 * keep)     # analysis -> it with int_sim / what-if
         self._ablations: dict = {}        # analysis key (or RunConfig) -> whatif AblationReport
+        self._metrics: dict = {}          # (quantized key, --eval spec, its file hash) -> the user's metric
         self._lock = threading.Lock()
 
     # -- public --------------------------------------------------------------------------------
@@ -354,18 +355,15 @@ class Session:
         configuration for real (vpu_core.sensitivity). Cached like the analysis, per options; the
         fixed configurations keep their qparams in their own cache entries, so applying a fix
         afterwards converts without calibrating."""
-        from vpu_core.cache import analysis_store
-        from vpu_core.cache.stages import StageStore
-        from vpu_core.sensitivity.options import SensitivityOptions, split_spec
+        from vpu_core.sensitivity.options import SensitivityOptions
 
         options = options or SensitivityOptions()
         keys = keys if keys is not None else self.keys(config)
-        metric_file = self.hashes.of(split_spec(options.metric)[0]) if options.metric else None
-        store = analysis_store.sensitivity_store(keys, (dataclasses.asdict(options), metric_file),
-                                                 self.memory, self.disk())
+        store = self._sensitivity_store(keys, options)
         hit = store.get()
         if hit is not None:
             return hit
+        from vpu_core.cache.stages import StageStore
         from vpu_core.sensitivity.analyse import sensitivity
 
         analysis = self.analysis(config, False, ctx, keys=keys)
@@ -379,6 +377,41 @@ class Session:
         report = ctx.call(sensitivity, qm, analysis, recorded, options, store_for, ctx)
         store.put(report)
         return report
+
+    def known_sensitivity(self, config: RunConfig, options: SensitivityOptions) -> SensitivityReport | None:
+        """The sensitivity report of `config` under `options` if this session or the disk cache has
+        it, else None (never runs one)."""
+        return self._sensitivity_store(self.keys(config), options).get()
+
+    def _sensitivity_store(self, keys: StageKeys | None, options: SensitivityOptions):
+        from vpu_core.cache import analysis_store
+        from vpu_core.sensitivity.options import split_spec
+
+        metric_file = self.hashes.of(split_spec(options.metric)[0]) if options.metric else None
+        return analysis_store.sensitivity_store(keys, (dataclasses.asdict(options), metric_file),
+                                                self.memory, self.disk())
+
+    def metric_of(self, config: RunConfig, spec: str, ctx: RunContext = NO_CONTEXT) -> float:
+        """The user's metric (--eval FILE.py:fn) of the quantized model of `config`, remembered per
+        program and function file (vpu_core.sensitivity.user_metric)."""
+        from vpu_core.sensitivity.options import split_spec
+
+        keys = self.keys(config)
+        key = None if keys is None else (keys.quantized, spec, self.hashes.of(split_spec(spec)[0]))
+        with self._lock:
+            known = self._metrics.get(key) if key is not None else None
+        if known is not None:
+            return known
+        from vpu_core.sensitivity.user_metric import graph_metric, load_metric, output_structure
+
+        qm = self.quantized(config, ctx, keys)
+        structure = None if qm.float_graph is None else output_structure(qm.float_graph, qm.example_inputs)
+        value = ctx.call(graph_metric, load_metric(spec), spec, qm.converted, qm.example_inputs, "quantized",
+                         structure)
+        if key is not None:
+            with self._lock:
+                self._metrics[key] = value
+        return value
 
     def runtime(self, config: RunConfig, runs: int = 20, warmup: int = 3,
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None, *,

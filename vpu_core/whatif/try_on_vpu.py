@@ -86,7 +86,7 @@ class Delta:
     before: float | None
     after: float | None
     better: str              # "low" | "high": which direction is an improvement
-    unit: str = ""           # "", "B", "dB", "share" (0..1)
+    unit: str = ""           # "", "B", "dB", "share" (0..1), "value" (a metric: 4 significant digits)
 
     @property
     def delta(self) -> float | None:
@@ -118,9 +118,10 @@ def _mac_share(a: Analysis) -> float | None:
     return float(a.summary.vpu_mac_share) if a.summary is not None else None
 
 
-def before_after(before: Analysis, after: Analysis, change: str = "") -> BeforeAfter:
+def before_after(before: Analysis, after: Analysis, change: str = "", extra: tuple[Delta, ...] = ()) -> BeforeAfter:
     """CPU ops, VPU subgraphs, boundary bytes, end-to-end SQNR and the VPU's share of the MACs of
-    two analyses of one model (the simulated partition), each with its delta."""
+    two analyses of one model (the simulated partition), each with its delta; `extra` rows after
+    the SQNR (the user's metric of a sensitivity fix)."""
     rows = []
     for key, title, better, unit, value in (
             ("cpu_ops", "CPU ops", "low", "", lambda a: float(len(a.partition.cpu_nodes))),
@@ -129,5 +130,7 @@ def before_after(before: Analysis, after: Analysis, change: str = "") -> BeforeA
             ("sqnr_db", "SQNR", "high", "dB", lambda a: a.sqnr_db),
             ("vpu_mac_share", "VPU MAC share", "high", "share", _mac_share)):
         rows.append(Delta(key, title, value(before), value(after), better, unit))
+        if key == "sqnr_db":
+            rows.extend(extra)
     was, now = ({c.node for c in a.partition.cpu_nodes} for a in (before, after))
     return BeforeAfter(after.model, change, tuple(rows), tuple(sorted(was ^ now)))
