@@ -65,7 +65,8 @@ def run_story(model: str, spec: str | None, size: tuple[int, int], out: Path) ->
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    size, out, spec = (1280, 720), Path("."), TOP1
+    size, out = (1280, 720), Path(".")
+    spec: str | None = TOP1
     for flag in ("--size", "--out", "--eval"):
         if flag in args:
             i = args.index(flag)

@@ -36,9 +36,6 @@ if TYPE_CHECKING:
     from vpu_core.sensitivity.results import Fix, SensitivityReport
     from vpu_core.whatif.try_on_vpu import BeforeAfter
 
-LOCAL_METRIC = "local_db"       # vpu_core.graph.metrics: colour ops by their local error
-
-
 class Dock(Protocol):
     def show(self) -> None: ...
 
@@ -116,8 +113,6 @@ class SensitivityController(QObject):
         if report is self.state.sensitivity:
             self.panel.show_report(report)                  # known already (asked again): shown again
         self.state.sensitivity = report
-        if self.state.metric is None:
-            self.state.metric = LOCAL_METRIC                # the graph coloured by local error
 
     def _on_failed(self, error: InspectorError) -> None:
         self.panel.set_status("Failed")

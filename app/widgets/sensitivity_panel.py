@@ -102,12 +102,12 @@ class SensitivityPanel(QWidget):
     # -- layout ------------------------------------------------------------------------------------
     def _build(self) -> None:
         self.title = _wrapping(QLabel())
-        self.metric = QLineEdit()
-        self.metric.setPlaceholderText("metric: FILE.py:fn")
-        self.metric.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self.metric.setToolTip("fn(model) returns a number, e.g. top-1 on your data: reported for the float "
+        self.metric_edit = QLineEdit()
+        self.metric_edit.setPlaceholderText("metric: FILE.py:fn")
+        self.metric_edit.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.metric_edit.setToolTip("fn(model) returns a number, e.g. top-1 on your data: reported for the float "
                                "model, the quantized one and every fix (as check --eval)")
-        self.metric.editingFinished.connect(lambda: self.metric_edited.emit(self.metric.text().strip()))
+        self.metric_edit.editingFinished.connect(lambda: self.metric_edited.emit(self.metric_edit.text().strip()))
         self.run_button, self.cancel_button = QPushButton("Analyse"), QPushButton("Cancel")
         self.run_button.setObjectName("primary")
         self.run_button.setToolTip("Rank the layers by error and predict the fixes of the worst (each fix is "
@@ -121,7 +121,7 @@ class SensitivityPanel(QWidget):
         self.status = _wrapping(QLabel())
         self.status.setObjectName("muted")
         top = QHBoxLayout()
-        top.addWidget(self.metric, 1)
+        top.addWidget(self.metric_edit, 1)
         top.addWidget(self.run_button)
         top.addWidget(self.cancel_button)
         self.plot = pg.PlotWidget()
@@ -151,7 +151,7 @@ class SensitivityPanel(QWidget):
         self.predict_button, self.apply_button = QPushButton("Predict fixes"), QPushButton("Apply")
         self.apply_button.setObjectName("primary")
         self.apply_button.setToolTip("Run with this fix (its command-line options) and show before → after")
-        self.predict_button.clicked.connect(lambda: self.layer and self.predict_clicked.emit(self.layer))
+        self.predict_button.clicked.connect(self._predict)
         self.apply_button.clicked.connect(self._apply)
         buttons = QHBoxLayout()
         buttons.addWidget(self.predict_button)
@@ -160,17 +160,17 @@ class SensitivityPanel(QWidget):
         fixes_box = QWidget()
         fixes_layout = QVBoxLayout(fixes_box)
         fixes_layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.fix_title, self.fixes, self.fix_detail):
-            fixes_layout.addWidget(widget)
+        fixes_layout.addWidget(self.fix_title)
+        fixes_layout.addWidget(self.fixes)
+        fixes_layout.addWidget(self.fix_detail)
         fixes_layout.addLayout(buttons)
         self.ranking = QTabWidget()              # the chart, or every layer's numbers
         self.ranking.setDocumentMode(True)
         self.ranking.addTab(self.plot, "Chart")
         self.ranking.addTab(self.layers, "All layers")
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        for widget, stretch in ((self.ranking, 2), (fixes_box, 3)):
-            self.splitter.addWidget(widget)
-            self.splitter.setStretchFactor(self.splitter.indexOf(widget), stretch)
+        self.splitter.addWidget(self.ranking)
+        self.splitter.addWidget(fixes_box)
         self.splitter.setChildrenCollapsible(False)
         self.hint = _wrapping(QLabel())
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -214,8 +214,8 @@ class SensitivityPanel(QWidget):
         self.status.setText(text)
 
     def set_metric_text(self, text: str) -> None:
-        if self.metric.text() != text:
-            self.metric.setText(text)
+        if self.metric_edit.text() != text:
+            self.metric_edit.setText(text)
 
     def _title(self, model: str) -> None:
         self.title.setText(f"<b>Which layer costs the decibels</b> — {model}" if model else
@@ -373,6 +373,10 @@ class SensitivityPanel(QWidget):
     def pick_fix(self, index: int) -> None:
         if 0 <= index < len(self._fixes):
             self.fixes.selectRow(index)
+
+    def _predict(self) -> None:
+        if self.layer:
+            self.predict_clicked.emit(self.layer)
 
     def _apply(self) -> None:
         f = self.picked_fix()

@@ -103,6 +103,7 @@ def _metrics(qm: QuantizedModel, options: SensitivityOptions) -> tuple[Metric | 
     from vpu_core.sensitivity.user_metric import graph_metric, load_metric, output_structure
 
     spec, fn = options.metric, load_metric(options.metric)
+    assert qm.float_graph is not None, "checked by the caller"
     structure = output_structure(qm.float_graph, qm.example_inputs)
 
     def metric(gm: Any, what: str = "quantized") -> float:
