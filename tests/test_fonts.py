@@ -137,7 +137,7 @@ def test_an_exported_image_is_the_same_with_or_without_the_machines_fonts(tmp_pa
     for config in (str(NO_SYSTEM_FONTS), None):
         out = tmp_path / f"{len(pictures)}.png"
         run_env = dict(env, FONTCONFIG_FILE=config) if config else env
-        subprocess.run([sys.executable, "-c", RENDER, str(out)], env=run_env, check=True, timeout=120,
+        subprocess.run([sys.executable, "-c", RENDER, str(out)], env=run_env, check=True, timeout=600,
                        capture_output=True)
         pictures.append(out.read_bytes())
     assert pictures[0] == pictures[1]
@@ -147,5 +147,5 @@ def test_one_test_runs_without_xdist():
     """`pytest -p no:xdist tests/x.py::test_y` (the README's one-test command) is not refused."""
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "--collect-only", "-q",
                            "tests/test_fonts.py::test_one_test_runs_without_xdist"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)   # collection imports torch: slow under load
     assert done.returncode == 0, done.stdout + done.stderr
