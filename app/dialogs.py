@@ -39,6 +39,16 @@ def show_error(parent: QWidget | None, error: object, title: str = "Run failed",
     return box
 
 
+def ask_time_limit(parent: QWidget | None, seconds: float | None) -> int | None:
+    """The time limit of a run in seconds (0: none), or None when the user cancels."""
+    from PySide6.QtWidgets import QInputDialog
+
+    value, ok = QInputDialog.getInt(
+        parent, "Time limit of a run", "Stop a run still going after (seconds, 0: never):",
+        int(seconds or 0), 0, 7 * 24 * 3600, 60)
+    return value if ok else None
+
+
 def confirm_python_model(parent: QWidget | None, path: str) -> bool:
     """Loading a .py executes it: ask first (used for drag & drop, where no dialog warned yet)."""
     answer = QMessageBox.warning(

@@ -65,6 +65,18 @@ class Store:
     def set_recent_profiles(self, paths: list[str]) -> None:
         self.qs.setValue("recent_profiles", list(paths)[:MAX_RECENT])
 
+    def time_limit_s(self, default: float | None) -> float | None:
+        """Seconds after which a run is stopped (0 in the file: never); `default` when not saved."""
+        value = self.qs.value("run/time_limit_s")
+        try:
+            seconds = float(value) if value is not None else default
+        except (TypeError, ValueError):
+            return default
+        return seconds if seconds else None
+
+    def save_time_limit_s(self, seconds: float | None) -> None:
+        self.qs.setValue("run/time_limit_s", float(seconds or 0))
+
     # -- run options ----------------------------------------------------------------------------
     def run_options(self) -> dict:
         """Last quantizer / batch / calibration / profile choice (only keys that were saved)."""

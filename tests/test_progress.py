@@ -6,7 +6,7 @@ import pytest
 
 from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled
-from vpu_core.progress import Eta, TerminalProgress, abandoned_work, call_cancellable
+from vpu_core.progress import Eta, TerminalProgress, call_cancellable
 from vpu_core.session import STAGE_TITLES, Session
 
 
@@ -34,26 +34,18 @@ def test_cancel_during_convert_stops_within_a_second_and_leaves_nothing_behind()
     assert session.inspect(config, view=None).analysis.tensors      # the session still works
 
 
-def test_a_long_library_call_is_abandoned_on_cancel():
-    """The caller gets Cancelled while the library call is still running (it is abandoned, and
-    the next job waits for it: test_jobs), not when the call returns."""
-    cancel, release = threading.Event(), threading.Event()
-    threading.Timer(0.1, cancel.set).start()
-    with pytest.raises(Cancelled):
-        call_cancellable(release.wait, 60.0, cancel=cancel)
-    assert abandoned_work() and not release.is_set()     # returned before the call ended
-    release.set()
-    deadline = threading.Event()
-    while abandoned_work():
-        deadline.wait(0.01)
-
-
-def test_call_cancellable_passes_results_and_errors_through():
+def test_call_cancellable_passes_results_and_errors_through_and_drops_a_cancelled_result():
     cancel = threading.Event()
     assert call_cancellable(lambda a, b: a + b, 2, 3, cancel=cancel) == 5
     with pytest.raises(ZeroDivisionError):
         call_cancellable(lambda: 1 / 0, cancel=cancel)
     assert call_cancellable(lambda: "inline") == "inline"
+    with pytest.raises(Cancelled):           # cancelled while it ran: its result is not used
+        call_cancellable(lambda: cancel.set() or "late", cancel=cancel)
+    ran = []
+    with pytest.raises(Cancelled):           # cancelled before: it never starts
+        call_cancellable(ran.append, 1, cancel=cancel)
+    assert ran == []
 
 
 def test_eta_extrapolates_the_stage_rate():

@@ -307,9 +307,9 @@ def test_children_never_import_the_drivers_main_module():
     run: while a worker starts, multiprocessing is given nothing to re-import."""
     from multiprocessing import spawn
 
-    from vpu_core.sweep.local import _without_main_module
+    from vpu_core.worker.server import without_main_module
 
-    with _without_main_module():
+    with without_main_module():
         data = spawn.get_preparation_data("vpu-sweep-x")
     assert "init_main_from_name" not in data and "init_main_from_path" not in data
     assert sys.modules["__main__"].__name__ == "__main__" and hasattr(sys.modules["__main__"], "__spec__")

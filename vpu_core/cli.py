@@ -243,20 +243,25 @@ def cmd_check(args: argparse.Namespace) -> int:
         from vpu_core.sensitivity.user_metric import load_metric
 
         load_metric(sensitivity_options.metric)
-    progress = TerminalProgress({**STAGE_TITLES, "ablate": "Relaxing each constraint",
+    from vpu_core.worker.ending import LastStage, exits_as_errors
+
+    terminal = TerminalProgress({**STAGE_TITLES, "ablate": "Relaxing each constraint",
                                  "sensitivity": "Sensitivity per layer and fixes"})   # stderr, terminals only
+    progress = LastStage(terminal)
     try:
-        inspection = session.inspect(config, view=None, progress=progress, targets=targets,
-                                     int_sim=args.int_sim, whatif=True,
-                                     runtime_runs=args.runs if args.run else None)
-        analysis = inspection.analysis
-        runs = ({name: session.target_run(config, name, args.runs, ctx=RunContext(progress))
-                 for name in targets if name not in ("vpu", "xnnpack")} if args.run else {})
-        ablation = session.ablate(config, progress) if ablate else None
-        sensitivity = session.sensitivity(config, sensitivity_options, RunContext(progress)) \
-            if args.sensitivity else None
+        # the model's code runs in this process: its os._exit / sys.exit is an error, not our exit code
+        with exits_as_errors(config.model, lambda: progress.stage):
+            inspection = session.inspect(config, view=None, progress=progress, targets=targets,
+                                         int_sim=args.int_sim, whatif=True,
+                                         runtime_runs=args.runs if args.run else None)
+            analysis = inspection.analysis
+            runs = ({name: session.target_run(config, name, args.runs, ctx=RunContext(progress))
+                     for name in targets if name not in ("vpu", "xnnpack")} if args.run else {})
+            ablation = session.ablate(config, progress) if ablate else None
+            sensitivity = session.sensitivity(config, sensitivity_options, RunContext(progress)) \
+                if args.sensitivity else None
     finally:
-        progress.close()
+        terminal.close()
     if args.save_program:
         session.save_program(config, Path(args.save_program))
     if args.format == "json":

@@ -47,6 +47,12 @@ class Cancelled(InspectorError):
         super().__init__(message)
 
 
+class NotCached(Exception):
+    """A lookup-only session (Session(computes=False)) was asked for a result it would have to
+    compute: the caller runs the request where model code may run (vpu_core.worker). Never
+    reaches a user."""
+
+
 def short_reason(exc: BaseException, limit: int = 200) -> str:
     """First meaningful line of an arbitrary exception, for wrapping library errors."""
     text = str(exc).strip() or type(exc).__name__

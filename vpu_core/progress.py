@@ -7,12 +7,11 @@ is the one place where progress is rescaled: a stage's own 0..1 placed on its sh
 (a whole inspection, one side of a comparison, one constraint of an ablation).
 
 Cancellation. Stages that are Python loops (calibration per batch, convert per observer, the
-observer searches) check the cancel flag at every step. Stages that are one long library call
-(torch.export, prepare_pt2e, ExecuTorch's lowering, the SQNR forward passes) cannot be stopped
-from outside, so `call_cancellable` runs them on the stage thread and waits in 50 ms slices: on
-cancel it raises Cancelled at once and *abandons* the stage, whose result is dropped when it
-finishes (the CPU stays busy until then; nothing it produces is used or cached). Either way the
-caller gets control back within 0.1 s.
+observer searches) check the cancel flag at every step; a stage that is one long library call
+(torch.export, prepare_pt2e, ExecuTorch's lowering, the SQNR forward passes) is checked before and
+after (`ctx.call`). That is the in-process API's cancel (a caller of the session with its own
+event). The window does not wait for a check: its runs are in a worker process, and Cancel kills
+that process (vpu_core.worker).
 
 Estimates. `Eta` turns the (stage, fraction) stream into seconds left for the current stage,
 extrapolating its own rate (calibration batches and convert observers are of similar cost).
@@ -29,43 +28,20 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TextIO, TypeVar
 
 from vpu_core.errors import Cancelled
-from vpu_core.serial import SerialWorker, Task
 
-POLL_S = 0.05
 ProgressFn = Callable[[str, float], None]
 Span = tuple[float, float]
 T = TypeVar("T")
 
-# Stages abandoned on cancel that are still running: work that starts next (another job of the
-# window) waits for them, so torch never runs two stages of different jobs side by side.
-_ABANDONED: set[Task] = set()
-_ABANDONED_LOCK = threading.Lock()
-# Every cancellable stage runs on this one long-lived thread (see vpu_core.serial for why).
-_STAGES = SerialWorker("vpu-inspector-stage")
-
-
-def abandoned_work() -> list[Task]:
-    """The abandoned stages that have not finished yet."""
-    with _ABANDONED_LOCK:
-        _ABANDONED.difference_update([t for t in _ABANDONED if t.done.is_set()])
-        return list(_ABANDONED)
-
 
 def call_cancellable(fn: Callable[..., T], *args: Any, cancel: threading.Event | None = None) -> T:
-    """fn(*args); with a cancel flag, on the stage thread, abandoned when the flag is set."""
-    if cancel is None:
-        return fn(*args)
-    if cancel.is_set():
+    """fn(*args), not started once `cancel` is set and its result dropped if it was set meanwhile."""
+    if cancel is not None and cancel.is_set():
         raise Cancelled()
-    if _STAGES.is_current():   # a stage inside a stage: it cannot wait for a later task
-        return fn(*args)
-    task = _STAGES.submit(fn, *args)
-    while not task.wait(POLL_S):
-        if cancel.is_set():
-            with _ABANDONED_LOCK:
-                _ABANDONED.add(task)
-            raise Cancelled()
-    return task.result()
+    result = fn(*args)
+    if cancel is not None and cancel.is_set():
+        raise Cancelled()
+    return result
 
 
 def span_fraction(spans: Mapping[str, Span], stage: str, fraction: float,
@@ -81,7 +57,7 @@ class RunContext:
 
         ctx = RunContext(progress=fn, cancel=event)
         ctx.report("calibrate", 0.5)         # fn("calibrate", 0.5); raises Cancelled once `cancel` is set
-        ctx.call(export_program, module)     # a long library call, abandoned on cancel (call_cancellable)
+        ctx.call(export_program, module)     # a long library call, between two cancel checks
         ctx.scaled(STAGE_SPANS, 0.5, 1.0)    # a part of the run: its stages on the second half of the bar
 
     A RunContext is also a progress callback: `ctx(stage, fraction)` is `ctx.report(...)`, so it
@@ -109,7 +85,7 @@ class RunContext:
         self.report(stage, fraction)
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """fn(*args), cancellable within 0.1 s (see call_cancellable)."""
+        """fn(*args) between two cancel checks (see call_cancellable)."""
         return call_cancellable(fn, *args, cancel=self.cancel)
 
     def scaled(self, spans: Mapping[str, Span], lo: float = 0.0, hi: float = 1.0,

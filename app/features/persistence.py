@@ -2,6 +2,7 @@
 from it — never from widgets.
 
     run options   state.config (quantizer, weights, batch, calibration batches, profile, observers)
+                  · state.time_limit_s
     view          state.view.fold_params · state.look (large labels, high contrast)
     recents       state.recent_models · state.recent_profiles
 
@@ -28,6 +29,7 @@ class SettingsController(QObject):
         state.look_changed.connect(self._save_look)
         state.recent_models_changed.connect(lambda: store.set_recent_files(list(state.recent_models)))
         state.recent_profiles_changed.connect(lambda: store.set_recent_profiles(list(state.recent_profiles)))
+        state.time_limit_s_changed.connect(lambda: store.save_time_limit_s(state.time_limit_s))
 
     def restore(self) -> None:
         state, store = self.state, self.store
@@ -37,6 +39,7 @@ class SettingsController(QObject):
                           high_contrast=store.view_option("high_contrast"))
         state.recent_models = tuple(store.recent_files())
         state.recent_profiles = tuple(store.recent_profiles())
+        state.time_limit_s = store.time_limit_s(state.time_limit_s)
 
     def save(self) -> None:
         """Write what is saved at the end (the window is closing)."""

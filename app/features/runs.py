@@ -10,10 +10,12 @@ start from the state, never from reading the toolbar:
 - `state.request_run(fresh)`: the Run button (fresh: the session forgets the configuration first,
   a model file may have changed), opening a file, Apply.
 
-One job at a time (app.jobs.runner.JobRunner): side A, or in compare mode side A and side B. Every
-job asks the core session, which answers from memory what it already computed, so switching back
-to a configuration seen before, turning the XNNPACK overlay on or entering compare mode only runs
-what is missing.
+One job at a time (app.jobs.runner.JobRunner): side A, or in compare mode side A and side B. A
+job is answered from what the window has (results that came back, the disk cache) or else by the
+worker process, whose session keeps what it computed, so switching back to a configuration seen
+before, turning the XNNPACK overlay on or entering compare mode only runs what is missing. The
+quantized result is shown as soon as it exists (`jobs.shown`); the same job then adds the integer
+simulation and the what-if (its own progress), and the run has succeeded when they are there.
 
 A failed or cancelled run keeps the result on screen, and the request goes back to what made it
 (A and, in compare mode, B): the toolbar, the graph and the status bar agree; the status bar says
@@ -21,13 +23,14 @@ what failed (`state.run` keeps the configuration that failed).
 """
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
 from app import dialogs
 from app.jobs.runner import JobRunner
-from app.jobs.worker import CatalogueLoader, CompareJob, InspectJob
+from app.jobs.worker import CatalogueLoader, CompareJob, InspectJob, window_session
 from app.state import AppState, CompareB
 from vpu_core.config import RunConfig
 from vpu_core.session import STAGE_TITLES, InspectionPair
@@ -79,9 +82,10 @@ class RunController(QObject):
     def __init__(self, state: AppState, controls: RunToolbar) -> None:
         super().__init__(state)
         self.state, self.controls = state, controls
-        self.jobs = JobRunner(self)
+        self.jobs = JobRunner(self, state.time_limit_s)
         self._quiet = False              # set while the request goes back to what is shown
         self._before_preview: Inspection | None = None   # shown before the running job's prediction
+        self._started = time.monotonic()                 # when the running job began
         self._timer = QTimer(self, singleShot=True, interval=RERUN_DELAY_MS)
         self._timer.timeout.connect(self.request)
         self._bind_toolbar()
@@ -94,10 +98,12 @@ class RunController(QObject):
         state.compare_mode_changed.connect(lambda _on: self._on_request_changed())
         state.measure_changed.connect(lambda: self._on_request_changed() if state.measure else None)
         state.view_changed.connect(self._on_view_changed)
+        state.time_limit_s_changed.connect(lambda: setattr(self.jobs, "time_limit_s", state.time_limit_s))
         self.jobs.started.connect(self._on_started)
         self.jobs.progress.connect(lambda stage, f: state.set_run(stage=STAGE_TITLES.get(stage, stage), fraction=f))
         self.jobs.running_changed.connect(lambda running: state.set_run(running=running))
         self.jobs.preview.connect(self._on_preview)
+        self.jobs.shown.connect(self._show)
         self.jobs.succeeded.connect(self._on_succeeded)
         self.jobs.failed.connect(self._on_failed)
         self.jobs.cancelled.connect(self._on_cancelled)
@@ -151,7 +157,7 @@ class RunController(QObject):
         if shown is None:
             self._start(fresh=False)
             return
-        if self.jobs.is_running():
+        if self.jobs.is_running() and not self._running_for(shown):
             self.cancel()                    # it was for another request
         view = self.state.view
         if all(i.view == view for i in shown):
@@ -160,6 +166,14 @@ class RunController(QObject):
             self._start(fresh=False)         # lower with ExecuTorch first (seconds): a job
         else:
             self._redraw()
+
+    def _running_for(self, shown: tuple[Inspection, ...]) -> bool:
+        """The running job adds the follow-up stages to the results on screen (same configurations)."""
+        job = self.jobs.running_job()
+        if job is None:
+            return False
+        configs = (job.config, getattr(job, "config_b", None)) if len(shown) == 2 else (job.config,)
+        return tuple(configs) == tuple(i.config for i in shown)
 
     def _start(self, fresh: bool) -> None:
         self._timer.stop()
@@ -171,6 +185,12 @@ class RunController(QObject):
         else:
             runs = RUNTIME_RUNS if state.measure else None
             self.jobs.request(lambda: InspectJob(a, view, fresh, runtime_runs=runs))
+
+    def ask_time_limit(self) -> None:
+        """Run ▸ Time limit of a run…: the seconds after which a run is stopped (0: never)."""
+        seconds = dialogs.ask_time_limit(self.controls.dialog_parent(), self.state.time_limit_s)
+        if seconds is not None:
+            self.state.time_limit_s = float(seconds) or None
 
     def cancel(self) -> None:
         self._timer.stop()
@@ -195,6 +215,7 @@ class RunController(QObject):
 
     # -- outcomes ----------------------------------------------------------------------------------
     def _on_started(self, config: RunConfig) -> None:
+        self._started = time.monotonic()
         self.state.set_run(stage=STAGE_TITLES["load"], fraction=0.0, model=config.model, config=config,
                            quantizer=config.quantizer, error=None, cancelled=False)
 
@@ -210,20 +231,41 @@ class RunController(QObject):
         self.state.set_run(stage="Predicted partition shown — quantizing")
 
     def _on_succeeded(self, result: Inspection | InspectionPair) -> None:
+        self._show(result)
+        seconds = time.monotonic() - self._started         # the whole job, its follow-ups too
+        self.state.set_run(stage=f"Done in {seconds:.1f} s", seconds=seconds)
+        self.succeeded.emit(result)
+
+    def _show(self, result: Inspection | InspectionPair) -> None:
+        """Put a result on screen: the quantized result (replacing its prediction in place), or the
+        same with its follow-up stages; drawn for the view of now (it may have changed meanwhile)."""
         from vpu_core.analysis.predicted import prediction_changes
 
         self._before_preview = None
-        self.state.set_run(stage=f"Done in {result.seconds:.1f} s", seconds=result.seconds)
+        result = self._for_current_view(result)
         if isinstance(result, InspectionPair):
             if self.state.compare_mode:
                 self.state.set_comparison(result)
         else:
             shown = self.state.result
-            replaced = shown is not None and shown.analysis.predicted and shown.config == result.config
-            self.state.prediction_changes = (prediction_changes(shown.analysis, result.analysis)
-                                             if replaced and shown is not None else ())
+            same = shown is not None and shown.config == result.config
+            if same and shown is not None and shown.analysis.predicted:
+                self.state.prediction_changes = prediction_changes(shown.analysis, result.analysis)
+            elif not same:          # the same result with its follow-ups keeps what was said
+                self.state.prediction_changes = ()
             self.state.set_result(result)
-        self.succeeded.emit(result)
+
+    def _for_current_view(self, result: Inspection | InspectionPair) -> Inspection | InspectionPair:
+        session, view = window_session(), self.state.view
+        try:
+            if isinstance(result, InspectionPair):
+                if result.a.view == view and result.b.view == view:
+                    return result
+                return InspectionPair(session.redraw(result.a, view), session.redraw(result.b, view),
+                                      result.comparison, result.seconds)
+            return result if result.view in (None, view) else session.redraw(result, view)
+        except ValueError:          # a view the result cannot be drawn for (the overlay): as it came
+            return result
 
     def _on_failed(self, error: InspectorError) -> None:
         if self.state.predicted and self.state.result is not None and self.state.result.config == self.state.run.config:
@@ -255,9 +297,7 @@ class RunController(QObject):
 
     # -- view changes ------------------------------------------------------------------------------
     def _redraw(self) -> None:
-        from vpu_core.session import default_session
-
-        session, view = default_session(), self.state.view
+        session, view = window_session(), self.state.view
         pair = self.state.comparison
         if self.state.showing_compare and pair is not None:      # its side A is `result` too
             a, b = session.redraw(pair.a, view), session.redraw(pair.b, view)

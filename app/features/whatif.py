@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, QStandardPaths, SignalInstance
 
 from app import dialogs
-from app.jobs.ablation import AblationJob
+from app.jobs.ablation import AblationJob, known_ablation
 from app.jobs.runner import JobRunner
 from app.state import AppState
 from app.widgets.whatif_panel import TAB_ABLATION, TAB_CANDIDATES, TAB_PROFILE, WhatIfPanel
@@ -83,7 +83,7 @@ class WhatIfController(QObject):
         # Profiles are loaded after the first run (validating op names imports torch).
         self.shipped: HardwareProfile | None = None
         self.analysis: Analysis | None = None
-        self.ablations = JobRunner(self)         # their own queue: never cancel the window's run
+        self.ablations = JobRunner(self, state.time_limit_s)    # their own queue: never cancel the window's run
         self._ablating: RunConfig | None = None  # the configuration of the running ablation
         editor, chart = panel.editor, panel.chart
         editor.set_choices([], ROUNDING_MODES, AVG_POOL_DIVISORS)    # the rules come with the first result
@@ -108,6 +108,7 @@ class WhatIfController(QObject):
         state.result_changed.connect(self._on_result)
         state.run_changed.connect(self._on_run_changed)
         state.profile_draft_changed.connect(self._show_draft)
+        state.time_limit_s_changed.connect(lambda: setattr(self.ablations, "time_limit_s", state.time_limit_s))
         state.ablation_changed.connect(lambda: None if self.ablations.is_running() else self._show_chart())
 
     @property
@@ -123,8 +124,6 @@ class WhatIfController(QObject):
 
     # -- the result on screen ----------------------------------------------------------------------
     def _on_result(self) -> None:
-        from vpu_core.session import default_session
-
         inspection = self.state.result
         if inspection is None:
             return
@@ -134,7 +133,7 @@ class WhatIfController(QObject):
         self.panel.candidates.set_analysis(inspection.analysis)
         failing = inspection.analysis.partition.failing_limits()     # each op under every limit it breaks
         self.panel.editor.limits.show_hits({limit: len(values) for limit, values in failing.items()})
-        self.state.ablation = default_session().known_ablation(inspection.config)
+        self.state.ablation = known_ablation(inspection.config)
         if not self.ablations.is_running():
             self._show_chart()
 

@@ -1,4 +1,5 @@
-"""At most one job at a time: a new request cancels the running one and starts when it has stopped.
+"""At most one job at a time: a new request cancels the running one (a step running in the worker
+process is killed with it, at once) and starts when it has stopped.
 
 A job is an InspectJob (one configuration) or a CompareJob (the two configurations of compare
 mode). Only the newest request's outcome is reported; a superseded job's result is dropped, so
@@ -10,7 +11,7 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from app.jobs.worker import Job
+from app.jobs.worker import DEFAULT_TIME_LIMIT_S, Job
 
 JobFactory = Callable[[], Job]
 
@@ -19,13 +20,15 @@ class JobRunner(QObject):
     started = Signal(object)           # the RunConfig (of side A) of the job that begins
     progress = Signal(str, float)      # stage, overall fraction
     preview = Signal(object)           # the running job's predicted Inspection (before quantizing)
+    shown = Signal(object)             # the running job's result before its last step (Job.shown)
     succeeded = Signal(object)         # Inspection or InspectionPair
     failed = Signal(object)            # InspectorError
     cancelled = Signal()
     running_changed = Signal(bool)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, time_limit_s: float | None = DEFAULT_TIME_LIMIT_S) -> None:
         super().__init__(parent)
+        self.time_limit_s = time_limit_s     # each job's worker steps are stopped past it (None: never)
         self._job: Job | None = None
         self._pending: JobFactory | None = None
 
@@ -54,8 +57,10 @@ class JobRunner(QObject):
 
     def _launch(self, make_job: JobFactory) -> None:
         job = make_job()
+        job.time_limit_s = self.time_limit_s
         job.progress.connect(self._on_progress)
         job.preview.connect(lambda inspection, j=job: self._on_preview(j, inspection))
+        job.shown.connect(lambda result, j=job: self.shown.emit(result) if self._is_current(j) else None)
         job.finished.connect(lambda result, j=job: self._on_end(j, "succeeded", result))
         job.failed.connect(lambda error, j=job: self._on_end(j, "failed", error))
         job.cancelled.connect(lambda j=job: self._on_end(j, "cancelled", None))
@@ -64,9 +69,16 @@ class JobRunner(QObject):
         self.started.emit(job.config)
         job.start()
 
+    def running_job(self) -> Job | None:
+        return self._job
+
+    def _is_current(self, job: Job) -> bool:
+        """The job on screen: current, and no cancel or newer request pending."""
+        return job is self._job and self._pending is None and not job.cancel_requested()
+
     def _on_preview(self, job: Job, inspection: object) -> None:
-        """Only the current job's prediction, and not once a cancel or a newer request is pending."""
-        if job is self._job and self._pending is None and not job.cancel_requested():
+        """Only the current job's prediction."""
+        if self._is_current(job):
             self.preview.emit(inspection)
 
     def _on_progress(self, stage: str, fraction: float) -> None:

@@ -1,37 +1,76 @@
-"""Jobs on the one long-lived job thread, reporting back through Qt signals.
+"""Jobs of the window: answered from what the window already has, else run in the worker process.
 
-A job asks the core session for one inspection (`session.inspect`) or for the two of compare
-mode (`session.compare`); the session does everything else (pipeline, analysis, display graph,
-remembering what it already computed). The signals are emitted from the job thread and, because
-the receiver lives in the GUI thread, Qt queues them onto the event loop: the window keeps
-answering while a job runs.
+A job is one or more steps (vpu_core.worker.jobs.JobCall: a job kind and its parameters). Each
+step is answered, in order of cost:
+1. from what came back from the worker before (the same step: the same frozen result),
+2. by the window's own session, which reads memory and the disk cache and never computes
+   (Session(computes=False): torch is never imported here; a warm start is drawn from the cache),
+3. by the worker process (vpu_core.worker.host): model code never runs in the window's process.
+A step the worker answered is followed by the next one in the worker at once (it holds what it
+just computed). Each step is the result of the one before with more attached (the integer
+simulation, the what-if), so a result also answers the steps before it. Every step but the last
+is announced on `shown`: the quantized result is drawn while its optional stages still run.
+
+Jobs run one at a time on one window thread (they wait for nothing in torch: their work is in
+the worker). Cancel kills the worker at once if the job is running there; the next job gets a
+fresh one. The signals are emitted from the job thread; Qt queues them onto the GUI thread.
 """
 from __future__ import annotations
 
+import collections
 import threading
 import traceback
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.state.app_state import DEFAULT_TIME_LIMIT_S
+
 from vpu_core.config import RunConfig, ViewOptions
-from vpu_core.errors import Cancelled, InspectorError
-from vpu_core.progress import POLL_S, RunContext, abandoned_work
+from vpu_core.errors import Cancelled, InspectorError, NotCached
+from vpu_core.progress import RunContext
 from vpu_core.serial import SerialWorker
+from vpu_core.session import Session
+from vpu_core.worker import jobs
+from vpu_core.worker.host import default_host
+from vpu_core.worker.jobs import JobCall, JobOutput
 
+REMEMBERED = 8                        # steps answered by the worker kept (two per inspection: one
+                                      # result; a real-size model's is ~100 MB)
 
-# Jobs run one at a time on one long-lived thread (vpu_core.serial says why not a thread each): the
-# run, the ablation (What-if) never run torch side by side, and a job also waits for any stage a
-# cancelled job abandoned. torch.export and ExecuTorch's lowering change process-wide state (op
-# decompositions, the intra-op thread count) while they run.
 _JOBS = SerialWorker("vpu-inspector-run")
+_WINDOW_SESSION = Session(computes=False)
+_remembered: collections.OrderedDict[JobCall, Any] = collections.OrderedDict()
+_remembered_lock = threading.Lock()
 
 
-def _abandoned_work_finished(cancel: threading.Event) -> bool:
-    """Wait for stages abandoned by cancelled jobs; False if this job is cancelled meanwhile."""
-    while abandoned_work():
-        if cancel.wait(POLL_S):
-            return False
-    return not cancel.is_set()
+def window_session() -> Session:
+    """The window's session: memory and the disk cache, never a computation (redraws, lookups)."""
+    return _WINDOW_SESSION
+
+
+def remembered(step: JobCall) -> Any:
+    """What the worker answered to `step` before (None: nothing kept)."""
+    with _remembered_lock:
+        value = _remembered.get(step)
+        if value is not None:
+            _remembered.move_to_end(step)
+        return value
+
+
+def _remember(step: JobCall, value: Any) -> None:
+    with _remembered_lock:
+        _remembered[step] = value
+        while len(_remembered) > REMEMBERED:
+            _remembered.popitem(last=False)
+
+
+def start_worker() -> None:
+    """At launch: the worker's server imports torch on the other core, and the first worker is
+    forked as soon as it is ready (nothing waits for it)."""
+    host = default_host()
+    host.start_server()
+    host.start_worker()
 
 
 class Job(QObject):
@@ -39,16 +78,19 @@ class Job(QObject):
 
     progress = Signal(str, float)      # stage name, overall fraction 0..1
     preview = Signal(object)           # Inspection of the predicted partition, before quantizing
-    finished = Signal(object)          # Inspection (InspectionPair for a CompareJob)
+    shown = Signal(object)             # the result of a step before the last (to draw at once)
+    finished = Signal(object)          # the last step's result
     failed = Signal(object)            # InspectorError (message + detail)
     cancelled = Signal()
 
-    def __init__(self, config: RunConfig, view: ViewOptions) -> None:
+    def __init__(self, config: RunConfig, *steps: JobCall) -> None:
         super().__init__()
-        self.config, self.view = config, view
+        self.config, self.steps = config, steps
+        self.time_limit_s: float | None = DEFAULT_TIME_LIMIT_S
         self._cancel = threading.Event()
         self._lock = threading.Lock()
         self._state = "new"             # new → queued → running → ended, or queued → ended on cancel
+        self._in_worker = False         # a step of this job is running in the worker process
         self._ended = threading.Event()
 
     def start(self) -> None:
@@ -58,12 +100,16 @@ class Job(QObject):
         _JOBS.submit(self._run)
 
     def cancel(self) -> None:
-        """Stop at the next check; a job still waiting for its turn ends (cancelled) at once."""
+        """Stop now: a step running in the worker is killed with it; a job still waiting for its
+        turn ends (cancelled) at once."""
         self._cancel.set()
         with self._lock:
             dropped = self._state == "queued"
             if dropped:                 # the job thread will find it ended and skip it
                 self._state = "ended"
+            in_worker = self._in_worker
+        if in_worker:
+            default_host().interrupt()
         if dropped:
             self._ended.set()
             # through the event loop, as from the job thread: callers finish what they were
@@ -98,10 +144,15 @@ class Job(QObject):
 
     def _outcome(self) -> tuple[str, object]:
         """("finished", result), ("failed", InspectorError) or ("cancelled", None)."""
-        if not _abandoned_work_finished(self._cancel):
-            return "cancelled", None
         try:
-            return "finished", self.work(self._cancel)
+            value, look_up = None, True
+            for i, step in enumerate(self.steps):
+                if self._cancel.is_set():
+                    raise Cancelled()
+                value, look_up = self._answer(i, look_up)
+                if i < len(self.steps) - 1:
+                    self.shown.emit(value)
+            return "finished", value
         except Cancelled:
             return "cancelled", None
         except InspectorError as exc:
@@ -110,52 +161,59 @@ class Job(QObject):
             return "failed", InspectorError(f"Unexpected error: {type(exc).__name__}: {exc}",
                                             traceback.format_exc())
 
-    def work(self, cancel: threading.Event) -> object:
-        raise NotImplementedError
-
-    def context(self, cancel: threading.Event) -> RunContext:
-        """The run context of this job: the session's progress goes out on `progress`."""
-        return RunContext(self.progress.emit, cancel)
-
-
-class InspectJob(Job):
-    """One configuration; `fresh` forgets what the session remembers for it first (Run again);
-    `runtime_runs` also lowers it to ExecuTorch XNNPACK and runs it on this CPU that many times."""
-
-    def __init__(self, config: RunConfig, view: ViewOptions, fresh: bool = False,
-                 runtime_runs: int | None = None) -> None:
-        super().__init__(config, view)
-        self.fresh, self.runtime_runs = fresh, runtime_runs
-
-    def work(self, cancel: threading.Event) -> object:
-        from vpu_core.session import STAGE_SPANS, default_session
-
-        return default_session().inspect(self.config, self.view, fresh=self.fresh, int_sim=True,
-                                          runtime_runs=self.runtime_runs, whatif=True,
-                                          ctx=self.context(cancel).scaled(STAGE_SPANS),
-                                          preview=self._preview)
+    def _answer(self, i: int, look_up: bool) -> tuple[Any, bool]:
+        """Step `i`'s result, and whether the next step may be looked up here before the worker."""
+        step = self.steps[i]
+        if look_up:
+            known = None if step.param("fresh") else remembered(step)
+            if known is not None:
+                return known, True
+            try:
+                return step.run(_WINDOW_SESSION, JobOutput(RunContext(self.progress.emit))), True
+            except NotCached:
+                pass
+        with self._lock:
+            self._in_worker = True
+        try:
+            value = default_host().run(step, self.config.model, self._cancel, progress=self.progress.emit,
+                                       preview=self._preview, time_limit_s=self.time_limit_s)
+        finally:
+            with self._lock:
+                self._in_worker = False
+        for earlier in self.steps[:i + 1]:
+            _remember(earlier, value)
+        return value, False
 
     def _preview(self, inspection: object) -> None:
         if not self._cancel.is_set():  # a cancelled job shows nothing new
             self.preview.emit(inspection)
 
 
+class InspectJob(Job):
+    """One configuration: its quantized result first (`shown`), then with the integer simulation
+    and the what-if (and, with `runtime_runs`, lowered to ExecuTorch XNNPACK and run that many
+    times on this CPU). `fresh` re-reads the model, profile and calibration files (Run again)."""
+
+    def __init__(self, config: RunConfig, view: ViewOptions, fresh: bool = False,
+                 runtime_runs: int | None = None) -> None:
+        super().__init__(config, jobs.call(jobs.inspect, config=config, view=view, fresh=fresh),
+                         jobs.call(jobs.inspect, config=config, view=view, int_sim=True, whatif=True,
+                                   runtime_runs=runtime_runs))
+        self.view, self.fresh, self.runtime_runs = view, fresh, runtime_runs
+
+
 class CompareJob(Job):
-    """Compare mode: side A (`config`) and side B, then vpu_core.compare, in the session."""
+    """Compare mode: side A (`config`) and side B, then vpu_core.compare; then both with their
+    integer simulation and what-if."""
 
     def __init__(self, config: RunConfig, config_b: RunConfig, view: ViewOptions) -> None:
-        super().__init__(config, view)
-        self.config_b = config_b
-
-    def work(self, cancel: threading.Event) -> object:
-        from vpu_core.session import default_session
-
-        return default_session().compare(self.config, self.config_b, self.view, int_sim=True,
-                                         whatif=True, ctx=self.context(cancel))
+        super().__init__(config, jobs.call(jobs.compare, a=config, b=config_b, view=view),
+                         jobs.call(jobs.compare, a=config, b=config_b, view=view, int_sim=True, whatif=True))
+        self.view, self.config_b = view, config_b
 
 
 class CatalogueLoader(QObject):
-    """Reads the model zoo (which imports torch) in the background, so the window opens fast."""
+    """Reads the model zoo's names (a torch-free registry) in the background."""
 
     loaded = Signal(list)              # [(name, description)]
 

@@ -9,7 +9,7 @@ to run: a run starts because the request changed (RunController, debounced) or R
 (app.features.persistence), never from widgets.
 
     the request   config (side A) · compare_b (side B) · compare_mode · view · look · focus_mode · metric ·
-                  measure (run side A's lowered program on this CPU too) ·
+                  measure (run side A's lowered program on this CPU too) · time_limit_s ·
                   profile_draft (the What-if editor's form) beside profile_in_use
     the choices   catalogue (zoo) · recent_models · recent_profiles
     the result    result · comparison · ablation, sensitivity (of the result on screen; the session
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from vpu_core.whatif.results import AblationReport
 
 MAX_RECENT = 8
+DEFAULT_TIME_LIMIT_S = 1800.0          # a run still going then is stopped (Run ▸ Time limit of a run…)
 same_object = operator.is_
 
 
@@ -61,6 +62,8 @@ class AppState(Evented):
     metric: Field[str | None] = Field(None, "colour ops by this vpu_core.graph.metrics key; None: by partition")
     measure: Field[bool] = Field(False, "also lower side A to ExecuTorch XNNPACK and run it on this CPU "
                                         "(Analysis.runtime: latency, SQNR, the 'measured µs' metric)")
+    time_limit_s: Field[float | None] = Field(DEFAULT_TIME_LIMIT_S, "a run still going after this many "
+                                              "seconds is stopped, its worker process killed (None: never)")
     profile_in_use: Field[HardwareProfile | None] = Field(None, "the hardware profile of the result on screen")
     profile_draft: Field[HardwareProfile | None] = Field(
         None, "the What-if editor's form as a profile (equal to profile_in_use: nothing edited)")
@@ -91,6 +94,7 @@ class AppState(Evented):
     focus_mode_changed = Signal()
     metric_changed = Signal()
     measure_changed = Signal()
+    time_limit_s_changed = Signal()
     profile_in_use_changed = Signal()
     profile_draft_changed = Signal()
     catalogue_changed = Signal()

@@ -1,11 +1,12 @@
 """While a window is open, Python's cyclic garbage collector runs on the GUI thread only.
 
 Why: the collector runs on whichever thread happens to allocate when a generation is full. The
-window's job and stage threads allocate a lot (torch.export, ExecuTorch's lowering), so it was
-often they that collected a Qt object left in a reference cycle: a finished Job, the catalogue
-loader, a window of an earlier run with all its widgets. Qt objects must be destroyed on the
-thread they live on. Full test-suite runs segfaulted about one run in three: inside torch's
-FakeTensor code on the stage thread (where the allocation that triggered the collection was), and
+window's job thread allocates a lot (the results it unpickles from the worker, the cache it
+reads), and in a test process other threads run torch, so it can be they that collect a Qt
+object left in a reference cycle: a finished Job, the catalogue loader, a window of an earlier
+run with all its widgets. Qt objects must be destroyed on the thread they live on. Full
+test-suite runs segfaulted about one run in three when torch ran on the window's stage thread
+(inside torch's FakeTensor code, where the allocation that triggered the collection was), and
 once on the GUI thread in QObject::event, delivering a posted event to an object destroyed
 elsewhere.
 

@@ -48,7 +48,13 @@ class GuiOptions:
 
 
 def run_gui(config: RunConfig | None = None, options: GuiOptions = GuiOptions()) -> int:
-    """Open the window on `config` (a RunConfig; None = resnet8 / VPU) and run it."""
+    """Open the window on `config` (a RunConfig; None = resnet8 / VPU) and run it.
+
+    The worker's server starts first (milliseconds here): it imports torch on the other core while
+    this process imports Qt and builds the window, and the first worker is forked as soon as it
+    is ready, so the first graph waits for little more than those imports and the model's export."""
+    from vpu_core.worker.host import default_host
+
     if options.screenshot:
         from app.export.image_export import check_screenshot_path
 
@@ -57,6 +63,8 @@ def run_gui(config: RunConfig | None = None, options: GuiOptions = GuiOptions())
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         settings = Path(tempfile.mkdtemp(prefix="vpu-inspector-shot-")) / "settings.ini"
         os.environ["VPU_INSPECTOR_SETTINGS"] = str(settings)
+    host = default_host()
+    host.start_server()
     from PySide6.QtWidgets import QApplication
 
     from app import theme
@@ -75,9 +83,11 @@ def run_gui(config: RunConfig | None = None, options: GuiOptions = GuiOptions())
     if options.size:
         window.resize_for(*options.size)
     window.show()
+    host.start_worker()
     outcome = Screenshot(window, options) if options.screenshot else None
     start(window, config or RunConfig(), options)
     code = app.exec()
+    host.stop()
     return outcome.code if outcome is not None else code
 
 

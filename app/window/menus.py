@@ -42,6 +42,8 @@ def build_menus(w: MainWindow) -> None:
     run_menu = bar.addMenu("&Run")
     _action(w, run_menu, "Run", lambda: runs.start(), "Ctrl+R")
     _action(w, run_menu, "Cancel", runs.cancel, "Ctrl+.")
+    _action(w, run_menu, "Time limit of a run…", runs.ask_time_limit,
+            tip="A run still going after that many seconds is stopped (its worker process killed)")
     run_menu.addSeparator()
     run_menu.addAction(w.measure_action)
     run_menu.addSeparator()

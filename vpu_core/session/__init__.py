@@ -35,6 +35,7 @@ from vpu_core.cache.attached import AttachedResults
 from vpu_core.cache.keys import FileHashes, StageKeys, stage_keys
 from vpu_core.cache.stages import MemoryCache
 from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
+from vpu_core.errors import NotCached
 from vpu_core.inspection import DisplayGraph, Inspection, InspectionPair, display_graph
 from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext, context_of
 from vpu_core.session.jobs import SessionJob, forget_targets, target_result
@@ -61,10 +62,14 @@ __all__ = ["STAGES", "STAGE_SPANS", "STAGE_TITLES", "DisplayGraph", "Inspection"
 class Session:
     """Runs inspections; keeps every stage's results in memory and (unless disabled) on disk."""
 
-    def __init__(self, keep: int = 6, disk_cache: bool = True, cache_dir: str | Path | None = None) -> None:
+    def __init__(self, keep: int = 6, disk_cache: bool = True, cache_dir: str | Path | None = None,
+                 computes: bool = True) -> None:
         """`disk_cache`: use the disk cache at `cache_dir` (None: $VPU_INSPECTOR_CACHE_DIR, else
-        the user cache folder, looked up at each run)."""
+        the user cache folder, looked up at each run). `computes=False`: a session that only
+        answers from memory and disk and raises NotCached for anything it would have to compute,
+        before it imports torch (the window's: its model code runs in a worker, vpu_core.worker)."""
         self.keep = keep
+        self.computes = computes
         self.memory = MemoryCache({"quantized": keep, "program": 4, "lowering": 1, "sensitivity": 8})
         self.hashes = FileHashes()
         self.disk_cache = disk_cache
@@ -253,6 +258,7 @@ class Session:
         hit = store.get()
         if hit is not None:
             return hit
+        self.before_computing("whatif")
         from vpu_core.whatif.partition_whatif import partition_whatif
 
         analysis = self.analysis(config, False, ctx, keys=keys)
@@ -275,6 +281,7 @@ class Session:
                   keys: StageKeys | None = None, on_export: OnExport | None = None) -> QuantizedModel:
         """The QuantizedModel of `config` (core-internal: torch objects), run or remembered;
         `on_export` as for run_pipeline, when the pipeline runs."""
+        self.before_computing("quantized")
         from vpu_core.cache.stages import StageStore
         from vpu_core.pipeline import run_pipeline
 
@@ -301,6 +308,7 @@ class Session:
         hit = store.get()
         if hit is not None:
             return hit
+        self.before_computing("int_sim")
         from vpu_core.intsim import simulate
 
         qm = self.quantized(config, ctx, keys)
@@ -333,6 +341,7 @@ class Session:
             known = self._ablations.get(key)
         if known is not None:
             return known
+        self.before_computing("ablate")
         from vpu_core.whatif.ablation import check_quantizer, run_ablation
 
         check_quantizer(config)
@@ -363,6 +372,7 @@ class Session:
         hit = store.get()
         if hit is not None:
             return hit
+        self.before_computing("sensitivity")
         from vpu_core.cache.stages import StageStore
         from vpu_core.sensitivity.analyse import sensitivity
 
@@ -402,6 +412,7 @@ class Session:
             known = self._metrics.get(key) if key is not None else None
         if known is not None:
             return known
+        self.before_computing("metric")
         from vpu_core.sensitivity.user_metric import graph_metric, load_metric, output_structure
 
         qm = self.quantized(config, ctx, keys)
@@ -419,6 +430,7 @@ class Session:
         """RuntimeReport of `config` run on ExecuTorch's runtime here (the XNNPACK target's run,
         vpu_core.targets.xnnpack.service: the lowered program is cached, the measurement always runs; a
         refusal is data)."""
+        self.before_computing("run")
         from vpu_core import targets
 
         job = self.job(config, "xnnpack", context_of(progress, cancel, ctx), keys)
@@ -450,6 +462,12 @@ class Session:
         save_program(self.quantized(config), Path(path))
 
     # -- internal ------------------------------------------------------------------------------
+    def before_computing(self, what: str) -> None:
+        """Called before any work that is not a lookup (and before its imports): a lookup-only
+        session (computes=False) raises NotCached here."""
+        if not self.computes:
+            raise NotCached(what)
+
     def _display_graph(self, keys: StageKeys | None, analysis: Analysis, view: ViewOptions,
                        ctx: RunContext) -> DisplayGraph:
         key = None

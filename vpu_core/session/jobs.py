@@ -107,6 +107,7 @@ def target_result(session: Session, config: RunConfig, name: str, ctx: RunContex
     hit = store.get()
     if hit is not None:
         return hit
+    session.before_computing(f"target {name}")
     analysis = session.analysis(config, False, ctx, keys=keys)
     targets.check_target(name, analysis.quantizer, config.dynamic_batch)
     target = targets.load(name)

@@ -8,33 +8,29 @@ while the others go on. Each worker goes through the same Session and disk cache
 Interrupting the sweep (Ctrl+C) kills the running workers; the rows already written stay, and
 the same command resumes from them.
 
-Where the processes come from: a multiprocessing *fork server*, started once per sweep, imports
-torch, torchao, ExecuTorch's quantizer and our pipeline (vpu_core.sweep.preload: imports only,
-no torch op, one thread) and forks one child per run. A child is a fresh process as far as any
-run can tell — nothing was exported or lowered in its parent — but starts without the ~4 s of
-imports a new interpreter pays (`check` pays them every time). The child takes the driver's
-environment as it is when the run starts, starts its own session (its process group is killed
-at the timeout) and sends its output to the run's log.
+Where the processes come from: the fork server of vpu_core.worker.server, started once per
+sweep, imports torch, torchao, ExecuTorch's quantizer and our pipeline (vpu_core.sweep.preload)
+and forks one child per run, which starts without the ~4 s of imports a new interpreter pays
+(`check` pays them every time). The child takes the driver's environment as it is when the run
+starts, leads its own process group (killed at the timeout) and sends its output to the run's log.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
-import sys
 import tempfile
-import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from vpu_core.sweep.engine import Ledger, clock, timeout_reason
 from vpu_core.sweep.plan import Run
 from vpu_core.sweep.rows import failed_row
 from vpu_core.sweep.worker import forked_main, task_for
+from vpu_core.worker.ending import last_log_line
+from vpu_core.worker.server import fork_server, kill_group, start_child
 
 POLL_S = 0.05
 PRELOAD = ["vpu_core.sweep.preload"]
@@ -48,22 +44,10 @@ class _Worker:
     result_path: Path
 
 
-def fork_server() -> multiprocessing.context.ForkServerContext:
-    """The multiprocessing context whose server preloads torch and the pipeline."""
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(PRELOAD)
-    # A child killed at its timeout cannot unregister the semaphores torch made in it; the
-    # resource tracker (started with this interpreter's -W options) then warns at exit about
-    # objects it cleans up anyway. Not the user's concern.
-    if "ignore::UserWarning" not in sys.warnoptions:
-        sys.warnoptions.append("ignore::UserWarning")
-    return ctx
-
-
 def run_local(ledger: Ledger) -> None:
     """Run every pending run of `ledger` in worker processes; rows go to the ledger as they end."""
     running: dict[str, _Worker] = {}
-    ctx = fork_server()
+    ctx = fork_server(PRELOAD)
     with tempfile.TemporaryDirectory(prefix="vpu-sweep-") as tmp:
         try:
             while ledger.pending or running:
@@ -72,7 +56,7 @@ def run_local(ledger: Ledger) -> None:
                 ledger.progress.tick()
         finally:
             for worker in running.values():     # interrupted: no orphan keeps computing
-                _kill(worker.process)
+                kill_group(worker.process)
 
 
 def _start_more(ledger: Ledger, running: dict[str, _Worker], tmp: Path, ctx) -> None:
@@ -97,23 +81,8 @@ def _spawn(ledger: Ledger, run: Run, tmp: Path, ctx) -> _Worker:
     task_path = tmp / f"{run.slug}.task.json"
     task_path.write_text(json.dumps(task), encoding="utf-8")
     process = ctx.Process(target=forked_main, args=(str(task_path),), name=f"vpu-sweep-{run.slug}", daemon=False)
-    with _without_main_module():
-        process.start()
+    start_child(process)
     return _Worker(run, process, clock(), result)
-
-
-@contextlib.contextmanager
-def _without_main_module() -> Iterator[None]:
-    """multiprocessing makes each child import the driver's __main__ again (for targets defined
-    there). Ours lives in vpu_core, so a child needs none of it — and a driver script read from
-    stdin cannot be imported again, while a user's own script would run its module code once
-    per run. While a child starts, __main__ is an empty module: nothing is sent to re-import."""
-    real = sys.modules["__main__"]
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        sys.modules["__main__"] = real
 
 
 def _reap(ledger: Ledger, running: dict[str, _Worker]) -> None:
@@ -125,7 +94,7 @@ def _reap(ledger: Ledger, running: dict[str, _Worker]) -> None:
         if code is None:
             if timeout is None or elapsed <= timeout:
                 continue
-            _kill(worker.process)
+            kill_group(worker.process)
             row = failed_row(ledger.base(worker.run), "timeout", timeout_reason(timeout), elapsed)
         else:
             row = _result(ledger, worker, code, elapsed)
@@ -151,24 +120,6 @@ def crash_reason(code: int, log: Path) -> str:
         how = f"the worker process crashed ({name})"
     else:
         how = f"the worker process exited with code {code} before its result was written"
-    last = _last_line(log)
+    last = last_log_line(log)
     return f"{how}; last output: {last}" if last else how
 
-
-def _last_line(log: Path) -> str:
-    try:
-        lines = log.read_bytes()[-4096:].decode("utf-8", "replace").splitlines()
-    except OSError:
-        return ""
-    lines = [ln.strip() for ln in lines if ln.strip() and not ln.startswith(("Failed to load", "W1", "  "))]
-    return lines[-1][:200] if lines else ""
-
-
-def _kill(process) -> None:
-    """Kill the worker and everything it started (its own process group, see forked_main)."""
-    for kill in (lambda: os.killpg(process.pid, signal.SIGKILL), process.kill):
-        try:
-            kill()
-        except (ProcessLookupError, PermissionError, OSError):
-            pass
-    process.join(5)

@@ -129,7 +129,9 @@ def write_outputs(output: RunOutput, json_path: str | None, html_path: str | Non
 def forked_main(task_path: str) -> None:
     """A run in a process forked by the sweep's fork server (vpu_core.sweep.local): its own
     session and process group, the driver's environment, its output in the run's log."""
-    os.setsid()
+    from vpu_core.worker.server import lead_own_group
+
+    lead_own_group()
     task = json.loads(Path(task_path).read_text(encoding="utf-8"))
     os.environ.clear()
     os.environ.update(task.get("env") or {})

@@ -22,8 +22,8 @@ quantized model, its analysis, a run context and this session's caches) and asks
 
 `TargetBase` gives the optional ones their "not available" answers, so the smallest target is a
 TargetInfo and a `verdict`. A long library call (a lowering, a compiler) goes through
-`job.ctx.call(fn, ...)`: it runs on the session's one stage thread and a cancel returns within
-0.1 s; `job.ctx.report(stage, fraction)` drives the progress bar (and raises Cancelled).
+`job.ctx.call(fn, ...)` (between two cancel checks; the window stops its worker process
+outright); `job.ctx.report(stage, fraction)` drives the progress bar (and raises Cancelled).
 Results are cached by the session (memory and disk, under the analysis key and the target's
 name): a verdict and estimate must be made of frozen dataclasses of plain values from torch-free
 modules listed in TargetInfo.result_modules, so a warm start reads them without torch.

@@ -6,10 +6,9 @@ The delegation overlay (`--xnnpack-delegation`, Ctrl+D) lowers through the same 
 (lowering.lower_edge) and leaves that lowering in the job's memory (XnnpackTarget.verdict)
 for the run that follows: one lowering for both.
 
-Lowering changes process-wide state (torch.export, ExecuTorch's passes): like the XNNPACK
-delegation overlay it runs on the session's one stage thread (RunContext.call, i.e.
-vpu_core.progress.call_cancellable), so it never overlaps another stage and a cancel returns
-within 0.1 s. The measurement runs there too: the timings are not shared with a quantization.
+Lowering changes process-wide state (torch.export, ExecuTorch's passes): the window runs it in
+its worker process (vpu_core.worker), one job at a time, so it never overlaps another stage and
+the measurement's timings are not shared with a quantization.
 """
 from __future__ import annotations
 

@@ -1,0 +1,163 @@
+"""The worker process (vpu_core.worker) without a window: model code runs in a child forked from the
+preloaded server; its crash, exit, hang or kill is one sentence naming the stage; a killed worker
+is replaced by a fresh one; what it computes equals the same run in this process. Real runs and
+real processes (the models below really segfault, exit, hang)."""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from vpu_core.config import RunConfig, ViewOptions
+from vpu_core.errors import Cancelled, InspectorError
+from vpu_core.worker import jobs
+from vpu_core.worker.host import WorkerHost
+
+RUN_TIMEOUT_S = 600
+
+HANGS_IN_EXPORT = """
+import os, time
+import torch
+from torch import nn
+
+class Hangs(nn.Module):
+    def forward(self, x):
+        open(os.environ["HANG_PID_FILE"], "w").write(str(os.getpid()))
+        while True:              # torch.export runs forward: the run never leaves the export
+            time.sleep(0.05)
+
+def get_model():
+    return Hangs(), (torch.randn(1, 4),)
+"""
+
+
+def _write(folder: Path, name: str, text: str) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+class _Run:
+    """host.run on a thread, with what it reported."""
+
+    def __init__(self, host: WorkerHost, step, label: str = "model") -> None:
+        self.stages: list[str] = []
+        self.cancel = threading.Event()
+        self.outcome: list = []
+        self.thread = threading.Thread(target=self._go, args=(host, step, label), daemon=True)
+        self.thread.start()
+
+    def _go(self, host, step, label) -> None:
+        try:
+            self.outcome.append(host.run(step, label, self.cancel, progress=lambda s, f: self.stages.append(s),
+                                         preview=lambda i: None))
+        except BaseException as exc:  # noqa: B036 - the outcome is what the test reads
+            self.outcome.append(exc)
+
+    def result(self):
+        self.thread.join(RUN_TIMEOUT_S)
+        return self.outcome[0]
+
+
+@pytest.fixture(scope="module")
+def host():
+    h = WorkerHost()
+    yield h
+    h.stop()
+
+
+def _wait_for(path: Path) -> int:
+    import time
+
+    while not path.exists() or not path.read_text():
+        time.sleep(0.05)
+    return int(path.read_text())
+
+
+def test_a_worker_killed_mid_run_is_one_sentence_and_the_next_run_gets_a_fresh_one(host, tmp_path, monkeypatch):
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("HANG_PID_FILE", str(pid_file))
+    model = _write(tmp_path, "hangs.py", HANGS_IN_EXPORT)
+    run = _Run(host, jobs.call(jobs.inspect, config=RunConfig(model=model), view=None), "hangs.py")
+    pid = _wait_for(pid_file)
+    assert pid == host.worker_pid != os.getpid()
+    os.kill(pid, 9)                               # as the kernel's OOM killer would
+    error = run.result()
+    assert isinstance(error, InspectorError)
+    assert error.message == ("The run of hangs.py ended: killed (SIGKILL: the system ran out of memory, or "
+                             "another program stopped it) while exporting it (torch.export)")
+    assert run.stages[-1] == "export" and host.worker_pid is None
+    good = _Run(host, jobs.call(jobs.inspect, config=RunConfig(model="conv_relu", calib_batches=1), view=None))
+    assert not good.result().analysis.predicted
+    assert host.worker_pid not in (None, pid)
+
+
+def test_cancel_kills_the_worker_at_once_and_a_time_limit_stops_it_with_a_sentence(host, tmp_path, monkeypatch):
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("HANG_PID_FILE", str(pid_file))
+    model = _write(tmp_path, "hangs.py", HANGS_IN_EXPORT)
+    step = jobs.call(jobs.inspect, config=RunConfig(model=model), view=None)
+    run = _Run(host, step)
+    pid = _wait_for(pid_file)
+    run.cancel.set()
+    host.interrupt()
+    assert isinstance(run.result(), Cancelled)
+    assert not _alive(pid)
+    pid_file.unlink()
+    limited = threading.Event()
+    with pytest.raises(InspectorError) as stopped:
+        host.run(step, "hangs.py", limited, progress=lambda s, f: None, preview=lambda i: None, time_limit_s=2)
+    assert stopped.value.message == ("The run of hangs.py ended: stopped at the time limit of a run (2 s) while "
+                                     "exporting it (torch.export)")
+    assert not _alive(_wait_for(pid_file))
+
+
+def test_a_failure_the_worker_reports_keeps_its_type_message_and_detail_and_the_worker(host, tmp_path):
+    from vpu_core.errors import ModelLoadError
+
+    model = _write(tmp_path, "raises.py", "def get_model():\n    raise ValueError('no weights here')\n")
+    step = jobs.call(jobs.inspect, config=RunConfig(model=model), view=None)
+    before = host.ensure_worker().pid
+    with pytest.raises(ModelLoadError) as failed:
+        host.run(step, "raises.py", threading.Event(), progress=lambda s, f: None, preview=lambda i: None)
+    assert failed.value.message.endswith("get_model() raised ValueError: no weights here.")
+    assert "Traceback" in failed.value.detail
+    assert host.worker_pid == before                       # an error is not a crash: same worker
+
+
+def _alive(pid: int) -> bool:
+    """A process that still runs (a zombie waiting for its parent to read it has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["conv_relu", "resnet8", "ds_cnn", "mobilenet_v1_025", "deep_autoencoder",
+                                   "mobilenet_v2", "inception_lite", "transformer"])
+def test_the_workers_results_equal_the_same_run_in_this_process(host, model, tmp_path, monkeypatch):
+    """Each side computes from nothing (its own empty cache): the frozen results that come back
+    pickled are the in-process ones, graph and layout included."""
+    import dataclasses
+
+    from vpu_core.session import Session
+
+    config, view = RunConfig(model=model, calib_batches=1), ViewOptions()
+    monkeypatch.setenv("VPU_INSPECTOR_CACHE_DIR", str(tmp_path / "worker-cache"))
+    step = jobs.call(jobs.inspect, config=config, view=view, int_sim=True, whatif=True)
+    worker = host.run(step, model, threading.Event(), progress=lambda s, f: None, preview=lambda i: None)
+    here = Session(disk_cache=False).inspect(config, view, int_sim=True, whatif=True)
+
+    def timeless(analysis):     # how long each side took is all that may differ
+        return dataclasses.replace(analysis, timings_s={},
+                                   int_sim=dataclasses.replace(analysis.int_sim, seconds=0.0))
+
+    assert timeless(worker.analysis) == timeless(here.analysis)
+    assert worker.graph.model == here.graph.model
+    assert worker.graph.layout == here.graph.layout
+    assert worker.stages_run == here.stages_run

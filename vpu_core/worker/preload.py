@@ -1,0 +1,22 @@
+"""What the window's worker server imports before it forks its first worker: the first graph's path.
+
+torch and torch._dynamo (torch.export needs it: most of the seconds), the loaders and the export,
+the predicted partition, the display graph and its layout, the cache and the session — nothing
+more, since the first graph waits for these imports to end. torchao and ExecuTorch's quantizers
+are imported by the worker when it prepares (vpu_core.pipeline.import_quantizer), after the
+predicted graph is on screen; a model's own imports (transformers) by its model file.
+Imports only: nothing here runs torch, so forking the server is safe.
+"""
+import torch  # noqa: F401
+import torch._dynamo  # noqa: F401
+import torch.export  # noqa: F401
+
+import vpu_core.analysis.predicted  # noqa: F401
+import vpu_core.cache.disk  # noqa: F401
+import vpu_core.cache.stages  # noqa: F401
+import vpu_core.layout.grouped  # noqa: F401
+import vpu_core.pipeline  # noqa: F401
+import vpu_core.preview  # noqa: F401
+import vpu_core.session  # noqa: F401
+import vpu_core.worker.child  # noqa: F401
+import vpu_core.zoo.models  # noqa: F401
