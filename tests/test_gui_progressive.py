@@ -1,38 +1,34 @@
 """Progressive results in the window: the predicted partition of the float graph first, replaced
-in place by the quantized analysis. Prepare is held (vpu_core.pipeline._prepare waits for the
-test) so the prediction stays on screen for as long as the test looks at it; the runs are real."""
-import threading
+in place by the quantized analysis. The worker really waits (tests/models/gated_resnet8.py: a gate
+op that blocks in calibration until the test creates its file), so the prediction stays on screen
+for as long as the test looks at it; the runs are real."""
+import os
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
-from vpu_core import pipeline
 from vpu_core.config import RunConfig
-from vpu_core.progress import abandoned_work
 
 RUN_TIMEOUT_MS = 180_000
+GATED = str(Path(__file__).parent / "models" / "gated_resnet8.py")
 
 
 @pytest.fixture
-def held_prepare(monkeypatch):
-    """Set the event to let prepare (and so the quantization) go on."""
-    release, real = threading.Event(), pipeline._prepare
-
-    def waiting(*args):
-        release.wait(120)
-        return real(*args)
-
-    monkeypatch.setattr(pipeline, "_prepare", waiting)
-    yield release
-    release.set()
+def gate(tmp_path, monkeypatch):
+    """Create the returned path to let the worker go on past the prediction."""
+    path = tmp_path / "open"
+    monkeypatch.setenv("VPU_TEST_GATE", str(path))
+    yield path
+    path.touch()
 
 
 def _ops(inspection) -> set[str]:
     return {n.id for n in inspection.graph.grouped.flat.nodes if n.category in ("vpu", "cpu")}
 
 
-def test_the_quantized_graph_replaces_the_prediction_keeping_ids_view_and_selection(qtbot, window, held_prepare):
-    config = RunConfig(model="resnet8", calib_batches=1, seed=31)      # a seed no other test uses
+def test_the_quantized_graph_replaces_the_prediction_keeping_ids_view_and_selection(qtbot, window, gate):
+    config = RunConfig(model=GATED, calib_batches=1, seed=31)      # a seed no other test uses
     window.runs.start(config)
     qtbot.waitUntil(lambda: window.state.predicted, timeout=RUN_TIMEOUT_MS)
     predicted, view = window.state.result, window.graph_view
@@ -44,7 +40,7 @@ def test_the_quantized_graph_replaces_the_prediction_keeping_ids_view_and_select
     where, zoom = view.mapFromScene(box.center()), view.zoom()
 
     with qtbot.waitSignal(window.runs.succeeded, timeout=RUN_TIMEOUT_MS):
-        held_prepare.set()
+        gate.touch()
     final = window.state.result
     assert not final.analysis.predicted and final.config == config and final.analysis.tensors
     assert _ops(final) == _ops(predicted)                          # the same node ids
@@ -59,17 +55,19 @@ def test_the_quantized_graph_replaces_the_prediction_keeping_ids_view_and_select
     assert "no violations" in window.view_bar.violation_label.text()
 
 
-def test_cancel_while_quantizing_keeps_the_prediction_on_screen(qtbot, window, held_prepare):
-    window.runs.start(RunConfig(model="conv_relu", calib_batches=1, seed=32))
+def test_cancel_while_quantizing_keeps_the_prediction_on_screen_and_stops_the_worker(qtbot, window, gate):
+    from vpu_core.worker.host import default_host
+
+    window.runs.start(RunConfig(model=GATED, calib_batches=1, seed=32))
     qtbot.waitUntil(lambda: window.state.predicted, timeout=RUN_TIMEOUT_MS)
-    predicted = window.state.result
+    predicted, worker = window.state.result, default_host().worker_pid
     with qtbot.waitSignal(window.runs.jobs.cancelled, timeout=RUN_TIMEOUT_MS):
         qtbot.mouseClick(window.controls.cancel_button, Qt.MouseButton.LeftButton)
     assert window.state.result is predicted and not window.runs.is_running()
     assert window.graph_view.graph_scene().model.nodes                  # still drawn
     assert "not quantized" in window.summary.text() and "Cancelled" in window.stage.text()
-    held_prepare.set()                                                  # the abandoned prepare ends
-    qtbot.waitUntil(lambda: not abandoned_work(), timeout=RUN_TIMEOUT_MS)
+    assert worker is not None and not os.path.exists(f"/proc/{worker}/cmdline") or \
+        Path(f"/proc/{worker}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
 
 
 def test_a_prediction_the_quantized_partition_changed_is_shown_as_such(qtbot, window, run_and_wait):

@@ -1,97 +1,89 @@
-"""Jobs of the window take turns: two jobs' torch work never overlaps, nor does a stage that a
-cancelled job abandoned (torch.export / ExecuTorch lowering change process-wide state)."""
+"""Jobs of the window (app.jobs.worker): they take turns on one long-lived thread; each step is
+answered by what came back before, by the window's lookup-only session (the disk cache), or else
+by the worker process — never by model code in this process."""
+import dataclasses
 import threading
 
-from app.jobs.worker import Job
+from app.jobs.worker import InspectJob, Job
 from vpu_core.config import RunConfig, ViewOptions
-from vpu_core.progress import abandoned_work, call_cancellable
+from vpu_core.worker import jobs
 
 
-class Probe(Job):
-    """A job whose work is `body(cancel)`; records when it ran."""
+class Log(list):
+    """What the probes did; hashable by identity, as a job's parameters must be."""
 
-    def __init__(self, body, log: list, name: str) -> None:
-        super().__init__(RunConfig(), ViewOptions())
-        self.body, self.log, self.name = body, log, name
-
-    def work(self, cancel):
-        self.log.append(f"{self.name} start")
-        out = self.body(cancel)
-        self.log.append(f"{self.name} end")
-        return out
+    __hash__ = object.__hash__
 
 
-def test_a_second_job_waits_for_the_first(qtbot):
-    log, release = [], threading.Event()
-    first = Probe(lambda cancel: release.wait(10), log, "a")
-    second = Probe(lambda cancel: None, log, "b")
+def _probe(session, out, *, name, log, hold=None):
+    """A job kind that needs no session: answered in the window, on the job thread."""
+    log.append(f"{name} start {threading.current_thread().name}")
+    if hold is not None:
+        hold.wait(30)
+    log.append(f"{name} end")
+    return name
+
+
+def _job(name, log, hold=None) -> Job:
+    return Job(RunConfig(), jobs.call(_probe, name=name, log=log, hold=hold))
+
+
+def test_jobs_take_turns_on_one_long_lived_thread(qtbot):
+    log, release = Log(), threading.Event()
+    first, second = _job("a", log, release), _job("b", log)
     with qtbot.waitSignal(second.finished, timeout=10_000):
         first.start()
-        qtbot.waitUntil(lambda: log == ["a start"])
+        qtbot.waitUntil(lambda: len(log) == 1)
         second.start()
         qtbot.wait(200)                       # b has had every chance to start: it waits its turn
-        assert log == ["a start"]
+        assert len(log) == 1
         release.set()
-    assert log == ["a start", "a end", "b start", "b end"]
-
-
-def test_a_stage_abandoned_on_cancel_still_holds_off_the_next_job(qtbot):
-    log, release, entered = [], threading.Event(), threading.Event()
-
-    def long_stage():
-        entered.set()
-        release.wait(10)
-        log.append("abandoned stage end")
-
-    first = Probe(lambda cancel: call_cancellable(long_stage, cancel=cancel), log, "a")
-    second = Probe(lambda cancel: None, log, "b")
-    with qtbot.waitSignal(first.cancelled, timeout=10_000):
-        first.start()
-        qtbot.waitUntil(entered.is_set)
-        first.cancel()                        # the job returns at once, its stage runs on
-    assert abandoned_work() and log == ["a start"]
-    with qtbot.waitSignal(second.finished, timeout=10_000):
-        second.start()
-        qtbot.wait(200)
-        assert log == ["a start"]             # b waits for the abandoned stage
-        release.set()
-    assert log == ["a start", "abandoned stage end", "b start", "b end"]
-    assert not abandoned_work()
+    thread = log[0].split(" ", 2)[2]
+    assert log == [f"a start {thread}", "a end", f"b start {thread}", "b end"]
+    assert thread == "vpu-inspector-run" and first.answered_by == ["window"]
 
 
 def test_a_job_cancelled_while_waiting_its_turn_ends_at_once_and_never_runs(qtbot):
-    log, release = [], threading.Event()
-    first = Probe(lambda cancel: release.wait(30), log, "a")
-    second = Probe(lambda cancel: None, log, "b")
+    log, release = Log(), threading.Event()
+    first, second = _job("a", log, release), _job("b", log)
     first.start()
-    qtbot.waitUntil(lambda: log == ["a start"])
+    qtbot.waitUntil(lambda: len(log) == 1)
     second.start()
     assert second.is_running() and not second.wait(0.2)       # queued behind a
     with qtbot.waitSignal(second.cancelled, timeout=10_000):  # not when a ends (a waits for release): now
         second.cancel()
     assert not second.is_running() and second.wait(0) and first.is_running()
     release.set()
-    assert first.wait(10) and log == ["a start", "a end"]     # b never started
-    third = Probe(lambda cancel: None, log, "c")              # and the queue goes on
+    assert first.wait(10) and [e.split()[:2] for e in log] == [["a", "start"], ["a", "end"]]   # b never ran
+    third = _job("c", log)                                    # and the queue goes on
     with qtbot.waitSignal(third.finished, timeout=10_000):
         third.start()
-    assert log == ["a start", "a end", "c start", "c end"]
+    assert log[-1] == "c end"
 
 
-def test_jobs_and_their_stages_run_on_two_long_lived_threads(qtbot):
-    """Not a thread per job or per stage: torch's native per-thread state is built once."""
-    seen = []
+def test_a_step_is_answered_by_the_worker_once_then_by_what_came_back_or_the_cache(qtbot):
+    """The quantized result is announced first (`shown`), then the same with its follow-ups; the
+    worker computes them once; asking again is answered here, from what came back or from the
+    disk cache the worker wrote (another view: drawn here)."""
+    config = RunConfig(model="conv_relu", calib_batches=1, seed=3131)       # a seed no other test uses
 
-    def body(cancel):
-        seen.append(("job", threading.current_thread()))
-        call_cancellable(lambda: seen.append(("stage", threading.current_thread())), cancel=cancel)
-
-    jobs = [Probe(body, [], name) for name in "abc"]
-    with qtbot.waitSignal(jobs[-1].finished, timeout=10_000):
-        for job in jobs:
+    def run(view):
+        job, shown = InspectJob(config, view), []
+        job.shown.connect(shown.append)
+        with qtbot.waitSignal(job.finished, timeout=180_000) as done:
             job.start()
-    job_threads = {t for kind, t in seen if kind == "job"}
-    stage_threads = {t for kind, t in seen if kind == "stage"}
-    assert len(seen) == 6 and len(job_threads) == 1 and len(stage_threads) == 1
-    assert job_threads != stage_threads and threading.main_thread() not in job_threads | stage_threads
-    assert all(t.is_alive() and t.daemon for t in job_threads | stage_threads)
+        return job, shown, done.args[0]
+
+    job, shown, final = run(ViewOptions())
+    assert job.answered_by == ["worker", "worker"]
+    (quantized,) = shown
+    assert quantized.analysis.int_sim is None and not quantized.analysis.predicted
+    assert final.analysis.int_sim is not None and final.analysis.economics
+    before = quantized.analysis
+    assert dataclasses.replace(final.analysis, int_sim=None, op_candidates=before.op_candidates,
+                               economics=before.economics, timings_s={}) == dataclasses.replace(before, timings_s={})
+    again, _, same = run(ViewOptions())
+    assert again.answered_by == ["remembered", "remembered"] and same is final
+    other, _, folded = run(ViewOptions(hide_qdq=True))
+    assert other.answered_by == ["window", "window"] and folded.view.hide_qdq
+    assert dataclasses.replace(folded.analysis, timings_s={}) == dataclasses.replace(final.analysis, timings_s={})

@@ -70,7 +70,7 @@ class DisplayController(QObject):
         selected node keeps its place on screen (and stays in view) across the redraw."""
         area, state, pair, result = self.area, self.state, self.state.comparison, self.state.result
         selection = state.selection
-        anchor = None
+        anchor, kept = None, False
         if selection is not None and (selection.side in ("a", "b") and (
                 state.showing_compare or selection.side == "a")):
             anchor = self._view(selection.side).anchor_of(selection.node)
@@ -88,7 +88,9 @@ class DisplayController(QObject):
             # the quantized result replacing its prediction: same ids, so the same view
             replacing = (drawn is not None and drawn.analysis.predicted and drawn.config == result.config
                          and drawn is not result)
-            area.graph_view.set_graph(graph.model, graph.layout, graph.grouped, keep_view=replacing)
+            kept = not state.showing_compare and _same_drawing(drawn, result)
+            if not kept:               # else the same graph with the follow-up stages: left as it is
+                area.graph_view.set_graph(graph.model, graph.layout, graph.grouped, keep_view=replacing)
             self._drawn = result
             self.panels.set_comparison(None, None)
             area.show_single()
@@ -98,7 +100,8 @@ class DisplayController(QObject):
             area.show_placeholder()
             return
         self._show_focus(tab_compare=state.showing_compare)
-        self._keep_selection(anchor)
+        if not kept:
+            self._keep_selection(anchor)
         state.drawn.emit()
 
     def _show_focus(self, tab_compare: bool = False) -> None:
@@ -187,6 +190,13 @@ def _fix(inspection: Inspection, node: str) -> VpuFix | None:
     from vpu_core.whatif.try_on_vpu import vpu_fix
 
     return vpu_fix(inspection.analysis, node)
+
+
+def _same_drawing(drawn: Inspection | None, result: Inspection) -> bool:
+    """`result` draws exactly what `drawn` drew (it adds the integer simulation or the what-if)."""
+    return (drawn is not None and drawn.graph is not None and result.graph is not None
+            and drawn.config == result.config and drawn.view == result.view
+            and drawn.graph.model == result.graph.model and drawn.graph.layout == result.graph.layout)
 
 
 def _typing() -> bool:

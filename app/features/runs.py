@@ -231,9 +231,9 @@ class RunController(QObject):
         self.state.set_run(stage="Predicted partition shown — quantizing")
 
     def _on_succeeded(self, result: Inspection | InspectionPair) -> None:
-        self._show(result)
         seconds = time.monotonic() - self._started         # the whole job, its follow-ups too
         self.state.set_run(stage=f"Done in {seconds:.1f} s", seconds=seconds)
+        self._show(result)
         self.succeeded.emit(result)
 
     def _show(self, result: Inspection | InspectionPair) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSizeF, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import QColor, QHelpEvent, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
@@ -108,6 +108,9 @@ class GraphView(QGraphicsView):
         anchor = view_anchor(self, self._gscene) if keep_view else None
         model, layout = self.groups.attach(grouped, model, layout, depth, vp.width(), vp.height(), opened)
         self._install(model, layout)
+        # Qt shows or hides a scroll bar for the new scene through a queued call: made now, the
+        # view is restored against the viewport it will have (not one scroll bar taller)
+        QCoreApplication.sendPostedEvents(self, QEvent.Type.MetaCall)
         self._search.clear()
         if anchor is None or not restore_anchor(self, self._gscene, anchor):
             self._initial_view()

@@ -91,6 +91,7 @@ class Job(QObject):
         self._lock = threading.Lock()
         self._state = "new"             # new → queued → running → ended, or queued → ended on cancel
         self._in_worker = False         # a step of this job is running in the worker process
+        self.answered_by: list[str] = []    # per step: "remembered", "window" or "worker"
         self._ended = threading.Event()
 
     def start(self) -> None:
@@ -167,9 +168,12 @@ class Job(QObject):
         if look_up:
             known = None if step.param("fresh") else remembered(step)
             if known is not None:
+                self.answered_by.append("remembered")
                 return known, True
             try:
-                return step.run(_WINDOW_SESSION, JobOutput(RunContext(self.progress.emit))), True
+                value = step.run(_WINDOW_SESSION, JobOutput(RunContext(self.progress.emit)))
+                self.answered_by.append("window")
+                return value, True
             except NotCached:
                 pass
         with self._lock:
@@ -182,6 +186,7 @@ class Job(QObject):
                 self._in_worker = False
         for earlier in self.steps[:i + 1]:
             _remember(earlier, value)
+        self.answered_by.append("worker")
         return value, False
 
     def _preview(self, inspection: object) -> None:

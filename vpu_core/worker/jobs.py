@@ -35,8 +35,8 @@ class JobOutput:
 
 @dataclass(frozen=True)
 class JobCall:
-    """One job: a kind and its parameters (hashable and picklable: the window remembers results by
-    it, the worker receives it)."""
+    """One job: a kind and its parameters, which must be hashable (the window remembers results by
+    them) and picklable (the worker receives them): RunConfig, ViewOptions, numbers, strings."""
 
     kind: Callable[..., Any]
     params: tuple[tuple[str, Any], ...]
