@@ -162,8 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--ablate", action="store_true",
                        help="only time `check resnet8 --ablate` (target: 60 s)")
     bench.add_argument("--first-graph", nargs="*", metavar="MODEL", dest="first_graph",
-                       help="only the first-graph rows: cold / warm launches against the torch import "
-                            "(default models: resnet8 and the corpus BERT when present)")
+                       help="only the first-graph rows: cold / warm launches against the floor (torch, "
+                            "torch._dynamo, the model and its export in a fresh process; default "
+                            "models: resnet8 and the corpus BERT when present)")
+    bench.add_argument("--real-size", nargs="*", metavar="MODEL", dest="real_size", default=None,
+                       help="the real-size corpus (benchmarks/real_size; default: all five): floor, check "
+                            "cold, window cold and warm, peak memory, side by side")
     bench.add_argument("--run", nargs="*", metavar="MODEL", default=None,
                        help="only time `check MODEL --quantizer xnnpack` against the same with --run, cold "
                             "and warm cache, medians of 3 (default resnet8; target: at most 3x)")

@@ -1,16 +1,18 @@
-"""How long until the first graph is on screen, cold and warm, against the time torch takes to import.
+"""How long until the first graph is on screen, cold and warm, against the floor any first graph stands on.
 
 Every figure comes from a fresh interpreter, as when a user types `vpu-inspector gui MODEL`:
-- torch_import_s: `import torch` plus the model file's own top-level imports (transformers for a
-  transformers model) in a process of its own — the floor any first graph of that model stands on;
+- first_graph_floor_s: a process of its own that imports torch and torch._dynamo, builds the model
+  (the model file's own imports included, e.g. transformers) and runs torch.export — what any
+  first graph needs, measured in the same run as the launches;
 - a cold launch (empty result cache): first_graph_cold_s, the predicted partition painted
   (process start → the window's first drawn graph, predicted, grabbed), final_graph_cold_s, the
-  quantized analysis painted, and gui_max_stall_s, the longest the event loop went without
-  answering a 20 ms timer between the window showing and the final graph (how responsive the
-  window stays while torch imports and PT2E runs on the job thread);
+  quantized analysis painted, settled_cold_s, the run's follow-up stages (integer simulation,
+  what-if) there too, and gui_max_stall_s, the longest the event loop went without answering a
+  20 ms timer between the window showing and the settled result; with `memory`, the peak memory
+  of the window and everything it started (its worker's server and worker), sampled from /proc;
 - a warm launch (the same cache): first_graph_warm_s, the final analysis painted (a warm start
-  shows no prediction: the result is read from the disk cache).
-The ratio first_graph_cold_s / torch_import_s has a target: ≤ 2.0.
+  shows no prediction: the result is read from the disk cache, in the window's process).
+cold_over_floor is the target's ratio (≤ 1.15).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import time
 from pathlib import Path
 
 from app.devtools.child_window import WINDOW_CHILD_HEAD
+from app.devtools.tree_memory import TreeMemory
 
 _CHILD = WINDOW_CHILD_HEAD + r"""app.processEvents()
 marks = {"window_s": time.time() - T0, "torch_at_window": "torch" in sys.modules, "stall_s": 0.0}
@@ -49,33 +52,50 @@ def drawn():
     marks[key] = time.time() - T0
     if key == "final_s":
         marks["nodes"] = len(r.analysis.nodes)
-        QTimer.singleShot(0, app.quit)
+
+def settled(_result):
+    app.processEvents()
+    window.grab()
+    marks["settled_s"] = time.time() - T0
+    marks["torch_in_window"] = "torch" in sys.modules
+    marks["worker_peak_mib"] = default_host().peak_kib / 1024
+    QTimer.singleShot(0, app.quit)
 
 window.state.drawn.connect(drawn)
-
-def predicted(_inspection):         # on the job thread, as the prediction is handed over
-    marks.setdefault("torchao_at_prediction", "torchao" in sys.modules)
-
 runner = window.runs.jobs
 stages = marks.setdefault("stage_starts_s", {})
 runner.progress.connect(lambda stage, f: stages.setdefault(stage, round(time.time() - T0, 2)))
-runner.started.connect(lambda _config: runner._job.preview.connect(predicted, Qt.ConnectionType.DirectConnection))
+window.runs.succeeded.connect(settled)
 window.runs.failed.connect(lambda e: (print("FAILED", e.message, file=sys.stderr), app.exit(2)))
 window.runs.start(RunConfig(model=os.environ["PROBE_MODEL"], quantizer=os.environ["PROBE_QUANTIZER"]))
 code = app.exec()
+default_host().stop()
 print("MARKS " + json.dumps(marks), flush=True)
 """
 
-_IMPORTS = r"""
-import importlib, json, os, sys, time
-t = time.perf_counter()
+# The floor: nothing of ours but reading the zoo's registry; the model built as its file or the
+# zoo builds it, then torch.export as the pipeline calls it (non-strict).
+_FLOOR = r"""
+import json, os, sys, time
+T0 = float(os.environ["PROBE_T0"])
 import torch
-for name in json.loads(os.environ["PROBE_IMPORTS"]):
-    try:
-        importlib.import_module(name)
-    except Exception:
-        pass
-print("IMPORT", time.perf_counter() - t, flush=True)
+import torch._dynamo
+imported = time.time() - T0
+spec = os.environ["PROBE_MODEL"]
+if spec.endswith(".py"):
+    import importlib.util
+    loader = importlib.util.spec_from_file_location("_floor_model", spec)
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    model, inputs = module.get_model()
+else:
+    from vpu_core.zoo import ZOO, build_zoo_model
+    entry = ZOO[spec]
+    model = build_zoo_model(spec)
+    inputs = (torch.randn((entry.batch, *entry.input_shape)),)
+built = time.time() - T0
+torch.export.export(model.eval(), tuple(inputs), strict=False)
+print("FLOOR " + json.dumps({"import_s": imported, "built_s": built, "floor_s": time.time() - T0}), flush=True)
 """
 
 
@@ -97,41 +117,68 @@ def _env(extra: dict) -> dict:
     return {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"), **extra}
 
 
-def torch_import_s(model: str) -> float:
-    """Seconds to import torch and the model file's own imports, in a fresh process."""
-    proc = subprocess.run([sys.executable, "-c", _IMPORTS], capture_output=True, text=True, timeout=600,
-                          env=_env({"PROBE_IMPORTS": json.dumps(model_imports(model))}))
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("IMPORT ")), "")
+def _marked(stdout: str, tag: str, stderr: str) -> dict:
+    line = next((ln for ln in stdout.splitlines() if ln.startswith(tag + " ")), "")
     if not line:
-        raise RuntimeError(f"import probe failed: {proc.stderr.strip()[-300:]}")
-    return float(line.split()[1])
+        raise RuntimeError(f"{tag.lower()} probe failed: {stderr.strip()[-400:]}")
+    return json.loads(line[len(tag) + 1:])
 
 
-def _launch(model: str, quantizer: str, cache: str, settings: str) -> dict:
+def floor_s(model: str) -> dict:
+    """{import_s, built_s, floor_s}: a fresh process importing torch and torch._dynamo, building
+    `model` and exporting it (seconds from its start)."""
+    proc = subprocess.run([sys.executable, "-c", _FLOOR], capture_output=True, text=True, timeout=1800,
+                          env=_env({"PROBE_MODEL": model, "PROBE_T0": repr(time.time())}))
+    return _marked(proc.stdout, "FLOOR", proc.stderr)
+
+
+def launch(model: str, quantizer: str, cache: str, settings: str, memory: bool = False) -> dict:
+    """One launch of the window on `model`: its marks (and, with `memory`, the peak memory of the
+    window's process tree)."""
     env = _env({"PROBE_MODEL": model, "PROBE_QUANTIZER": quantizer, "VPU_INSPECTOR_CACHE_DIR": cache,
                 "VPU_INSPECTOR_SETTINGS": settings, "PROBE_T0": repr(time.time())})
-    proc = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=1200,
-                          env=env)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("MARKS ")), "")
-    if not line:
-        raise RuntimeError(f"first-graph probe failed: {proc.stderr.strip()[-300:]}")
-    return json.loads(line[6:])
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    sampler = TreeMemory(proc.pid)
+    with sampler if memory else _nothing():
+        out, err = proc.communicate(timeout=3600)
+    marks = _marked(out, "MARKS", err)
+    if memory:
+        marks["peak_pss_mib"], marks["peak_rss_mib"] = sampler.peak_pss_mib, sampler.peak_rss_mib
+    return marks
 
 
-def measure_first_graph(model: str = "resnet8", quantizer: str = "vpu", with_import: bool = True) -> dict:
-    """One row: torch_import_s (`with_import`), the cold launch's marks, the warm launch's first graph."""
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def measure_first_graph(model: str = "resnet8", quantizer: str = "vpu", with_floor: bool = True,
+                        memory: bool = False, cache: str | None = None) -> dict:
+    """One row: the floor (`with_floor`), the cold launch's marks, the warm launch's first graph.
+    `cache`: the cache folder to start from (default: a new empty one)."""
     with tempfile.TemporaryDirectory(prefix="vpu-inspector-first-graph-") as tmp:
-        settings = os.path.join(tmp, "settings.ini")
-        imports = torch_import_s(model) if with_import else None
-        cold = _launch(model, quantizer, os.path.join(tmp, "cache"), settings)
-        warm = _launch(model, quantizer, os.path.join(tmp, "cache"), settings)
+        settings, cache = os.path.join(tmp, "settings.ini"), cache or os.path.join(tmp, "cache")
+        floor = floor_s(model) if with_floor else {}
+        cold = launch(model, quantizer, cache, settings, memory)
+        warm = launch(model, quantizer, cache, settings)
     first = cold.get("predicted_s", cold.get("final_s"))
-    return {"graph": f"{Path(model).stem}/{quantizer}", "nodes": cold.get("nodes"),
-            "torch_import_s": imports, "window_s": cold["window_s"],
-            "torch_imported_at_window": cold["torch_at_window"],
-            "first_graph_cold_s": first, "first_graph_predicted": "predicted_s" in cold,
-            "torchao_at_prediction": cold.get("torchao_at_prediction"),
-            "final_graph_cold_s": cold.get("final_s"), "gui_max_stall_s": cold["stall_s"],
-            "first_graph_warm_s": warm.get("final_s"), "warm_was_final": "predicted_s" not in warm,
-            "cold_over_import": first / imports if first and imports else None,
-            "cold_stage_starts_s": cold.get("stage_starts_s", {})}
+    bottom = floor.get("floor_s")
+    row = {"graph": f"{Path(model).stem}/{quantizer}", "nodes": cold.get("nodes"),
+           "first_graph_floor_s": bottom, "first_graph_cold_s": first,
+           "cold_over_floor": first / bottom if first and bottom else None,
+           "first_graph_predicted": "predicted_s" in cold,
+           "final_graph_cold_s": cold.get("final_s"), "settled_cold_s": cold.get("settled_s"),
+           "first_graph_warm_s": warm.get("final_s"), "warm_was_final": "predicted_s" not in warm,
+           "window_s": cold["window_s"], "gui_max_stall_s": cold["stall_s"],
+           "torch_imported_at_window": cold["torch_at_window"],
+           "torch_in_window": cold.get("torch_in_window") or warm.get("torch_in_window"),
+           "floor_import_s": floor.get("import_s"), "floor_built_s": floor.get("built_s"),
+           "cold_stage_starts_s": cold.get("stage_starts_s", {})}
+    if memory:
+        row.update(window_peak_pss_mib=cold.get("peak_pss_mib"), window_peak_rss_mib=cold.get("peak_rss_mib"),
+                   worker_peak_rss_mib=cold.get("worker_peak_mib"))
+    return row

@@ -193,10 +193,14 @@ def _fix(inspection: Inspection, node: str) -> VpuFix | None:
 
 
 def _same_drawing(drawn: Inspection | None, result: Inspection) -> bool:
-    """`result` draws exactly what `drawn` drew (it adds the integer simulation or the what-if)."""
-    return (drawn is not None and drawn.graph is not None and result.graph is not None
-            and drawn.config == result.config and drawn.view == result.view
-            and drawn.graph.model == result.graph.model and drawn.graph.layout == result.graph.layout)
+    """`result` draws exactly what `drawn` drew (it adds the integer simulation or the what-if;
+    a measurement adds the "measured µs" metric: another drawing)."""
+    if drawn is None or drawn.graph is None or result.graph is None:
+        return False
+    before, after = drawn.graph.model, result.graph.model
+    return (drawn.config == result.config and drawn.view == result.view and before == after
+            and before.metrics == after.metrics and before.meta == after.meta
+            and drawn.graph.layout == result.graph.layout)
 
 
 def _typing() -> bool:

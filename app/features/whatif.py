@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -34,6 +35,7 @@ from PySide6.QtCore import QObject, QStandardPaths, SignalInstance
 from app import dialogs
 from app.jobs.ablation import AblationJob, known_ablation
 from app.jobs.runner import JobRunner
+from app.jobs.worker import window_session
 from app.state import AppState
 from app.widgets.whatif_panel import TAB_ABLATION, TAB_CANDIDATES, TAB_PROFILE, WhatIfPanel
 from resources import DEFAULT_PROFILE
@@ -127,6 +129,9 @@ class WhatIfController(QObject):
         inspection = self.state.result
         if inspection is None:
             return
+        if inspection.analysis.predicted:    # the dock follows the quantized result, which comes next
+            _import_the_editor_in_the_background()
+            return
         self._show_card(inspection)
         self.analysis = inspection.analysis
         self._follow_profile(inspection.config.profile)
@@ -140,9 +145,10 @@ class WhatIfController(QObject):
     def _follow_profile(self, path: str | None, keep_form: bool = False) -> None:
         """The form shows the profile of the run on screen, unless it holds edits of that profile
         (or `keep_form`: a run that failed or was cancelled leaves the edits to apply again)."""
-        from vpu_core.profile import load_profile
+        from vpu_core.cache.profile_store import validated_profile
 
         a, in_use, state = self.analysis, self.in_use, self.state
+        disk = window_session().disk()            # validated by the worker: read without torch
         if a is not None:
             self.panel.editor.set_choices([(r.rule.id, f"{r.rule.constraint} · {constraint_name(r.rule)}",
                                             f"{r.rule.title} ({r.rule.id}): {r.rule.reason}") for r in a.rules],
@@ -150,8 +156,8 @@ class WhatIfController(QObject):
         same = in_use is not None and in_use.path == str(path or DEFAULT_PROFILE)
         keep = in_use is not None and (keep_form or same) and self.is_modified()
         try:
-            self.shipped = self.shipped or load_profile()
-            profile = in_use if same and keep and in_use is not None else load_profile(path)
+            self.shipped = self.shipped or validated_profile(None, disk)
+            profile = in_use if same and keep and in_use is not None else validated_profile(path, disk)
         except InspectorError:
             return                       # the run itself reported a bad profile
         if keep:                         # the edits stay, over this run's op counts
@@ -293,11 +299,11 @@ class WhatIfController(QObject):
 
     def _show_card(self, inspection) -> None:
         """After an Apply: the numbers before it against this result's."""
-        from vpu_core.whatif.try_on_vpu import before_after
-
         applied = self._applied
         if applied is None or inspection.config.profile != applied[0] or inspection.analysis.predicted:
             return                       # (a prediction first: the card waits for the quantized result)
+        from vpu_core.whatif.try_on_vpu import before_after   # (it imports the rules, and torch: not before)
+
         self._applied = None
         if self.cards is not None:
             self.cards.show_card(before_after(applied[1], inspection.analysis, applied[2]))
@@ -381,6 +387,18 @@ class WhatIfController(QObject):
         self._show_chart()
         self.panel.chart.set_status("Failed")
         dialogs.show_error(self.panel.window(), error, title="Ablation failed", note="")
+
+
+def _import_the_editor_in_the_background() -> None:
+    """The editor's core (vpu_core.whatif.profile_edit) names the rule registry, which imports
+    torch: ~2 s imported off the GUI thread while the worker quantizes, not on it when the
+    quantized result arrives."""
+    import importlib
+    import threading
+
+    if "vpu_core.whatif.profile_edit" not in sys.modules:
+        threading.Thread(target=importlib.import_module, args=("vpu_core.whatif.profile_edit",),
+                         name="vpu-inspector-editor-import", daemon=True).start()
 
 
 def _default_dir() -> Path:

@@ -18,9 +18,10 @@ fresh one. The signals are emitted from the job thread; Qt queues them onto the 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import threading
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -37,6 +38,9 @@ from vpu_core.worker.jobs import JobCall, JobOutput
 
 REMEMBERED = 8                        # steps answered by the worker kept (two per inspection: one
                                       # result; a real-size model's is ~100 MB)
+
+if TYPE_CHECKING:
+    from vpu_core.session import Inspection, InspectionPair
 
 _JOBS = SerialWorker("vpu-inspector-run")
 _WINDOW_SESSION = Session(computes=False)
@@ -150,7 +154,11 @@ class Job(QObject):
             for i, step in enumerate(self.steps):
                 if self._cancel.is_set():
                     raise Cancelled()
-                value, look_up = self._answer(i, look_up)
+                later, look_up = self._answer(i, look_up)
+                value = later if value is None else self.combined(value, later)
+                if self.answered_by[-1] == "worker":
+                    for earlier in self.steps[:i + 1]:     # what it answers (see the module doc)
+                        _remember(earlier, value)
                 if i < len(self.steps) - 1:
                     self.shown.emit(value)
             return "finished", value
@@ -184,10 +192,13 @@ class Job(QObject):
         finally:
             with self._lock:
                 self._in_worker = False
-        for earlier in self.steps[:i + 1]:
-            _remember(earlier, value)
         self.answered_by.append("worker")
         return value, False
+
+    def combined(self, earlier: Any, later: Any) -> Any:
+        """The result of a step after the step that gave `earlier` (a job kind whose results say
+        what they computed merges that here)."""
+        return later
 
     def _preview(self, inspection: object) -> None:
         if not self._cancel.is_set():  # a cancelled job shows nothing new
@@ -206,6 +217,9 @@ class InspectJob(Job):
                                    runtime_runs=runtime_runs))
         self.view, self.fresh, self.runtime_runs = view, fresh, runtime_runs
 
+    def combined(self, earlier: Inspection, later: Inspection) -> Inspection:
+        return _with_stages_of(earlier, later)
+
 
 class CompareJob(Job):
     """Compare mode: side A (`config`) and side B, then vpu_core.compare; then both with their
@@ -215,6 +229,15 @@ class CompareJob(Job):
         super().__init__(config, jobs.call(jobs.compare, a=config, b=config_b, view=view),
                          jobs.call(jobs.compare, a=config, b=config_b, view=view, int_sim=True, whatif=True))
         self.view, self.config_b = view, config_b
+
+    def combined(self, earlier: InspectionPair, later: InspectionPair) -> InspectionPair:
+        return dataclasses.replace(later, a=_with_stages_of(earlier.a, later.a), b=_with_stages_of(earlier.b, later.b))
+
+
+def _with_stages_of(earlier: Inspection, later: Inspection) -> Inspection:
+    """`later` saying every stage the job computed for it (its steps' stages, in order)."""
+    stages = tuple(dict.fromkeys((*earlier.stages_run, *later.stages_run)))
+    return later if stages == later.stages_run else dataclasses.replace(later, stages_run=stages)
 
 
 class CatalogueLoader(QObject):

@@ -97,7 +97,7 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
     store = store or NO_STORE
     st = _Stages(ctx if ctx is not None else RunContext(progress, cancel))
     profile = st.run("load", load_profile, config.profile)
-    cached = store.export()
+    cached, program = store.export(), None
     if cached is not None:
         name, float_gm, example = cached
     else:
@@ -116,9 +116,10 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
             program = st.run("export", export_program, loaded.module, example, config.dynamic_batch,
                              config.model, (own, batch))
             float_gm = program_module(program)
-            store.put_export(name, program, float_gm, example)
-    if on_export is not None:
+    if on_export is not None:     # first: saving a real-size program to the cache takes seconds
         on_export(profile, name, float_gm)
+    if program is not None:
+        store.put_export(name, program, float_gm, example)
     batches, heldout = store.calibration() or store.put_calibration(
         *_calibration_data(config, example, input_names(float_gm)))
     recorded = store.converted()

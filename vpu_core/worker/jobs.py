@@ -56,6 +56,7 @@ def inspect(session: Session, out: JobOutput, *, config: RunConfig, view: ViewOp
             fresh: bool = False, int_sim: bool = False, whatif: bool = False,
             runtime_runs: int | None = None) -> Inspection:
     """One configuration (Session.inspect), its predicted partition previewed while it quantizes."""
+    _keep_profiles(session, config)
     return session.inspect(config, view, fresh=fresh, int_sim=int_sim, whatif=whatif,
                            runtime_runs=runtime_runs, ctx=out.ctx.scaled(STAGE_SPANS), preview=out.preview)
 
@@ -63,7 +64,19 @@ def inspect(session: Session, out: JobOutput, *, config: RunConfig, view: ViewOp
 def compare(session: Session, out: JobOutput, *, a: RunConfig, b: RunConfig, view: ViewOptions,
             int_sim: bool = False, whatif: bool = False) -> InspectionPair:
     """Compare mode: both configurations and their comparison (Session.compare)."""
+    _keep_profiles(session, a, b)
     return session.compare(a, b, view, int_sim=int_sim, whatif=whatif, ctx=out.ctx)
+
+
+def _keep_profiles(session: Session, *configs: RunConfig) -> None:
+    """The profiles of a result on screen (and the shipped one), validated for the window's
+    What-if dock, which reads them back without importing torch (vpu_core.cache.profile_store);
+    first, as the dock reads them when the predicted graph arrives (the pipeline validates the
+    run's profile first thing anyway)."""
+    if session.computes:
+        from vpu_core.cache.profile_store import keep_validated
+
+        keep_validated((None, *(c.profile for c in configs)), session.disk())
 
 
 def ablate(session: Session, out: JobOutput, *, config: RunConfig) -> AblationReport:
