@@ -161,3 +161,14 @@ def test_the_workers_results_equal_the_same_run_in_this_process(host, model, tmp
     assert worker.graph.model == here.graph.model
     assert worker.graph.layout == here.graph.layout
     assert worker.stages_run == here.stages_run
+
+
+def test_check_of_a_model_that_exits_says_so_in_one_sentence_and_exits_2(tmp_path, run_cli):
+    """`check` runs the model in its own process: os._exit(3) or sys.exit(4) from the model's code
+    is that sentence and exit code 2, never the model's exit code without a word."""
+    for name, call, code in (("exits.py", "os._exit(3)", 3), ("quits.py", "sys.exit(4)", 4)):
+        model = _write(tmp_path, name, f"import os, sys\n\ndef get_model():\n    {call}\n")
+        exit_code, out, err = run_cli("check", model)
+        assert exit_code == 2 and out == ""
+        assert err.strip().splitlines()[-1] == (f"vpu-inspector: error: The run of {name} ended: the model "
+                                                f"called {call.split('(')[0]}({code}) while loading the model")

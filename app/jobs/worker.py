@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.state.app_state import DEFAULT_TIME_LIMIT_S
-
 from vpu_core.config import RunConfig, ViewOptions
 from vpu_core.errors import Cancelled, InspectorError, NotCached
 from vpu_core.progress import RunContext
@@ -67,14 +66,6 @@ def _remember(step: JobCall, value: Any) -> None:
         _remembered[step] = value
         while len(_remembered) > REMEMBERED:
             _remembered.popitem(last=False)
-
-
-def start_worker() -> None:
-    """At launch: the worker's server imports torch on the other core, and the first worker is
-    forked as soon as it is ready (nothing waits for it)."""
-    host = default_host()
-    host.start_server()
-    host.start_worker()
 
 
 class Job(QObject):
