@@ -440,6 +440,7 @@ class Session:
                    ctx: RunContext = NO_CONTEXT) -> RuntimeReport:
         """`target`'s run of `config` here (Target.run): what it computes and how long it takes, or
         the sentence that says why its program cannot run here (a refusal is data)."""
+        self.before_computing("run")
         from vpu_core import targets
 
         check_target(target, config.quantizer, config.dynamic_batch)
