@@ -24,7 +24,7 @@ from PySide6.QtCore import QObject
 
 from app import dialogs
 from app.jobs.runner import JobRunner
-from app.jobs.sensitivity import MetricJob, SensitivityJob
+from app.jobs.sensitivity import MetricJob, SensitivityJob, known_sensitivity
 from app.state import AppState
 from app.widgets.sensitivity_panel import SensitivityPanel
 from vpu_core.errors import InspectorError
@@ -120,13 +120,11 @@ class SensitivityController(QObject):
 
     # -- the result on screen ---------------------------------------------------------------------------
     def _on_result(self) -> None:
-        from vpu_core.session import default_session
-
         inspection = self.state.result
         if inspection is None or inspection.analysis.predicted:
             return
         self._show_card(inspection.config, inspection.analysis)
-        known = default_session().known_sensitivity(inspection.config, self.options())
+        known = known_sensitivity(inspection.config, self.options())
         if known is self.state.sensitivity:
             self._show()                    # the same (none): the panel still follows the result
         self.state.sensitivity = known

@@ -21,6 +21,8 @@ from vpu_core.stages import STAGE_SPANS
 
 if TYPE_CHECKING:
     from vpu_core.preview import PreviewFn
+    from vpu_core.sensitivity.options import SensitivityOptions
+    from vpu_core.sensitivity.results import SensitivityReport
     from vpu_core.session import Inspection, InspectionPair, Session
     from vpu_core.whatif.results import AblationReport
 
@@ -83,3 +85,15 @@ def ablate(session: Session, out: JobOutput, *, config: RunConfig) -> AblationRe
     """The constraint ablation of one configuration (Session.ablate). The baseline stages only run
     when the session no longer has the configuration: they count as the start of the bar."""
     return session.ablate(config, ctx=out.ctx.scaled({"ablate": (0.0, 1.0)}, default=(0.0, 0.0)))
+
+
+def sensitivity(session: Session, out: JobOutput, *, config: RunConfig,
+                options: SensitivityOptions) -> SensitivityReport:
+    """Sensitivity per layer and the predicted fixes (Session.sensitivity); the baseline stages,
+    when the session no longer has them, count as the start of the bar."""
+    return session.sensitivity(config, options, out.ctx.scaled({"sensitivity": (0.0, 1.0)}, default=(0.0, 0.0)))
+
+
+def metric(session: Session, out: JobOutput, *, config: RunConfig, spec: str) -> float:
+    """The user's --eval function on the quantized model of `config` (Session.metric_of)."""
+    return session.metric_of(config, spec, out.ctx)
