@@ -22,7 +22,7 @@ W_SPINE = 4.0          # op -> op (not parameters): the data path wants to be st
 W_REAL = 1.0           # edges of parameter chains
 W_MIXED = 2.0          # real vertex <-> bend point of a long edge
 W_DUMMY = 8.0          # bend point <-> bend point: long edges run straight
-SIDE_STIFFNESS = 0.05  # how strongly a parameter vertex resists the spine pushing it aside
+PARAM_STIFFNESS = 0.05  # how strongly a parameter vertex resists the spine pushing it aside
 OP_STIFFNESS = 1000.0  # ... and an op, relative to a bend point: ops get priority
 PIN = 1e4              # stiffness factor of vertices that sit out the bottom-up pass
 
@@ -53,7 +53,7 @@ def _pav(z: list[float], wt: list[float]) -> list[float]:
 _WEIGHT = ((W_SPINE, 0.0, W_MIXED),
            (W_REAL, W_REAL, W_MIXED),
            (W_MIXED, W_MIXED, W_DUMMY))
-_STIFF = (OP_STIFFNESS, SIDE_STIFFNESS, 1.0)
+_STIFF = (OP_STIFFNESS, PARAM_STIFFNESS, 1.0)
 
 
 def _pass_inputs(g: LayeredGraph):
@@ -61,8 +61,8 @@ def _pass_inputs(g: LayeredGraph):
     stiff it is in each. Stiffness is the sum of squared weights (a vertex on strong chains
     holds its line against one with a weak edge) times its kind's factor; in the bottom-up
     pass only the vertices tied more strongly below than above move, the rest is pinned."""
-    nr, side, up_g, down_g = g.n_real, g.side, g.up, g.down
-    kind = [1 if side[v] else 0 for v in range(nr)] + [2] * (g.n - nr)
+    nr, param_chain, up_g, down_g = g.n_real, g.param_chain, g.up, g.down
+    kind = [1 if param_chain[v] else 0 for v in range(nr)] + [2] * (g.n - nr)
     follow_up, follow_down, stiff, stiff2, below = [], [], [], [], []
     for v in range(g.n):
         k = kind[v]

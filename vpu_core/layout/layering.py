@@ -24,7 +24,7 @@ class LayeredGraph:
     layer: list[int]                     # layer of every vertex (real and dummy)
     up: list[list[int]]                  # neighbours one layer above
     down: list[list[int]]                # neighbours one layer below
-    side: list[bool]                     # parameter vertices (and dummies of their edges)
+    param_chain: list[bool]              # parameter vertices (and dummies of their edges)
     chains: dict[tuple[int, int], list[int]] = field(default_factory=dict)
     reversed_pairs: set[tuple[int, int]] = field(default_factory=set)  # model edges turned round
     n_layers: int = 0
@@ -98,8 +98,8 @@ def _break_cycles(n: int, pairs: list[tuple[int, int]]) -> set[tuple[int, int]]:
     return back
 
 
-def _main_preds(preds: list[int], side: list[bool]) -> int:
-    return sum(1 for u in preds if not side[u])
+def _main_preds(preds: list[int], param_chain: list[bool]) -> int:
+    return sum(1 for u in preds if not param_chain[u])
 
 
 def _adjacency(n: int, pairs: list[tuple[int, int]]):
@@ -111,7 +111,7 @@ def _adjacency(n: int, pairs: list[tuple[int, int]]):
     return succ, pred
 
 
-def _assign_layers(order: list[int], succ, pred, side: list[bool]) -> list[int]:
+def _assign_layers(order: list[int], succ, pred, param_chain: list[bool]) -> list[int]:
     layer = [0] * len(order)
     for v in order:                                   # longest path from the sources
         lv = layer[v] + 1
@@ -128,7 +128,7 @@ def _assign_layers(order: list[int], succ, pred, side: list[bool]) -> list[int]:
         sv = succ[v]
         if not sv:
             continue
-        if side[v] or not pred[v] or (len(sv) == 1 and _main_preds(pred[v], side) <= 1):
+        if param_chain[v] or not pred[v] or (len(sv) == 1 and _main_preds(pred[v], param_chain) <= 1):
             layer[v] = min(layer[w] for w in sv) - 1
     used = sorted(set(layer))                         # drop layers emptied by the move
     if len(used) == used[-1] + 1:
@@ -153,7 +153,7 @@ def build_layered(model: GraphModel, pins: dict[int, str] | None = None) -> Laye
     """`pins`: vertex index -> "top" | "bottom" for vertices that must sit above / below all others."""
     index, pairs = _index_edges(model)
     n = len(model.nodes)
-    side = [bool(nd.is_param) for nd in model.nodes]
+    param_chain = [bool(nd.is_param) for nd in model.nodes]
     succ, pred = _adjacency(n, pairs)
     order = _topo_order(n, succ, [len(p) for p in pred])
     back: set[tuple[int, int]] = set()
@@ -168,11 +168,11 @@ def build_layered(model: GraphModel, pins: dict[int, str] | None = None) -> Laye
         pairs = oriented
         succ, pred = _adjacency(n, pairs)
         order = _topo_order(n, succ, [len(p) for p in pred])
-    layer = _assign_layers(order, succ, pred, side) if n else []
+    layer = _assign_layers(order, succ, pred, param_chain) if n else []
     if pins and layer:
         layer = _pin(layer, pins)
     g = LayeredGraph(n_real=n, ids=[nd.id for nd in model.nodes], layer=layer,
-                     up=[[] for _ in range(n)], down=[[] for _ in range(n)], side=side[:],
+                     up=[[] for _ in range(n)], down=[[] for _ in range(n)], param_chain=param_chain[:],
                      reversed_pairs=back)
     g.n_layers = (max(layer) + 1) if layer else 0
     for u, v in pairs:
@@ -189,13 +189,13 @@ def _add_chain(g: LayeredGraph, u: int, v: int) -> None:
         g.chains[(u, v)] = [u, v]
         return
     chain = [u]
-    side = g.side[u]                                   # a parameter's edge stays beside
+    on_param_chain = g.param_chain[u]                  # a parameter's edge stays beside
     for l in range(lu + 1, lv):
         d = len(g.layer)
         g.layer.append(l)
         g.up.append([])
         g.down.append([])
-        g.side.append(side)
+        g.param_chain.append(on_param_chain)
         chain.append(d)
     chain.append(v)
     for a, b in zip(chain, chain[1:]):

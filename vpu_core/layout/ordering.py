@@ -16,7 +16,7 @@ import numpy as np
 
 from .layering import LayeredGraph
 
-SIDE_BIAS = -0.3        # parameters sort just left of a spine vertex with the same barycenter
+PARAM_BIAS = -0.3       # parameters sort just left of a spine vertex with the same barycenter
 MAX_SWEEPS = 8          # up+down pairs of barycenter sweeps at most
 MAX_TRANSPOSE = 4       # transposition passes over the layers that still cross
 TRANSPOSE_BUDGET = 200_000   # vertex visits per transposition run, at most (roughly)
@@ -28,8 +28,8 @@ def initial_order(g: LayeredGraph) -> list[list[int]]:
     which keeps each chain contiguous and starts the sweeps close to crossing-free."""
     layers: list[list[int]] = [[] for _ in range(g.n_layers)]
     seen = [False] * g.n
-    roots = [v for v in range(g.n_real) if not g.up[v] and not g.side[v]]
-    roots += [v for v in range(g.n_real) if not g.up[v] and g.side[v]]
+    roots = [v for v in range(g.n_real) if not g.up[v] and not g.param_chain[v]]
+    roots += [v for v in range(g.n_real) if not g.up[v] and g.param_chain[v]]
     roots += list(range(g.n))          # anything unreachable from a source (defensive)
     nr = g.n_real
     # children: real vertices before bend points, so the data path continues on the left
@@ -217,7 +217,7 @@ def _transpose(layers, pos, g: LayeredGraph, gaps: list[int]) -> None:
 def order_layers(g: LayeredGraph) -> list[list[int]]:
     layers = initial_order(g)
     pos = _positions(layers, g.n)
-    bias = [SIDE_BIAS if s else 0.0 for s in g.side]
+    bias = [PARAM_BIAS if s else 0.0 for s in g.param_chain]
     nl = len(layers)
     gaps = all_gap_crossings(layers, pos, g.down)
     best, best_c, best_gaps = [lay[:] for lay in layers], sum(gaps), gaps[:]

@@ -28,7 +28,7 @@ class _Builder:
         self.rng = random.Random(seed)
         self.nodes: list[GraphNode] = []
         self.edges: list[tuple[str, str]] = []
-        self.side: dict[str, str] = {}        # "vpu" / "cpu" side of each non-param node
+        self.runs_on: dict[str, str] = {}     # where each non-param node runs: "vpu" / "cpu"
         self.count: dict[str, int] = {}
         self.subgraph = 0
         self.on_cpu = False
@@ -47,17 +47,17 @@ class _Builder:
         self.count[base] = k + 1
         return base if k == 0 else f"{base}_{k}"
 
-    def add(self, base, label, category, inputs=(), detail="", is_param=False, side=None):
+    def add(self, base, label, category, inputs=(), detail="", is_param=False, runs_on=None):
         nid = self._name(base)
         viol = 0
         if category in ("vpu", "qdq") and not is_param and self.rng.random() < 0.04:
             viol = self.rng.choice((1, 1, 2, 3))
-        sub = self.subgraph if category in ("vpu", "qdq") and side != "cpu" else None
+        sub = self.subgraph if category in ("vpu", "qdq") and runs_on != "cpu" else None
         self.nodes.append(GraphNode(nid, label, detail, category, sub, viol, is_param))
         if self.stack:
             self.stacks[nid] = self.stack
         if not is_param:
-            self.side[nid] = side or ("cpu" if category == "cpu" else "vpu")
+            self.runs_on[nid] = runs_on or ("cpu" if category == "cpu" else "vpu")
         for i in inputs:
             self.edges.append((i, nid))
         return nid
@@ -65,9 +65,9 @@ class _Builder:
     def shape(self, c: int, hw: int) -> str:
         return f"1×{c}×{hw}×{hw} int8" if hw else f"1×197×{c} int8"
 
-    def qdq(self, x: str, side: str = "vpu") -> str:
-        q = self.add("quantize_per_tensor", "quantize", "qdq", [x], side=side)
-        return self.add("dequantize_per_tensor", "dequantize", "qdq", [q], side=side)
+    def qdq(self, x: str, runs_on: str = "vpu") -> str:
+        q = self.add("quantize_per_tensor", "quantize", "qdq", [x], runs_on=runs_on)
+        return self.add("dequantize_per_tensor", "dequantize", "qdq", [q], runs_on=runs_on)
 
     def weighted(self, op: str, x: str, c: int, hw: int, bias: bool = True) -> str:
         shape = f"{c}×{c}×3×3" if op == "conv2d" else f"{c}×{c}"
@@ -167,7 +167,7 @@ def _attention_block(b: _Builder, x: str, c: int) -> str:
 def _finish(b: _Builder, title: str) -> GraphModel:
     edges = []
     for s, d in b.edges:
-        ss, sd = b.side.get(s), b.side.get(d)
+        ss, sd = b.runs_on.get(s), b.runs_on.get(d)
         boundary = f"{ss}->{sd}" if ss and sd and ss != sd else None
         edges.append(GraphEdge(s, d, boundary))
     return GraphModel(tuple(b.nodes), tuple(edges), title=title,

@@ -28,8 +28,8 @@ NODES_PER_LAYER = 112          # roughly, with Q/DQ: used to size the model
 
 class _Fx(_Builder):
     def op(self, name: str, ins, category: str = "cpu", detail: str = "") -> str:
-        side = "cpu" if category == "cpu" else None
-        return self.add(name, name, category, list(ins), detail=detail, side=side)
+        runs_on = "cpu" if category == "cpu" else None
+        return self.add(name, name, category, list(ins), detail=detail, runs_on=runs_on)
 
     def const(self, label: str = "_tensor_constant") -> str:
         return self.add("_tensor_constant", label, "param", detail="[]", is_param=True)
