@@ -71,6 +71,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         rows = bench_sweep([sys.executable, "-m", "app.cli"], repeat=args.repeat)
         print(json.dumps(rows, indent=1) if args.json else format_rows(rows))
         return core_cli.EXIT_OK
+    if getattr(args, "sensitivity", None) is not None:
+        rows = benchmark.bench_sensitivity(tuple(args.sensitivity) or (benchmark.MOBILEVIT,))
+        print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
+        return core_cli.EXIT_OK
     if getattr(args, "ablate", False):
         rows = benchmark.bench_ablation()
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))

@@ -254,3 +254,24 @@ def test_json_schema(check_json):
         assert {"node", "change", "predicted", "args"} <= f.keys()
         assert {"sqnr_db", "cpu_ops", "subgraphs", "boundary_bytes", "vpu_mac_share", "time_us"} <= f["predicted"].keys()
     assert s["samples"] == 1 and s["offers"] == ["keep_float", "observer"]
+
+
+@pytest.mark.slow
+def test_a16w8_and_the_ethos_u_target_on_both_sides_of_the_trade():
+    """The Arm quantizer offers 16-bit activations per op; with --target ethos-u55-128 every fix is
+    also judged by Vela: its CPU ops, subgraphs and cycle estimate are what that target says of the
+    applied configuration."""
+    session = Session(disk_cache=False)
+    config = RunConfig(model=CHAIN, quantizer="ethos-u")
+    r = session.sensitivity(config, SensitivityOptions(layers=1, targets=("ethos-u55-128",)))
+    assert set(r.offers) == {"keep_float", "wide_activation"}
+    wide = next(f for f in r.fixes if f.change == "wide_activation")
+    assert wide.args == ("--a16w8", wide.node)
+    judged = {f.args: f.predicted.targets[0] for f in r.fixes}
+    assert all(t.target == "ethos-u55-128" and t.unit == "cycles" and t.estimate for t in judged.values())
+    for args, predicted in judged.items():
+        applied = Session(disk_cache=False).target(RunConfig(model=CHAIN, quantizer="ethos-u", **_fields(args)),
+                                                   "ethos-u55-128")
+        assert len(applied.verdict.cpu_nodes) == predicted.cpu_ops, args
+        assert len(applied.verdict.subgraphs) == predicted.subgraphs, args
+        assert applied.estimate is not None and applied.estimate.total == predicted.estimate, args

@@ -248,6 +248,35 @@ def bench_ablation(models: Sequence[str] | None = ("resnet8",)) -> list[dict]:
     return rows
 
 
+SENSITIVITY_TARGET = 2.0      # --sensitivity may cost at most this many times the PTQ it analyses
+MOBILEVIT = "tests/corpus/mobilevit_hybrid.py"
+
+
+def bench_sensitivity(models: Sequence[str] | None = (MOBILEVIT,)) -> list[dict]:
+    """`check MODEL --sensitivity --no-cache` in a fresh process: the sensitivity analysis (ranking,
+    the worst layer's fixes each quantized for real) against the PTQ of the same run, both timed in
+    that process (prepare + calibrate + convert; and with the export)."""
+    import json
+    import subprocess
+    import sys
+
+    rows = []
+    for name in models or ():
+        done = subprocess.run([sys.executable, "-m", "app", "check", name, "--sensitivity", "--no-cache",
+                               "--format", "json"], capture_output=True, text=True)
+        data = json.loads(done.stdout) if done.stdout.strip() else {}
+        t, found = data.get("timings_s", {}), data.get("sensitivity") or {}
+        ptq = sum(float(t.get(k, 0.0)) for k in ("prepare", "calibrate", "convert"))
+        seconds = float(found.get("seconds") or 0.0)
+        ratio = seconds / ptq if ptq else None
+        rows.append({"model": name, "ptq_s": ptq, "export_s": float(t.get("export", 0.0)), "sensitivity_s": seconds,
+                     "ratio": ratio, "ratio_with_export": seconds / (ptq + float(t.get("export", 0.0))) if ptq else None,
+                     "fixes": len(found.get("fixes", [])), "parts_s": found.get("timings_s"), "load_avg": _load(),
+                     "target": SENSITIVITY_TARGET, "within_target": ratio is not None and ratio <= SENSITIVITY_TARGET,
+                     "error": done.stderr.strip().splitlines()[-1] if done.returncode not in (0, 1) and done.stderr else None})
+    return rows
+
+
 def _load() -> float | None:
     try:
         import os

@@ -161,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
     bench.add_argument("--ablate", action="store_true",
                        help="only time `check resnet8 --ablate` (target: 60 s)")
+    bench.add_argument("--sensitivity", nargs="*", metavar="MODEL", default=None,
+                       help="only time `check MODEL --sensitivity` against the PTQ it analyses (default: the corpus "
+                            "MobileViT; target: at most 2x)")
     bench.add_argument("--first-graph", nargs="*", metavar="MODEL", dest="first_graph",
                        help="only the first-graph rows: cold / warm launches against the floor (torch, "
                             "torch._dynamo, the model and its export in a fresh process; default "
@@ -242,7 +245,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         from vpu_core.whatif.ablation import check_quantizer
 
         check_quantizer(config)        # refuse before quantizing anything
-    sensitivity_options = options_from_args(args)
+    sensitivity_options = options_from_args(args, targets)
     if sensitivity_options.metric:          # a function that cannot be called fails before any work
         from vpu_core.sensitivity.user_metric import load_metric
 

@@ -62,6 +62,8 @@ class SensitivityController(QObject):
         self.metric_jobs = JobRunner(self)
         self._running: RunConfig | None = None
         self._applied: _Applied | None = None
+        # After an Apply, until this configuration is analysed: the report the fix came from
+        self._before_apply: tuple[RunConfig, SensitivityReport] | None = None
         panel.run_clicked.connect(self.run)
         panel.cancel_clicked.connect(self.jobs.cancel)
         panel.layer_selected.connect(self.pick_layer)
@@ -134,6 +136,12 @@ class SensitivityController(QObject):
         if report is not None:
             self.panel.show_report(report)
             return
+        before = self._before_apply
+        if inspection is not None and before is not None and inspection.config == before[0]:
+            self.panel.show_report(before[1])         # the fixes of the run before it, beside the card
+            self.panel.set_status("Applied — this ranking is of the run before the fix (the card over the graph "
+                                  "shows what it changed); Analyse ranks this configuration.")
+            return
         if inspection is None:
             self.panel.show_idle("", "Run a model first.", can_run=False)
         elif inspection.analysis.already_quantized:
@@ -167,6 +175,7 @@ class SensitivityController(QObject):
         config = with_fix(inspection.config, fix)
         metric_before = report.baseline.metric if report is not None else None
         self._applied = _Applied(config, inspection.analysis, fix, metric_before)
+        self._before_apply = (config, report) if report is not None else None
         self.state.config = config              # the fix's options are the request now
         self.state.request_run(fresh=False)
 

@@ -8,13 +8,18 @@ activations counts as the model's MACs wherever it runs (on the CPU by default).
 """
 from __future__ import annotations
 
-from torch.fx import Node
+from typing import TYPE_CHECKING
+
+from torch.fx import GraphModule, Node
 
 from vpu_core.analysis.qgraph import QGraph, is_op
 from vpu_core.analysis.results import PartitionReport, Summary
 from vpu_core.fx_utils import op_name
 from vpu_core.hardware.kernels import alias_of, spec_of
 from vpu_core.hardware.nodes import NodeView
+
+if TYPE_CHECKING:
+    from vpu_core.profile import HardwareProfile
 
 
 def op_macs(g: QGraph, node: Node) -> int:
@@ -27,6 +32,12 @@ def op_macs(g: QGraph, node: Node) -> int:
     if spec is None or spec.macs is None:
         return 0
     return spec.macs(NodeView(node, g.kernel(node), g.shape))
+
+
+def node_macs(converted: GraphModule, profile: HardwareProfile) -> dict[str, int]:
+    """Every op's multiply-accumulates in a converted graph (what a target's MAC share counts)."""
+    g = QGraph(converted, profile)
+    return {n.name: op_macs(g, n) for n in g.nodes if is_op(n)}
 
 
 def summary(g: QGraph, part: PartitionReport) -> Summary:

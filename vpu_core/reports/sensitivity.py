@@ -6,15 +6,20 @@ import dataclasses
 
 from vpu_core.formatting import db_text, human_bytes, time_text
 from vpu_core.reports.json_report import finite
-from vpu_core.sensitivity.results import Fix, Outcome, SensitivityReport
+from vpu_core.sensitivity.results import Fix, Outcome, SensitivityReport, TargetOutcome
 
 TOP_ROWS = 10       # layers the text report lists (the JSON has all)
+CHANGE_TEXT = {"keep_float": "keep an op in float (--keep-float)", "per_channel": "per-channel weights (--per-channel)",
+               "observer": "another observer (--observer)", "wide_activation": "16-bit activations (--a16w8)"}
 
 
 def outcome_to_json(o: Outcome) -> dict:
     return {"sqnr_db": o.sqnr_db, "metric": o.metric, "cpu_ops": o.cpu_ops, "subgraphs": o.subgraphs,
             "boundary_bytes": o.boundary_bytes, "vpu_mac_share": o.vpu_mac_share, "time_us": o.time_us,
-            "sqnr_reason": o.sqnr_reason or None}
+            "sqnr_reason": o.sqnr_reason or None,
+            "targets": {t.target: {"cpu_ops": t.cpu_ops, "subgraphs": t.subgraphs, "boundary_bytes": t.boundary_bytes,
+                                   "mac_share": t.mac_share, "estimate": t.estimate, "unit": t.unit or None,
+                                   "label": t.label or None} for t in o.targets}}
 
 
 def fix_to_json(f: Fix) -> dict:
@@ -46,7 +51,8 @@ def sensitivity_lines(r: SensitivityReport) -> list[str]:
     lines = [f"Sensitivity ({r.samples} held-out sample(s) behind every dB figure; calibrated on "
              f"{r.calibration_samples}): end to end {db_text(b.sqnr_db)}"
              + (f", {r.metric_name} {_metric(r.metric_float)} float → {_metric(b.metric)} quantized"
-                if r.metric_name else "")]
+                if r.metric_name else ""),
+             f"  The {r.quantizer} quantizer offers: {', '.join(CHANGE_TEXT[c] for c in r.offers)}."]
     lines.append("  rank  layer                         local   cumul.  weights  activ.  share  alone")
     for row in [x for x in r.layers if x.kind == "op"][:TOP_ROWS]:
         share = f"{100 * row.error_share:5.1f}%" if row.error_share is not None else "    —"
@@ -108,7 +114,21 @@ def fix_trade(f: Fix, b: Outcome) -> str:
                  f"VPU MACs {100 * b.vpu_mac_share:.1f}→{100 * p.vpu_mac_share:.1f} %")
     if p.time_us is not None and b.time_us is not None:
         parts.append(f"VPU time {time_text(b.time_us)}→{time_text(p.time_us)} (estimate)")
+    before = {t.target: t for t in b.targets}
+    for t in p.targets:
+        was = before.get(t.target)
+        if was is None:
+            continue
+        text = (f"{t.title}: CPU ops {was.cpu_ops}→{t.cpu_ops}, subgraphs {was.subgraphs}→{t.subgraphs}, "
+                f"MACs {100 * was.mac_share:.1f}→{100 * t.mac_share:.1f} %")
+        if t.estimate is not None and was.estimate is not None:
+            text += f", {_estimate(was)}→{_estimate(t)} ({t.label})"
+        parts.append(text)
     return "; ".join(parts)
+
+
+def _estimate(t: TargetOutcome) -> str:
+    return time_text(t.estimate) if t.unit == "us" else f"{t.estimate:,.0f} {t.unit}"
 
 
 def _db(value: float | None) -> str:

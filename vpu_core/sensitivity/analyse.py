@@ -14,18 +14,19 @@ Every dB figure rests on the held-out batch (`samples` rows).
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
 from vpu_core.analysis.results import Analysis
-from vpu_core.pipeline import Donor, QuantizedModel, prepared_with_qparams
+from vpu_core.pipeline import QuantizedModel, prepared_with_qparams
 from vpu_core.progress import NO_CONTEXT, RunContext
 from vpu_core.quantizers.overrides import offers_of
 from vpu_core.sensitivity.candidates import Candidate, candidates
 from vpu_core.sensitivity.fakequant import FakeQuantGraph
 from vpu_core.sensitivity.layers import LayerError, alone_db, layer_errors, layers_of, output_local_db
 from vpu_core.sensitivity.options import SensitivityOptions
-from vpu_core.sensitivity.predict import Metric, StoreFor, baseline_outcome, graph_output, predict
+from vpu_core.sensitivity.predict import Judge, Metric, Predictor, StoreFor, baseline_outcome, graph_output
 from vpu_core.sensitivity.results import Fix, LayerSensitivity, Outcome, SensitivityReport
 
 STAGE = "sensitivity"
@@ -35,17 +36,18 @@ _SPANS = {"prepare": (0.0, 0.05), "calibrate": (0.05, 0.1), "layers": (0.1, 0.25
 
 def sensitivity(qm: QuantizedModel, analysis: Analysis, recorded: Any = None,
                 options: SensitivityOptions = SensitivityOptions(), store_for: StoreFor | None = None,
-                ctx: RunContext = NO_CONTEXT) -> SensitivityReport:
+                ctx: RunContext = NO_CONTEXT, judge: Judge | None = None) -> SensitivityReport:
     """The SensitivityReport of `qm` (its analysis `analysis`; `recorded`: the run's recorded
-    qparams, else it calibrates again; `store_for(config)`: the cache of a fixed configuration)."""
+    qparams, else it calibrates again; `store_for(config)`: the cache of a fixed configuration;
+    `judge(config, converted)`: the other targets' outcomes, options.targets)."""
     from vpu_core.whatif.ablation import single_threaded
 
     with single_threaded():         # many small tensor ops: see single_threaded for why
-        return _sensitivity(qm, analysis, recorded, options, store_for, ctx)
+        return _sensitivity(qm, analysis, recorded, options, store_for, ctx, judge)
 
 
 def _sensitivity(qm: QuantizedModel, analysis: Analysis, recorded: Any, options: SensitivityOptions,
-                 store_for: StoreFor | None, ctx: RunContext) -> SensitivityReport:
+                 store_for: StoreFor | None, ctx: RunContext, judge: Judge | None) -> SensitivityReport:
     from vpu_core.sensitivity import search as search_mod
 
     start, timings = time.perf_counter(), {}
@@ -76,16 +78,19 @@ def _sensitivity(qm: QuantizedModel, analysis: Analysis, recorded: Any, options:
         alone[layer.node.name] = alone_db(fq, layer, qm.heldout, float_output)
     timings["alone"] = time.perf_counter() - t
     t = time.perf_counter()
+    predictor = Predictor(qm, float_output, store_for, metric, donor, judge)
     baseline = baseline_outcome(analysis, qm, metric_base)
+    if judge is not None:
+        baseline = dataclasses.replace(baseline, targets=judge(qm.config, qm.converted))
     offers = offers_of(qm.config.quantizer)
     fixes = _predicted_fixes([c for layer in worst for c in candidates(layer, fq, qm.config, offers)],
-                             qm, baseline, float_output, store_for, metric, bar, donor)
+                             predictor, baseline, bar)
     timings["fixes"] = time.perf_counter() - t
     found = None
     if options.goal_db is not None:
         t = time.perf_counter()
-        found = search_mod.smallest_set(qm, baseline, fixes, options.goal_db, float_output, store_for,
-                                        metric, bar.scaled({}, *_SPANS["search"]), donor)
+        found = search_mod.smallest_set(predictor, baseline, fixes, options.goal_db,
+                                        bar.scaled({}, *_SPANS["search"]))
         timings["search"] = time.perf_counter() - t
     rows = _rows(ranked, shares, analysis, alone, fq, qm, float_output)
     return SensitivityReport(
@@ -121,9 +126,7 @@ def _ranked(errors: list[LayerError], shares: dict[str, float]) -> list[LayerErr
     return sorted(errors, key=key)
 
 
-def _predicted_fixes(found: list[Candidate], qm: QuantizedModel, baseline: Outcome, float_output: Any,
-                     store_for: StoreFor | None, metric: Metric | None, ctx: RunContext,
-                     donor: Donor | None = None) -> list[Fix]:
+def _predicted_fixes(found: list[Candidate], predictor: Predictor, baseline: Outcome, ctx: RunContext) -> list[Fix]:
     """Each candidate predicted once (two layers may propose the same change)."""
     outcomes: dict[Any, tuple[Outcome, float]] = {}
     fixes = []
@@ -131,7 +134,7 @@ def _predicted_fixes(found: list[Candidate], qm: QuantizedModel, baseline: Outco
         ctx.report("fixes", i / max(len(found), 1))
         if c.config not in outcomes:
             t = time.perf_counter()
-            outcome = predict(qm, c.config, float_output, store_for, metric, donor=donor)
+            outcome = predictor.outcome(c.config)
             outcomes[c.config] = (outcome, time.perf_counter() - t)
         outcome, seconds = outcomes[c.config]
         fixes.append(Fix(c.node, c.change, c.nodes, c.detail, c.args, outcome,

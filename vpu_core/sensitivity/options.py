@@ -22,6 +22,7 @@ class SensitivityOptions:
     goal_db: float | None = None    # also search the smallest set of fixes reaching this SQNR
     metric: str | None = None       # --eval FILE.py:fn
     fix_nodes: tuple[str, ...] = () # also predict the fixes of these layers (the window's "Predict fixes")
+    targets: tuple[str, ...] = ()   # also judge the baseline and every fix by these targets (--target)
 
 
 class MetricError(InspectorError):
@@ -82,14 +83,15 @@ def changes_from_args(args: argparse.Namespace) -> dict:
             "wide_activations": tuple(getattr(args, "a16w8", ()) or ())}
 
 
-def options_from_args(args: argparse.Namespace) -> SensitivityOptions:
+def options_from_args(args: argparse.Namespace, targets: tuple[str, ...] = ()) -> SensitivityOptions:
     if args.fix_layers < 0:
         raise InspectorError(f"--fix-layers must be 0 or more, got {args.fix_layers}.")
     if args.eval:
         check_spec(args.eval)
     if not args.sensitivity and (args.eval or args.reach_db is not None):
         raise InspectorError("--eval and --reach-db go with --sensitivity.")
-    return SensitivityOptions(layers=args.fix_layers, goal_db=args.reach_db, metric=args.eval)
+    return SensitivityOptions(layers=args.fix_layers, goal_db=args.reach_db, metric=args.eval,
+                              targets=tuple(t for t in targets if t != "vpu"))
 
 
 def _observer(text: str) -> tuple[str, str]:

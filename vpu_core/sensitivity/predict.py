@@ -10,6 +10,8 @@ reports the predicted SQNR, CPU ops and subgraphs (tests/test_sensitivity.py run
 """
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
@@ -23,10 +25,11 @@ from vpu_core.analysis.sqnr import node_values, outputs_sqnr
 from vpu_core.config import RunConfig
 from vpu_core.pipeline import Donor, QuantizedModel, StageResults, quantize_variant
 from vpu_core.progress import NO_CONTEXT, RunContext
-from vpu_core.sensitivity.results import Outcome
+from vpu_core.sensitivity.results import Outcome, TargetOutcome
 
 StoreFor = Callable[[RunConfig], "StageResults | None"]
 Metric = Callable[[GraphModule], "float | None"]
+Judge = Callable[[RunConfig, GraphModule], "tuple[TargetOutcome, ...]"]   # the other targets' verdicts
 
 
 def graph_output(gm: GraphModule, batch: tuple) -> Any:
@@ -68,12 +71,17 @@ def vpu_time_us(g: QGraph, part: PartitionReport) -> float:
 
 
 def predict(qm: QuantizedModel, config: RunConfig, float_output: Any, store_for: StoreFor | None = None,
-            metric: Metric | None = None, ctx: RunContext = NO_CONTEXT, donor: Donor | None = None) -> Outcome:
+            metric: Metric | None = None, ctx: RunContext = NO_CONTEXT, donor: Donor | None = None,
+            judge: Judge | None = None) -> Outcome:
     """The outcome of `config` (qm's configuration with per-op changes), quantized for real;
-    `donor`: qm's qparams by observer identity (no calibration when no observer changed)."""
+    `donor`: qm's qparams by observer identity (no calibration when no observer changed);
+    `judge(config, converted)`: what the other targets asked for make of it."""
     store = store_for(config) if store_for is not None else None
     converted = quantize_variant(qm, config, _QParamsOnly(store) if store is not None else None, ctx, donor)
-    return outcome_of(converted, qm, float_output, metric)
+    outcome = outcome_of(converted, qm, float_output, metric)
+    if judge is not None:
+        outcome = dataclasses.replace(outcome, targets=judge(config, converted))
+    return outcome
 
 
 class _QParamsOnly:
@@ -89,3 +97,20 @@ class _QParamsOnly:
 
     def put_converted(self, gm: GraphModule, observer_scales: list[dict]) -> None:
         pass
+
+
+@dataclass(frozen=True)
+class Predictor:
+    """What every prediction of one analysis shares: the run, its float output on the held-out
+    batch, the fixed configurations' stores, the user's metric, the run's qparams (Donor) and the
+    other targets' judge."""
+
+    qm: QuantizedModel
+    float_output: Any
+    store_for: StoreFor | None = None
+    metric: Metric | None = None
+    donor: Donor | None = None
+    judge: Judge | None = None
+
+    def outcome(self, config: RunConfig, ctx: RunContext = NO_CONTEXT) -> Outcome:
+        return predict(self.qm, config, self.float_output, self.store_for, self.metric, ctx, self.donor, self.judge)

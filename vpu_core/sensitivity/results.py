@@ -4,7 +4,10 @@ sensitivity and fixes", says what each means."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from vpu_core.targets.results import TargetResult
 
 RowKind = Literal["op", "output"]
 
@@ -34,6 +37,33 @@ class LayerSensitivity:
 
 
 @dataclass(frozen=True)
+class TargetOutcome:
+    """What a target other than the simulated VPU makes of one configuration (vpu_core.targets):
+    its CPU ops, subgraphs, boundary bytes, its share of the MACs and its own estimate."""
+
+    target: str
+    title: str
+    cpu_ops: int
+    subgraphs: int
+    boundary_bytes: int
+    mac_share: float
+    estimate: float | None = None        # its cost model's total (None: it has none)
+    unit: str = ""                       # "us" | "cycles"
+    label: str = ""                      # who made the estimate ("Vela 5.1.0 estimate")
+
+    @staticmethod
+    def of(result: TargetResult, node_macs: dict[str, int]) -> TargetOutcome:
+        """`node_macs`: every op's multiply-accumulates in the judged graph (vpu_core.analysis.macs)."""
+        v, e = result.verdict, result.estimate
+        total = sum(node_macs.values())
+        on_target = sum(m for n, m in node_macs.items() if isinstance(v.assignment.get(n), int))
+        share = on_target / total if total else 0.0
+        return TargetOutcome(result.target, result.title, len(v.cpu_nodes), len(v.subgraphs), v.transfer_bytes,
+                             share, e.total if e is not None else None, e.unit if e is not None else "",
+                             e.label if e is not None else "")
+
+
+@dataclass(frozen=True)
 class Outcome:
     """A configuration's result on both sides of the trade (predicted for a fix; the baseline
     measured): accuracy, and what the partition becomes."""
@@ -44,8 +74,9 @@ class Outcome:
     boundary_bytes: int
     vpu_mac_share: float
     metric: float | None = None     # the user's --eval metric (None: no --eval)
-    time_us: float | None = None    # the target's cost model (None: it has none)
+    time_us: float | None = None    # the VPU target's [timing] estimate of its subgraphs
     sqnr_reason: str = ""
+    targets: tuple[TargetOutcome, ...] = ()     # the other targets asked for (check --target)
 
 
 @dataclass(frozen=True)

@@ -8,26 +8,22 @@ reached or no fix is left. Each step is a point of the curve: SQNR against the V
 """
 from __future__ import annotations
 
-from typing import Any
-
 from vpu_core.config import RunConfig
-from vpu_core.pipeline import Donor, QuantizedModel
 from vpu_core.progress import NO_CONTEXT, RunContext
 from vpu_core.sensitivity.options import with_fix
-from vpu_core.sensitivity.predict import Metric, StoreFor, predict
+from vpu_core.sensitivity.predict import Predictor
 from vpu_core.sensitivity.results import Fix, Outcome, SearchResult, SearchStep
 
 MAX_STEPS = 8
 
 
-def smallest_set(qm: QuantizedModel, baseline: Outcome, fixes: list[Fix], goal_db: float, float_output: Any,
-                 store_for: StoreFor | None = None, metric: Metric | None = None,
-                 ctx: RunContext = NO_CONTEXT, donor: Donor | None = None) -> SearchResult:
+def smallest_set(predictor: Predictor, baseline: Outcome, fixes: list[Fix], goal_db: float,
+                 ctx: RunContext = NO_CONTEXT) -> SearchResult:
     steps = [SearchStep((), baseline)]
     if baseline.sqnr_db is not None and baseline.sqnr_db >= goal_db:
         return SearchResult(goal_db, True, tuple(steps), "the model reaches it without a fix")
     order = _order([f for f in fixes if (f.gain_db or 0.0) > 0.0], baseline)
-    config, applied, seen = qm.config, list[str](), set[tuple[str, ...]]()
+    config, applied, seen = predictor.qm.config, list[str](), set[tuple[str, ...]]()
     for i, fix in enumerate(order[:MAX_STEPS]):
         ctx.report("search", i / max(min(len(order), MAX_STEPS), 1))
         if fix.args in seen or _conflicts(config, fix):
@@ -35,7 +31,7 @@ def smallest_set(qm: QuantizedModel, baseline: Outcome, fixes: list[Fix], goal_d
         seen.add(fix.args)
         config = with_fix(config, fix)
         applied.extend(fix.args)
-        outcome = predict(qm, config, float_output, store_for, metric, donor=donor)
+        outcome = predictor.outcome(config)
         steps.append(SearchStep(tuple(applied), outcome))
         if outcome.sqnr_db is not None and outcome.sqnr_db >= goal_db:
             return SearchResult(goal_db, True, tuple(steps))

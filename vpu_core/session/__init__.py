@@ -51,6 +51,8 @@ if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's calle
     from vpu_core.targets.results import RuntimeReport
     from vpu_core.pipeline import OnExport, QuantizedModel
     from vpu_core.preview import PreviewFn
+    from torch.fx import GraphModule
+
     from vpu_core.sensitivity.options import SensitivityOptions
     from vpu_core.sensitivity.results import SensitivityReport
     from vpu_core.whatif.results import AblationReport, PartitionWhatIf
@@ -384,9 +386,25 @@ class Session:
             fixed_keys = self.keys(fixed)
             return StageStore(fixed_keys, self.memory, self.disk()) if fixed_keys is not None else None
 
-        report = ctx.call(sensitivity, qm, analysis, recorded, options, store_for, ctx)
+        judge = self._judge(qm, options.targets, ctx) if options.targets else None
+        report = ctx.call(sensitivity, qm, analysis, recorded, options, store_for, ctx, judge)
         store.put(report)
         return report
+
+    def _judge(self, qm: QuantizedModel, names: Sequence[str], ctx: RunContext):
+        """judge(config, converted): the targets `names` on a configuration of qm's model whose
+        converted graph a sensitivity prediction made (kept in memory as that configuration's
+        QuantizedModel, so the target judges that very graph)."""
+        from vpu_core.analysis.macs import node_macs
+        from vpu_core.sensitivity.results import TargetOutcome
+
+        def judge(config: RunConfig, converted: GraphModule) -> tuple[TargetOutcome, ...]:
+            keys = self.keys(config)
+            if keys is not None and config != qm.config:
+                self.memory.put("quantized", keys.quantized, dataclasses.replace(qm, config=config, converted=converted))
+            macs = node_macs(converted, qm.profile)
+            return tuple(TargetOutcome.of(self.target(config, name, ctx, keys), macs) for name in names)
+        return judge
 
     def known_sensitivity(self, config: RunConfig, options: SensitivityOptions) -> SensitivityReport | None:
         """The sensitivity report of `config` under `options` if this session or the disk cache has
