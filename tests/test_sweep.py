@@ -59,7 +59,7 @@ class _CtrlCAfterFirstRun:
 def _interrupted_sweep(models: Path, out: Path) -> str:
     """The sweep as the CLI runs it, interrupted: KeyboardInterrupt ends it, what finished stays."""
     from vpu_core.config import RunConfig
-    from vpu_core.sweep.engine import SweepOptions
+    from vpu_core.sweep.ledger import SweepOptions
     from vpu_core.sweep.plan import plan_sweep
     from vpu_core.sweep.run import run_sweep
 

@@ -38,7 +38,7 @@ def _plan(folder: Path, **files: str):
 
 @pytest.mark.slow
 def test_ray_local_gives_the_local_engines_rows_and_isolates_failures(ray_session, tmp_path):
-    from vpu_core.sweep.engine import SweepOptions
+    from vpu_core.sweep.ledger import SweepOptions
     from vpu_core.sweep.run import run_sweep
 
     plan = _plan(tmp_path / "models", tiny=TINY, exits=EXITS)
@@ -64,7 +64,7 @@ def test_ray_local_gives_the_local_engines_rows_and_isolates_failures(ray_sessio
 
 @pytest.mark.slow
 def test_ray_cancels_a_hang_at_the_timeout(ray_session, tmp_path):
-    from vpu_core.sweep.engine import SweepOptions
+    from vpu_core.sweep.ledger import SweepOptions
     from vpu_core.sweep.run import run_sweep
 
     plan = _plan(tmp_path / "models", sleeper=SLEEPS)

@@ -13,7 +13,7 @@ worker processes):
 - bench.py      `bench --sweep`: a sweep with 2 workers against the same `check` runs in a row
 - cli.py        the `sweep` command line
 - rows.py       the summary row of a run, from its `check --format json` (summary, causes, MACs)
-- engine.py     what both engines share: the ledger of runs (reuse, order, recording)
+- ledger.py     what both engines share: the ledger of runs (reuse, order, recording), the options
 - local.py      the local engine: one forked process per run, timeouts, crashes, interrupts
 - ray_engine.py the same runs as Ray tasks (import ray only there)
 - outputs.py    what lands in the sweep folder: per-run files, summary.json / .csv, index.html

@@ -83,7 +83,7 @@ def add_sweep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from vpu_core.config import RunConfig
-    from vpu_core.sweep.engine import SweepOptions
+    from vpu_core.sweep.ledger import SweepOptions
     from vpu_core.sweep.plan import SweepError, plan_sweep
     from vpu_core.sweep.run import run_sweep
 

@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from vpu_core.config import split_model_spec
-from vpu_core.sweep.engine import Ledger, clock, timeout_reason
+from vpu_core.sweep.ledger import Ledger, clock, timeout_reason
 from vpu_core.sweep.plan import Run
 from vpu_core.sweep.rows import failed_row
 from vpu_core.sweep.worker import RunOutput, run_task, task_for, write_outputs

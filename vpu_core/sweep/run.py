@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from vpu_core.sweep.engine import Ledger, SweepOptions
+from vpu_core.sweep.ledger import Ledger, SweepOptions
 from vpu_core.sweep.folder import RUN_OPTION_FIELDS
 from vpu_core.sweep.outputs import SweepFolder
 from vpu_core.sweep.plan import Plan

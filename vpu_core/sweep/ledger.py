@@ -1,4 +1,5 @@
-"""What every engine shares: which runs are still to do, in which order, and recording a finished one.
+"""The ledger every engine (local.py, ray_engine.py) works from: which runs are still to do, in which
+order, and recording a finished one; and the sweep's options.
 
 Order: the plan's (models outermost), except that a run whose model is being exported and
 calibrated by a running worker waits while another run can start: its quantizer twin then
