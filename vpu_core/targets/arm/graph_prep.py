@@ -28,13 +28,20 @@ each is supplied without changing what the graph computes:
    inserted between the conv and the ReLU: round(x / s) clamped at 0 is round(max(x, 0) / s), so
    the values are the same, and the ReLU becomes a TOSA CLAMP of its own (Vela fuses it back).
 
+One kind of op cannot be given: an average over whole dimensions quantized as one op
+(adaptive_avg_pool2d, mean — the VPU's and XNNPACK's quantizers quantize a global pool so). The Arm
+backend computes it only in the pieces its own quantizer decomposes it into before annotating (a
+sum, then a multiply by 1/N, each quantized); handed a whole one, its lowering decomposes it again
+with a float 1/N and fails (TOSA MUL of int32 by float32: the whole program then fails to lower).
+Such an op is left unmarked, so it stays on the CPU, and says why (`kept_on_cpu`).
+
 Node names of the converted graph are kept; inserted nodes carry the provenance (`from_node`) of
 the op they serve, so everything lowered from them is attributed to that op.
 """
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch.fx import GraphModule, Node
@@ -47,6 +54,11 @@ ARM_MARK = "_arm_annotation_info"        # executorch.backends.arm ArmAnnotation
 _INT32 = (-(2 ** 31) + 1, 2 ** 31 - 1)   # the Arm quantizer's int32 bias range
 _FUSED_INTO = ("conv1d.default", "conv2d.default", "conv3d.default", "convolution.default", "linear.default")
 _RELUS = ("relu.default", "relu_.default", "hardtanh.default", "hardtanh_.default")
+# Averages the Arm quantizer decomposes before annotating and the backend cannot take whole.
+_ARM_DECOMPOSES = ("adaptive_avg_pool2d.default", "_adaptive_avg_pool2d.default", "mean.dim", "mean.default")
+WHOLE_AVERAGE = ("ExecuTorch's Arm backend takes a quantized {op} only in the pieces its own quantizer "
+                 "decomposes it into (a sum and a multiply by 1/N, each quantized); this graph's quantizer "
+                 "quantized it whole, which the backend's lowering cannot compile (TOSA MUL of int32 by float)")
 _KEPT_META = ("nn_module_stack", "stack_trace", "from_node", "source_fn_stack", "torch_fn")
 
 
@@ -58,6 +70,7 @@ class Prepared:
     marked: frozenset[str]               # ops marked as quantized
     quantized_biases: tuple[str, ...]    # ops whose float bias became int32
     separated_relus: tuple[str, ...]     # ReLUs given their own Q/DQ
+    kept_on_cpu: dict[str, str] = field(default_factory=dict)   # op -> why it is left unmarked
 
     def notes(self) -> tuple[str, ...]:
         out = []
@@ -74,10 +87,13 @@ def prepare_for_arm(converted: GraphModule) -> Prepared:
     gm = copy.deepcopy(converted)
     biases = _quantize_float_biases(gm)
     relus = _separate_zero_point_relus(gm)
-    marked = _mark_quantized(gm)
+    kept = {n.name: WHOLE_AVERAGE.format(op=op_name(n)) for n in gm.graph.nodes
+            if n.op == "call_function" and op_name(n) in _ARM_DECOMPOSES}
+    marked = _mark_quantized(gm, set(kept))
     gm.graph.eliminate_dead_code()
     gm.recompile()
-    return Prepared(gm, frozenset(marked), tuple(biases), tuple(relus))
+    return Prepared(gm, frozenset(marked), tuple(biases), tuple(relus),
+                    {n: why for n, why in kept.items() if _reads_dequantized(gm, n)})
 
 
 def _is_float(gm: GraphModule, node: Node) -> bool:
@@ -89,10 +105,15 @@ def _is_float(gm: GraphModule, node: Node) -> bool:
     return isinstance(val, torch.Tensor) and val.dtype.is_floating_point
 
 
-def _mark_quantized(gm: GraphModule) -> list[str]:
+def _reads_dequantized(gm: GraphModule, name: str) -> bool:
+    node = next(n for n in gm.graph.nodes if n.name == name)
+    return any(is_dequantize(a) for a in node.all_input_nodes)
+
+
+def _mark_quantized(gm: GraphModule, never: set[str]) -> list[str]:
     """Mark the ops whose floats all come from dequantizes or marked ops and all go to quantizes
-    or marked ops (the largest such set: start from every op and drop those that break it)."""
-    ops = [n for n in gm.graph.nodes if n.op == "call_function" and not is_qdq(n)]
+    or marked ops (the largest such set: start from every op but `never` and drop those that break it)."""
+    ops = [n for n in gm.graph.nodes if n.op == "call_function" and not is_qdq(n) and n.name not in never]
     marked = set(ops)
     changed = True
     while changed:

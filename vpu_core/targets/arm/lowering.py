@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import tempfile
 import threading
 import time
@@ -112,13 +113,27 @@ def lower_for_arm(qm: QuantizedModel, config: ArmConfig, system_config: str | No
             raise
         except Exception as exc:  # ExecuTorch raises many types; the user gets one sentence
             raise ArmLoweringError(f"ExecuTorch's Arm backend could not lower the program for {config.title}: "
-                                   f"{short_reason(exc)}", traceback.format_exc()) from None
+                                   f"{root_cause(exc)}", traceback.format_exc()) from None
         partitions = _partitions(edge.exported_program().graph_module, recording, prepared.gm)
     ctx.report("lower", 1.0)
     return ArmLowering(config, prepared, edge, recording.rejections, partitions,
                        system_config or config.system_config, memory_mode or config.memory_mode,
                        vela_version=_vela_version() if config.uses_vela else "",
                        vela_log=log.getvalue(), seconds=seconds)
+
+
+_SOURCE_LINE = re.compile(r"Original traceback:\s*File \"([^\"]+)\", line (\d+), in \w+\s*\n\s*(.+)")
+
+
+def root_cause(exc: BaseException) -> str:
+    """The innermost error of a failed pass (ExecuTorch wraps it in "An error occurred when running
+    the '…' pass after the following passes: [...]"), with the model's source line when torch names it."""
+    inner = exc
+    while inner.__cause__ is not None or (inner.__context__ is not None and not inner.__suppress_context__):
+        inner = inner.__cause__ or inner.__context__       # type: ignore[assignment]
+    where = _SOURCE_LINE.search(str(inner))
+    line = f" (at {where.group(1).rsplit('/', 1)[-1]}:{where.group(2)}, `{where.group(3).strip()}`)" if where else ""
+    return short_reason(inner) + line
 
 
 def _compile_spec(config: ArmConfig, system_config: str | None, memory_mode: str | None,

@@ -1,11 +1,17 @@
-"""The Arm targets in the text report: Vela's estimate per partition and per node, the split in time.
+"""The Arm targets in words: Vela's estimate per partition and per node, the split in time, and the
+rows the window's node panel, partition table and status bar show.
 
-Torch-free (it reads results.py's dataclasses): the text report and the window's panels call it.
+Torch-free (it reads results.py's dataclasses): the text report and the window's widgets call it.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vpu_core.formatting import human_bytes, time_text
-from vpu_core.targets.arm.results import ArmSplit, VelaEstimate
+from vpu_core.targets.arm.results import ArmSplit, NodeCost, VelaEstimate
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import PartitionReport
 
 TOP_NODES = 5
 
@@ -56,3 +62,56 @@ def split_lines(s: ArmSplit) -> list[str]:
         lines.append(f"    hand-offs: {time_text(s.handoff_us)} measured  ({len(s.handoff_nodes)} quantize / "
                      "dequantize between the CPU and the delegates)")
     return lines
+
+
+# -- the window's node panel, partition table and status bar (torch-free rows of text) ----------------
+
+def node_rows(title: str, verdict: PartitionReport, estimate: VelaEstimate | None, node: str) -> list[tuple[str, str]]:
+    """(label, value) rows for one node under an Arm target: where it runs and, on the NPU, Vela's
+    figures for it; on the CPU, the backend's reason and the check that gave it."""
+    side = verdict.assignment.get(node)
+    cpu = next((c for c in verdict.cpu_nodes if c.node == node), None)
+    if cpu is not None:
+        detail = dict(cpu.detail)
+        rows = [(title, f"CPU — {cpu.cause}"), ("Reason", cpu.reason.removeprefix(f"not delegated to {title}: "))]
+        if detail.get("check"):
+            rows.append(("Check", str(detail["check"])))
+        return rows
+    if not isinstance(side, int):
+        return [(title, "CPU")]
+    rows = [(title, f"partition {side} (NPU)")]
+    cost = estimate.node(node) if estimate is not None else None
+    if cost is None:
+        return rows + ([("Vela", "no NPU operation of its own (fused or folded)")] if estimate is not None else [])
+    return rows + [
+        ("Cycles", f"{cost.cycles:,} ({cost.npu_cycles:,} NPU)"),
+        ("MACs", f"{cost.macs:,} ({cost.utilisation(estimate.macs_per_cycle):.0f} % of the MAC array)"
+         if estimate is not None else f"{cost.macs:,}"),
+        ("Memory access", _access(cost)),
+        ("Staging", human_bytes(cost.staging_bytes)),
+        ("Vela ops", ", ".join(cost.vela_ops)),
+        ("Estimate", estimate.label if estimate is not None else ""),
+    ]
+
+
+def _access(cost: NodeCost) -> str:
+    parts = [(cost.sram_access_cycles, "SRAM"), (cost.dram_access_cycles, "DRAM"),
+             (cost.onchip_flash_access_cycles, "on-chip flash"), (cost.offchip_flash_access_cycles, "flash")]
+    shown = [f"{c:,} cycles {what}" for c, what in parts if c]
+    return ", ".join(shown) or "none"
+
+
+def partition_rows(estimate: VelaEstimate) -> list[tuple[str, str]]:
+    """One row per partition: its cycles, time and memory (the partition table's Vela column)."""
+    return [(f"partition {p.index}", f"{cycles_text(p.cycles)} · {p.inference_ms:.3f} ms · SRAM "
+             f"{human_bytes(p.sram_bytes)} · flash {human_bytes(p.flash_bytes)}") for p in estimate.partitions]
+
+
+def status_text(title: str, verdict: PartitionReport, estimate: VelaEstimate | None) -> str:
+    """"Ethos-U55-128: 2 partitions, 5 CPU ops, 0.053 ms on the NPU (Vela 5.1.0 estimate)"."""
+    from vpu_core.formatting import count_text
+
+    text = f"{title}: {count_text(len(verdict.subgraphs), 'partition')}, {count_text(len(verdict.cpu_nodes), 'CPU op')}"
+    if estimate is not None:
+        text += f", {estimate.inference_ms:.3f} ms on the NPU (Vela {estimate.vela_version} estimate)"
+    return text

@@ -107,7 +107,12 @@ def arm_verdict(qm: QuantizedModel, lowering: ArmLowering) -> PartitionReport:
     reasons = _reasons(lowering.rejections, id(lowering.prepared.gm.graph), names, g)
     title = lowering.config.title
 
+    kept = lowering.prepared.kept_on_cpu
+
     def cpu_node(node: Node) -> CpuNode:
+        if node.name in kept:        # an op the backend cannot take from this quantizer (graph_prep)
+            return CpuNode(node.name, op_name(node), f"not delegated to {title}: {kept[node.name]}",
+                           cause="unsupported", detail=(("check", "graph_prep"), ("sentence", kept[node.name])))
         return _cpu_node(node, title, reasons.get(node.name), node.name in where.on_cpu, qm.quantizer)
 
     ops = sorted({op_name(g.by_name[n]) for n, k in placed.items() if isinstance(k, int) and is_op(g.by_name[n])})
