@@ -31,5 +31,5 @@ def bilinear_macs(v: OpView) -> int:
 MATMUL = KernelSpec("matmul", ("matmul", "mm", "bmm", "addmm", "baddbmm", "mv", "addmv", "dot", "vdot"),
                     "matrix products", macs=matmul_macs)
 ADDBMM = KernelSpec("addbmm", ("addbmm",), "a sum of batched matrix products", macs=addbmm_macs)
-BILINEAR = KernelSpec("bilinear", ("bilinear",), "bilinear form x1ᵀ·W·x2", macs=bilinear_macs)
+BILINEAR = KernelSpec("bilinear", ("bilinear",), "bilinear form x1^T·W·x2", macs=bilinear_macs)
 SPECS = (MATMUL, ADDBMM, BILINEAR)
