@@ -98,7 +98,7 @@ def test_ranking_and_the_samples_every_figure_rests_on(report):
 def test_fake_quantized_replay_is_the_converted_graph(session):
     """Every observer of the re-prepared graph quantizing computes what convert_pt2e's graph computes,
     bit for bit (what the local errors rest on)."""
-    from vpu_core.cache.stages import StageStore
+    from vpu_core.cache.stage_store import StageStore
     from vpu_core.pipeline import prepared_with_qparams
     from vpu_core.sensitivity.fakequant import FakeQuantGraph
 

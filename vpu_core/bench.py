@@ -13,11 +13,13 @@ import statistics
 import time
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from vpu_core.stages import TimingKey
+
 if TYPE_CHECKING:
     from vpu_core.graph.model import GraphModel
 
 SIZES = (1_000, 5_000, 20_000)
-PTQ_STAGES = ("export", "prepare", "calibrate", "convert")
+PTQ_STAGES: tuple[TimingKey, ...] = ("export", "prepare", "calibrate", "convert")
 SceneMeasure = Callable[[object, object], dict]
 
 

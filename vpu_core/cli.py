@@ -252,8 +252,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         load_metric(sensitivity_options.metric)
     from vpu_core.worker.ending import LastStage, exits_as_errors
 
-    terminal = TerminalProgress({**STAGE_TITLES, "ablate": "Relaxing each constraint",
-                                 "sensitivity": "Sensitivity per layer and fixes"})   # stderr, terminals only
+    terminal = TerminalProgress(STAGE_TITLES)   # stderr, terminals only
     progress = LastStage(terminal)
     try:
         # the model's code runs in this process: its os._exit / sys.exit is an error, not our exit code

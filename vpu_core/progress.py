@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TextIO, TypeVar
 
 from vpu_core.errors import Cancelled
+from vpu_core.stages import STAGE_SPANS, Span, Stage
 
-ProgressFn = Callable[[str, float], None]
-Span = tuple[float, float]
+ProgressFn = Callable[[Stage, float], None]
 T = TypeVar("T")
 
 
@@ -44,7 +44,7 @@ def call_cancellable(fn: Callable[..., T], *args: Any, cancel: threading.Event |
     return result
 
 
-def span_fraction(spans: Mapping[str, Span], stage: str, fraction: float,
+def span_fraction(spans: Mapping[Stage, Span], stage: Stage, fraction: float,
                   default: Span = (0.0, 1.0)) -> float:
     """Where `stage`'s own 0..1 `fraction` sits on a bar shared out by `spans` (stage -> (lo, hi))."""
     lo, hi = spans.get(stage, default)
@@ -76,20 +76,20 @@ class RunContext:
         if self.cancelled:
             raise Cancelled()
 
-    def report(self, stage: str, fraction: float) -> None:
+    def report(self, stage: Stage, fraction: float) -> None:
         self.check()
         if self.progress is not None:
             self.progress(stage, fraction)
 
-    def __call__(self, stage: str, fraction: float) -> None:
+    def __call__(self, stage: Stage, fraction: float) -> None:
         self.report(stage, fraction)
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         """fn(*args) between two cancel checks (see call_cancellable)."""
         return call_cancellable(fn, *args, cancel=self.cancel)
 
-    def scaled(self, spans: Mapping[str, Span], lo: float = 0.0, hi: float = 1.0,
-               stage: str | None = None, default: Span = (0.0, 1.0)) -> RunContext:
+    def scaled(self, spans: Mapping[Stage, Span], lo: float = 0.0, hi: float = 1.0,
+               stage: Stage | None = None, default: Span = (0.0, 1.0)) -> RunContext:
         """The context of a part of this run: each stage's own 0..1 is placed on its span in `spans`
         (a stage not listed on `default`), that on [lo, hi] of this context's bar, and reported
         under `stage` when given (else under the stage's own name). Same cancel event."""
@@ -97,12 +97,29 @@ class RunContext:
         if parent is None:
             return self
 
-        def report(name: str, fraction: float) -> None:
+        def report(name: Stage, fraction: float) -> None:
             parent(stage or name, lo + (hi - lo) * span_fraction(spans, name, fraction, default))
         return RunContext(report, self.cancel)
 
 
 NO_CONTEXT = RunContext()
+
+
+def overall_fraction(stage: Stage, fraction: float) -> float:
+    """Where a stage's own 0..1 progress sits on one bar for the whole inspection."""
+    return span_fraction(STAGE_SPANS, stage, fraction)
+
+
+def recording(ctx: RunContext) -> tuple[RunContext, dict[Stage, None]]:
+    """`ctx`, also noting the name of every stage that reports (every stage that runs does)."""
+    ran: dict[Stage, None] = {}
+    parent = ctx.progress
+
+    def report(stage: Stage, fraction: float) -> None:
+        ran.setdefault(stage)
+        if parent is not None:
+            parent(stage, fraction)
+    return RunContext(report, ctx.cancel), ran
 
 
 def context_of(progress: ProgressFn | None, cancel: threading.Event | None,
@@ -122,10 +139,10 @@ class Eta:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self.stage: str | None = None
+        self.stage: Stage | None = None
         self.started = 0.0
 
-    def update(self, stage: str, fraction: float) -> float | None:
+    def update(self, stage: Stage, fraction: float) -> float | None:
         now = self.clock()
         if stage != self.stage:
             self.stage, self.started = stage, now
@@ -143,16 +160,16 @@ def format_seconds(seconds: float) -> str:
 class TerminalProgress:
     """A progress callback that keeps one status line on stderr up to date (terminals only)."""
 
-    def __init__(self, titles: dict[str, str], stream: TextIO | None = None, min_interval_s: float = 0.2) -> None:
+    def __init__(self, titles: Mapping[Stage, str], stream: TextIO | None = None, min_interval_s: float = 0.2) -> None:
         self.titles = titles
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
         self.eta = Eta()
         self.min_interval_s = min_interval_s
-        self._last: tuple[str | None, float] = (None, 0.0)
+        self._last: tuple[Stage | None, float] = (None, 0.0)
         self._width = 0
 
-    def __call__(self, stage: str, fraction: float) -> None:
+    def __call__(self, stage: Stage, fraction: float) -> None:
         if not self.enabled:
             return
         left = self.eta.update(stage, fraction)

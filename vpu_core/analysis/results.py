@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vpu_core.hardware.limits import BY_ID
+from vpu_core.stages import TimingKey
 
 if TYPE_CHECKING:
     from vpu_core.intsim.results import IntSimReport
@@ -328,7 +329,7 @@ class Analysis:
     nodes: dict = field(default_factory=dict)            # node name -> NodeInfo
     edges: tuple[tuple[str, str], ...] = ()
     histograms: dict = field(default_factory=dict)       # "log2_scale_activation", "log2_scale_weight", "shifts", … -> Histogram
-    timings_s: dict = field(default_factory=dict)
+    timings_s: dict[TimingKey, float] = field(default_factory=dict)
     delegation: PartitionReport | None = None            # real XNNPACK delegation, when asked for
     inputs: tuple[InputInfo, ...] = ()                   # the graph's user inputs, in call order
     scale_groups: tuple[ScaleGroup, ...] = ()            # tensors forced to share one scale

@@ -15,12 +15,13 @@ import time
 from vpu_core.cache import codec
 from vpu_core.cache.disk import DiskCache
 from vpu_core.cache.keys import StageKeys
+from vpu_core.stages import Store
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
-    from vpu_core.cache.stages import MemoryCache
+    from vpu_core.cache.stage_store import MemoryCache
 
-STAGE = "analysis"
+STORE: Store = "analysis"
 
 
 class AnalysisStore:
@@ -37,7 +38,7 @@ class AnalysisStore:
         if self.keys is None:
             return None
         if delegated:
-            return self.memory.get(STAGE, self._key(True))
+            return self.memory.get(STORE, self._key(True))
         return self._load(self._key(False))
 
     def put(self, analysis: Analysis) -> None:
@@ -45,31 +46,31 @@ class AnalysisStore:
             return
         delegated = analysis.delegation is not None
         key = self._key(delegated)
-        self.memory.put(STAGE, key, analysis)
+        self.memory.put(STORE, key, analysis)
         if self.disk is None or delegated:
             return
         try:
             data = codec.encode(analysis)
         except (TypeError, ValueError):  # holds something JSON cannot keep exactly: memory only
             return
-        self.disk.write(STAGE, key, "json", data)
+        self.disk.write(STORE, key, "json", data)
 
     def _load(self, key: str):
-        hit = self.memory.get(STAGE, key)
+        hit = self.memory.get(STORE, key)
         if hit is not None or self.disk is None:
             return hit
         start = time.perf_counter()
-        data = self.disk.read(STAGE, key)
+        data = self.disk.read(STORE, key)
         if data is None:
             return None
         try:
             analysis = codec.decode(data)
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
-            self.disk.remove(STAGE, key)   # well-formed bytes, wrong content: never trusted
+            self.disk.remove(STORE, key)   # well-formed bytes, wrong content: never trusted
             return None
         timings = {**analysis.timings_s, "cache_load": time.perf_counter() - start}
         analysis = dataclasses.replace(analysis, timings_s=timings)
-        self.memory.put(STAGE, key, analysis)
+        self.memory.put(STORE, key, analysis)
         return analysis
 
 
@@ -78,35 +79,35 @@ class SideStore:
     (memory and disk, JSON through the codec): `kind` names its class, `modules` the torch-free
     modules whose dataclasses it is made of."""
 
-    def __init__(self, stage: str, kind: str, key: str | None, memory: MemoryCache, disk: DiskCache | None,
+    def __init__(self, store: Store, kind: str, key: str | None, memory: MemoryCache, disk: DiskCache | None,
                  modules: tuple[str, ...] = codec.DEFAULT_MODULES) -> None:
-        self.stage, self.kind, self.key, self.modules = stage, kind, key, modules
+        self.store, self.kind, self.key, self.modules = store, kind, key, modules
         self.memory, self.disk = memory, disk
 
     def get(self) -> Any:
         if self.key is None:
             return None
-        hit = self.memory.get(self.stage, self.key)
+        hit = self.memory.get(self.store, self.key)
         if hit is not None or self.disk is None:
             return hit
-        data = self.disk.read(self.stage, self.key)
+        data = self.disk.read(self.store, self.key)
         if data is None:
             return None
         try:
             report = codec.decode(data, self.kind, self.modules)
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
-            self.disk.remove(self.stage, self.key)
+            self.disk.remove(self.store, self.key)
             return None
-        self.memory.put(self.stage, self.key, report)
+        self.memory.put(self.store, self.key, report)
         return report
 
     def put(self, report: Any) -> None:
         if self.key is None:
             return
-        self.memory.put(self.stage, self.key, report)
+        self.memory.put(self.store, self.key, report)
         if self.disk is not None:
             try:
-                self.disk.write(self.stage, self.key, "json", codec.encode(report, self.modules))
+                self.disk.write(self.store, self.key, "json", codec.encode(report, self.modules))
             except (TypeError, ValueError):
                 pass
 

@@ -2,11 +2,11 @@
 
 Layout (the folder is `cache_dir()`: $VPU_INSPECTOR_CACHE_DIR, else the user cache folder):
 
-    <root>/v1/<stage>/<key>.<sha16>.<ext>
-      stage  export (.pt2: torch.export.save) · calibration (.pt: tensors, torch.save)
+    <root>/v1/<store>/<key>.<sha16>.<ext>
+      store  export (.pt2: torch.export.save) · calibration (.pt: tensors, torch.save)
              quantized (.pt: observer qparams) · program (.pt: the converted graph, program_codec)
              analysis (.json) · int_sim (.json)
-      key    the stage's content key (vpu_core.cache.keys)
+      key    the store's content key (vpu_core.cache.keys)
       sha16  first 16 hex digits of the SHA-256 of the file's bytes
 
 Reading an entry reads its bytes, recomputes their SHA-256 and compares it with the name: a
@@ -25,6 +25,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from vpu_core.stages import Store
 
 ENV_DIR = "VPU_INSPECTOR_CACHE_DIR"
 ENV_MAX_MB = "VPU_INSPECTOR_CACHE_MAX_MB"
@@ -62,12 +64,12 @@ class DiskCache:
         self.max_bytes = max_bytes if max_bytes is not None else _max_bytes()
         self._lock = threading.Lock()
 
-    def _folder(self, stage: str) -> Path:
-        return self.root / LAYOUT / stage
+    def _folder(self, store: Store) -> Path:
+        return self.root / LAYOUT / store
 
-    def read(self, stage: str, key: str) -> bytes | None:
+    def read(self, store: Store, key: str) -> bytes | None:
         """The verified bytes of an entry, or None (missing, damaged: then it is deleted)."""
-        folder = self._folder(stage)
+        folder = self._folder(store)
         try:
             names = [n for n in os.listdir(folder) if n.startswith(key + ".")]
         except OSError:
@@ -85,8 +87,8 @@ class DiskCache:
             _remove(path)                  # damaged or not ours: never trusted
         return None
 
-    def write(self, stage: str, key: str, ext: str, data: bytes) -> None:
-        folder = self._folder(stage)
+    def write(self, store: Store, key: str, ext: str, data: bytes) -> None:
+        folder = self._folder(store)
         name = f"{key}.{hashlib.sha256(data).hexdigest()[:16]}.{ext}"
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -105,11 +107,11 @@ class DiskCache:
             return
         self.evict()
 
-    def remove(self, stage: str, key: str) -> None:
+    def remove(self, store: Store, key: str) -> None:
         try:
-            for name in os.listdir(self._folder(stage)):
+            for name in os.listdir(self._folder(store)):
                 if name.startswith(key + "."):
-                    _remove(self._folder(stage) / name)
+                    _remove(self._folder(store) / name)
         except OSError:
             pass
 
@@ -118,14 +120,14 @@ class DiskCache:
         out: list[tuple[float, int, Path]] = []
         base = self.root / LAYOUT
         try:
-            stages = list(os.scandir(base))
+            stores = list(os.scandir(base))
         except OSError:
             return out
-        for stage in stages:
-            if not stage.is_dir():
+        for store in stores:
+            if not store.is_dir():
                 continue
             try:
-                for entry in os.scandir(stage.path):
+                for entry in os.scandir(store.path):
                     try:
                         st = entry.stat()
                     except OSError:

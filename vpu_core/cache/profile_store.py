@@ -17,11 +17,12 @@ from vpu_core.cache import codec
 from vpu_core.cache.keys import digest, environment
 from vpu_core.errors import ProfileError
 from vpu_core.profile import HardwareProfile, load_profile, resolve_profile
+from vpu_core.stages import Store
 
 if TYPE_CHECKING:
     from vpu_core.cache.disk import DiskCache
 
-STAGE = "profile"
+STORE: Store = "profile"
 MODULES = ("vpu_core.profile", "vpu_core.timing.assumptions")
 
 
@@ -29,18 +30,18 @@ def validated_profile(spec: str | Path | None, disk: DiskCache | None) -> Hardwa
     """The profile `spec` names (None: the shipped one), validated; ProfileError as load_profile."""
     path = resolve_profile(spec)
     try:
-        key = digest(STAGE, str(path), path.read_text(encoding="utf-8"), environment())
+        key = digest(STORE, str(path), path.read_text(encoding="utf-8"), environment())
     except (OSError, UnicodeDecodeError):
         return load_profile(path)                 # its own sentence for a missing / unreadable file
-    data = disk.read(STAGE, key) if disk is not None else None
+    data = disk.read(STORE, key) if disk is not None else None
     if disk is not None and data is not None:
         try:
             return codec.decode(data, "HardwareProfile", MODULES)
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
-            disk.remove(STAGE, key)     # well-formed bytes, wrong content: never trusted
+            disk.remove(STORE, key)     # well-formed bytes, wrong content: never trusted
     profile = load_profile(path)
     if disk is not None:
-        disk.write(STAGE, key, "json", codec.encode(profile, MODULES))
+        disk.write(STORE, key, "json", codec.encode(profile, MODULES))
     return profile
 
 

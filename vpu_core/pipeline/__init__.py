@@ -34,11 +34,11 @@ from vpu_core.profile import HardwareProfile, load_profile
 from vpu_core.quantizers.overrides import changes_of, check_names, check_offered
 from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext
 from vpu_core.qdq import is_qdq_graph
+from vpu_core.stages import PIPELINE_STAGES, Stage, TimingKey, timing_key
 
 if TYPE_CHECKING:
     from vpu_core.pipeline.loading import LoadedModel
 
-STAGES = ("load", "export", "import", "prepare", "calibrate", "convert")
 T = TypeVar("T")
 
 
@@ -55,7 +55,7 @@ class QuantizedModel:
     calib_batches: list[tuple]
     heldout: tuple                          # held-aside batch for SQNR
     observer_scales: list[dict] = field(default_factory=list)  # float vs pow2 scale per observer
-    timings: dict = field(default_factory=dict)
+    timings: dict[TimingKey, float] = field(default_factory=dict)
     already_quantized: bool = False         # loaded a Q/DQ .pt2: prepare/convert skipped
     program_quantizer: str | None = None    # ...and the quantizer its file names (None: not said)
 
@@ -73,13 +73,14 @@ class _Stages:
 
     def __init__(self, ctx: RunContext) -> None:
         self.ctx, self.report = ctx, ctx.report
-        self.timings: dict[str, float] = {}
+        self.timings: dict[TimingKey, float] = {}
 
-    def run(self, stage: str, fn: Callable[..., T], *args: Any) -> T:
+    def run(self, stage: Stage, fn: Callable[..., T], *args: Any) -> T:
         self.report(stage, 0.0)
         start = time.perf_counter()
         result = self.ctx.call(fn, *args)                 # cancel within 0.1 s, see progress.py
-        self.timings[stage] = self.timings.get(stage, 0.0) + time.perf_counter() - start
+        key = timing_key(stage)
+        self.timings[key] = self.timings.get(key, 0.0) + time.perf_counter() - start
         self.report(stage, 1.0)
         return result
 
@@ -90,7 +91,7 @@ OnExport = Callable[[HardwareProfile, str, GraphModule], None]
 def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
                  cancel: threading.Event | None = None, store: StageResults | None = None,
                  ctx: RunContext | None = None, on_export: OnExport | None = None) -> QuantizedModel:
-    """`store` (vpu_core.cache.stages.StageStore) hands back stage results computed before and
+    """`store` (vpu_core.cache.stage_store.StageStore) hands back stage results computed before and
     keeps new ones; without it every stage runs. `ctx` (vpu_core.progress.RunContext) replaces
     `progress` and `cancel`. `on_export(profile, name, float_gm)` is called once the float graph
     is there, before prepare (and before torchao is imported): the predicted partition."""
@@ -269,7 +270,7 @@ def fused_float_graph(float_gm: GraphModule) -> GraphModule:
 
 
 class StageResults(Protocol):
-    """What run_pipeline asks of a cache of stage results (vpu_core.cache.stages.StageStore)."""
+    """What run_pipeline asks of a cache of stage results (vpu_core.cache.stage_store.StageStore)."""
 
     def export(self) -> tuple[str, GraphModule, tuple] | None: ...
 
@@ -352,8 +353,8 @@ def _already_quantized(config, profile, loaded, example, st: _Stages) -> Quantiz
         raise QuantizationError(f"'{loaded.name}' is an already quantized Q/DQ program: there is no "
                                 "float graph to quantize again with per-op changes (--keep-float, …).")
     converted = st.run("export", program_module, loaded.program)
-    for stage in ("import", "prepare", "calibrate", "convert"):
-        st.timings[stage] = 0.0
+    for stage in PIPELINE_STAGES[2:]:        # import, prepare, calibrate, convert: nothing to do
+        st.timings[timing_key(stage)] = 0.0
     return QuantizedModel(config, profile, loaded.name, converted, None, example, [example], example,
                           timings=st.timings, already_quantized=True, program_quantizer=loaded.quantizer)
 

@@ -20,6 +20,8 @@ from typing import Callable
 import torch
 from torch.fx import GraphModule
 
+from vpu_core.progress import ProgressFn
+
 FORMAT = 1
 
 
@@ -28,7 +30,7 @@ class StaleQParams(Exception):
 
 
 class Observers:
-    def __init__(self, prepared: GraphModule, report: Callable[[str, float], None]) -> None:
+    def __init__(self, prepared: GraphModule, report: ProgressFn) -> None:
         self.report = report
         self.nodes = [n for n in prepared.graph.nodes
                       if n.op == "call_module" and hasattr(getattr(prepared, n.target, None), "calculate_qparams")]

@@ -6,14 +6,13 @@ from typing import TYPE_CHECKING, Any, Mapping
 import math
 
 from vpu_core.analysis.results import Analysis, CpuNode, NodeInfo, PartitionReport, Summary
+from vpu_core.stages import JSON_TIMING_KEYS
 
 if TYPE_CHECKING:
     from vpu_core.targets.results import RuntimeReport, TargetResult
     from vpu_core.whatif.results import AblationReport, Economics, OpCandidate
 
 SCHEMA_VERSION = 1
-TIMING_KEYS = ("export", "prepare", "calibrate", "convert", "analyze", "sqnr",
-               "import")   # import: torchao / the quantizer's modules, before prepare (added after sqnr)
 
 
 def analysis_to_json(a: Analysis) -> dict:
@@ -45,7 +44,7 @@ def analysis_to_json(a: Analysis) -> dict:
         "graph": {"nodes": [{"name": n.name, "op": n.op, "target": n.target} for n in a.nodes.values()],
                   "edges": [list(e) for e in a.edges]},
         "xnnpack_delegation": partition_to_json(a.delegation) if a.delegation else None,
-        "timings_s": {k: round(float(a.timings_s.get(k, 0.0)), 4) for k in TIMING_KEYS},
+        "timings_s": {k: round(float(a.timings_s.get(k, 0.0)), 4) for k in JSON_TIMING_KEYS},
         "groups": groups_to_json(a),
         "shared_scales": [{"id": g.id, "ops": list(g.ops), "shared": g.shared,
                            "members": [{"tensor": m.tensor, "producer": m.producer,

@@ -28,9 +28,10 @@ from vpu_core.sensitivity.layers import LayerError, alone_db, layer_errors, laye
 from vpu_core.sensitivity.options import SensitivityOptions
 from vpu_core.sensitivity.predict import Judge, Metric, Predictor, StoreFor, baseline_outcome, graph_output
 from vpu_core.sensitivity.results import Fix, LayerSensitivity, Outcome, SensitivityReport
+from vpu_core.stages import Span, Stage, TimingKey
 
-STAGE = "sensitivity"
-_SPANS = {"prepare": (0.0, 0.05), "calibrate": (0.05, 0.1), "layers": (0.1, 0.25), "alone": (0.25, 0.3),
+STAGE: Stage = "sensitivity"
+_SPANS: dict[Stage, Span] = {"prepare": (0.0, 0.05), "calibrate": (0.05, 0.1), "layers": (0.1, 0.25), "alone": (0.25, 0.3),
           "fixes": (0.3, 0.85), "search": (0.85, 1.0)}
 
 
@@ -50,7 +51,8 @@ def _sensitivity(qm: QuantizedModel, analysis: Analysis, recorded: Any, options:
                  store_for: StoreFor | None, ctx: RunContext, judge: Judge | None) -> SensitivityReport:
     from vpu_core.sensitivity import search as search_mod
 
-    start, timings = time.perf_counter(), {}
+    start = time.perf_counter()
+    timings: dict[TimingKey, float] = {}
     bar = ctx.scaled(_SPANS, stage=STAGE)
     if qm.float_graph is None:
         from vpu_core.errors import InspectorError

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from vpu_core.stages import TimingKey
+
 if TYPE_CHECKING:
     from vpu_core.targets.results import TargetResult
 
@@ -127,7 +129,7 @@ class SensitivityReport:
     metric_float: float | None = None         # the user's metric of the float model
     metric_name: str = ""                     # FILE.py:fn
     seconds: float = 0.0
-    timings_s: tuple[tuple[str, float], ...] = ()
+    timings_s: tuple[tuple[TimingKey, float], ...] = ()
 
     def layer(self, node: str) -> LayerSensitivity | None:
         return next((r for r in self.layers if r.node == node or r.output_node == node), None)

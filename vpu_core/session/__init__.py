@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Sequence
 
 from vpu_core.cache.attached import AttachedResults
 from vpu_core.cache.keys import FileHashes, StageKeys, stage_keys
-from vpu_core.cache.stages import MemoryCache
+from vpu_core.cache.stage_store import MemoryCache
 from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
 from vpu_core.errors import NotCached
 from vpu_core.inspection import DisplayGraph, Inspection, InspectionPair, display_graph
-from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext, context_of
+from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext, context_of, overall_fraction, recording
 from vpu_core.session.jobs import SessionJob, forget_targets, target_result
-from vpu_core.stages import STAGE_SPANS, STAGE_TITLES, STAGES, overall_fraction, recording
+from vpu_core.stages import STAGE_SPANS, STAGE_TITLES, STAGES, Store
 from vpu_core.targets import check_target
 
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
@@ -193,12 +193,12 @@ class Session:
         keys = self.keys(config, fresh=True)
         if keys is None:
             return
-        for stage, key in (("export", keys.export), ("calibration", keys.calibration),
-                           ("qparams", keys.quantized), ("quantized", keys.quantized),
-                           ("analysis", keys.analysis), ("analysis", keys.analysis_delegated),
-                           ("int_sim", keys.analysis), ("whatif", keys.analysis),
-                           ("program", program_key(keys))):
-            self.memory.drop(stage, key)
+        dropped: tuple[tuple[Store, object], ...] = (
+            ("export", keys.export), ("calibration", keys.calibration), ("qparams", keys.quantized),
+            ("quantized", keys.quantized), ("analysis", keys.analysis), ("analysis", keys.analysis_delegated),
+            ("int_sim", keys.analysis), ("whatif", keys.analysis), ("program", program_key(keys)))
+        for store, key in dropped:
+            self.memory.drop(store, key)
         forget_targets(self, keys)
         self.attached.forget(config)
         with self._lock:
@@ -284,7 +284,7 @@ class Session:
         """The QuantizedModel of `config` (core-internal: torch objects), run or remembered;
         `on_export` as for run_pipeline, when the pipeline runs."""
         self.before_computing("quantized")
-        from vpu_core.cache.stages import StageStore
+        from vpu_core.cache.stage_store import StageStore
         from vpu_core.pipeline import run_pipeline
 
         keys = keys if keys is not None else self.keys(config)
@@ -375,7 +375,7 @@ class Session:
         if hit is not None:
             return hit
         self.before_computing("sensitivity")
-        from vpu_core.cache.stages import StageStore
+        from vpu_core.cache.stage_store import StageStore
         from vpu_core.sensitivity.analyse import sensitivity
 
         analysis = self.analysis(config, False, ctx, keys=keys)

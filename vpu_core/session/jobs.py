@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from vpu_core.cache.analysis_store import SideStore
 from vpu_core.cache.keys import digest
+from vpu_core.stages import Store
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
     from vpu_core.cache.disk import DiskCache
     from vpu_core.cache.keys import StageKeys
-    from vpu_core.cache.stages import MemoryCache
+    from vpu_core.cache.stage_store import MemoryCache
     from vpu_core.config import RunConfig
     from vpu_core.pipeline import QuantizedModel
     from vpu_core.progress import RunContext
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from vpu_core.targets.results import TargetResult
 
 T = TypeVar("T")
-LOWERING = "lowering"      # memory stage: what a target remembered for a program (TargetJob.remembered)
+LOWERING: Store = "lowering"      # memory store: what a target remembered for a program (TargetJob.remembered)
 RESULT_MODULES = ("vpu_core.analysis.results", "vpu_core.targets.results")
 
 
@@ -126,5 +127,5 @@ def forget_targets(session: Session, keys: StageKeys) -> None:
 
     for name in targets.names():
         store = target_store(session, keys, name)
-        session.memory.drop(store.stage, store.key)
+        session.memory.drop(store.store, store.key)
     session.memory.drop_if(LOWERING, lambda key: key[2] == keys.quantized)

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, PartitionReport
     from vpu_core.cache.disk import DiskCache
     from vpu_core.cache.keys import StageKeys
-    from vpu_core.cache.stages import MemoryCache
+    from vpu_core.cache.stage_store import MemoryCache
     from vpu_core.config import RunConfig
     from vpu_core.targets.results import Exported
     from vpu_core.pipeline import QuantizedModel

@@ -33,16 +33,17 @@ from vpu_core.errors import InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
 from vpu_core.progress import NO_CONTEXT, RunContext
 from vpu_core.profile import rule_ids
+from vpu_core.stages import Span, Stage
 from vpu_core.whatif.noise import MIN_SAMPLES, delta_se_db, run_outputs, sample_noise
 from vpu_core.whatif.relevance import annotated_view, cannot_matter
 from vpu_core.whatif.results import AblationEntry, AblationReport, LayerGain
 
-STAGE = "ablate"
+STAGE: Stage = "ablate"
 TOP_LAYERS = 5
 MIN_LAYER_GAIN_DB = 0.01           # below this a layer's change is rounding noise, not a gain
 # Where each pipeline stage of one relaxed run sits within that run's share of the bar.
 # "import" is instant here (the baseline run imported the quantizer) but still reported: no span.
-_SUB_SPAN = {"import": (0.0, 0.0), "prepare": (0.0, 0.1), "calibrate": (0.1, 0.6), "convert": (0.6, 0.75),
+_SUB_SPAN: dict[Stage, Span] = {"import": (0.0, 0.0), "prepare": (0.0, 0.1), "calibrate": (0.1, 0.6), "convert": (0.6, 0.75),
              "sqnr": (0.75, 1.0)}
 
 

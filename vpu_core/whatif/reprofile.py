@@ -16,10 +16,8 @@ from vpu_core.config import RunConfig
 from vpu_core.fx_utils import op_name
 from vpu_core.pipeline import QuantizedModel
 from vpu_core.profile import load_profile
+from vpu_core.stages import PIPELINE_STAGES, timing_key
 from vpu_core.whatif.profile_edit import requantization_needed
-
-_PIPELINE_STAGES = ("load", "export", "import", "prepare", "calibrate", "convert")
-
 
 def same_run_but_profile(a: RunConfig, b: RunConfig) -> bool:
     return a != b and dataclasses.replace(a, profile=b.profile) == b
@@ -34,5 +32,5 @@ def with_profile(qm: QuantizedModel, config: RunConfig) -> QuantizedModel | None
     quantizer = "none" if qm.already_quantized else qm.config.quantizer
     if requantization_needed(qm.profile, profile, quantizer, ops, symbolic):
         return None
-    timings = {**qm.timings, **{stage: 0.0 for stage in _PIPELINE_STAGES}}
+    timings = {**qm.timings, **{timing_key(stage): 0.0 for stage in PIPELINE_STAGES}}
     return dataclasses.replace(qm, config=config, profile=profile, timings=timings)

@@ -16,17 +16,8 @@ from typing import Callable, Iterator, NoReturn
 
 from vpu_core.errors import InspectorError
 from vpu_core.progress import ProgressFn
-from vpu_core.stages import STAGE_TITLES
+from vpu_core.stages import Stage, doing as stage_doing
 
-# What a process was doing, by the last stage it reported ("… while loading the model").
-DOING = {
-    "load": "loading the model", "export": "exporting it (torch.export)",
-    "import": "importing the quantizer", "prepare": "preparing it for quantization (PT2E)",
-    "calibrate": "calibrating", "convert": "converting it to Q/DQ", "analyze": "checking the VPU rules",
-    "delegate": "lowering it with ExecuTorch XNNPACK", "int_sim": "simulating the VPU in integers",
-    "lower": "lowering it to an ExecuTorch program", "run": "running it on this CPU (ExecuTorch)",
-    "layout": "laying out the graph", "ablate": "relaxing each constraint",
-}
 _SIGNALS = {
     signal.SIGSEGV: "segmentation fault", signal.SIGBUS: "bus error", signal.SIGABRT: "aborted",
     signal.SIGFPE: "floating-point exception", signal.SIGILL: "illegal instruction",
@@ -35,10 +26,9 @@ _SIGNALS = {
 }
 
 
-def doing(stage: str | None) -> str:
-    if stage is None:
-        return "starting"
-    return DOING.get(stage) or STAGE_TITLES.get(stage, stage).lower()
+def doing(stage: Stage | None) -> str:
+    """What a process was doing, by the last stage it reported ("… while loading the model")."""
+    return "starting" if stage is None else stage_doing(stage)
 
 
 def model_label(model: str) -> str:
@@ -59,7 +49,7 @@ def exit_words(code: int) -> str:
     return f"its process exited with code {code}"
 
 
-def ended(model: str, how: str, stage: str | None) -> str:
+def ended(model: str, how: str, stage: Stage | None) -> str:
     return f"The run of {model_label(model)} ended: {how} while {doing(stage)}"
 
 
@@ -78,9 +68,9 @@ class LastStage:
 
     def __init__(self, progress: ProgressFn | None = None) -> None:
         self.progress = progress
-        self.stage: str | None = None
+        self.stage: Stage | None = None
 
-    def __call__(self, stage: str, fraction: float) -> None:
+    def __call__(self, stage: Stage, fraction: float) -> None:
         self.stage = stage
         if self.progress is not None:
             self.progress(stage, fraction)
@@ -95,7 +85,7 @@ class _ModelExit(BaseException):
 
 
 @contextlib.contextmanager
-def exits_as_errors(model: str, stage: Callable[[], str | None]) -> Iterator[None]:
+def exits_as_errors(model: str, stage: Callable[[], Stage | None]) -> Iterator[None]:
     """While a run of `model` executes in this process: its os._exit(n) and sys.exit(n) raise
     InspectorError("The run of m.py ended: the model called os._exit(3) while loading the model")
     instead of ending the process with the model's code. `stage()` is the stage it is in."""

@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from vpu_core.errors import Cancelled, InspectorError
 from vpu_core.progress import ProgressFn
+from vpu_core.stages import Stage
 from vpu_core.worker.ending import ended, exit_words
 from vpu_core.worker.server import kill_group, start_child, start_server
 
@@ -165,7 +166,7 @@ class WorkerHost:
 
     def _follow(self, worker: _Worker, label: str, cancel: threading.Event, progress: ProgressFn,
                 preview: Callable[[Any], None], time_limit_s: float | None) -> Any:
-        stage: str | None = None
+        stage: Stage | None = None
         deadline = None if time_limit_s is None else time.monotonic() + time_limit_s
         while True:
             ready = multiprocessing.connection.wait([worker.conn, worker.process.sentinel], POLL_S)

@@ -15,7 +15,7 @@ import vpu_core.analysis.predicted  # noqa: F401
 import vpu_core.analysis.rules  # noqa: F401
 import vpu_core.cache.disk  # noqa: F401
 import vpu_core.cache.profile_store  # noqa: F401
-import vpu_core.cache.stages  # noqa: F401
+import vpu_core.cache.stage_store  # noqa: F401
 import vpu_core.layout.grouped  # noqa: F401
 import vpu_core.pipeline  # noqa: F401
 import vpu_core.preview  # noqa: F401

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from vpu_core.compare import default_label, node_role, violation_owners
 from vpu_core.formatting import db_text, human_bytes, node_label, quantizer_label, samples_text, value_text
 from vpu_core.reports.html import style
+from vpu_core.stages import TimingKey
 from vpu_core.reports.html.html_kit import card, code, details, esc, facts, kpi, pill, table
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, human_macs, mac_share_caveat,
                                            mac_share_standing, no_weighted_op_sentence,
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 
 QUANTIZER_NAMES = {"vpu": "VPU — MyVPUQuantizer (this project)",
                    "xnnpack": "XNNPACK — ExecuTorch XNNPACKQuantizer"}
-TIMING_KEYS = ("export", "import", "prepare", "calibrate", "convert", "analyze")
+# the stages the HTML report times, in the order they run
+SHOWN_TIMINGS: tuple[TimingKey, ...] = ("export", "import", "prepare", "calibrate", "convert", "analyze")
 OPEN_LIMIT = 30        # violation groups up to this size start expanded
 
 
@@ -91,8 +93,8 @@ def summary_facts(a: Analysis) -> list[tuple[str, str]]:
     exact = sum(1 for s in a.requant if s.exact)
     bad_range = sum(1 for s in a.requant if s.out_of_range)
     t = a.timings_s
-    total = sum(float(t.get(k, 0.0)) for k in TIMING_KEYS)
-    timings = " · ".join(f"{k} {float(t.get(k, 0.0)):.2f} s" for k in TIMING_KEYS)
+    total = sum(float(t.get(k, 0.0)) for k in SHOWN_TIMINGS)
+    timings = " · ".join(f"{k} {float(t.get(k, 0.0)):.2f} s" for k in SHOWN_TIMINGS)
     return [
         ("Model", code(a.model)),
         ("Quantizer", esc(quantizer_label(a) if a.already_quantized else QUANTIZER_NAMES.get(a.quantizer, a.quantizer))),

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING
 
 from vpu_core.cache import artifacts
 from vpu_core.cache.keys import StageKeys, digest
+from vpu_core.stages import Store
 
 if TYPE_CHECKING:
     from vpu_core.cache.disk import DiskCache
-    from vpu_core.cache.stages import MemoryCache
+    from vpu_core.cache.stage_store import MemoryCache
     from vpu_core.targets.xnnpack.lowering import LoweredProgram, RuntimeRefusal
 
-STAGE = "program"
+STORE: Store = "program"
 
 
 def program_key(keys: StageKeys | None) -> str | None:
@@ -34,27 +35,27 @@ class ProgramStore:
         """A LoweredProgram, a RuntimeRefusal (remembered), or None."""
         if self.key is None:
             return None
-        hit = self.memory.get(STAGE, self.key)
+        hit = self.memory.get(STORE, self.key)
         if hit is not None or self.disk is None:
             return hit
-        data = self.disk.read(STAGE, self.key)
+        data = self.disk.read(STORE, self.key)
         if data is None:
             return None
         try:
             value = _decode(data)
         except (artifacts.BadEntry, KeyError, TypeError, ValueError):
-            self.disk.remove(STAGE, self.key)
+            self.disk.remove(STORE, self.key)
             return None
-        self.memory.put(STAGE, self.key, value)
+        self.memory.put(STORE, self.key, value)
         return value
 
     def put(self, value: LoweredProgram | RuntimeRefusal) -> None:
         """Keep a LoweredProgram or a RuntimeRefusal."""
         if self.key is None:
             return
-        self.memory.put(STAGE, self.key, value)
+        self.memory.put(STORE, self.key, value)
         if self.disk is not None:
-            self.disk.write(STAGE, self.key, "pt", _encode(value))
+            self.disk.write(STORE, self.key, "pt", _encode(value))
 
 
 def _encode(value) -> bytes:

@@ -15,51 +15,52 @@ from collections import OrderedDict
 from vpu_core.cache import artifacts
 from vpu_core.cache.disk import DiskCache
 from vpu_core.cache.keys import StageKeys
+from vpu_core.stages import Store
 
 if TYPE_CHECKING:
     from torch.fx import GraphModule
 
 
 class MemoryCache:
-    """Small per-stage LRU maps of live objects."""
+    """Small LRU maps of live objects, one per store."""
 
-    LIMITS = {"export": 4, "calibration": 8, "qparams": 16, "quantized": 6, "analysis": 48,
+    LIMITS: dict[Store, int] = {"export": 4, "calibration": 8, "qparams": 16, "quantized": 6, "analysis": 48,
               "int_sim": 16, "whatif": 16, "graph": 24, "target": 48, "lowering": 2}
 
-    def __init__(self, limits: dict | None = None) -> None:
+    def __init__(self, limits: dict[Store, int] | None = None) -> None:
         self.limits = {**self.LIMITS, **(limits or {})}
-        self._maps: dict[str, OrderedDict] = {stage: OrderedDict() for stage in self.limits}
+        self._maps: dict[Store, OrderedDict] = {store: OrderedDict() for store in self.limits}
         self._lock = threading.Lock()
 
-    def get(self, stage: str, key: object) -> Any:
+    def get(self, store: Store, key: object) -> Any:
         with self._lock:
-            entries = self._maps[stage]
+            entries = self._maps[store]
             if key not in entries:
                 return None
             entries.move_to_end(key)
             return entries[key]
 
-    def put(self, stage: str, key: object, value: object) -> None:
+    def put(self, store: Store, key: object, value: object) -> None:
         with self._lock:
-            entries = self._maps[stage]
+            entries = self._maps[store]
             entries[key] = value
             entries.move_to_end(key)
-            while len(entries) > self.limits[stage]:
+            while len(entries) > self.limits[store]:
                 entries.popitem(last=False)
 
-    def values(self, stage: str) -> list:
-        """The live objects of `stage`, newest first."""
+    def values(self, store: Store) -> list:
+        """The live objects of `store`, newest first."""
         with self._lock:
-            return list(reversed(self._maps[stage].values()))
+            return list(reversed(self._maps[store].values()))
 
-    def drop(self, stage: str, key: object) -> None:
+    def drop(self, store: Store, key: object) -> None:
         with self._lock:
-            self._maps[stage].pop(key, None)
+            self._maps[store].pop(key, None)
 
-    def drop_if(self, stage: str, matches: Callable[[Any], bool]) -> None:
-        """Drop every entry of `stage` whose key `matches`."""
+    def drop_if(self, store: Store, matches: Callable[[Any], bool]) -> None:
+        """Drop every entry of `store` whose key `matches`."""
         with self._lock:
-            entries = self._maps[stage]
+            entries = self._maps[store]
             for key in [k for k in entries if matches(k)]:
                 del entries[key]
 
@@ -170,13 +171,13 @@ class StageStore:
         self.disk.write("program", self.keys.quantized, "pt", data)
 
     # -- helpers -----------------------------------------------------------------------------
-    def _read(self, stage: str, key: str) -> bytes | None:
-        return self.disk.read(stage, key) if self.disk is not None else None
+    def _read(self, store: Store, key: str) -> bytes | None:
+        return self.disk.read(store, key) if self.disk is not None else None
 
-    def _bad(self, stage: str, key: str, reason: object) -> Any:
+    def _bad(self, store: Store, key: str, reason: object) -> Any:
         """A damaged or unusable entry: forget it, the stage runs again (None: nothing cached)."""
         if self.disk is not None:
-            self.disk.remove(stage, key)
-            if stage == "export":
+            self.disk.remove(store, key)
+            if store == "export":
                 self.disk.remove("inputs", key)
         return None
