@@ -14,6 +14,9 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
+from vpu_core.arguments import (
+    add_run_options, add_runtime_options, add_target_option, positive, window_size,
+)
 from vpu_core.errors import InspectorError, short_reason
 
 if TYPE_CHECKING:
@@ -22,70 +25,6 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_ERROR = 0, 1, 2
 Handler = Callable[[argparse.Namespace], int]
-
-
-def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> None:
-    if model_required:
-        p.add_argument("model", help="zoo name | path/to/file.py[:callable] | path/to/program.pt2")
-    else:
-        p.add_argument("model", nargs="?", default="resnet8", help="as for check (default resnet8)")
-    from vpu_core.quantizers import QUANTIZERS
-
-    from vpu_core.sensitivity.options import add_change_options
-
-    p.add_argument("--quantizer", choices=QUANTIZERS, default="vpu")
-    add_shared_run_options(p)
-    p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
-    add_change_options(p)
-
-
-def add_target_option(p: argparse.ArgumentParser, several: bool = True, what: str = "also judge the graph") -> None:
-    """`--target NAME`, its choices from the target registry (vpu_core.targets: no torch)."""
-    from vpu_core import targets
-
-    listed = "; ".join(f"{i.name}: {i.description}" for i in targets.infos())
-    p.add_argument("--target", action="append" if several else "store", default=[] if several else None,
-                   choices=targets.names(), metavar="NAME",
-                   help=f"{what} with this target{' (repeatable)' if several else ''}: {listed}")
-
-
-def add_shared_run_options(p: argparse.ArgumentParser) -> None:
-    """The run options of every command (`sweep` takes its quantizers and profiles as lists)."""
-    p.add_argument("--per-tensor", action="store_true", help=(
-        "XNNPACK weights per-tensor (the VPU quantizer ignores it, with a note: constraint 3)"))
-    p.add_argument("--dynamic-batch", action="store_true", help="export the batch dim as dynamic")
-    p.add_argument("--calib-batches", type=_positive, default=4, metavar="N")
-    p.add_argument("--batch-size", type=_positive, default=None, metavar="B",
-                   help="change the batch (default: the batch of the model's own example inputs)")
-    p.add_argument("--seed", type=int, default=0, metavar="S")
-    p.add_argument("--calib-data", metavar="FILE", help="calibration samples (.pt or .npz)")
-    p.add_argument("--no-cache", action="store_true", help=(
-        "neither read nor write the result cache (VPU_INSPECTOR_CACHE_DIR moves it)"))
-    p.add_argument("--reference-observers", action="store_true",
-                   help="torchao's stock observers instead of the fast, identical ones")
-
-
-def add_runtime_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--run", action="store_true", help=(
-        "also lower the converted graph to an ExecuTorch XNNPACK program and run it on this CPU: "
-        "latency, SQNR, per-op times (JSON \"runtime\")"))
-    p.add_argument("--runs", type=_positive, default=20, metavar="N",
-                   help="timed runs of --run, after 3 warm-up runs (default 20)")
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def _size(text: str) -> tuple[int, int]:
-    """"1280x720" → (1280, 720)."""
-    width, sep, height = text.lower().replace("×", "x").partition("x")
-    if not sep or not width.isdigit() or not height.isdigit() or min(int(width), int(height)) < 200:
-        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT (each at least 200), e.g. 1280x720, got {text!r}")
-    return int(width), int(height)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(gui, model_required=False)
     gui.add_argument("--screenshot", metavar="F.png",
                      help="open, run, save a screenshot of the whole window once the result is shown, exit")
-    gui.add_argument("--size", metavar="WxH", type=_size, help="window size, e.g. 1280x720")
+    gui.add_argument("--size", metavar="WxH", type=window_size, help="window size, e.g. 1280x720")
     gui.add_argument("--compare", metavar="SPEC", help="open in compare mode, side B as for report --compare")
     gui.add_argument("--xnnpack-delegation", action="store_true",
                      help="colour by what ExecuTorch's XnnpackPartitioner delegates (--target xnnpack)")
@@ -140,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(render)
     render.add_argument("-o", "--output", required=True, metavar="F")
     render.add_argument("--unfold", action="store_true", help="show parameters as separate nodes")
-    render.add_argument("--collapse", type=_positive, metavar="DEPTH", help=(
+    render.add_argument("--collapse", type=positive, metavar="DEPTH", help=(
         "draw module groups at DEPTH and deeper collapsed (1 = the top-level blocks)"))
     render.add_argument("--hide-qdq", action="store_true",
                         help="fold quantize/dequantize pairs into the edges they sit on")
@@ -179,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--sweep", action="store_true", help=(
         "only time a sweep of 4 models x 2 quantizers with --workers 2 against the same 8 `check` "
         "runs one after another (target: 0.75x)"))
-    bench.add_argument("--repeat", type=_positive, default=1, metavar="N", help="bench --sweep: rounds")
+    bench.add_argument("--repeat", type=positive, default=1, metavar="N", help="bench --sweep: rounds")
     sub.add_parser("models", help="list the built-in model zoo")
     from vpu_core.sweep.cli import add_sweep_parser
 

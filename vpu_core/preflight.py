@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vpu_core.config import split_model_spec
-from vpu_core.errors import CalibrationError, InspectorError, ModelLoadError, ProfileError
+from vpu_core.errors import CalibrationError, ModelLoadError, ProfileError
 
 if TYPE_CHECKING:
     from vpu_core.config import RunConfig
@@ -69,24 +69,3 @@ def check_calibration_path(path: str | Path) -> None:
         raise CalibrationError(f"Calibration file {path} does not exist.")
     if path.suffix not in (".npz", ".pt", ".pth"):
         raise CalibrationError(f"Calibration file {path}: expected .pt or .npz.")
-
-
-ARM_PACKAGES = {"tosa_serializer": "tosa-tools", "tosa_reference_model": "tosa-tools", "ethosu.vela": "ethos-u-vela"}
-
-
-def check_arm_packages(what: str, vela: bool = True) -> None:
-    """One sentence when ExecuTorch's Arm backend cannot be used for `what` ("the Ethos-U55-128
-    target", "the ethos-u quantizer"): its TOSA tools (and Vela) are an extra of this package."""
-    import importlib.util
-
-    def importable(module: str) -> bool:
-        try:
-            return importlib.util.find_spec(module) is not None
-        except (ImportError, ValueError):
-            return False
-
-    needed = [m for m in ARM_PACKAGES if vela or m != "ethosu.vela"]
-    missing = sorted({ARM_PACKAGES[m] for m in needed if not importable(m)})
-    if missing:
-        raise InspectorError(f"{what[0].upper()}{what[1:]} needs {' and '.join(missing)}: install them with "
-                             "pip install 'vpu-inspector[ethos-u]'.")

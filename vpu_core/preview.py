@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from vpu_core.config import RunConfig, ViewOptions
     from vpu_core.profile import HardwareProfile
-    from vpu_core.session import Inspection
+    from vpu_core.inspection import Inspection
 
 PreviewFn = Callable[["Inspection"], None]
 
@@ -28,7 +28,7 @@ def previewer(config: RunConfig, view: ViewOptions | None, preview: PreviewFn,
 
     def on_export(profile: HardwareProfile, name: str, float_gm: GraphModule) -> None:
         from vpu_core.analysis.predicted import predict
-        from vpu_core.session import Inspection, display_graph
+        from vpu_core.inspection import Inspection, display_graph
 
         try:
             analysis = predict(float_gm, profile, name, config)

@@ -381,7 +381,7 @@ def import_quantizer(kind: str) -> None:
     quiet.import_torchao()          # first torchao import of a run: its CUDA-extension chatter off
     importlib.import_module("torchao.quantization.pt2e.quantize_pt2e")
     if kind.startswith("ethos-u"):
-        from vpu_core.preflight import check_arm_packages
+        from vpu_core.extras import check_arm_packages
 
         check_arm_packages("the ethos-u quantizer", vela=False)
     modules = {"vpu": "vpu_core.quantizers.vpu", "ethos-u": "executorch.backends.arm.quantizer",

@@ -35,7 +35,7 @@ COMPILE_TARGET = "ethos-u55-128"
 
 def make_ethos_u_quantizer(a16w8: bool = False, per_channel: bool = True, reference_observers: bool = False,
                            changes: NodeChanges = NodeChanges()) -> Any:
-    from vpu_core.preflight import check_arm_packages
+    from vpu_core.extras import check_arm_packages
 
     check_arm_packages("the ethos-u quantizer", vela=False)
     from executorch.backends.arm.ethosu import EthosUCompileSpec

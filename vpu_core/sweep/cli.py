@@ -52,7 +52,7 @@ def _workers(text: str) -> int:
 
 
 def add_sweep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from vpu_core.cli import add_shared_run_options
+    from vpu_core.arguments import add_shared_run_options
 
     p = sub.add_parser("sweep", help="many models x quantizers x profiles in parallel: per-run JSON, "
                                      "summary.json/.csv, index.html")

@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vpu_core.formatting import human_bytes, time_text
-from vpu_core.targets.arm.results import ArmSplit, NodeCost, VelaEstimate
 
 if TYPE_CHECKING:
+    from vpu_core.targets.arm.results import NodeCost, VelaEstimate
+    from vpu_core.targets.arm.split import ArmSplit
     from vpu_core.analysis.results import PartitionReport
 
 TOP_NODES = 5

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal, Mapping
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import NodeInfo, PartitionReport
+    from vpu_core.targets.arm.split import ArmSplit
     from vpu_core.targets.results import RuntimeReport
 
 # Why an op stays on the CPU under an Arm target (CpuNode.cause). The check that said no is kept
@@ -223,51 +224,3 @@ class TosaNumerics:
     def differing_share(self) -> float:
         elements = sum(p.elements for p in self.partitions)
         return sum(p.differing for p in self.partitions) / elements if elements else 0.0
-
-
-@dataclass(frozen=True)
-class CpuIsland:
-    """A connected group of ops an Arm target leaves on the CPU, measured here (cpu_cost)."""
-
-    index: int
-    nodes: tuple[str, ...]           # its ops, graph order
-    ops: tuple[str, ...]             # their op names, once each
-    us: float                        # measured: its ops and the Q/DQ between them, per inference
-
-
-@dataclass(frozen=True)
-class ArmSplit:
-    """The Ethos-U program's time, one table: NPU partitions (Vela's estimate) and CPU side (measured)."""
-
-    npu_us: tuple[tuple[int, float], ...]     # (partition, µs at the system configuration's clock)
-    islands: tuple[CpuIsland, ...]
-    handoff_nodes: tuple[str, ...]   # quantize into / dequantize out of each delegate, run by the CPU
-    handoff_us: float
-    cpu_runtime: str                 # "executorch 1.5.1" (portable kernels, this CPU)
-    threads: int
-    label: str                       # the estimate's label ("Vela 5.1.0 estimate (…)")
-
-    @property
-    def npu_total_us(self) -> float:
-        return sum(us for _, us in self.npu_us)
-
-    @property
-    def cpu_total_us(self) -> float:
-        return sum(i.us for i in self.islands) + self.handoff_us
-
-    @property
-    def total_us(self) -> float:
-        return self.npu_total_us + self.cpu_total_us
-
-    def text_lines(self) -> list[str]:
-        from vpu_core.targets.arm.report_text import split_lines
-
-        return split_lines(self)
-
-    def to_json(self) -> dict:
-        return {"label": self.label, "cpu_runtime": self.cpu_runtime, "threads": self.threads,
-                "npu_us": self.npu_total_us, "cpu_us": self.cpu_total_us, "total_us": self.total_us,
-                "npu": [{"partition": i, "us": us, "estimate": True} for i, us in self.npu_us],
-                "cpu_islands": [{"island": i.index, "us": i.us, "nodes": list(i.nodes), "ops": list(i.ops),
-                                 "measured": True} for i in self.islands],
-                "handoffs": {"us": self.handoff_us, "nodes": list(self.handoff_nodes), "measured": True}}

@@ -1,6 +1,6 @@
 """The Ethos-U program's time in one table: Vela's NPU partitions beside the CPU side measured here.
 
-    split = arm_split(analysis.nodes, verdict, estimate, runtime)      # results.ArmSplit
+    split = arm_split(analysis.nodes, verdict, estimate, runtime)      # ArmSplit
 
 Torch-free: it reads the analysis' node table (inputs, outputs, op of every node), the target's
 verdict (where each node runs), its Vela estimate and the run of the CPU side (cpu_cost.py):
@@ -14,14 +14,61 @@ verdict (where each node runs), its Vela estimate and the run of the CPU side (c
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
-
-from vpu_core.targets.arm.results import ArmSplit, CpuIsland
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import NodeInfo, PartitionReport
     from vpu_core.targets.arm.results import VelaEstimate
     from vpu_core.targets.results import RuntimeReport
+
+
+@dataclass(frozen=True)
+class CpuIsland:
+    """A connected group of ops an Arm target leaves on the CPU, measured here (cpu_cost)."""
+
+    index: int
+    nodes: tuple[str, ...]           # its ops, graph order
+    ops: tuple[str, ...]             # their op names, once each
+    us: float                        # measured: its ops and the Q/DQ between them, per inference
+
+
+@dataclass(frozen=True)
+class ArmSplit:
+    """The Ethos-U program's time, one table: NPU partitions (Vela's estimate) and CPU side (measured)."""
+
+    npu_us: tuple[tuple[int, float], ...]     # (partition, µs at the system configuration's clock)
+    islands: tuple[CpuIsland, ...]
+    handoff_nodes: tuple[str, ...]   # quantize into / dequantize out of each delegate, run by the CPU
+    handoff_us: float
+    cpu_runtime: str                 # "executorch 1.5.1" (portable kernels, this CPU)
+    threads: int
+    label: str                       # the estimate's label ("Vela 5.1.0 estimate (…)")
+
+    @property
+    def npu_total_us(self) -> float:
+        return sum(us for _, us in self.npu_us)
+
+    @property
+    def cpu_total_us(self) -> float:
+        return sum(i.us for i in self.islands) + self.handoff_us
+
+    @property
+    def total_us(self) -> float:
+        return self.npu_total_us + self.cpu_total_us
+
+    def text_lines(self) -> list[str]:
+        from vpu_core.targets.arm.report_text import split_lines
+
+        return split_lines(self)
+
+    def to_json(self) -> dict:
+        return {"label": self.label, "cpu_runtime": self.cpu_runtime, "threads": self.threads,
+                "npu_us": self.npu_total_us, "cpu_us": self.cpu_total_us, "total_us": self.total_us,
+                "npu": [{"partition": i, "us": us, "estimate": True} for i, us in self.npu_us],
+                "cpu_islands": [{"island": i.index, "us": i.us, "nodes": list(i.nodes), "ops": list(i.ops),
+                                 "measured": True} for i in self.islands],
+                "handoffs": {"us": self.handoff_us, "nodes": list(self.handoff_nodes), "measured": True}}
 
 
 def arm_split(nodes: Mapping[str, NodeInfo], verdict: PartitionReport, estimate: VelaEstimate | None,

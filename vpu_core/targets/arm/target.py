@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vpu_core.preflight import check_arm_packages
+from vpu_core.extras import check_arm_packages
 from vpu_core.targets.arm import INFOS
 from vpu_core.targets.arm.configs import ARM_TARGETS, ArmConfig
 from vpu_core.targets.protocol import TargetBase, TargetJob

@@ -1,0 +1,69 @@
+"""The command line's options shared by its commands (check, export, gui, render, report, sweep):
+argparse only, no torch (the sweep's parser and app/cli.py build on them)."""
+from __future__ import annotations
+
+import argparse
+
+
+def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> None:
+    if model_required:
+        p.add_argument("model", help="zoo name | path/to/file.py[:callable] | path/to/program.pt2")
+    else:
+        p.add_argument("model", nargs="?", default="resnet8", help="as for check (default resnet8)")
+    from vpu_core.quantizers import QUANTIZERS
+
+    from vpu_core.sensitivity.options import add_change_options
+
+    p.add_argument("--quantizer", choices=QUANTIZERS, default="vpu")
+    add_shared_run_options(p)
+    p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
+    add_change_options(p)
+
+
+def add_target_option(p: argparse.ArgumentParser, several: bool = True, what: str = "also judge the graph") -> None:
+    """`--target NAME`, its choices from the target registry (vpu_core.targets: no torch)."""
+    from vpu_core import targets
+
+    listed = "; ".join(f"{i.name}: {i.description}" for i in targets.infos())
+    p.add_argument("--target", action="append" if several else "store", default=[] if several else None,
+                   choices=targets.names(), metavar="NAME",
+                   help=f"{what} with this target{' (repeatable)' if several else ''}: {listed}")
+
+
+def add_shared_run_options(p: argparse.ArgumentParser) -> None:
+    """The run options of every command (`sweep` takes its quantizers and profiles as lists)."""
+    p.add_argument("--per-tensor", action="store_true", help=(
+        "XNNPACK weights per-tensor (the VPU quantizer ignores it, with a note: constraint 3)"))
+    p.add_argument("--dynamic-batch", action="store_true", help="export the batch dim as dynamic")
+    p.add_argument("--calib-batches", type=positive, default=4, metavar="N")
+    p.add_argument("--batch-size", type=positive, default=None, metavar="B",
+                   help="change the batch (default: the batch of the model's own example inputs)")
+    p.add_argument("--seed", type=int, default=0, metavar="S")
+    p.add_argument("--calib-data", metavar="FILE", help="calibration samples (.pt or .npz)")
+    p.add_argument("--no-cache", action="store_true", help=(
+        "neither read nor write the result cache (VPU_INSPECTOR_CACHE_DIR moves it)"))
+    p.add_argument("--reference-observers", action="store_true",
+                   help="torchao's stock observers instead of the fast, identical ones")
+
+
+def add_runtime_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--run", action="store_true", help=(
+        "also lower the converted graph to an ExecuTorch XNNPACK program and run it on this CPU: "
+        "latency, SQNR, per-op times (JSON \"runtime\")"))
+    p.add_argument("--runs", type=positive, default=20, metavar="N",
+                   help="timed runs of --run, after 3 warm-up runs (default 20)")
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """"1280x720" → (1280, 720)."""
+    width, sep, height = text.lower().replace("×", "x").partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or min(int(width), int(height)) < 200:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT (each at least 200), e.g. 1280x720, got {text!r}")
+    return int(width), int(height)
