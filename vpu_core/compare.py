@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
+from vpu_core.analysis.results import RunsOn
 from vpu_core.errors import InspectorError
 from vpu_core.formatting import quantizer_label
 
@@ -34,7 +35,7 @@ _QDQ_PREFIX = "quantized_decomposed."
 class OpSide:
     """One matched op as seen in one of the two analyses."""
     node: str                                   # fx node name in that analysis
-    placement: str                              # "vpu" | "cpu"
+    placement: RunsOn
     subgraph: int | None                        # VPU subgraph id, None on the CPU
     output: TensorQParams | None = None         # qparams of the activation the op produces
     weight: TensorQParams | None = None
@@ -187,7 +188,7 @@ def _op_sides(analysis: Analysis) -> dict[str, OpSide]:
         sub = assignment.get(name)
         on_vpu = isinstance(sub, int) and not isinstance(sub, bool)
         found = tuple(by_op.get(name, ()))
-        out[name] = OpSide(name, "vpu" if on_vpu else "cpu", sub if on_vpu else None,
+        out[name] = OpSide(name, "vpu" if on_vpu else "cpu", sub if on_vpu and isinstance(sub, int) else None,
                            outputs.get(name), weights.get(name), biases.get(name), found,
                            tuple(dict.fromkeys((v.rule, short[v.rule]) for v in found if v.rule in short)))
     return out

@@ -13,14 +13,18 @@ here, which read nothing from a subgraph (constants) or are one node each (CPU o
 """
 from __future__ import annotations
 
+from typing import Mapping
+
 import networkx as nx
 from torch.fx import Node
 
+from vpu_core.analysis.results import Placement
 
-def split_cycles(nodes: list[Node], proposed: dict) -> dict:
+
+def split_cycles(nodes: list[Node], proposed: Mapping[str, int]) -> dict[str, int]:
     """`proposed` (node name → subgraph id, for the nodes in a subgraph) with subgraphs split until
     the graph of units is acyclic, ids renumbered in graph order; unchanged when it already is."""
-    assignment, changed = proposed, False
+    assignment, changed = dict(proposed), False
     while True:
         cycle = _unit_cycle(nodes, assignment)
         if cycle is None:
@@ -29,12 +33,13 @@ def split_cycles(nodes: list[Node], proposed: dict) -> dict:
         changed = True
 
 
-def _unit(assignment: dict, name: str):
-    side = assignment.get(name, "cpu")
-    return ("cpu", name) if side == "cpu" else side
+def _unit(assignment: Mapping[str, Placement], name: str) -> Placement | tuple[str, str]:
+    """A node's unit: its subgraph, or ("cpu", the node) for a node of its own on the CPU."""
+    where = assignment.get(name, "cpu")
+    return ("cpu", name) if where == "cpu" else where
 
 
-def _unit_cycle(nodes: list[Node], assignment: dict):
+def _unit_cycle(nodes: list[Node], assignment: Mapping[str, int]):
     """A cycle of the condensed graph as [(unit, unit, [(src, dst) node pairs])], or None.
 
     The cycle is the one networkx's `find_cycle` returns on the same graph (units in order of
@@ -80,7 +85,7 @@ def _back_edge_path(succ: dict) -> list | None:
     return None
 
 
-def _split_on(cycle, nodes: list[Node], assignment: dict) -> dict:
+def _split_on(cycle, nodes: list[Node], assignment: dict[str, int]) -> dict[str, int]:
     for i, (_, unit, entering) in enumerate(cycle):
         if isinstance(unit, tuple):          # a CPU node: one node, never split
             continue
@@ -102,7 +107,7 @@ def _descendants_within(starts: set[Node], members: set[Node]) -> set[Node]:
     return seen
 
 
-def _assign_parts(assignment: dict, parts: list[set[Node]], nodes: list[Node]) -> dict:
+def _assign_parts(assignment: dict[str, int], parts: list[set[Node]], nodes: list[Node]) -> dict[str, int]:
     """Each part's connected pieces become subgraphs with new, unused ids."""
     out = dict(assignment)
     next_id = 1 + max(out.values(), default=-1)
@@ -117,7 +122,7 @@ def _assign_parts(assignment: dict, parts: list[set[Node]], nodes: list[Node]) -
     return out
 
 
-def _renumbered(nodes: list[Node], assignment: dict) -> dict:
+def _renumbered(nodes: list[Node], assignment: Mapping[str, int]) -> dict[str, int]:
     """Subgraph ids 0, 1, … in graph order."""
-    ids: dict = {}
+    ids: dict[int, int] = {}
     return {n.name: ids.setdefault(assignment[n.name], len(ids)) for n in nodes if n.name in assignment}

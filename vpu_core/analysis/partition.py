@@ -33,6 +33,7 @@ from __future__ import annotations
 
 
 import math
+from typing import Mapping
 
 import torch
 from torch.fx import Node
@@ -43,7 +44,7 @@ from vpu_core.analysis.acyclic import split_cycles
 from vpu_core.analysis.extreme import FLOAT_REASON_KEY
 from vpu_core.analysis.macs import op_macs
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
-from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, RuleInfo, Subgraph
+from vpu_core.analysis.results import Boundary, CpuNode, PartitionReport, Placement, RuleInfo, Subgraph
 from vpu_core.analysis.verdict import INT_REASON, Verdict, dtype_lookup, op_verdict
 from vpu_core.fx_utils import concrete_dim, dtype_name, op_name
 from vpu_core.hardware.nodes import is_constant
@@ -155,13 +156,13 @@ def vpu_candidates(g: QGraph, on_vpu: dict[Node, bool]) -> set[str]:
     return names
 
 
-def _assignment(g: QGraph, partitions) -> dict[str, int | str]:
+def _assignment(g: QGraph, partitions) -> dict[str, Placement]:
     """Subgraph ids in graph order, split until no two subgraphs wait on each other (acyclic.py);
     constants follow their first consumer; the rest is "cpu"."""
     order = {n: i for i, n in enumerate(g.nodes)}
     ordered = sorted(partitions, key=lambda p: min(order[n] for n in p.nodes))
     proposed = {n.name: sid for sid, p in enumerate(ordered) for n in p.nodes}
-    assignment: dict[str, int | str] = split_cycles(g.nodes, proposed)
+    assignment: dict[str, Placement] = dict(split_cycles(g.nodes, proposed))
     for node in reversed(g.nodes):  # consumers are resolved before the constants they read
         if node.name in assignment:
             continue
@@ -183,7 +184,7 @@ def tensor_bytes(meta: tuple | None) -> tuple[int, tuple[int, ...], str]:
     return math.prod(shape) * size, shape, dtype_name(dtype)
 
 
-def boundaries(g: QGraph, assignment: dict) -> tuple[Boundary, ...]:
+def boundaries(g: QGraph, assignment: Mapping[str, Placement]) -> tuple[Boundary, ...]:
     out = []
     for dst in g.nodes:
         for src in dst.all_input_nodes:
@@ -209,20 +210,20 @@ def _cpu_node(g: QGraph, node: Node, verdict: Verdict | None) -> CpuNode:
                    op_macs(g, node))
 
 
-def _proposed(g: QGraph, candidates: set[str]) -> dict[str, int | str]:
+def _proposed(g: QGraph, candidates: set[str]) -> dict[str, Placement]:
     # skip_horizontal_fusion: only merge along data edges, so every subgraph stays connected.
     partitioner = _Partitioner(g.gm, _NodeSet(candidates), allows_single_node_partition=True,
                                skip_horizontal_fusion=True)
     return _assignment(g, partitioner.propose_partitions())
 
 
-def _without_ops(g: QGraph, assignment: dict[str, int | str]) -> set[str]:
+def _without_ops(g: QGraph, assignment: Mapping[str, Placement]) -> set[str]:
     """The nodes of subgraphs that hold no op of their own (only quantize / dequantize nodes and
     the constants they read)."""
-    members: dict[int | str, list[Node]] = {}
+    members: dict[Placement, list[Node]] = {}
     for node in g.nodes:
         members.setdefault(assignment[node.name], []).append(node)
-    return {n.name for side, nodes in members.items() if side != "cpu"
+    return {n.name for where, nodes in members.items() if where != "cpu"
             and not any(is_op(n) or is_getitem(n) for n in nodes) for n in nodes}
 
 
@@ -244,9 +245,9 @@ def partition_by(g: QGraph, decided: dict[Node, Verdict], source: str = "simulat
     n_sub = len({v for v in assignment.values() if v != "cpu"})
     members: list[list[str]] = [[] for _ in range(n_sub)]
     for node in gm.graph.nodes:
-        side = assignment[node.name]
-        if isinstance(side, int):
-            members[side].append(node.name)
+        where = assignment[node.name]
+        if isinstance(where, int):
+            members[where].append(node.name)
     cpu_nodes = tuple(_cpu_node(g, n, decided.get(n)) for n in gm.graph.nodes
                       if is_op(n) and assignment[n.name] == "cpu")
     bounds = boundaries(g, assignment)

@@ -110,21 +110,21 @@ def prediction_changes(predicted: Analysis, final: Analysis) -> tuple[Prediction
     """The ops of the predicted graph whose side (VPU / CPU) the quantized analysis changed, or
     that it no longer has, each with the final partition's reason. Empty: the prediction held."""
     final_cpu = {c.node: c.reason for c in final.partition.cpu_nodes}
-    final_side = final.partition.assignment
+    final_where = final.partition.assignment
     out = []
     for c in predicted.partition.cpu_nodes:          # predicted CPU ops
-        side = final_side.get(c.node)
-        if side is None:
+        where = final_where.get(c.node)
+        if where is None:
             out.append(PredictionChange(c.node, "cpu", "", GONE))
-        elif side != "cpu":
+        elif where != "cpu":
             out.append(PredictionChange(c.node, "cpu", "vpu", "joined a VPU subgraph in the quantized graph"))
     predicted_cpu = {c.node for c in predicted.partition.cpu_nodes}
-    for name, side in predicted.partition.assignment.items():
+    for name, where in predicted.partition.assignment.items():
         info = predicted.nodes.get(name)
-        if side == "cpu" or info is None or info.kind != "call_function" or name in predicted_cpu:
+        if where == "cpu" or info is None or info.kind != "call_function" or name in predicted_cpu:
             continue
-        if name not in final_side:
+        if name not in final_where:
             out.append(PredictionChange(name, "vpu", "", GONE))
-        elif final_side[name] == "cpu" and name in final_cpu:
+        elif final_where[name] == "cpu" and name in final_cpu:
             out.append(PredictionChange(name, "vpu", "cpu", final_cpu[name]))
     return tuple(out)

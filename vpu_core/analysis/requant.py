@@ -19,13 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from torch.fx import Node
 
 from vpu_core.analysis.qgraph import QGraph, QParams
 from vpu_core.formatting import is_pow2
-from vpu_core.analysis.results import RequantSite
+from vpu_core.analysis.results import Placement, RequantSite
 from vpu_core.analysis.rules.shared_scale import shared_scale_ops
 from vpu_core.fx_utils import op_name
 from vpu_core.hardware.ops import AVG_POOL_OPS, op_matches
@@ -87,7 +87,7 @@ def _shared_site(g: QGraph, op: Node, ins: list[QParams], out: QParams | None) -
                      input_scales=tuple(i.scales[0] for i in ins), window=window)
 
 
-def requant_sites(g: QGraph, assignment: dict[str, int | str] | None = None) -> tuple[RequantSite, ...]:
+def requant_sites(g: QGraph, assignment: Mapping[str, Placement] | None = None) -> tuple[RequantSite, ...]:
     """Every requantization site of `g`, in graph order; with the partition's `assignment`
     (node name -> subgraph id or "cpu") only those of ops placed on the VPU."""
     sites = [_weighted_site(g, op) for op in g.weighted_ops]

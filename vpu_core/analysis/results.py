@@ -6,7 +6,7 @@ the HTML report). No torch objects cross it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from vpu_core.hardware.limits import BY_ID
 from vpu_core.stages import TimingKey
@@ -16,6 +16,14 @@ if TYPE_CHECKING:
     from vpu_core.targets.results import RuntimeReport
     from vpu_core.timing.results import SplitTiming
     from vpu_core.whatif.results import Economics
+
+
+# Where a partition puts a node: the id of an accelerator subgraph (a VPU subgraph, a target's
+# delegate or partition) or the CPU. PartitionReport.assignment maps every node to one.
+Placement = int | Literal["cpu"]
+# An op's side of a partition, coarsely: inside some accelerator subgraph, or on the CPU.
+RunsOn = Literal["vpu", "cpu"]
+Direction = Literal["vpu->cpu", "cpu->vpu"]     # a boundary edge: leaving or entering a subgraph
 
 
 @dataclass(frozen=True)
@@ -113,7 +121,7 @@ class CpuNode:
 class Boundary:
     src: str
     dst: str
-    direction: str     # "vpu->cpu" | "cpu->vpu"
+    direction: Direction
     bytes: int
     shape: tuple[int, ...] = ()
     dtype: str = ""
@@ -127,7 +135,7 @@ class PartitionReport:
     cpu_nodes: tuple[CpuNode, ...]
     boundaries: tuple[Boundary, ...]
     transfer_bytes: int
-    assignment: dict = field(default_factory=dict)  # node name -> subgraph id (int) or "cpu"
+    assignment: dict[str, Placement] = field(default_factory=dict)  # every node name -> its Placement
     source: str = "simulated"          # "simulated" (VPU op list) | "xnnpack" (real ExecuTorch delegation)
     lowered_counts: dict = field(default_factory=dict)  # xnnpack: node counts of the lowered graph
                                        # ("delegated_subgraphs", "delegated_nodes", "non_delegated_nodes")
@@ -156,8 +164,9 @@ class PartitionReport:
         a VPU subgraph counted once (whatif.economics and the timing model account this way)."""
         out: dict[int, dict[tuple[str, str], int]] = {}
         for b in self.boundaries:
-            side = self.assignment[b.dst] if b.direction == "cpu->vpu" else self.assignment[b.src]
-            out.setdefault(side, {})[(b.direction, b.src)] = b.bytes
+            sub = self.assignment[b.dst] if b.direction == "cpu->vpu" else self.assignment[b.src]
+            if sub != "cpu":                 # always: a boundary's other end is in a subgraph
+                out.setdefault(sub, {})[(b.direction, b.src)] = b.bytes
         return out
 
 
@@ -308,8 +317,8 @@ class PredictionChange:
     """An op whose side the quantized analysis changed from the predicted one (or dropped)."""
 
     node: str
-    predicted: str                     # "vpu" | "cpu"
-    final: str                         # "vpu" | "cpu" | "" (no longer in the graph)
+    predicted: RunsOn
+    final: RunsOn | Literal[""]        # "" (no longer in the graph)
     reason: str                        # the final partition's reason
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import torch
 from torch.fx import GraphModule, Interpreter, Node
@@ -21,6 +21,7 @@ from torch.utils._pytree import tree_leaves
 
 from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
+from vpu_core.analysis.results import Placement
 from vpu_core.analysis.sqnr import sqnr_db
 from vpu_core.fx_utils import op_name
 from vpu_core.intsim.executor import IntExecutor, Record, Settings
@@ -75,7 +76,7 @@ def run_integer(converted: GraphModule, profile: HardwareProfile, batch: tuple) 
         return _Lockstep(g, assignment, Settings.of(profile), batch).all(None)[0]
 
 
-def layer_points(g: QGraph, assignment: dict) -> dict[str, tuple[Node, tuple[str, ...]]]:
+def layer_points(g: QGraph, assignment: Mapping[str, Placement]) -> dict[str, tuple[Node, tuple[str, ...]]]:
     """quantize node name -> (the layer's op, (op, fused activation, quantize)) for every quantize
     the VPU applies to a value it computed."""
     out: dict[str, tuple[Node, tuple[str, ...]]] = {}
@@ -104,7 +105,7 @@ def _is_activation(g: QGraph, node: Node) -> bool:
 
 
 class _Lockstep:
-    def __init__(self, g: QGraph, assignment: dict, settings: Settings, batch: tuple) -> None:
+    def __init__(self, g: QGraph, assignment: Mapping[str, Placement], settings: Settings, batch: tuple) -> None:
         self.g, self.assignment = g, assignment
         self.points = layer_points(g, assignment)
         self.ref = Interpreter(g.gm)

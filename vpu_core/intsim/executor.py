@@ -13,13 +13,14 @@ float constant), it runs in float on the dequantized inputs and is listed in `fl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import torch
 from torch.fx import Interpreter, Node
 from torch.fx.node import map_arg
 
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
+from vpu_core.analysis.results import Placement
 from vpu_core.fx_utils import op_name
 from vpu_core.hardware.kernels import spec_of
 from vpu_core.hardware.kernels.spec import IntKernel
@@ -89,7 +90,7 @@ def graph_value(node: Node, value: object) -> object:
 class IntExecutor:
     """One integer pass. `read(node)` supplies the value of an input node (the pass's environment)."""
 
-    def __init__(self, g: QGraph, assignment: dict, settings: Settings,
+    def __init__(self, g: QGraph, assignment: Mapping[str, Placement], settings: Settings,
                  read: Callable[[Node], Any]) -> None:
         self.g, self.assignment, self.settings, self.read = g, assignment, settings, read
         self.records: dict[str, Record] = {}

@@ -11,8 +11,10 @@ the CPU runs in float anyway.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 from vpu_core.analysis.qgraph import QGraph
+from vpu_core.analysis.results import Placement
 from vpu_core.analysis.rules import RULES
 
 
@@ -23,7 +25,7 @@ class Refusal:
     sentence: str
 
 
-def refusal(g: QGraph, assignment: dict) -> Refusal | None:
+def refusal(g: QGraph, assignment: Mapping[str, Placement]) -> Refusal | None:
     needed = [rule for rule in RULES if rule.int_sim_blocker is not None]
     found: dict[str, tuple[str, str]] = {}     # rule id -> its first node in graph order, detail
     for node in g.nodes:

@@ -11,22 +11,19 @@ on the host. Boundaries and their bytes are the simulated partition's.
 """
 from __future__ import annotations
 
-from typing import Callable, Literal, Mapping
+from typing import Callable, Mapping
 
 from torch.fx import Node
 
 from vpu_core.analysis.partition import boundaries
 from vpu_core.analysis.qgraph import QGraph, is_op
-from vpu_core.analysis.results import CpuNode, PartitionReport, Subgraph
+from vpu_core.analysis.results import CpuNode, PartitionReport, Placement, Subgraph
 from vpu_core.qdq import is_qdq
 
-Side = int | Literal["cpu"]
-
-
-def follow_consumers(g: QGraph, placed: Mapping[str, Side]) -> dict[str, Side]:
+def follow_consumers(g: QGraph, placed: Mapping[str, Placement]) -> dict[str, Placement]:
     """Every node of `g` assigned: `placed` as given; host nodes and undecided ops "cpu"; the rest
     with its first consumer (graph order)."""
-    assignment: dict[str, Side] = {}
+    assignment: dict[str, Placement] = {}
     for node in g.nodes:
         if node.name in placed:
             assignment[node.name] = placed[node.name]
@@ -42,7 +39,7 @@ def follow_consumers(g: QGraph, placed: Mapping[str, Side]) -> dict[str, Side]:
     return assignment
 
 
-def placement_report(g: QGraph, placed: Mapping[str, Side], cpu_node: Callable[[Node], CpuNode], *,
+def placement_report(g: QGraph, placed: Mapping[str, Placement], cpu_node: Callable[[Node], CpuNode], *,
                      source: str, profile: str, ops: tuple[str, ...] = (),
                      lowered_counts: dict | None = None, subgraph_count: int | None = None) -> PartitionReport:
     """The PartitionReport of a target that placed `placed` (subgraph ids 0..n-1); `ops` the op
@@ -53,9 +50,9 @@ def placement_report(g: QGraph, placed: Mapping[str, Side], cpu_node: Callable[[
     count = max(count, subgraph_count or 0)
     members: list[list[str]] = [[] for _ in range(count)]
     for node in g.nodes:
-        side = assignment[node.name]
-        if isinstance(side, int):
-            members[side].append(node.name)
+        where = assignment[node.name]
+        if isinstance(where, int):
+            members[where].append(node.name)
     cpu_nodes = tuple(cpu_node(n) for n in g.nodes if is_op(n) and assignment[n.name] == "cpu")
     bounds = boundaries(g, assignment)
     return PartitionReport(

@@ -51,7 +51,7 @@ def split_timing(a: Analysis, runtime: RuntimeReport, assumptions: TimingAssumpt
             s.id, ops, mac, len(tensors), sum(tensors.values()), assumptions.launch_overhead_us,
             assumptions.compute_us(mac), sum(assumptions.transfer_us(b) for b in tensors.values()),
             sum(measured.get(n, 0.0) for n in s.nodes), sum(1 for n in compute_nodes if n in measured), first))
-    cpu = [n for n, side in part.assignment.items() if side == "cpu"]
+    cpu = [n for n, where in part.assignment.items() if where == "cpu"]
     lat = runtime.latency
     return SplitTiming(
         assumptions, tuple(rows), sum(measured.get(n, 0.0) for n in cpu),

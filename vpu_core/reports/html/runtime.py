@@ -71,10 +71,10 @@ def _top_ops(a: Analysis, r: RuntimeReport) -> str:
     ops = r.slowest(TOP)
     if not ops:
         return '<p class="muted">No per-op events were recorded.</p>'
-    side = a.partition.assignment
+    where = a.partition.assignment
     labels = [_label(a, o.node) for o in ops]
     labels = [f"{label} ({o.node})" if labels.count(label) > 1 else label for label, o in zip(labels, ops)]
-    bars = [Bar(label, o.total_us, style.CPU if side.get(o.node) == "cpu" else style.VPU,
+    bars = [Bar(label, o.total_us, style.CPU if where.get(o.node) == "cpu" else style.VPU,
                 tip=", ".join(o.kernels)) for label, o in zip(labels, ops)]
     chart = figure("Where the time goes", f"the {len(ops)} slowest nodes, µs per inference (green: on the VPU "
                    "in the partition, orange: CPU fallback)", hbars(bars, unit="µs per inference"))

@@ -70,7 +70,7 @@ def split_lines(s: ArmSplit) -> list[str]:
 def node_rows(title: str, verdict: PartitionReport, estimate: VelaEstimate | None, node: str) -> list[tuple[str, str]]:
     """(label, value) rows for one node under an Arm target: where it runs and, on the NPU, Vela's
     figures for it; on the CPU, the backend's reason and the check that gave it."""
-    side = verdict.assignment.get(node)
+    where = verdict.assignment.get(node)
     cpu = next((c for c in verdict.cpu_nodes if c.node == node), None)
     if cpu is not None:
         detail = dict(cpu.detail)
@@ -78,9 +78,9 @@ def node_rows(title: str, verdict: PartitionReport, estimate: VelaEstimate | Non
         if detail.get("check"):
             rows.append(("Check", str(detail["check"])))
         return rows
-    if not isinstance(side, int):
+    if not isinstance(where, int):
         return [(title, "CPU")]
-    rows = [(title, f"partition {side} (NPU)")]
+    rows = [(title, f"partition {where} (NPU)")]
     cost = estimate.node(node) if estimate is not None else None
     if cost is None:
         return rows + ([("Vela", "no NPU operation of its own (fused or folded)")] if estimate is not None else [])

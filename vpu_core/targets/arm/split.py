@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import NodeInfo, PartitionReport
+    from vpu_core.analysis.results import NodeInfo, PartitionReport, Placement
     from vpu_core.targets.arm.results import VelaEstimate
     from vpu_core.targets.results import RuntimeReport
 
@@ -74,13 +74,13 @@ class ArmSplit:
 def arm_split(nodes: Mapping[str, NodeInfo], verdict: PartitionReport, estimate: VelaEstimate | None,
               runtime: RuntimeReport) -> ArmSplit:
     us = runtime.op_us()
-    side = verdict.assignment
+    where = verdict.assignment
     islands: list[CpuIsland] = []
-    for members in _islands(nodes, side):
+    for members in _islands(nodes, where):
         ops = [n for n in members if is_op_info(nodes[n])]
         islands.append(CpuIsland(len(islands), tuple(ops), tuple(sorted({nodes[n].op for n in ops})),
                                  sum(us.get(n, 0.0) for n in members)))
-    handoffs = tuple(n for n, info in nodes.items() if _hands_over(info, side))
+    handoffs = tuple(n for n, info in nodes.items() if _hands_over(info, where))
     npu = tuple((p.index, p.inference_ms * 1e3) for p in estimate.partitions) if estimate else ()
     return ArmSplit(npu_us=npu, islands=tuple(islands), handoff_nodes=handoffs,
                     handoff_us=sum(us.get(n, 0.0) for n in handoffs), cpu_runtime=runtime.runtime,
@@ -98,12 +98,12 @@ def is_op_info(info: NodeInfo) -> bool:
     return info.kind == "call_function" and not qdq_kind(info) and info.op != "getitem"
 
 
-def _islands(nodes: Mapping[str, NodeInfo], side: Mapping[str, object]) -> list[list[str]]:
+def _islands(nodes: Mapping[str, NodeInfo], where: Mapping[str, Placement]) -> list[list[str]]:
     """Connected groups of the CPU side's nodes (hand-offs, graph inputs and output apart) that
     hold an op, in graph order."""
     order = {n: i for i, n in enumerate(nodes)}
-    inside = {n for n, info in nodes.items() if side.get(n) == "cpu" and info.kind == "call_function"
-              and not _hands_over(info, side)}
+    inside = {n for n, info in nodes.items() if where.get(n) == "cpu" and info.kind == "call_function"
+              and not _hands_over(info, where)}
     seen: set[str] = set()
     out = []
     for start in sorted(inside, key=order.__getitem__):
@@ -123,13 +123,13 @@ def _islands(nodes: Mapping[str, NodeInfo], side: Mapping[str, object]) -> list[
     return out
 
 
-def _hands_over(info: NodeInfo, side: Mapping[str, object]) -> bool:
+def _hands_over(info: NodeInfo, where: Mapping[str, Placement]) -> bool:
     """A quantize the CPU runs for a delegate's input, or a dequantize it runs on a delegate's output."""
-    if side.get(info.name) != "cpu":
+    if where.get(info.name) != "cpu":
         return False
     kind = qdq_kind(info)
     if kind == "q":
-        return any(isinstance(side.get(u), int) for u in info.outputs)
+        return any(isinstance(where.get(u), int) for u in info.outputs)
     if kind == "dq":
-        return any(isinstance(side.get(i), int) for i in info.inputs)
+        return any(isinstance(where.get(i), int) for i in info.inputs)
     return False

@@ -27,12 +27,12 @@ from torch.fx import GraphModule, Node
 from vpu_core.targets.xnnpack.provenance import origin as _origin
 from vpu_core.analysis.extreme import FLOAT_REASON_KEY
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
-from vpu_core.analysis.results import CpuNode, PartitionReport
+from vpu_core.analysis.results import CpuNode, PartitionReport, Placement
 from vpu_core.fx_utils import op_name
 from vpu_core.qdq import is_qdq
 from vpu_core.targets.xnnpack.provenance import is_delegate_call
 from vpu_core.targets.arm.recording import SUPPORT_LISTS, Rejection
-from vpu_core.targets.verdicts import Side, placement_report
+from vpu_core.targets.verdicts import placement_report
 
 if TYPE_CHECKING:
     from vpu_core.pipeline import QuantizedModel
@@ -57,7 +57,7 @@ CAUSE_OF_CHECK = {
 
 
 @dataclass(frozen=True)
-class Placement:
+class ProgramPlacement:
     """Where the lowered program runs each converted-graph node (names of qm.converted)."""
 
     delegated: dict[str, int]            # node -> delegate index (program order)
@@ -65,7 +65,7 @@ class Placement:
     counts: dict[str, int]
 
 
-def place(top: GraphModule, exported: GraphModule, names: set[str]) -> Placement:
+def place(top: GraphModule, exported: GraphModule, names: set[str]) -> ProgramPlacement:
     """`top`: the lowered program's graph; `exported`: the graph that was exported (its id ties
     the provenance chains to it); `names`: the converted graph's node names."""
     gid = id(exported.graph)
@@ -91,7 +91,7 @@ def place(top: GraphModule, exported: GraphModule, names: set[str]) -> Placement
         if origin is not None:
             on_cpu.setdefault(origin, []).append(n)
     counts = {"delegated_subgraphs": len(calls), "delegated_nodes": inside, "non_delegated_nodes": outside}
-    return Placement(delegated, on_cpu, counts)
+    return ProgramPlacement(delegated, on_cpu, counts)
 
 
 def arm_verdict(qm: QuantizedModel, lowering: ArmLowering) -> PartitionReport:
@@ -100,7 +100,7 @@ def arm_verdict(qm: QuantizedModel, lowering: ArmLowering) -> PartitionReport:
     where = place(lowering.lowered_module(), lowering.prepared.gm, names)
     # Q/DQ nodes too, where the program runs them: an INT-only delegate ends in its quantize and
     # starts after its dequantize; the CPU runs the quantize entering it and the dequantize leaving.
-    placed: dict[str, Side] = {n: k for n, k in where.delegated.items() if _placeable(g.by_name[n])}
+    placed: dict[str, Placement] = {n: k for n, k in where.delegated.items() if _placeable(g.by_name[n])}
     for name in where.on_cpu:
         if name not in placed and _placeable(g.by_name[name]):
             placed[name] = "cpu"

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Callable
 from torch.fx import GraphModule, Node
 
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
-from vpu_core.analysis.results import CpuNode, PartitionReport
+from vpu_core.analysis.results import CpuNode, PartitionReport, Placement
 from vpu_core.fx_utils import op_name
-from vpu_core.targets.verdicts import Side, placement_report
+from vpu_core.targets.verdicts import placement_report
 from vpu_core.targets.xnnpack.provenance import is_delegate_call, origin
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ def xnnpack_delegation(qm: QuantizedModel, g: QGraph | None = None, *,
     delegated, portable, counts = _map_lowered(top, lowered.graph)
     why = why_not_delegated(lowered, [n for ns in portable.values() for n in ns])
     # a node that runs in a delegate is XNNPACK's; one whose lowered ops all run outside, the CPU's
-    placed: dict[str, Side] = {**{n: "cpu" for n in portable if n not in delegated}, **delegated}
+    placed: dict[str, Placement] = {**{n: "cpu" for n in portable if n not in delegated}, **delegated}
     delegated_ops = sorted({op_name(g.by_name[n]) for n in delegated if is_op(g.by_name[n])})
     return placement_report(g, placed, lambda n: _cpu_node(n, portable, why), source="xnnpack",
                             profile="XnnpackPartitioner", ops=tuple(delegated_ops), lowered_counts=counts,
