@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypeGuard
 
 from vpu_core.analysis.results import RunsOn
 from vpu_core.errors import InspectorError
@@ -27,6 +27,14 @@ from vpu_core.formatting import quantizer_label
 if TYPE_CHECKING:  # the analysis package imports torch; this module only reads its dataclasses
     from vpu_core.analysis.results import Analysis, NodeInfo, TensorQParams, Violation
     from vpu_core.config import RunConfig
+
+Side = Literal["a", "b"]        # compare mode's two sides: A (the configuration asked for) and B
+SIDES: tuple[Side, ...] = ("a", "b")
+
+
+def is_side(text: str) -> TypeGuard[Side]:
+    """Whether `text` names a side ("a" or "b", as `gui --select b:NODE` writes it)."""
+    return text in SIDES
 
 _QDQ_PREFIX = "quantized_decomposed."
 
@@ -100,7 +108,7 @@ class Comparison:
     def partition_changes(self) -> tuple[OpPair, ...]:
         return tuple(p for p in self.pairs if p.partition_differs)
 
-    def pair_for(self, node: str, side: str = "a") -> OpPair | None:
+    def pair_for(self, node: str, side: Side = "a") -> OpPair | None:
         """The pair holding `node` of side "a" or "b" (for the GUI's synchronised selection)."""
         for p in self.pairs:
             if (p.a if side == "a" else p.b).node == node:

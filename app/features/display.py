@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QTextEd
 from app.features.shown import side_label, source_of
 from app.state import AppState
 from app.widgets.compare_table import pair_html
+from vpu_core.compare import Side
 
 if TYPE_CHECKING:
     from vpu_core.session import Inspection
@@ -143,7 +144,7 @@ class DisplayController(QObject):
         self.state.select(selection.side, shown)
         self._show_selection()
 
-    def _view(self, side: str) -> GraphView:
+    def _view(self, side: Side) -> GraphView:
         return self.area.compare_view.views[side] if self.state.showing_compare else self.area.graph_view
 
     def _show_selection(self) -> None:

@@ -18,6 +18,7 @@ from app.features.shown import side_label, source_of
 from app.state import AppState
 from app.widgets.delegation_legend import delegation_entries, entries_size, paint_entries
 from vpu_core.errors import InspectorError
+from vpu_core.compare import Side
 
 if TYPE_CHECKING:
     from app.graph_view import GraphView
@@ -148,7 +149,7 @@ class ExportController(QObject):
         return image_export.export_panels([self._panel(side, theme, overlay) for side in sides],
                                           path, theme, self._export_stem())
 
-    def _panel(self, side: str, theme, overlay: bool) -> dict:
+    def _panel(self, side: Side, theme, overlay: bool) -> dict:
         from app.graph_view.legend import legend_size, paint_legend
 
         from vpu_core.graph.legend import legend_facts

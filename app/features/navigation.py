@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, SignalInstance
 
 from app.state import AppState, Search
+from vpu_core.compare import Side
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QLineEdit
@@ -74,7 +75,7 @@ class NavigationController(QObject):
         return self.graph_view
 
     # -- selection -------------------------------------------------------------------------------
-    def select_in(self, side: str, node: str, center: bool = True) -> bool:
+    def select_in(self, side: Side, node: str, center: bool = True) -> bool:
         """Select `node` (any fx name; a folded parameter selects its op) on `side` ("b" only in
         compare mode) and show it; False when that graph does not draw it."""
         if center:
@@ -91,14 +92,14 @@ class NavigationController(QObject):
             return True
         return False
 
-    def _reveal(self, side: str, node: str) -> None:
+    def _reveal(self, side: Side, node: str) -> None:
         """Bring a node selected elsewhere into view (opening the groups around it)."""
         if self.state.showing_compare:
             self.compare_view.select(side, node, True)
         else:
             self.graph_view.center_on(node)
 
-    def _on_canvas(self, side: str, node: str) -> None:
+    def _on_canvas(self, side: Side, node: str) -> None:
         if side in self.state.sides():
             self.state.select(side, node or None)
 

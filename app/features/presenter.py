@@ -20,6 +20,7 @@ from app import theme
 from app.features.shown import side_label
 from app.state import AppState
 from vpu_core.formatting import node_label
+from vpu_core.compare import Side
 
 if TYPE_CHECKING:
     from app.graph_view.style import Theme
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from vpu_core.graph.model import GraphModel
 
 
-def walk_entries(analysis: Analysis, model: GraphModel, side: str = "a") -> list[tuple[str, str, Violation]]:
+def walk_entries(analysis: Analysis, model: GraphModel, side: Side = "a") -> list[tuple[Side, str, Violation]]:
     """(side, node shown, Violation) in the order the graph draws the nodes, then by rule."""
     from vpu_core.graph.build import display_id
 
@@ -82,7 +83,7 @@ class PresenterController(QObject):
                  canvases: Sequence[LookCanvas]) -> None:
         super().__init__(state)
         self.state, self.view_bar, self.status_bar, self.canvases = state, view_bar, status_bar, tuple(canvases)
-        self._walk: list[tuple[str, str, Violation]] = []
+        self._walk: list[tuple[Side, str, Violation]] = []
         self._index: int | None = None
         view_bar.violation_step.connect(self.step)
         view_bar.large_font_toggled.connect(self.set_large_font)
@@ -92,9 +93,9 @@ class PresenterController(QObject):
         if state.look != type(state.look)():
             self._apply_look()
 
-    def entries(self) -> list[tuple[str, str, Violation]]:
+    def entries(self) -> list[tuple[Side, str, Violation]]:
         """Side A's violations in graph order, then (compare mode) side B's."""
-        out = []
+        out: list[tuple[Side, str, Violation]] = []
         for side in self.state.sides():
             analysis, graph = self.state.analysis(side), self.state.graph(side)
             if analysis is not None and graph is not None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from app.state import AppState
 from vpu_core.formatting import quantizer_label
+from vpu_core.compare import Side
 
 if TYPE_CHECKING:
     from vpu_core.session import Inspection
@@ -18,7 +19,7 @@ def source_of(inspection: Inspection | None) -> str:
     return inspection.view.partition_source if inspection is not None and inspection.view else "simulated"
 
 
-def side_label(state: AppState, side: str) -> str:
+def side_label(state: AppState, side: Side) -> str:
     """How compare mode names a side ("VPU", "XNNPACK · per-tensor"); "A" / "B" without one."""
     pair = state.comparison
     if pair is None:

@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from app.state.evented import Evented, Field
-from app.state.values import SIDES, CompareB, Look, RunStatus, Search, Selection
+from app.state.values import CompareB, Look, RunStatus, Search, Selection
+from vpu_core.compare import SIDES, Side
 from vpu_core.config import RunConfig, ViewOptions
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class AppState(Evented):
         None, "which layer costs the decibels and its fixes, for the result on screen", same=same_object)
     eval_spec: Field[str | None] = Field(None, "the user's metric, FILE.py:fn (as --eval); None: SQNR only")
     selection: Field[Selection | None] = Field(None, "one node of one side", readonly=True)
-    focus_side: Field[str] = Field("a", "the side the docks report on", readonly=True, emit_value=True)
+    focus_side: Field[Side] = Field("a", "the side the docks report on", readonly=True, emit_value=True)
     search: Field[Search] = Field(Search(), "the search text, its matches and the one shown")
     run: Field[RunStatus] = Field(RunStatus(), "the job: running, stage, progress, last outcome")
     prediction_changes: Field[tuple[PredictionChange, ...]] = Field(
@@ -150,21 +151,21 @@ class AppState(Evented):
     def showing_compare(self) -> bool:
         return self.compare_mode and self.comparison is not None
 
-    def sides(self) -> tuple[str, ...]:
+    def sides(self) -> tuple[Side, ...]:
         return SIDES if self.showing_compare else ("a",)
 
-    def inspection(self, side: str = "a") -> Inspection | None:
+    def inspection(self, side: Side = "a") -> Inspection | None:
         """The Inspection drawn on `side` (side A is the single view outside compare mode)."""
         pair = self.comparison
         if self.showing_compare and pair is not None:
             return pair.a if side == "a" else pair.b
         return self.result if side == "a" else None
 
-    def analysis(self, side: str = "a") -> Analysis | None:
+    def analysis(self, side: Side = "a") -> Analysis | None:
         inspection = self.inspection(side)
         return None if inspection is None else inspection.analysis
 
-    def graph(self, side: str = "a") -> DisplayGraph | None:
+    def graph(self, side: Side = "a") -> DisplayGraph | None:
         """The DisplayGraph (model + layout) drawn on `side`, or None."""
         inspection = self.inspection(side)
         return None if inspection is None else inspection.graph
@@ -215,11 +216,11 @@ class AppState(Evented):
     def set_partition_source(self, source: str) -> None:
         self.view = replace(self.view, partition_source=source)
 
-    def select(self, side: str | None, node: str | None = None) -> None:
+    def select(self, side: Side | None, node: str | None = None) -> None:
         """Select `node` on `side`; select(None) clears."""
         self._assign("selection", Selection(side, node) if side is not None and node else None)
 
-    def show_node(self, side: str, node: str) -> bool:
+    def show_node(self, side: Side, node: str) -> bool:
         """Select `node` (any fx name; a folded parameter selects its op) on `side` and ask the
         canvas to bring it into view; False when the graph on that side does not draw it."""
         from vpu_core.graph.build import display_id
@@ -234,7 +235,7 @@ class AppState(Evented):
         self.reveal_requested.emit(side, shown)
         return True
 
-    def set_focus_side(self, side: str) -> None:
+    def set_focus_side(self, side: Side) -> None:
         self._assign("focus_side", side)
 
     def set_search(self, search: Search) -> None:

@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from vpu_core.compare import Side
 from vpu_core.config import RunConfig
-
-SIDES = ("a", "b")
 
 
 @dataclass(frozen=True)
 class Selection:
-    side: str                   # "a" | "b"
+    side: Side
     node: str                   # the node as drawn (a folded parameter is shown as its op)
 
 

@@ -19,6 +19,7 @@ from app import theme
 from app.widgets.tree_items import top_level_items
 from app.widgets.wrapping import Col, ColumnFit
 from vpu_core.formatting import op_label, scales_text
+from vpu_core.compare import Side
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QResizeEvent, QShowEvent
@@ -77,7 +78,7 @@ def module_text(key: str) -> str:
     return key.split(" · ", 1)[0] if key else "—"
 
 
-def pair_html(cmp: Comparison, side: str, node: str, op: str) -> str:
+def pair_html(cmp: Comparison, side: Side, node: str, op: str) -> str:
     """The top of the node panel in compare mode: what this node is matched with."""
     labels = {"a": cmp.a_label, "b": cmp.b_label}
     other = "b" if side == "a" else "a"
@@ -143,7 +144,8 @@ class CompareTable(QWidget):
         self.tree.setHeaderLabels([c.format(a=cmp.a_label, b=cmp.b_label) for c in COLUMNS])
         for pair in cmp.pairs:
             self._pair_item(cmp, pair)
-        for side, nodes in (("a", cmp.only_a), ("b", cmp.only_b)):
+        unmatched: tuple[tuple[Side, tuple[str, ...]], ...] = (("a", cmp.only_a), ("b", cmp.only_b))
+        for side, nodes in unmatched:
             for node in nodes:
                 self._unmatched_item(cmp, side, node, (names or {}).get(side, {}).get(node, ""))
         self._summary(cmp)
@@ -167,7 +169,7 @@ class CompareTable(QWidget):
             item.setBackground(6, QBrush(QColor(MOVED_BG)))
         self._differs.append(pair.differs)
 
-    def _unmatched_item(self, cmp: Comparison, side: str, node: str, op: str) -> None:
+    def _unmatched_item(self, cmp: Comparison, side: Side, node: str, op: str) -> None:
         label = cmp.a_label if side == "a" else cmp.b_label
         texts = [op_label(op) if op else node, f"only in {label}", "", "", "", "", ""]
         texts[2 if side == "a" else 3] = node

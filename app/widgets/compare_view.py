@@ -27,13 +27,13 @@ from app.graph_view import GraphView
 from vpu_core.formatting import db_on_samples
 from vpu_core.graph.groups import GROUP_PREFIX
 from vpu_core.graph.placement import partition_report
+from vpu_core.compare import SIDES, Side
 
 if TYPE_CHECKING:
     from vpu_core.session import InspectionPair
     from PySide6.QtGui import QTransform
     from vpu_core.session import DisplayGraph
 
-SIDES = ("a", "b")
 UNMATCHED = "#7e22ce"          # purple: no category, selection or search colour uses it
 MOVED = "#c2410c"              # partition differs between the two sides
 Z_MARKS = 2.0
@@ -44,7 +44,7 @@ def _nbsp_text(markup: str) -> str:
     return re.sub(r"(^|>)([^<]*)", lambda m: m.group(1) + m.group(2).replace(" ", "&nbsp;"), markup)
 
 
-def other(side: str) -> str:
+def other(side: Side) -> Side:
     return "b" if side == "a" else "a"
 
 
@@ -223,7 +223,7 @@ class CompareView(QWidget):
         self._anchors = {s: _Anchors(self.views[s], self.partners[s], self.views[other(s)])
                          for s in SIDES}
 
-    def _follow_groups(self, side: str) -> None:
+    def _follow_groups(self, side: Side) -> None:
         """A group opened or closed on `side`: the other side shows the same groups."""
         if self._syncing or self.result is None:
             return
@@ -265,7 +265,7 @@ class CompareView(QWidget):
                     scene.addItem(mark)
                     self.marks[side].append(mark)
 
-    def label(self, side: str) -> str:
+    def label(self, side: Side) -> str:
         cmp = self.result.comparison if self.result is not None else None
         if cmp is None:
             return side.upper()
@@ -291,13 +291,13 @@ class CompareView(QWidget):
                                           .replace("&nbsp;", " "))
         self._fit_headers()
 
-    def _header_html(self, side: str, bits: list[tuple[int, str]]) -> str:
+    def _header_html(self, side: Side, bits: list[tuple[int, str]]) -> str:
         # a fact never breaks inside ("SQNR 31.4 d"): non-breaking spaces within, breaks between
         return (f'<span style="color:{theme.MUTED}">{side.upper()}</span>&nbsp; '
                 f'<b>{html.escape(self.label(side))}</b>&nbsp;&nbsp; '
                 + " · ".join(b.replace(" ", "&nbsp;") if "<" not in b else _nbsp_text(b) for _, b in bits))
 
-    def _one_line(self, side: str) -> str:
+    def _one_line(self, side: Side) -> str:
         """The header with the facts that fit one line at its width, the least important left out
         first (the tooltip has them all); all of them, wrapped, when even the first do not fit."""
         header, bits = self.headers[side], self._header_bits.get(side, [])
@@ -333,16 +333,16 @@ class CompareView(QWidget):
         return False
 
     # -- selection -----------------------------------------------------------------------------
-    def op_of(self, side: str, node: str) -> str:
+    def op_of(self, side: Side, node: str) -> str:
         """The compute op `node` belongs to (itself for an op; a Q/DQ or weight's op otherwise)."""
         return node if node in self.partners[side] or node in self.unmatched[side] \
             else self.owners[side].get(node, node)
 
-    def partner(self, side: str, node: str) -> str | None:
+    def partner(self, side: Side, node: str) -> str | None:
         """The node of the other side matched with `node` (through its op), if any."""
         return self.partners[side].get(self.op_of(side, node))
 
-    def select(self, side: str, node: str | None, center: bool = True) -> bool:
+    def select(self, side: Side, node: str | None, center: bool = True) -> bool:
         """Select `node` on `side` (centred when asked); the other side selects its partner."""
         view = self.views[side]
         if node is None:
@@ -353,7 +353,7 @@ class CompareView(QWidget):
             ok = view.select_node(node)
         return ok
 
-    def _on_selected(self, side: str, node: str) -> None:
+    def _on_selected(self, side: Side, node: str) -> None:
         twin = self.views[other(side)]
         if not self._syncing:
             self._syncing = True
@@ -369,7 +369,7 @@ class CompareView(QWidget):
             self.node_selected.emit(side, node)
 
     # -- synchronised viewport -----------------------------------------------------------------
-    def _sync_viewport(self, side: str) -> None:
+    def _sync_viewport(self, side: Side) -> None:
         if self._syncing or self.result is None:
             return
         lead, follow = self.views[side], self.views[other(side)]

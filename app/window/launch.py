@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vpu_core.compare import is_side
+
 if TYPE_CHECKING:
     from app.window.main_window import MainWindow
     from vpu_core.config import RunConfig
@@ -146,7 +148,8 @@ class Screenshot:
         window, options = self.window, self.options
         if options.select:
             side, _, node = options.select.rpartition(":")
-            if not window.navigation.select_in(side or "a", node):
+            side = side or "a"
+            if not (is_side(side) and window.navigation.select_in(side, node)):
                 matches = window.navigation.search(node)         # not an fx name: search text
                 if not matches:
                     print(f"vpu-inspector: warning: nothing to select for '{options.select}'", file=sys.stderr)
