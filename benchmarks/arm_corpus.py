@@ -1,15 +1,14 @@
-"""The real-model corpus under the Arm targets, and the edge_npu profile held to the real U55.
+"""The real-model corpus under the Arm targets.
 
     python benchmarks/arm_corpus.py                      # tests/corpus/*.py, ethos-u quantizer,
                                                          # ethos-u55-128 and ethos-u85-256
-    python benchmarks/arm_corpus.py --agreement          # VPU quantizer: edge_npu vs ethos-u55-128
     python benchmarks/arm_corpus.py MODEL... -o rows.jsonl
 
 Each model runs in a fresh process (torch.export and the lowering change process-wide state),
 through the session and its disk cache (a second target reuses the quantized graph). Prints one
 markdown table: partitions, CPU ops with their causes, Vela's total cycles, inference time and SRAM
-per target (or, with --agreement, per model how many ops the two verdicts place alike and the ops
-and limits where they differ). Lowering takes 10 s to several minutes per model and target.
+per target. Lowering takes 10 s to several minutes per model and target. (edge_npu held to the
+real U55 on the same models: `vpu-inspector agree tests/corpus/*.py`.)
 """
 from __future__ import annotations
 
@@ -25,18 +24,17 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGETS = ("ethos-u55-128", "ethos-u85-256")
 
 
-def one(model: str, quantizer: str, profile: str | None, targets: list[str]) -> list[dict]:
+def one(model: str, quantizer: str, targets: list[str]) -> list[dict]:
     """The rows of one model (in this process)."""
     from vpu_core.config import RunConfig
     from vpu_core.session import default_session
-    from vpu_core.targets.arm.agreement import agreement
 
     session = default_session()
-    config = RunConfig(model=model, quantizer=quantizer, profile=profile)
+    config = RunConfig(model=model, quantizer=quantizer)
     name = Path(model).stem
     start = time.perf_counter()
     try:
-        analysis = session.analysis(config)
+        session.analysis(config)
     except Exception as exc:   # a model the quantizer cannot take is a row with its reason
         return [{"model": name, "quantizer": quantizer, "error": f"{type(exc).__name__}: {exc}"}]
     rows = []
@@ -58,10 +56,6 @@ def one(model: str, quantizer: str, profile: str | None, targets: list[str]) -> 
             row.update(total_cycles=e.total_cycles, npu_cycles=e.npu_cycles, inference_ms=e.inference_ms,
                        sram_bytes=e.sram_bytes, flash_bytes=e.flash_bytes, attributed=e.attributed_share,
                        label=e.label)
-        if profile is not None:
-            a = agreement(analysis.nodes, analysis.partition, v)
-            row["agreement"] = {"ops": a.ops, "agreed": a.agreed, "by_reason": a.by_reason(),
-                                "too_optimistic": len(a.too_optimistic), "too_pessimistic": len(a.too_pessimistic)}
         rows.append(row)
     return rows
 
@@ -82,38 +76,22 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def agreement_table(rows: list[dict]) -> str:
-    lines = ["| model | ops | same place | edge_npu on the VPU, U55 on the CPU | edge_npu on the CPU, U55 delegates |",
-             "|---|---|---|---|---|"]
-    for r in rows:
-        a = r.get("agreement")
-        if a is None:
-            continue
-        why = "; ".join(f"{k} ×{n}" for k, n in list(a["by_reason"].items())[:4])
-        lines.append(f"| {r['model']} | {a['ops']} | {100 * a['agreed'] / max(a['ops'], 1):.0f} % | "
-                     f"{a['too_optimistic']} | {a['too_pessimistic']} ({why}) |")
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("models", nargs="*")
     p.add_argument("--targets", default=",".join(TARGETS))
     p.add_argument("--quantizer", default="ethos-u")
-    p.add_argument("--agreement", action="store_true", help="VPU quantizer, profile edge_npu, ethos-u55-128")
     p.add_argument("-o", "--output", help="append the rows (JSON lines)")
     p.add_argument("--one", action="store_true", help=argparse.SUPPRESS)      # a child: one model
     args = p.parse_args(argv)
-    quantizer, profile = ("vpu", "edge_npu") if args.agreement else (args.quantizer, None)
-    targets = ["ethos-u55-128"] if args.agreement else args.targets.split(",")
+    quantizer, targets = args.quantizer, args.targets.split(",")
     if args.one:
-        print(json.dumps(one(args.models[0], quantizer, profile, targets)))
+        print(json.dumps(one(args.models[0], quantizer, targets)))
         return 0
     models = args.models or sorted(str(f) for f in (ROOT / "tests" / "corpus").glob("[!_]*.py"))
     rows = []
     for model in models:
-        cmd = [sys.executable, __file__, model, "--one", "--targets", ",".join(targets), "--quantizer", quantizer,
-               *(["--agreement"] if args.agreement else [])]
+        cmd = [sys.executable, __file__, model, "--one", "--targets", ",".join(targets), "--quantizer", quantizer]
         done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         lines = [line for line in done.stdout.splitlines() if line.startswith("[")]
         found = json.loads(lines[-1]) if lines else [{"model": Path(model).stem, "error": done.stderr.strip()[-300:]}]
@@ -122,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             with open(args.output, "a", encoding="utf-8") as f:
                 f.writelines(json.dumps(r) + "\n" for r in found)
         print(f"{Path(model).stem}: done", file=sys.stderr)
-    print(agreement_table(rows) if args.agreement else table(rows))
+    print(table(rows))
     return 0
 
 

@@ -121,8 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeat", type=positive, default=1, metavar="N", help="bench --sweep: rounds")
     sub.add_parser("models", help="list the built-in model zoo")
     from vpu_core.sweep.cli import add_sweep_parser
+    from vpu_core.targets.agree_cli import add_agree_parser
 
     add_sweep_parser(sub)
+    add_agree_parser(sub)
     return parser
 
 
@@ -273,14 +275,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
-    from vpu_core.sweep.cli import cmd_sweep as sweep
+def _elsewhere(module: str, name: str) -> Handler:
+    """A command implemented in its own module, imported when it runs."""
+    def handler(args: argparse.Namespace) -> int:
+        import importlib
 
-    return sweep(args)
+        return getattr(importlib.import_module(module), name)(args)
+    return handler
 
 
-HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models, "sweep": cmd_sweep,
-                                "export": cmd_export}
+HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models, "export": cmd_export,
+                                "sweep": _elsewhere("vpu_core.sweep.cli", "cmd_sweep"),
+                                "agree": _elsewhere("vpu_core.targets.agree_cli", "cmd_agree")}
 
 
 def error_line(exc: BaseException) -> str:
