@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeat", type=positive, default=1, metavar="N", help="bench --sweep: rounds")
     sub.add_parser("models", help="list the built-in model zoo")
     from vpu_core.sweep.cli import add_sweep_parser
-    from vpu_core.targets.agree_cli import add_agree_parser
+    from vpu_core.agree import add_agree_parser
 
     add_sweep_parser(sub)
     add_agree_parser(sub)
@@ -286,7 +286,7 @@ def _elsewhere(module: str, name: str) -> Handler:
 
 HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models, "export": cmd_export,
                                 "sweep": _elsewhere("vpu_core.sweep.cli", "cmd_sweep"),
-                                "agree": _elsewhere("vpu_core.targets.agree_cli", "cmd_agree")}
+                                "agree": _elsewhere("vpu_core.agree", "cmd_agree")}
 
 
 def error_line(exc: BaseException) -> str:

@@ -24,7 +24,7 @@ DIRECTION_TITLES = {"profile_only": "{profile} puts it on the VPU, {target} leav
 
 
 def add_agree_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from vpu_core.cli import add_shared_run_options
+    from vpu_core.arguments import add_shared_run_options
     from vpu_core.quantizers import QUANTIZERS
 
     p = sub.add_parser("agree", help="where the VPU under a profile and a real target place the ops of one "
@@ -55,9 +55,7 @@ def cmd_agree(args: argparse.Namespace) -> int:
         try:
             rows.append(_one(args, model, profiles) if len(args.models) == 1 else _child(args, model, profiles))
         except Exception as exc:   # a model that cannot be judged is a row with its reason
-            from vpu_core.cli import error_line
-
-            failed[model] = error_line(exc).removeprefix("vpu-inspector: ")
+            failed[model] = _reason(exc)
     from vpu_core.targets import info
 
     title = info(args.target).title
@@ -70,6 +68,12 @@ def cmd_agree(args: argparse.Namespace) -> int:
     else:
         print("\n\n".join("\n".join(agreement_lines(a, failed, args.examples)) for a in agreements))
     return 0 if rows else 2
+
+
+def _reason(exc: Exception) -> str:
+    from vpu_core.errors import InspectorError, short_reason
+
+    return exc.message if isinstance(exc, InspectorError) else f"{type(exc).__name__}: {short_reason(exc)}"
 
 
 def _profile_name(profile: str) -> str:
@@ -85,14 +89,17 @@ def _one(args: argparse.Namespace, model: str, profiles: Sequence[str]) -> list[
     from pathlib import Path
 
     from vpu_core.analysis.macs import node_macs
-    from vpu_core.cli import config_from_args
+    from vpu_core.config import RunConfig
     from vpu_core.session import default_session
     from vpu_core.targets.agreement import model_agreement
 
     session = default_session()
     out = []
     for profile in profiles:
-        config = config_from_args(argparse.Namespace(**{**vars(args), "model": model, "profile": profile}))
+        config = RunConfig(model=model, quantizer=args.quantizer, per_tensor=args.per_tensor,
+                           dynamic_batch=args.dynamic_batch, calib_batches=args.calib_batches,
+                           batch_size=args.batch_size, seed=args.seed, calib_data=args.calib_data,
+                           profile=profile, reference_observers=args.reference_observers)
         analysis = session.analysis(config)
         result = session.target(config, args.target)
         qm = session.quantized(config)
@@ -102,7 +109,7 @@ def _one(args: argparse.Namespace, model: str, profiles: Sequence[str]) -> list[
 
 
 def _child(args: argparse.Namespace, model: str, profiles: Sequence[str]) -> list[ModelAgreement]:
-    """One model judged in a fresh interpreter (`python -m vpu_core.targets.agree_cli MODEL … --format json`)."""
+    """One model judged in a fresh interpreter (`python -m vpu_core.agree MODEL … --format json`)."""
     from vpu_core.errors import InspectorError
     from vpu_core.targets.agreement import model_from_json
 
@@ -112,11 +119,15 @@ def _child(args: argparse.Namespace, model: str, profiles: Sequence[str]) -> lis
             *(["--calib-data", args.calib_data] if args.calib_data else []),
             *(["--per-tensor"] if args.per_tensor else []), *(["--no-cache"] if args.no_cache else []),
             *(["--reference-observers"] if args.reference_observers else [])]
-    done = subprocess.run([sys.executable, "-m", "vpu_core.targets.agree_cli", *argv], capture_output=True, text=True)
-    if done.returncode != 0:
+    done = subprocess.run([sys.executable, "-m", "vpu_core.agree", *argv], capture_output=True, text=True)
+    try:
+        out = json.loads(done.stdout)
+    except ValueError:
         lines = done.stderr.strip().splitlines()
         raise InspectorError(lines[-1].removeprefix("vpu-inspector: error: ") if lines else f"exit {done.returncode}")
-    return [model_from_json(a["models"][0]) for a in json.loads(done.stdout)["agreements"]]
+    if out["failed"]:
+        raise InspectorError(next(iter(out["failed"].values())))
+    return [model_from_json(a["models"][0]) for a in out["agreements"]]
 
 
 def agreement_lines(a: Agreement, failed: dict[str, str] | None = None, examples: int = 0) -> list[str]:
@@ -159,9 +170,22 @@ def _macs(n: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vpu_core.cli import main as cli_main
+    """`python -m vpu_core.agree MODEL …`: the command on its own (what a model's child runs)."""
+    import warnings
 
-    return cli_main(["agree", *(sys.argv[1:] if argv is None else argv)])
+    warnings.filterwarnings("ignore")
+    parser = argparse.ArgumentParser(prog="vpu-inspector")
+    add_agree_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["agree", *(sys.argv[1:] if argv is None else argv)])
+    if args.no_cache:
+        from vpu_core.session import default_session
+
+        default_session().set_disk_cache(False)
+    try:
+        return cmd_agree(args)
+    except Exception as exc:
+        print(f"vpu-inspector: error: {_reason(exc)}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
