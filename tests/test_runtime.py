@@ -74,7 +74,7 @@ def test_vpu_graph_runs_as_the_same_int8_program_with_its_bias_folded(tmp_path):
     session = Session(cache_dir=tmp_path)
     config = RunConfig(model="conv_relu", calib_batches=2)
     report = session.runtime(config, runs=3)
-    assert report.refused is None and report.graph == "qdq, int32 bias folded" and report.folded_biases == 1
+    assert report.refused is None and report.graph_kind == "qdq, int32 bias folded" and report.folded_biases == 1
     assert report.outputs_identical or report.sqnr_vs_qdq_db >= 30
     assert {o.node for o in report.ops} >= {"conv2d"} and report.lowering_s > 0
     # a new session over the same cache reads the lowered program instead of lowering again, and the

@@ -38,7 +38,7 @@ def runtime_to_json(r: RuntimeReport) -> dict:
         "outputs": [{"shape": list(o.shape), "dtype": o.dtype, "sha256": o.sha256, "sum": o.sum,
                      "abs_max": o.abs_max} for o in r.outputs],
         "profiled_runs": r.profiled_runs,
-        "runtime": r.runtime, "threads": r.threads, "graph": r.graph,
+        "runtime": r.runtime, "threads": r.threads, "graph": r.graph_kind,
         "program_bytes": r.program_bytes, "portable_ops": list(r.portable_ops),
         "folded_biases": r.folded_biases,
         "lowering_s": round(r.lowering_s, 3), "seconds": round(r.seconds, 3),
@@ -53,7 +53,7 @@ def runtime_lines(r: RuntimeReport) -> list[str]:
         return [f"Run on this CPU refused: {r.refused}"]
     lat = r.latency
     head = (f"Run on this CPU ({r.runtime}, XNNPACK, {count_text(r.threads, 'thread')}; "
-            f"lowered: {r.graph}; {human_bytes(r.program_bytes)} program): ")
+            f"lowered: {r.graph_kind}; {human_bytes(r.program_bytes)} program): ")
     lines = [head + (f"latency median {_ms(lat.median_ms)} (p10 {_ms(lat.p10_ms)}, p90 {_ms(lat.p90_ms)}; "
                      f"{lat.runs} runs after {lat.warmup} warm-up)" if lat else "no latency")]
     lines.append(f"  SQNR vs float {_db(r.sqnr_vs_float_db, r.sqnr_vs_float_reason)} · "

@@ -7,7 +7,7 @@ read them (formatting: vpu_core.reports.runtime and vpu_core.formatting), the ca
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import PartitionReport
@@ -97,6 +97,14 @@ class OutputDigest:
     abs_max: float
 
 
+# What a target lowered and ran: the converted graph as it is, with its int32 biases folded to
+# float (VPU graphs on XNNPACK, see targets.xnnpack.lowering), its TOSA partitions run in the
+# reference model (an Arm TOSA target), or an Ethos-U program's portable kernels (its CPU side,
+# targets.arm.cpu_cost). The JSON's runtime "graph".
+GraphKind = Literal["qdq", "qdq, int32 bias folded", "qdq, TOSA partitions in the reference model",
+                    "portable kernels (the CPU side of the Ethos-U program, measured on this CPU)"]
+
+
 @dataclass(frozen=True)
 class RuntimeReport:
     """A target's lowered program run here (Target.run; XNNPACK's on this CPU), or why it could not
@@ -105,8 +113,7 @@ class RuntimeReport:
     backend: str                       # the target's name: "xnnpack"
     runtime: str = ""                  # "executorch 1.5.1"
     threads: int = 0                   # XNNPACK threadpool size
-    graph: str = "qdq"                 # what was lowered: "qdq" (the converted graph as it is) or
-                                       # "qdq, int32 bias folded" (VPU graphs, see targets.xnnpack.lowering)
+    graph_kind: GraphKind = "qdq"      # what was lowered
     latency: Latency | None = None
     sqnr_vs_float_db: float | None = None
     sqnr_vs_float_reason: str = ""     # why it is None

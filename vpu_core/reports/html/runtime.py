@@ -108,7 +108,7 @@ def _economics(t: SplitTiming) -> str:
 
 
 def _footnote(r: RuntimeReport) -> str:
-    parts = [f"{esc(r.runtime)}, {r.threads} threads; lowered: {esc(r.graph)} "
+    parts = [f"{esc(r.runtime)}, {r.threads} threads; lowered: {esc(r.graph_kind)} "
              f"({esc(human_bytes(r.program_bytes))}); per-op times: ETDump over {r.profiled_runs} runs, "
              "the middle half averaged; XNNPACK logs whole µs, so an operator under 1 µs reads 0 and its "
              "delegate's remaining time is shared by its nodes."]

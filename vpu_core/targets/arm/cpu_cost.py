@@ -33,9 +33,9 @@ from vpu_core.targets.xnnpack.lowering import LoweredProgram, RuntimeRefusal, _r
 
 if TYPE_CHECKING:
     from vpu_core.pipeline import QuantizedModel
-    from vpu_core.targets.results import RuntimeReport
+    from vpu_core.targets.results import GraphKind, RuntimeReport
 
-PORTABLE = "portable kernels (the CPU side of the Ethos-U program, measured on this CPU)"
+PORTABLE: GraphKind = "portable kernels (the CPU side of the Ethos-U program, measured on this CPU)"
 
 
 def portable_program(qm: QuantizedModel, prepared: GraphModule) -> LoweredProgram:
@@ -66,7 +66,7 @@ def portable_program(qm: QuantizedModel, prepared: GraphModule) -> LoweredProgra
         floats = _tensor_leaves(qm.float_graph(*inputs)) if qm.float_graph is not None else None
     return LoweredProgram(
         buffer=bytes(program.buffer), op_map=build_op_map(program_gm, prepared), inputs=inputs,
-        float_outputs=floats, qdq_outputs=qdq, graph=PORTABLE,
+        float_outputs=floats, qdq_outputs=qdq, graph_kind=PORTABLE,
         portable_ops=tuple(sorted({k for k, _ in non_delegated_kernels(program_gm)})),
         lowering_s=time.perf_counter() - start)
 

@@ -95,7 +95,8 @@ class ArmTarget(TargetBase):
         start = time.perf_counter()
         numerics = job.ctx.call(tosa_numerics, job.quantized(), lowering.prepared.gm, lowering.partitions)
         return RuntimeReport(
-            self.config.name, runtime=numerics.reference, graph="qdq, TOSA partitions in the reference model",
+            self.config.name, runtime=numerics.reference,
+            graph_kind="qdq, TOSA partitions in the reference model",
             sqnr_vs_float_db=numerics.sqnr_vs_float_db, sqnr_vs_float_reason=numerics.sqnr_vs_float_reason,
             sqnr_vs_qdq_db=numerics.sqnr_vs_qdq_db, sqnr_vs_qdq_reason=numerics.sqnr_vs_qdq_reason,
             outputs_identical=numerics.outputs_identical, seconds=time.perf_counter() - start,

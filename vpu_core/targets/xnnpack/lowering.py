@@ -48,6 +48,7 @@ from vpu_core.analysis.qgraph import QGraph
 from vpu_core.errors import InspectorError, short_reason
 from vpu_core.progress import ProgressFn
 from vpu_core.qdq import is_dequantize
+from vpu_core.targets.results import GraphKind
 from vpu_core.targets.xnnpack.op_map import OpMap, build_op_map, non_delegated_kernels
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class LoweredProgram:
     inputs: tuple                       # the held-aside batch, as the program takes it
     float_outputs: list | None          # tensor leaves of the float graph on `inputs` (None: no float graph)
     qdq_outputs: list                   # tensor leaves of the converted graph on `inputs`
-    graph: str = "qdq"
+    graph_kind: GraphKind = "qdq"       # the converted graph as it is, or with its int32 biases folded
     portable_ops: tuple[str, ...] = ()
     folded_biases: int = 0
     lowering_s: float = 0.0
@@ -144,7 +145,7 @@ def lower_program(qm: QuantizedModel, progress: ProgressFn | None = None,
     folded = edge.folded_biases
     return LoweredProgram(
         buffer=bytes(program.buffer), op_map=op_map, inputs=inputs, float_outputs=floats,
-        qdq_outputs=qdq, graph="qdq, int32 bias folded" if folded else "qdq",
+        qdq_outputs=qdq, graph_kind="qdq, int32 bias folded" if folded else "qdq",
         portable_ops=tuple(sorted({k for k, _ in non_delegated_kernels(program_gm)})),
         folded_biases=folded, lowering_s=edge.seconds + time.perf_counter() - start,
         meta={"inputs": [{"name": n.name, "shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch.")}

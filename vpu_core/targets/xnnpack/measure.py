@@ -61,7 +61,7 @@ def run_program(lowered: LoweredProgram, runs: int = 20, warmup: int = 3,
 
     return RuntimeReport(
         backend=BACKEND, runtime=f"executorch {version.__version__}", threads=_threads(),
-        graph=lowered.graph, latency=latency, ops=ops, delegates=delegates,
+        graph_kind=lowered.graph_kind, latency=latency, ops=ops, delegates=delegates,
         outputs=tuple(_digest(t) for t in outputs), profiled_runs=runs,
         program_bytes=len(lowered.buffer), portable_ops=lowered.portable_ops,
         folded_biases=lowered.folded_biases, lowering_s=lowered.lowering_s,

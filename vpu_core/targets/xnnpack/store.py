@@ -66,7 +66,7 @@ def _encode(value) -> bytes:
     if isinstance(value, RuntimeRefusal):
         return artifacts.tensors_to_bytes({"refused": json.dumps(
             {"message": value.message, "op": value.op, "node": value.node})})
-    meta = {"map": value.op_map.to_json(), "graph": value.graph, "portable_ops": list(value.portable_ops),
+    meta = {"map": value.op_map.to_json(), "graph": value.graph_kind, "portable_ops": list(value.portable_ops),
             "folded_biases": value.folded_biases, "lowering_s": value.lowering_s, "meta": value.meta}
     return artifacts.tensors_to_bytes({
         "pte": torch.frombuffer(bytearray(value.buffer), dtype=torch.uint8),
@@ -91,5 +91,5 @@ def _decode(data: bytes):
     return LoweredProgram(
         buffer=obj["pte"].numpy().tobytes(), op_map=OpMap.from_json(meta["map"]),
         inputs=tuple(obj["inputs"]), float_outputs=obj["float"], qdq_outputs=list(obj["qdq"]),
-        graph=meta["graph"], portable_ops=tuple(meta["portable_ops"]),
+        graph_kind=meta["graph"], portable_ops=tuple(meta["portable_ops"]),
         folded_biases=int(meta["folded_biases"]), lowering_s=0.0, meta=meta["meta"])
