@@ -23,7 +23,7 @@ from vpu_core.formatting import compact_ints, count_text, node_label
 from vpu_core.reports.summary_text import CAUSE_WORDS
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Analysis
+    from vpu_core.analysis.results import Analysis, CpuCause
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 REQUANT_HEADERS = ("Node", "Right shifts n", "Exact", "Max error", "Range")
@@ -270,7 +270,7 @@ class PartitionTable(_NodeTable):
         """The CPU ops, grouped by cause (limit and memory first: the hardware's own "no")."""
         group = _item(parent, [f"{title} ({len(part.cpu_nodes)})", "", ""])
         group.setForeground(0, QBrush(QColor(theme.WARN)))
-        by_cause: dict[str, list] = {}
+        by_cause: dict[CpuCause, list] = {}
         for c in part.cpu_nodes:
             by_cause.setdefault(c.cause, []).append(c)
         order = ("limit", "memory", "float", "op_list", "dtype")

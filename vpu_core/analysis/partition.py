@@ -206,7 +206,7 @@ def _cpu_node(g: QGraph, node: Node, verdict: Verdict | None) -> CpuNode:
         return CpuNode(node.name, op_name(node), f"{op_name(node)} could not join a VPU subgraph",
                        "op_list", macs=op_macs(g, node))
     runs_as = verdict.kernel.runs_as if verdict.kernel is not None else ""
-    return CpuNode(node.name, op_name(node), verdict.reason, verdict.cause, verdict.limits, runs_as,
+    return CpuNode(node.name, op_name(node), verdict.reason, verdict.cause or "op_list", verdict.limits, runs_as,
                    op_macs(g, node))
 
 

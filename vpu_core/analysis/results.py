@@ -6,7 +6,7 @@ the HTML report). No torch objects cross it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from vpu_core.hardware.limits import BY_ID
 from vpu_core.stages import TimingKey
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 Placement = int | Literal["cpu"]
 # An op's side of a partition, coarsely: inside some accelerator subgraph, or on the CPU.
 RunsOn = Literal["vpu", "cpu"]
-Direction = Literal["vpu->cpu", "cpu->vpu"]     # a boundary edge: leaving or entering a subgraph
+BoundaryDirection = Literal["vpu->cpu", "cpu->vpu"]     # a boundary edge leaves or enters a subgraph
 
 
 @dataclass(frozen=True)
@@ -73,10 +73,18 @@ class Subgraph:
     nodes: tuple[str, ...]
 
 
-CAUSES = ("op_list", "dtype", "limit", "memory", "float")   # why an op runs on the CPU
-# why the real XNNPACK delegation (PartitionReport.source "xnnpack") left an op on the CPU
-# (vpu_core.targets.xnnpack.why): "dtype" as above, or
-XNNPACK_CAUSES = ("no_kernel", "rejected", "left_out", "removed")
+# Why the simulated VPU runs an op on the CPU (CpuNode.cause of its partition), in report order.
+VpuCause = Literal["op_list", "dtype", "limit", "memory", "float"]
+CAUSES: tuple[VpuCause, ...] = get_args(VpuCause)
+# Why the real XNNPACK delegation (PartitionReport.source "xnnpack") left an op on the CPU
+# (vpu_core.targets.xnnpack.why): "dtype" as above, or one of XNNPACK_CAUSES.
+XnnpackCause = Literal["dtype", "no_kernel", "rejected", "left_out", "removed"]
+XNNPACK_CAUSES: tuple[XnnpackCause, ...] = ("no_kernel", "rejected", "left_out", "removed")
+# Every word a target's verdict gives for an op on the CPU: the VPU's, XNNPACK's and the Arm
+# targets' own ("unsupported", "shape", "partition": targets.arm.results.ArmCause, a subset that
+# mypy holds to this one where the Arm verdict builds its CpuNodes). A target with a new word
+# adds it here.
+CpuCause = VpuCause | XnnpackCause | Literal["unsupported", "shape", "partition"]
 
 
 @dataclass(frozen=True)
@@ -94,7 +102,7 @@ class LimitFailure:
         return f"{self.text} ({self.limit})"
 
     @property
-    def cause(self) -> str:
+    def cause(self) -> Literal["memory", "limit"]:
         return "memory" if self.limit.startswith("memory.") else "limit"
 
 
@@ -103,7 +111,7 @@ class CpuNode:
     node: str
     op: str            # ATen op without "aten.", e.g. "softmax.int"
     reason: str
-    cause: str = "op_list"             # one of CAUSES (XNNPACK_CAUSES in a delegation report)
+    cause: CpuCause = "op_list"        # one of CAUSES (XNNPACK_CAUSES in a delegation report, …)
     limits: tuple[LimitFailure, ...] = ()   # cause "limit" / "memory": every failing limit, in
                                        # the fixed order of vpu_core.hardware.limits.LIMITS
     runs_as: str = ""                  # an alias: "runs as the VPU's linear kernel (addmm …)"
@@ -121,7 +129,7 @@ class CpuNode:
 class Boundary:
     src: str
     dst: str
-    direction: Direction
+    direction: BoundaryDirection
     bytes: int
     shape: tuple[int, ...] = ()
     dtype: str = ""
@@ -142,9 +150,9 @@ class PartitionReport:
     aliases: dict = field(default_factory=dict)  # node name -> "runs as the VPU's linear kernel
                                        # (addmm with a constant weight)", for every aliased op
 
-    def cpu_ops_by_cause(self) -> dict[str, int]:
+    def cpu_ops_by_cause(self) -> dict[CpuCause, int]:
         """Every cause of CAUSES with its number of CPU ops (0 included), in that order."""
-        counts = {cause: 0 for cause in CAUSES}
+        counts: dict[CpuCause, int] = {cause: 0 for cause in CAUSES}
         for c in self.cpu_nodes:
             counts[c.cause] = counts.get(c.cause, 0) + 1
         return counts

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Literal
 
 import torch
 from torch.fx import GraphModule, Node
 
 from vpu_core.analysis.qgraph import QGraph, is_op
-from vpu_core.analysis.results import LimitFailure
+from vpu_core.analysis.results import LimitFailure, VpuCause
 from vpu_core.fx_utils import concrete_dim, dtype_name, node_dtypes, non_float_tensor
 from vpu_core.hardware.limit_keys import SRAM, failure_text
 from vpu_core.hardware.nodes import NodeView
@@ -40,7 +40,7 @@ INT_REASON = "the VPU computes int8-quantized float activations only"
 @dataclass(frozen=True)
 class Verdict:
     on_vpu: bool
-    cause: str = ""                    # "" on the VPU, else one of results.CAUSES
+    cause: VpuCause | Literal[""] = ""  # "" on the VPU
     reason: str = ""                   # one sentence ("" on the VPU)
     kernel: Kernel | None = None
     limits: tuple[LimitFailure, ...] = ()

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Literal
 from vpu_core.reports.whatif_text import human_macs
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Summary
+    from vpu_core.analysis.results import CpuCause, Summary
 
-CAUSE_WORDS = {"op_list": "not in the op list", "dtype": "integer / bool tensors",
+CAUSE_WORDS: dict[CpuCause, str] = {"op_list": "not in the op list", "dtype": "integer / bool tensors",
                "limit": "over a per-op limit", "memory": "over the SRAM", "float": "left in float",
                # the real XNNPACK delegation (vpu_core.targets.xnnpack.why)
                "no_kernel": "no XNNPACK kernel", "rejected": "rejected by XNNPACK's checks",
                "left_out": "left out of the delegates", "removed": "removed while lowering"}
-CAUSE_SHORT = {"op_list": "op list", "dtype": "dtype", "limit": "limit", "memory": "memory", "float": "float",
+CAUSE_SHORT: dict[CpuCause, str] = {"op_list": "op list", "dtype": "dtype", "limit": "limit", "memory": "memory", "float": "float",
                "no_kernel": "no kernel", "rejected": "rejected", "left_out": "left out", "removed": "removed"}
 
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal, Mapping
 from vpu_core.targets.arm.split import is_op_info, qdq_kind
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import NodeInfo, PartitionReport
+    from vpu_core.analysis.results import CpuCause, NodeInfo, PartitionReport
 
 Direction = Literal["profile_only", "target_only"]
 DIRECTIONS: tuple[Direction, ...] = ("profile_only", "target_only")
@@ -47,10 +47,10 @@ class Difference:
     direction: Direction
     macs: int
     quantized: bool            # an op the quantizer quantized (what the shares count)
-    profile_cause: str         # the profile's CPU cause ("limit", "op_list", …); "" on the VPU
+    profile_cause: CpuCause | Literal[""]   # the profile's CPU cause ("limit", "op_list", …); "" on the VPU
     profile_limit: str         # its first failing limit ("avg_pool2d.stride_max") or ""
     profile_reason: str
-    target_cause: str          # the target's CPU cause ("limit", "unsupported", …); "" delegated
+    target_cause: CpuCause | Literal[""]    # the target's CPU cause ("limit", "unsupported", …); "" delegated
     target_check: str          # the check that refused it ("AvgPool2dSupported") or ""
     target_reason: str         # its sentence
 

@@ -15,9 +15,10 @@ if TYPE_CHECKING:
     from vpu_core.targets.arm.split import ArmSplit
     from vpu_core.targets.results import RuntimeReport
 
+ArmCause = Literal["float", "unsupported", "limit", "dtype", "shape", "partition", "left_out", "removed"]
 # Why an op stays on the CPU under an Arm target (CpuNode.cause). The check that said no is kept
 # in CpuNode.detail ("check": the class name in ExecuTorch's Arm backend).
-ARM_CAUSES = (
+ARM_CAUSES: tuple[ArmCause, ...] = (
     "float",        # not quantized: the quantizer left it in float (the INT profile computes integers)
     "unsupported",  # no TOSA / NPU operator for it (not in the backend's support lists)
     "limit",        # the op is supported, its arguments are not (kernel, stride, shape limits)
@@ -27,7 +28,6 @@ ARM_CAUSES = (
     "left_out",     # no check refused it, yet the lowered program runs it on the CPU
     "removed",      # folded away while lowering: the lowered program has no op for it
 )
-ArmCause = Literal["float", "unsupported", "limit", "dtype", "shape", "partition", "left_out", "removed"]
 
 
 @dataclass(frozen=True)

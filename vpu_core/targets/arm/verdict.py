@@ -32,6 +32,7 @@ from vpu_core.fx_utils import op_name
 from vpu_core.qdq import is_qdq
 from vpu_core.targets.xnnpack.provenance import is_delegate_call
 from vpu_core.targets.arm.recording import SUPPORT_LISTS, Rejection
+from vpu_core.targets.arm.results import ArmCause
 from vpu_core.targets.verdicts import placement_report
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 # The cause each of the Arm backend's checks stands for (a registered per-operator check —
 # AvgPool2dSupported, ConvolutionSupported, … — is "limit": the op is supported, not these
 # arguments; a check not listed here is "unsupported").
-CAUSE_OF_CHECK = {
+CAUSE_OF_CHECK: dict[str, ArmCause] = {
     "CheckArmQuantized": "float", "CheckProperQuantization": "float",
     "EthosUPartitioner": "float", "TOSAPartitioner": "float",   # first node of a partition reading a float
     "CheckDtypeInputsAndOutputs": "dtype", "CheckInt64InputsAndOutputs": "dtype",
@@ -147,7 +148,7 @@ def _reasons(rejections: list[Rejection], gid: int, names: set[str], g: QGraph) 
     return out
 
 
-def cause_of(rejection: Rejection) -> str:
+def cause_of(rejection: Rejection) -> ArmCause:
     if rejection.check in CAUSE_OF_CHECK:
         return CAUSE_OF_CHECK[rejection.check]
     return "limit" if rejection.op_check else "unsupported"

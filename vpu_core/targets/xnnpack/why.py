@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterator
 import torch
 from torch.fx import Node
 
+from vpu_core.analysis.results import XnnpackCause
 from vpu_core.fx_utils import dtype_name
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ _FLOAT_NAMES = frozenset(dtype_name(t) for t in _FLOAT)
 class Why:
     """Why one lowered op runs outside XNNPACK."""
 
-    cause: str                  # "no_kernel" | "dtype" | "rejected" | "left_out"
+    cause: XnnpackCause         # "no_kernel" | "dtype" | "rejected" | "left_out"
     op: str                     # the lowered op, as XNNPACK's configs name targets: "native_layer_norm.default"
     config: str | None = None   # the XNNPACK config that decided: "AddConfig"
     check: str | None = None    # its words: "invalid dtype"
@@ -80,7 +81,7 @@ def why_not_delegated(lowering: EdgeLowering, nodes: list[Node]) -> dict[str, Wh
         dtypes = _dtypes(node)
         check = said[-1] if said else None
         integer = any(d not in _FLOAT_NAMES for d in dtypes)
-        cause = "dtype" if integer and (check is None or "dtype" in check) else "rejected"
+        cause: XnnpackCause = "dtype" if integer and (check is None or "dtype" in check) else "rejected"
         out[node.name] = Why(cause, op, name, check, dtypes)
     return out
 
