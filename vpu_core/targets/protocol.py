@@ -6,8 +6,8 @@ quantized model, its analysis, a run context and this session's caches) and asks
 - `verdict(job)`: a PartitionReport (vpu_core.analysis.results) keyed by the node names of OUR
   converted graph (`job.quantized().converted`): `assignment` maps every node to a subgraph id
   (an int: one accelerator partition / delegate) or "cpu"; `subgraphs` lists the members of each
-  id; every op left on the CPU is a CpuNode with its `cause` (one of CAUSES or XNNPACK_CAUSES of
-  vpu_core.analysis.results, or the target's own closed set, documented with it) and its `reason`,
+  id; every op left on the CPU is a CpuNode with its `cause` (a CpuCause of
+  vpu_core.analysis.results: the VPU's, XNNPACK's, or the target's own subset, documented with it) and its `reason`,
   one sentence a user reads ("Vela: … not supported"); `boundaries` are the edges between the
   sides with the bytes they move (vpu_core.analysis.partition.boundaries computes them from an
   assignment, as every target should). `source` is the target's name (the VPU's is "simulated").
