@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from vpu_core.config import PARTITION_SOURCES
 from vpu_core.formatting import (dtype_short, module_name, op_label, quant_params_short, quantizer_label,
                                  shape_text)
-from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
+from vpu_core.graph.model import Category, GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
     from collections.abc import Iterable
@@ -171,7 +171,7 @@ def _violation_counts(analysis: Analysis, home: dict) -> dict[str, int]:
 
 # -- classification ----------------------------------------------------------------------------
 
-def _category(info: NodeInfo, is_constant: bool, assigned, is_cpu: bool) -> str:
+def _category(info: NodeInfo, is_constant: bool, assigned, is_cpu: bool) -> Category:
     if info.kind in ("placeholder", "output"):
         return "io"
     if info.kind == "get_attr":
@@ -185,7 +185,7 @@ def _category(info: NodeInfo, is_constant: bool, assigned, is_cpu: bool) -> str:
     return "cpu"
 
 
-def _subgraph(name: str, category: str, assignment: dict, owner: dict) -> int | None:
+def _subgraph(name: str, category: Category, assignment: dict, owner: dict) -> int | None:
     sub = assignment.get(name)
     if category in ("param", "qdq") and name in owner and not _is_subgraph_id(sub):
         sub = assignment.get(owner[name])       # a parameter belongs to its consumer

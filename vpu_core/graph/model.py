@@ -6,9 +6,16 @@ Everything is a small frozen dataclass of plain values (no torch objects).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
-# Node categories, in legend order ("group": a collapsed module group drawn as one box).
-CATEGORIES = ("vpu", "cpu", "qdq", "param", "io", "group")
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import BoundaryDirection
+
+# What a node is drawn as: an op on the VPU (inside a subgraph) or the CPU, a quantize /
+# dequantize, a parameter, a graph input / output, a collapsed module group drawn as one box, or
+# (the layout's own, never drawn) a frame's port (vpu_core.layout.compound).
+Category = Literal["vpu", "cpu", "qdq", "param", "io", "group", "port"]
+CATEGORIES: tuple[Category, ...] = ("vpu", "cpu", "qdq", "param", "io", "group")   # drawn, in legend order
 
 
 @dataclass(frozen=True)
@@ -40,7 +47,7 @@ class GraphNode:
     id: str                      # fx node name, unique
     label: str                   # short op name, e.g. "conv2d", "quantize", "x"
     detail: str = ""             # second line, e.g. "1×16×32×32 int8"
-    category: str = "vpu"        # one of CATEGORIES
+    category: Category = "vpu"
     subgraph: int | None = None  # VPU subgraph id (vpu nodes and the Q/DQ feeding them)
     violations: int = 0          # number of rule violations on this node
     is_param: bool = False       # parameter/constant (and its Q/DQ chain): placed beside its consumer
@@ -55,7 +62,7 @@ class GraphNode:
 class GraphEdge:
     src: str
     dst: str
-    boundary: str | None = None  # "vpu->cpu", "cpu->vpu" or None
+    boundary: BoundaryDirection | None = None
     bytes: int = 0               # bytes a boundary edge moves (summed over the edges it stands for)
     dtype: str = ""              # folded Q/DQ: the dtype the tensor travels in, e.g. "int8"
     scale: float | None = None   # folded Q/DQ: the per-tensor scale (None: per-channel / unknown)

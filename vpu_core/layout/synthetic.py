@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 import random
 
-from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
+from vpu_core.graph.model import Category, GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:
+    from vpu_core.analysis.results import BoundaryDirection, RunsOn
     from vpu_core.analysis.hierarchy import ModuleTree
 
 _CPU_OPS = ("softmax", "layer_norm", "gelu", "matmul", "mul", "hardswish", "sigmoid")
@@ -28,7 +29,7 @@ class _Builder:
         self.rng = random.Random(seed)
         self.nodes: list[GraphNode] = []
         self.edges: list[tuple[str, str]] = []
-        self.runs_on: dict[str, str] = {}     # where each non-param node runs: "vpu" / "cpu"
+        self.runs_on: dict[str, RunsOn] = {}  # where each non-param node runs
         self.count: dict[str, int] = {}
         self.subgraph = 0
         self.on_cpu = False
@@ -47,7 +48,8 @@ class _Builder:
         self.count[base] = k + 1
         return base if k == 0 else f"{base}_{k}"
 
-    def add(self, base, label, category, inputs=(), detail="", is_param=False, runs_on=None):
+    def add(self, base: str, label: str, category: Category, inputs=(), detail: str = "", is_param: bool = False,
+            runs_on: RunsOn | None = None) -> str:
         nid = self._name(base)
         viol = 0
         if category in ("vpu", "qdq") and not is_param and self.rng.random() < 0.04:
@@ -65,7 +67,7 @@ class _Builder:
     def shape(self, c: int, hw: int) -> str:
         return f"1×{c}×{hw}×{hw} int8" if hw else f"1×197×{c} int8"
 
-    def qdq(self, x: str, runs_on: str = "vpu") -> str:
+    def qdq(self, x: str, runs_on: RunsOn = "vpu") -> str:
         q = self.add("quantize_per_tensor", "quantize", "qdq", [x], runs_on=runs_on)
         return self.add("dequantize_per_tensor", "dequantize", "qdq", [q], runs_on=runs_on)
 
@@ -168,7 +170,9 @@ def _finish(b: _Builder, title: str) -> GraphModel:
     edges = []
     for s, d in b.edges:
         ss, sd = b.runs_on.get(s), b.runs_on.get(d)
-        boundary = f"{ss}->{sd}" if ss and sd and ss != sd else None
+        boundary: BoundaryDirection | None = None
+        if ss and sd and ss != sd:
+            boundary = "vpu->cpu" if sd == "cpu" else "cpu->vpu"
         edges.append(GraphEdge(s, d, boundary))
     return GraphModel(tuple(b.nodes), tuple(edges), title=title,
                       meta={"module_stacks": dict(b.stacks)})

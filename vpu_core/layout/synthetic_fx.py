@@ -18,17 +18,22 @@ in `meta["module_stacks"]` like synthetic.py, so `synthetic_tree` builds its gro
 """
 from __future__ import annotations
 
-from vpu_core.graph.model import GraphModel
+from typing import TYPE_CHECKING
+
+from vpu_core.graph.model import Category, GraphModel
 
 from .synthetic import _Builder, _finish
+
+if TYPE_CHECKING:
+    from vpu_core.analysis.results import RunsOn
 
 LAYERS_PER_STAGE = 4
 NODES_PER_LAYER = 112          # roughly, with Q/DQ: used to size the model
 
 
 class _Fx(_Builder):
-    def op(self, name: str, ins, category: str = "cpu", detail: str = "") -> str:
-        runs_on = "cpu" if category == "cpu" else None
+    def op(self, name: str, ins, category: Category = "cpu", detail: str = "") -> str:
+        runs_on: RunsOn | None = "cpu" if category == "cpu" else None
         return self.add(name, name, category, list(ins), detail=detail, runs_on=runs_on)
 
     def const(self, label: str = "_tensor_constant") -> str:
