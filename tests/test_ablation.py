@@ -11,7 +11,7 @@ import pytest
 from app.cli import main
 from vpu_core.analysis import analyze
 from vpu_core.analysis.qgraph import QGraph
-from vpu_core.analysis.sqnr import graph_sqnr_db
+from vpu_core.analysis.sqnr import graph_sqnr_calls, graph_sqnr_db
 from vpu_core.config import RunConfig
 from vpu_core.errors import Cancelled
 from vpu_core.pipeline import requantize
@@ -61,7 +61,7 @@ def test_deltas_are_relaxed_minus_baseline_and_each_relaxation_breaks_its_rule(c
 
 def _layer_sqnr_relaxed(qm, node: str) -> float:
     relaxed = dataclasses.replace(qm.profile, constraints={**qm.profile.constraints, "pow2_scale": False})
-    layers, _ = graph_sqnr_db(qm.float_graph, requantize(qm, relaxed), qm.heldout)
+    layers, _ = graph_sqnr_calls(qm.float_graph, requantize(qm, relaxed), qm.heldout_calls)
     return layers[node]
 
 
@@ -85,7 +85,7 @@ def test_ablation_reuses_the_export_and_calibration_data(session, monkeypatch):
     import torch.export
 
     for target in ("vpu_core.pipeline.export_program", "vpu_core.pipeline.load_model",
-                   "vpu_core.pipeline.synthetic_batches", "vpu_core.pipeline.load_calibration_file"):
+                   "vpu_core.pipeline.calibration_data"):
         monkeypatch.setattr(target, forbidden)
     monkeypatch.setattr(torch.export, "export", forbidden)
     report = session.ablate(config)

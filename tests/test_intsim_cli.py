@@ -17,7 +17,7 @@ def test_check_int_sim_json(run_cli):
     assert LAYER_KEYS <= set(layer) and layer["node"] == "conv2d"
     assert layer["max_abs_lsb"] <= 1 and 0.0 <= layer["mismatch_frac"] < 0.01 and layer["saturated"] == 0
     assert layer["nodes"][0] == "conv2d" and layer["nodes"][-1].startswith("quantize_per_tensor")
-    assert sum(c for _, c in layer["diff_hist"]) == layer["elements"] == 1 * 8 * 16 * 16  # own batch 1
+    assert sum(c for _, c in layer["diff_hist"]) == layer["elements"] == 8 * (1 * 8 * 16 * 16)  # 8 calls at batch 1
     assert (sim["rounding"], sim["accumulator_bits"], sim["refused"]) == ("round_half_up", 32, None)
 
 

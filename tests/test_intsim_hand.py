@@ -141,7 +141,7 @@ def test_conv3x3_by_hand(mode):
     gm = exported(_hand_conv(), HAND_X)
     assert ints(gm(HAND_X)) == [2, -2, 4, 127]                     # the Q/DQ graph: half to even
     assert ints(run_integer(gm, profile(rounding=mode), (HAND_X,))) == HAND_EXPECTED[mode]
-    report = simulate_graph(gm, profile(rounding=mode), (HAND_X,))
+    report = simulate_graph(gm, profile(rounding=mode), [(HAND_X,)])
     (layer,) = report.layers
     differ = sum(a != b for a, b in zip(HAND_EXPECTED[mode], [2, -2, 4, 127]))
     assert (layer.node, layer.elements, layer.saturated, layer.clipped) == ("conv2d", 4, 0, 1)
@@ -153,7 +153,7 @@ def test_conv3x3_accumulator_saturates_at_profile_width():
     gm = exported(_hand_conv(), HAND_X)
     narrow = profile(accumulator_bits=12)
     assert ints(run_integer(gm, narrow, (HAND_X,))) == [3, -2, 4, 64]
-    (layer,) = simulate_graph(gm, narrow, (HAND_X,)).layers
+    (layer,) = simulate_graph(gm, narrow, [(HAND_X,)]).layers
     assert layer.saturated == 1 and layer.max_abs_lsb == 127 - 64
     assert dict(layer.diff_hist) == {0: 2, 1: 1, -63: 1}
 
@@ -209,7 +209,7 @@ def test_avg_pool_non_pow2_window_by_hand():
     for (rule, bits), want in cases.items():
         p = profile(avg_pool_divisor=rule, reciprocal_bits=bits)
         assert ints(run_integer(gm, p, (x,))) == [want], (rule, bits)
-        (layer,) = simulate_graph(gm, p, (x,)).layers
+        (layer,) = simulate_graph(gm, p, [(x,)]).layers
         assert layer.window == 9 and "non_pow2_window" in layer.flags
         assert layer.max_abs_lsb == abs(want - 9)
 
@@ -223,7 +223,7 @@ def test_avg_pool_pow2_window_is_an_exact_shift():
     for mode, want in {"round_half_up": [3, 3, -2, 2], "round_half_even": [2, 3, -2, 2],
                        "truncate": [2, 2, -3, 1]}.items():
         assert ints(run_integer(gm, profile(rounding=mode), (x,))) == want, mode
-        (layer,) = simulate_graph(gm, profile(rounding=mode), (x,)).layers
+        (layer,) = simulate_graph(gm, profile(rounding=mode), [(x,)]).layers
         assert layer.window == 4 and not layer.flags
 
 

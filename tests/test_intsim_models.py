@@ -19,7 +19,7 @@ def sim(run):
     @functools.lru_cache(maxsize=None)
     def simulate_model(model: str, quantizer: str = "vpu", rule_off: str | None = None, **settings):
         qm = run(model, quantizer, rule_off=rule_off)
-        return simulate_graph(qm.converted, replace(qm.profile, **settings), qm.heldout, qm.float_graph)
+        return simulate_graph(qm.converted, replace(qm.profile, **settings), qm.heldout_calls, qm.float_graph)
     return simulate_model
 
 

@@ -89,7 +89,7 @@ def test_ranking_and_the_samples_every_figure_rests_on(report):
     assert [row.rank for row in ops] == list(range(1, len(ops) + 1))
     shares = [row.error_share for row in ops if row.error_share is not None]
     assert shares == sorted(shares, reverse=True)
-    assert r.samples == 1 and r.calibration_samples == 4          # batch 1, 4 calibration batches
+    assert (r.samples, r.ranking_samples, r.calibration_samples) == (8, 1, 4)   # batch 1: 8 held-aside calls, 4 calibration batches
     assert r.layers[-1].kind == "output" and r.layers[-1].cumulative_db == pytest.approx(r.baseline.sqnr_db)
     worst = ops[0]
     assert worst.alone_db is not None and worst.alone_db < 30.0   # quantizing it alone costs end to end
@@ -253,7 +253,7 @@ def test_json_schema(check_json):
     for f in s["fixes"]:
         assert {"node", "change", "predicted", "args"} <= f.keys()
         assert {"sqnr_db", "cpu_ops", "subgraphs", "boundary_bytes", "vpu_mac_share", "time_us"} <= f["predicted"].keys()
-    assert s["samples"] == 1 and s["offers"] == ["keep_float", "observer"]
+    assert (s["samples"], s["ranking_samples"]) == (8, 1) and s["offers"] == ["keep_float", "observer"]
 
 
 @pytest.mark.slow

@@ -67,9 +67,11 @@ def _sqnr(f, q):
 
 def test_end_to_end_sqnr_on_the_heldout_batch(run, analysis):
     qm, a = run("resnet8"), analysis("resnet8")
+    assert len(qm.heldout_calls) == 2 and a.accuracy_samples == 8       # two calls at batch 4
     with torch.no_grad():
-        (ref,), (test,) = tree_leaves(qm.float_graph(*qm.heldout)), tree_leaves(qm.converted(*qm.heldout))
-    expected = _sqnr(ref, test)
+        pairs = [(tree_leaves(qm.float_graph(*b))[0], tree_leaves(qm.converted(*b))[0]) for b in qm.heldout_calls]
+    ref, test = torch.cat([f.flatten() for f, _ in pairs]), torch.cat([q.flatten() for _, q in pairs])
+    expected = _sqnr(ref, test)              # the energies of both calls summed, one signal
     assert a.sqnr_db == pytest.approx(expected, abs=1e-3)
     assert 15 < a.sqnr_db < 60
 

@@ -97,5 +97,5 @@ def test_the_headline_says_what_it_means_and_on_how_many_samples(analysis):
     assert f"color:{theme.CATEGORY_COLORS['vpu']}" in ok.chips[1][1] and "once its" not in ok
     assert xnn.violations and f"color:{theme.DANGER}" in blocked.chips[1][1]
     assert f"once its {len(xnn.violations)} rule violations are fixed" in _plain(blocked)
-    assert vpu.accuracy_samples == vpu.inputs[0].shape[0] == 4                 # the run's batch
-    assert f"SQNR {vpu.sqnr_db:.1f} dB (4 samples)" in _plain(ok)
+    assert vpu.inputs[0].shape[0] == 4 and vpu.accuracy_calls == 2 and vpu.accuracy_samples == 8
+    assert f"SQNR {vpu.sqnr_db:.1f} dB (8 samples)" in _plain(ok)           # two calls at the run's batch

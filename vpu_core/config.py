@@ -8,6 +8,10 @@ PARTITION_SOURCES = ("simulated", "xnnpack")
 # vpu_core.quantizers makes them (torch); the names need none. "ethos-u-a16w8" is the Ethos-U
 # quantizer with its a16w8 config everywhere (int16 activations); `--a16w8 NODE` widens single ops.
 QUANTIZERS = ("vpu", "xnnpack", "ethos-u", "ethos-u-a16w8")
+# Samples every accuracy figure rests on at least (vpu_core.pipeline.calibration.heldout_calls):
+# a batch-1 model's SQNR measured on one sample is one random draw; eight calls at the model's
+# batch cost eight forward passes of each graph, and a model of batch 8 or more keeps its one call.
+HELDOUT_SAMPLES = 8
 
 
 def split_model_spec(spec: str) -> tuple[str, str]:

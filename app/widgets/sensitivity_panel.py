@@ -230,8 +230,9 @@ class SensitivityPanel(QWidget):
                   f"{b.metric:.4g} quantized" if report.metric_name and b.metric is not None
                   and report.metric_float is not None else "")
         found = search_summary(report)
-        self.status.setText(f"End to end {_db(b.sqnr_db)} dB{metric}. Every dB figure rests on "
-                            f"{report.samples} held-out sample(s); {report.seconds:.1f} s."
+        self.status.setText(f"End to end {_db(b.sqnr_db)} dB{metric}, on {report.samples} held-out "
+                            f"sample(s); the ranking on {report.ranking_samples or report.samples}; "
+                            f"{report.seconds:.1f} s."
                             + (f" {found}." if found else ""))
         self._fill_layers(report)
         self._draw_chart()

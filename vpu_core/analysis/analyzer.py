@@ -14,7 +14,7 @@ from vpu_core.analysis.results import Analysis, InputInfo
 from vpu_core.analysis.rules import check_vpu
 from vpu_core.analysis.rules.static_shape import symbols_of
 from vpu_core.analysis.scale_groups import scale_groups
-from vpu_core.analysis.sqnr import Sqnr, graph_sqnr
+from vpu_core.analysis.sqnr import Sqnr, graph_sqnr_calls
 from vpu_core.analysis.stats import histograms, tensor_qparams
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def analyze(qm: QuantizedModel, progress: ProgressFn | None = None) -> Analysis:
     layers: dict = {}
     e2e = Sqnr(None, "no float reference: the program was loaded already quantized")
     if qm.float_graph is not None:
-        layers, e2e = graph_sqnr(qm.float_graph, qm.converted, qm.heldout)
+        layers, e2e = graph_sqnr_calls(qm.float_graph, qm.converted, qm.heldout_calls)
     sqnr_s = time.perf_counter() - sqnr_start
     nodes, graph_edges, hists = node_infos(g, layers), edges(g), histograms(tensors, requant)
     inputs = graph_inputs(g)
@@ -58,7 +58,8 @@ def analyze(qm: QuantizedModel, progress: ProgressFn | None = None) -> Analysis:
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
         sqnr_db=e2e.db, sqnr_reason=e2e.reason, layer_sqnr=layers, nodes=nodes, edges=graph_edges,
         histograms=hists, timings_s=timings, delegation=None, inputs=inputs,
-        scale_groups=shared, partition_rule=OP_LIST_RULE, summary=summary(g, part), notes=notes)
+        scale_groups=shared, partition_rule=OP_LIST_RULE, summary=summary(g, part), notes=notes,
+        accuracy_calls=len(qm.heldout_calls))
     report("analyze", 1.0)
     return analysis
 

@@ -364,13 +364,14 @@ class Analysis:
                                                          # (vpu_core.analysis.predicted), shown
                                                          # while PT2E quantizes: no rules, no qparams
     already_quantized: bool = False                      # a Q/DQ program file, checked as it is
+    accuracy_calls: int = 1                              # held-aside calls the SQNR figures rest on
 
     @property
     def accuracy_samples(self) -> int:
         """How many samples every accuracy figure of this analysis rests on (the graph's SQNR,
-        each layer's, the integer simulation's): the held-aside batch is one call at the run's
+        each layer's, the integer simulation's): `accuracy_calls` held-aside calls at the run's
         batch, the leading dimension of its inputs (formatting.samples_text says it)."""
-        return batch_samples(self.inputs[0].shape if self.inputs else ())
+        return batch_samples(self.inputs[0].shape if self.inputs else ()) * max(self.accuracy_calls, 1)
 
 
 def batch_samples(shape: tuple[int, ...]) -> int:

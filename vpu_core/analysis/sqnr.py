@@ -8,10 +8,11 @@ reaches the value (bit-identical outputs): then the value is None with the reaso
 (values above ~1.8e19).
 End to end, every float output counts (all leaves of a tuple / dict / ModelOutput, as one signal).
 
-qm.float_graph and qm.converted run once each through torch.fx.Interpreter on the same batch (the
-held-out batch, which calibration never saw), in lockstep, and their node outputs are compared by
+qm.float_graph and qm.converted run once each through torch.fx.Interpreter on the same batch (a
+held-aside batch, which calibration never saw), in lockstep, and their node outputs are compared by
 node name as they are produced (convert keeps op names; nothing is stored, so memory stays that
-of one forward pass); the graph outputs give the end-to-end SQNR of the same pass.
+of one forward pass); the graph outputs give the end-to-end SQNR of the same pass. Over several held-aside calls
+(graph_sqnr_calls) each figure sums its signal and noise energies over the calls (SqnrSum).
 For an op whose output is quantized, the quantized value is that of the dequantize after its
 quantize (what the next op reads). prepare_pt2e folds batch norms into the conv before them, so a
 float conv followed by a batch_norm that no longer exists in the converted graph is compared
@@ -44,31 +45,62 @@ class Sqnr:
 
 def sqnr(ref: torch.Tensor, test: torch.Tensor) -> Sqnr:
     """SQNR of `test` against the float reference `ref`, or why there is none."""
-    ref = ref.detach().float().reshape(-1)
-    if ref.numel() == 0:
-        return Sqnr(None, "there is no floating-point value to compare")
-    bad = int((~torch.isfinite(ref)).sum())
-    if bad:
-        return Sqnr(None, f"the float reference holds {bad} non-finite value(s) (inf / NaN) of "
-                          f"{ref.numel()}: no noise power can be measured against it")
-    peak = float(ref.abs().max())
-    if peak <= ZERO_ABS:
-        return Sqnr(None, f"the float reference is numerically zero (max |x| = {peak:.1e}): "
-                          "no signal to measure quantization noise against")
-    if float(ref.max() - ref.min()) <= CONSTANT_REL * peak:
-        return Sqnr(None, f"the float reference is constant ({float(ref[0]):.4g} everywhere): "
-                          "it carries no signal to measure quantization noise against")
-    test = test.detach().float().reshape(-1)
-    bad = int((~torch.isfinite(test)).sum())
-    if bad:
-        return Sqnr(None, f"the quantized graph computes {bad} non-finite value(s) (inf / NaN) of "
-                          f"{test.numel()} where the float reference is finite")
-    diff = ref - test
-    signal, noise = _energy(ref), _energy(diff)
-    if noise == 0.0:
-        return Sqnr(None, "the quantized values equal the float ones exactly: no quantized op "
-                          "reaches them")
-    return Sqnr(10.0 * math.log10(signal / noise))
+    return SqnrSum().add(ref, test).result()
+
+
+class SqnrSum:
+    """One SQNR over several calls (held-aside batches): the signal and noise energies are summed
+    over the calls, as if their values were one tensor (never an average of dB: a call with little
+    signal would weigh as much as one with a lot). `add` each (ref, test) pair, then `result`."""
+
+    def __init__(self) -> None:
+        self.signal = self.noise = self.peak = 0.0
+        self.numel = self.test_numel = self.ref_bad = self.test_bad = 0
+        self.low, self.high, self.first = math.inf, -math.inf, 0.0
+
+    def add(self, ref: torch.Tensor, test: torch.Tensor) -> SqnrSum:
+        ref = ref.detach().float().reshape(-1)
+        if ref.numel() == 0:
+            return self
+        if not self.numel:
+            self.first = float(ref[0])
+        self.numel += ref.numel()
+        bad = int((~torch.isfinite(ref)).sum())
+        self.ref_bad += bad
+        if bad or self.ref_bad:
+            return self
+        low, high = (float(v) for v in torch.aminmax(ref))
+        self.low, self.high = min(self.low, low), max(self.high, high)
+        self.peak = max(self.peak, -self.low, self.high)
+        test = test.detach().float().reshape(-1)
+        self.test_numel += test.numel()
+        bad = int((~torch.isfinite(test)).sum())
+        self.test_bad += bad
+        if bad or self.test_bad:
+            return self
+        self.signal += _energy(ref)
+        self.noise += _energy(ref - test)
+        return self
+
+    def result(self) -> Sqnr:
+        if self.numel == 0:
+            return Sqnr(None, "there is no floating-point value to compare")
+        if self.ref_bad:
+            return Sqnr(None, f"the float reference holds {self.ref_bad} non-finite value(s) (inf / NaN) "
+                              f"of {self.numel}: no noise power can be measured against it")
+        if self.peak <= ZERO_ABS:
+            return Sqnr(None, f"the float reference is numerically zero (max |x| = {self.peak:.1e}): "
+                              "no signal to measure quantization noise against")
+        if self.high - self.low <= CONSTANT_REL * self.peak:
+            return Sqnr(None, f"the float reference is constant ({self.first:.4g} everywhere): "
+                              "it carries no signal to measure quantization noise against")
+        if self.test_bad:
+            return Sqnr(None, f"the quantized graph computes {self.test_bad} non-finite value(s) (inf / "
+                              f"NaN) of {self.test_numel} where the float reference is finite")
+        if self.noise == 0.0:
+            return Sqnr(None, "the quantized values equal the float ones exactly: no quantized op "
+                              "reaches them")
+        return Sqnr(10.0 * math.log10(self.signal / self.noise))
 
 
 def _energy(x: torch.Tensor) -> float:
@@ -201,6 +233,13 @@ def graph_sqnr(float_gm: GraphModule, converted: GraphModule, batch: tuple,
     from one Interpreter pass per graph (`float_values`: record_float_values of float_gm on
     `batch`, when several quantized graphs are compared with the same float pass). Layers whose
     SQNR is not meaningful are left out."""
+    return graph_sqnr_calls(float_gm, converted, [batch], [float_values])
+
+
+def graph_sqnr_calls(float_gm: GraphModule, converted: GraphModule, batches: list[tuple],
+                     float_values: list[dict | None] | None = None) -> tuple[dict[str, float], Sqnr]:
+    """`graph_sqnr` over several calls (the held-aside batches, each at the model's batch): every
+    figure sums its signal and noise energies over the calls (SqnrSum), one pass per graph and call."""
     converted_names = {n.name for n in converted.graph.nodes}
     float_nodes = {n.name: n for n in float_gm.graph.nodes}
     pairs = {}
@@ -211,27 +250,49 @@ def graph_sqnr(float_gm: GraphModule, converted: GraphModule, batch: tuple,
     by_node: dict[str, list[tuple[str, str]]] = {}
     for name, (float_name, node_name) in pairs.items():
         by_node.setdefault(node_name, []).append((name, float_name))
-    layers, test = {}, None
+    sums: dict[str, SqnrSum] = {}
+    outputs = OutputsSum()
+    recorded = list(float_values or [])
     with torch.inference_mode():
-        ref = _FloatCursor(float_gm, batch, {a for a, _ in pairs.values()}, float_values)
-        for node, value in node_values(converted, batch):
-            if node.op == "output":
-                test = value
-            for name, float_name in by_node.get(node.name, ()):
-                f = ref.value(float_name)
-                if isinstance(value, torch.Tensor) and isinstance(f, torch.Tensor) \
-                        and f.shape == value.shape and f.is_floating_point():
-                    db = sqnr_db(f, value)
-                    if db is not None:
-                        layers[name] = db
-        return layers, outputs_sqnr(ref.finish(), test)
+        for i, batch in enumerate(batches):
+            test = None
+            ref = _FloatCursor(float_gm, batch, {a for a, _ in pairs.values()},
+                               recorded[i] if i < len(recorded) else None)
+            for node, value in node_values(converted, batch):
+                if node.op == "output":
+                    test = value
+                for name, float_name in by_node.get(node.name, ()):
+                    f = ref.value(float_name)
+                    if isinstance(value, torch.Tensor) and isinstance(f, torch.Tensor) \
+                            and f.shape == value.shape and f.is_floating_point():
+                        sums.setdefault(name, SqnrSum()).add(f, value)
+            outputs.add(ref.finish(), test)
+    layers = {name: db for name, total in sums.items() if (db := total.result().db) is not None}
+    return layers, outputs.result()
+
+
+class OutputsSum:
+    """Every floating-point output leaf of several calls as one signal (see outputs_sqnr)."""
+
+    def __init__(self) -> None:
+        self.total, self.seen = SqnrSum(), False
+
+    def add(self, ref: object, test: object) -> None:
+        pairs = [(r, t) for r, t in zip(tree_leaves(ref), tree_leaves(test))
+                 if isinstance(r, torch.Tensor) and isinstance(t, torch.Tensor)
+                 and r.is_floating_point() and r.shape == t.shape]
+        if pairs:
+            self.seen = True
+            self.total.add(torch.cat([r.flatten() for r, _ in pairs]), torch.cat([t.flatten() for _, t in pairs]))
+
+    def result(self) -> Sqnr:
+        if not self.seen:
+            return Sqnr(None, "the model has no floating-point output to compare")
+        return self.total.result()
 
 
 def outputs_sqnr(ref: object, test: object) -> Sqnr:
     """SQNR over every floating-point output leaf (tuples, dicts, ModelOutput dataclasses)."""
-    pairs = [(r, t) for r, t in zip(tree_leaves(ref), tree_leaves(test))
-             if isinstance(r, torch.Tensor) and isinstance(t, torch.Tensor)
-             and r.is_floating_point() and r.shape == t.shape]
-    if not pairs:
-        return Sqnr(None, "the model has no floating-point output to compare")
-    return sqnr(torch.cat([r.flatten() for r, _ in pairs]), torch.cat([t.flatten() for _, t in pairs]))
+    total = OutputsSum()
+    total.add(ref, test)
+    return total.result()

@@ -3,7 +3,7 @@
     export       torch.export.save of the float ExportedProgram (its example inputs inside) plus
                  extra/vpu_inspector.json {"name": ...}; read back through torch.export.load after
                  checking the archive stores every weight and constant as raw tensor data
-    calibration  torch.save({"batches": [[tensor…]…], "heldout": [tensor…]}); torch.load(weights_only=True)
+    calibration  torch.save({"batches": [[tensor…]…], "heldout": [[tensor…]…]}); torch.load(weights_only=True)
     quantized    torch.save of the qparams convert_pt2e used, per observer module (see
                  pipeline/observing.py); torch.load(weights_only=True)
     analysis     JSON (vpu_core.cache.codec)
@@ -116,19 +116,20 @@ def tensors_from_bytes(data: bytes) -> Any:
         raise BadEntry(str(exc)) from None
 
 
-def calibration_to_bytes(batches: list[tuple], heldout: tuple) -> bytes:
-    return tensors_to_bytes({"batches": [list(b) for b in batches], "heldout": list(heldout)})
+def calibration_to_bytes(batches: list[tuple], heldouts: list[tuple]) -> bytes:
+    return tensors_to_bytes({"batches": [list(b) for b in batches], "heldout": [list(b) for b in heldouts]})
 
 
-def calibration_from_bytes(data: bytes) -> tuple[list[tuple], tuple]:
+def calibration_from_bytes(data: bytes) -> tuple[list[tuple], list[tuple]]:
     import torch
 
     obj = tensors_from_bytes(data)
     try:
         batches = [tuple(b) for b in obj["batches"]]
-        heldout = tuple(obj["heldout"])
+        heldouts = [tuple(b) for b in obj["heldout"]]
     except (KeyError, TypeError) as exc:
         raise BadEntry(str(exc)) from None
-    if not batches or not all(isinstance(t, torch.Tensor) for b in [*batches, heldout] for t in b):
+    if not batches or not heldouts or \
+            not all(isinstance(t, torch.Tensor) for b in [*batches, *heldouts] for t in b):
         raise BadEntry("calibration entry holds something other than tensors")
-    return batches, heldout
+    return batches, heldouts

@@ -26,7 +26,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from vpu_core.config import RunConfig, split_model_spec
+from vpu_core.config import HELDOUT_SAMPLES, RunConfig, split_model_spec
 
 PACKAGES = ("torch", "torchao", "executorch", "transformers", "numpy")
 FORMAT = 1   # bump when the layout of any cached entry changes
@@ -166,7 +166,8 @@ def stage_keys(config: RunConfig, hashes: FileHashes, fresh: bool = False) -> St
         return None
     env = environment()
     export = digest(env, "export", model, config.batch_size, config.dynamic_batch, config.seed)
-    calibration = digest(export, "calibration", config.calib_batches, config.seed, calib)
+    calibration = digest(export, "calibration", config.calib_batches, config.seed, calib,
+                         "heldout", HELDOUT_SAMPLES)
     quantized = digest(calibration, "quantized", config.quantizer, config.per_tensor,
                        config.reference_observers, quant_profile, _changes(config))
     analysis = digest(quantized, "analysis", text)

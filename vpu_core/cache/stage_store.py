@@ -104,8 +104,8 @@ class StageStore:
         # The pipeline quantizes a deep copy: the remembered module stays the float graph.
         self.memory.put("export", self.keys.export, (name, float_gm, example))
 
-    # -- calibration: (batches, heldout) ---------------------------------------------------------
-    def calibration(self) -> tuple[list[tuple], tuple] | None:
+    # -- calibration: (batches, held-aside batches) -----------------------------------------------
+    def calibration(self) -> tuple[list[tuple], list[tuple]] | None:
         hit = self.memory.get("calibration", self.keys.calibration)
         if hit is not None:
             return hit
@@ -119,12 +119,12 @@ class StageStore:
         self.memory.put("calibration", self.keys.calibration, value)
         return value
 
-    def put_calibration(self, batches: list[tuple], heldout: tuple) -> tuple[list[tuple], tuple]:
+    def put_calibration(self, batches: list[tuple], heldouts: list[tuple]) -> tuple[list[tuple], list[tuple]]:
         if self.disk is not None:
             self.disk.write("calibration", self.keys.calibration, "pt",
-                            artifacts.calibration_to_bytes(batches, heldout))
-        self.memory.put("calibration", self.keys.calibration, (batches, heldout))
-        return batches, heldout
+                            artifacts.calibration_to_bytes(batches, heldouts))
+        self.memory.put("calibration", self.keys.calibration, (batches, heldouts))
+        return batches, heldouts
 
     # -- quantized: the qparams convert used ------------------------------------------------------
     def qparams(self) -> Any:

@@ -27,10 +27,10 @@ ProgressFn = Callable[[str, float], None]
 
 
 def simulate(qm: QuantizedModel, progress: ProgressFn | None = None) -> IntSimReport:
-    """IntSimReport of a QuantizedModel on its held-aside batch (refusal as data, never raised)."""
+    """IntSimReport of a QuantizedModel on its held-aside batches (refusal as data, never raised)."""
     from vpu_core.intsim.compare import simulate_graph
 
-    return simulate_graph(qm.converted, qm.profile, qm.heldout, qm.float_graph, progress)
+    return simulate_graph(qm.converted, qm.profile, qm.heldout_calls, qm.float_graph, progress)
 
 
 __all__ = ["simulate"]

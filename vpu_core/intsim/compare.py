@@ -1,4 +1,4 @@
-"""Integer simulation against the Q/DQ graph, layer by layer, on one batch (the held-aside batch).
+"""Integer simulation against the Q/DQ graph, layer by layer, on the held-aside batches.
 
 Three passes over the converted graph run in lockstep, node by node (values are freed after their
 last use, so memory stays that of a few forward passes):
@@ -8,11 +8,14 @@ last use, so memory stays that of a few forward passes):
   layer's difference is its own and not inherited from the layers before it.
 At every quantize after a VPU op (a layer's requantization) the int8 outputs are compared.
 The end-to-end SQNR compares the free pass's graph outputs with the float model's.
+Each held-aside batch is one such run; a layer's counts (elements, differences, saturations) are
+summed over the runs and every SQNR sums its signal and noise energies over them (SqnrSum).
 """
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 import torch
@@ -22,7 +25,7 @@ from torch.utils._pytree import tree_leaves
 from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.analysis.results import Placement
-from vpu_core.analysis.sqnr import sqnr_db
+from vpu_core.analysis.sqnr import OutputsSum
 from vpu_core.fx_utils import op_name
 from vpu_core.intsim.executor import IntExecutor, Record, Settings
 from vpu_core.intsim.prereq import refusal
@@ -35,9 +38,10 @@ from vpu_core.qdq import is_dequantize, is_quantize
 ProgressFn = Callable[[str, float], None]
 
 
-def simulate_graph(converted: GraphModule, profile: HardwareProfile, batch: tuple,
+def simulate_graph(converted: GraphModule, profile: HardwareProfile, batches: list[tuple],
                    float_graph: GraphModule | None = None,
                    progress: ProgressFn | None = None) -> IntSimReport:
+    """The integer simulation over `batches` (the held-aside calls, each at the model's batch)."""
     start = time.perf_counter()
     settings = Settings.of(profile)
     g = QGraph(converted, profile)
@@ -48,17 +52,28 @@ def simulate_graph(converted: GraphModule, profile: HardwareProfile, batch: tupl
     if refused is not None:
         return IntSimReport(**base, refused=refused.sentence, refused_rule=refused.rule,
                             refused_node=refused.node, seconds=time.perf_counter() - start)
+    layers: list[IntSimLayer] = []
+    float_ops: dict[str, None] = {}
+    vs_float, vs_qdq, qdq_vs_float = OutputsSum(), OutputsSum(), OutputsSum()
+    identical = True
     with torch.inference_mode():
-        run = _Lockstep(g, assignment, settings, batch)
-        outputs, qdq_outputs = run.all(progress)
-        reference = float_graph(*batch) if float_graph is not None else None
+        for k, batch in enumerate(batches):
+            run = _Lockstep(g, assignment, settings, batch)
+            outputs, qdq_outputs = run.all(_share(progress, k, len(batches)))
+            layers = [_merged(a, b) for a, b in zip(layers, run.layers)] if layers else list(run.layers)
+            float_ops.update(dict.fromkeys(run.free.float_ops))
+            identical = identical and _identical(qdq_outputs, outputs)
+            vs_qdq.add(qdq_outputs, outputs)
+            if float_graph is not None:
+                reference = float_graph(*batch)
+                vs_float.add(reference, outputs)
+                qdq_vs_float.add(reference, qdq_outputs)
     return IntSimReport(
-        **base, layers=tuple(run.layers), float_ops=tuple(dict.fromkeys(run.free.float_ops)),
-        sqnr_db=_sqnr(reference, outputs) if reference is not None else None,
-        outputs_identical=_identical(qdq_outputs, outputs),
-        sqnr_vs_qdq_db=None if _identical(qdq_outputs, outputs) else _sqnr(qdq_outputs, outputs),
-        qdq_sqnr_db=_sqnr(reference, qdq_outputs) if reference is not None else None,
-        seconds=time.perf_counter() - start, samples=_samples(batch))
+        **base, layers=tuple(layers), float_ops=tuple(float_ops),
+        sqnr_db=_finite(vs_float) if float_graph is not None else None,
+        outputs_identical=identical, sqnr_vs_qdq_db=None if identical else _finite(vs_qdq),
+        qdq_sqnr_db=_finite(qdq_vs_float) if float_graph is not None else None,
+        seconds=time.perf_counter() - start, samples=sum(_samples(b) for b in batches))
 
 
 def _samples(batch: tuple) -> int:
@@ -66,6 +81,30 @@ def _samples(batch: tuple) -> int:
 
     first = next((t for t in batch if isinstance(t, torch.Tensor)), None)
     return batch_samples(tuple(first.shape) if first is not None else ())
+
+
+def _share(progress: ProgressFn | None, k: int, calls: int) -> ProgressFn | None:
+    if progress is None:
+        return None
+    return lambda stage, fraction: progress(stage, (k + fraction) / calls)
+
+
+def _merged(a: IntSimLayer, b: IntSimLayer) -> IntSimLayer:
+    """One layer's comparison over two calls: counts summed, histograms added."""
+    elements = a.elements + b.elements
+    hist, drift_hist = _added(a.diff_hist, b.diff_hist), _added(a.drift_hist, b.drift_hist)
+    return replace(a, elements=elements, max_abs_lsb=_max_abs(hist), mismatch_frac=_differing(hist, elements),
+                   saturated=a.saturated + b.saturated, clipped=a.clipped + b.clipped, diff_hist=hist,
+                   drift_max_lsb=_max_abs(drift_hist), drift_mismatch_frac=_differing(drift_hist, elements),
+                   drift_hist=drift_hist, window=max(a.window, b.window),
+                   flags=tuple(sorted(set(a.flags) | set(b.flags))))
+
+
+def _added(a: tuple[tuple[int, int], ...], b: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    counts: dict[int, int] = dict(a)
+    for d, c in b:
+        counts[d] = counts.get(d, 0) + c
+    return tuple(sorted(counts.items()))
 
 
 def run_integer(converted: GraphModule, profile: HardwareProfile, batch: tuple) -> object:
@@ -211,10 +250,6 @@ def _identical(ref, test) -> bool:
     return len(ref) == len(test) and all(torch.equal(a, b) for a, b in zip(ref, test))
 
 
-def _sqnr(ref, test) -> float | None:
-    ref = [t.flatten() for t in tree_leaves(ref) if isinstance(t, torch.Tensor) and t.is_floating_point()]
-    test = [t.flatten() for t in tree_leaves(test) if isinstance(t, torch.Tensor) and t.is_floating_point()]
-    if not ref or len(ref) != len(test):
-        return None
-    value = sqnr_db(torch.cat(ref), torch.cat(test))
+def _finite(total: OutputsSum) -> float | None:
+    value = total.result().db
     return value if value is not None and math.isfinite(value) else None   # None: no signal

@@ -19,7 +19,7 @@ class IntSimLayer:
     node: str                             # the op (conv2d, linear, add, avg_pool2d, …)
     op: str                               # "conv2d.default"
     nodes: tuple[str, ...]                # op, its fused activation (if any), the quantize node
-    elements: int                         # output elements compared (whole held-aside batch)
+    elements: int                         # output elements compared (every held-aside batch)
     max_abs_lsb: int
     mismatch_frac: float                  # share of elements that differ (local)
     saturated: int                        # accumulator saturations (sums beyond accumulator_bits)
@@ -35,7 +35,7 @@ class IntSimLayer:
 
 @dataclass(frozen=True)
 class IntSimReport:
-    """Integer simulation of the VPU partitions on the held-aside batch, or why it was refused."""
+    """Integer simulation of the VPU partitions on the held-aside batches, or why it was refused."""
 
     rounding: str                         # the profile's shift rounding
     accumulator_bits: int
@@ -51,7 +51,7 @@ class IntSimReport:
     refused_rule: str | None = None       # the rule id named in it
     refused_node: str | None = None
     seconds: float = 0.0
-    samples: int = 1                      # samples of the held-aside batch its figures rest on
+    samples: int = 1                      # samples of the held-aside batches its figures rest on
 
     @property
     def max_abs_lsb(self) -> int:

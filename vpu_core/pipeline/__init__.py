@@ -23,7 +23,7 @@ import torch
 from torch.fx import GraphModule
 
 from vpu_core.config import RunConfig
-from vpu_core.pipeline.calibration import load_calibration_file, synthetic_batches
+from vpu_core.pipeline.calibration import calibration_data
 from vpu_core.errors import ExportError, InspectorError, QuantizationError, short_reason
 from vpu_core.pipeline.keep_float import MAX_ROUNDS, extreme_tensors, ops_to_keep_float, saw_extreme
 from vpu_core.pipeline.keep_float import mark as mark_kept_float
@@ -53,11 +53,18 @@ class QuantizedModel:
     float_graph: GraphModule | None         # exported float graph (None for a Q/DQ .pt2)
     example_inputs: tuple
     calib_batches: list[tuple]
-    heldout: tuple                          # held-aside batch for SQNR
+    heldout: tuple                          # the first held-aside batch (a program's one input)
     observer_scales: list[dict] = field(default_factory=list)  # float vs pow2 scale per observer
     timings: dict[TimingKey, float] = field(default_factory=dict)
     already_quantized: bool = False         # loaded a Q/DQ .pt2: prepare/convert skipped
     program_quantizer: str | None = None    # ...and the quantizer its file names (None: not said)
+    more_heldout: list[tuple] = field(default_factory=list)   # the other held-aside calls
+
+    @property
+    def heldout_calls(self) -> list[tuple]:
+        """Every held-aside batch, each a call at the model's batch: the accuracy figures (SQNR
+        per layer and end to end, the integer simulation) rest on all of them together."""
+        return [self.heldout, *self.more_heldout]
 
     @property
     def quantizer(self) -> str:
@@ -121,8 +128,8 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
         on_export(profile, name, float_gm)
     if program is not None:
         store.put_export(name, program, float_gm, example)
-    batches, heldout = store.calibration() or store.put_calibration(
-        *_calibration_data(config, example, input_names(float_gm)))
+    batches, heldouts = store.calibration() or store.put_calibration(
+        *calibration_data(config, example, input_names(float_gm)))
     recorded = store.converted()
     if recorded is not None:              # the converted graph itself: no prepare, no convert
         converted, scales = recorded
@@ -134,7 +141,7 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
             f"Nothing to quantize: the {config.quantizer} quantizer found no op it can quantize in "
             f"'{name}' (every op stays fp32 on the CPU).")
     return QuantizedModel(config, profile, name, converted, float_gm, example, batches,
-                          heldout, scales, st.timings)
+                          heldouts[0], scales, st.timings, more_heldout=list(heldouts[1:]))
 
 
 @dataclass(frozen=True)
@@ -276,9 +283,9 @@ class StageResults(Protocol):
 
     def put_export(self, name: str, program: Any, float_gm: GraphModule, example: tuple) -> None: ...
 
-    def calibration(self) -> tuple[list[tuple], tuple] | None: ...
+    def calibration(self) -> tuple[list[tuple], list[tuple]] | None: ...
 
-    def put_calibration(self, batches: list[tuple], heldout: tuple) -> tuple[list[tuple], tuple]: ...
+    def put_calibration(self, batches: list[tuple], heldouts: list[tuple]) -> tuple[list[tuple], list[tuple]]: ...
 
     def qparams(self) -> Any: ...
 
@@ -301,8 +308,8 @@ class _NoStore:
     def calibration(self) -> None:
         return None
 
-    def put_calibration(self, batches: list[tuple], heldout: tuple) -> tuple[list[tuple], tuple]:
-        return batches, heldout
+    def put_calibration(self, batches: list[tuple], heldouts: list[tuple]) -> tuple[list[tuple], list[tuple]]:
+        return batches, heldouts
 
     def qparams(self) -> None:
         return None
@@ -357,17 +364,6 @@ def _already_quantized(config, profile, loaded, example, st: _Stages) -> Quantiz
         st.timings[timing_key(stage)] = 0.0
     return QuantizedModel(config, profile, loaded.name, converted, None, example, [example], example,
                           timings=st.timings, already_quantized=True, program_quantizer=loaded.quantizer)
-
-
-def _calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tuple[list[tuple], tuple]:
-    if config.calib_data:
-        batches = load_calibration_file(config.calib_data, example, names=names)
-        heldout = batches[-1]
-        batches = batches[:-1] or batches
-        return batches[: max(config.calib_batches, 1)], heldout
-    batches = synthetic_batches(example, max(config.calib_batches, 1), config.seed)
-    heldout = synthetic_batches(example, 1, config.seed + 7919)[0]
-    return batches, heldout
 
 
 def import_quantizer(kind: str) -> None:

@@ -13,8 +13,31 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from vpu_core.config import HELDOUT_SAMPLES, RunConfig
 from vpu_core.errors import CalibrationError
 from vpu_core.preflight import check_calibration_path
+
+
+def heldout_calls(example_inputs: tuple) -> int:
+    """Calls at the model's batch that hold HELDOUT_SAMPLES samples (1 at batch 8 and above)."""
+    first = next((t for t in example_inputs if isinstance(t, torch.Tensor) and t.dim()), None)
+    batch = max(int(first.shape[0]), 1) if first is not None else 1
+    return -(-HELDOUT_SAMPLES // batch)
+
+
+def calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tuple[list[tuple], list[tuple]]:
+    """(calibration batches, held-aside batches). The held-aside side holds HELDOUT_SAMPLES
+    samples in calls at the model's batch (8 calls of a batch-1 model, one of a batch-16 one),
+    so that no accuracy figure rests on one sample; from a file, the batches calibration did not
+    take, as many as hold that many samples (the file's last batch when it has only one)."""
+    calls = heldout_calls(example)
+    if config.calib_data:
+        batches = load_calibration_file(config.calib_data, example, names=names)
+        calibration = batches[: max(min(config.calib_batches, len(batches) - 1), 1)]
+        rest = batches[len(calibration):] or batches[-1:]
+        return calibration, rest[-calls:]
+    batches = synthetic_batches(example, max(config.calib_batches, 1), config.seed)
+    return batches, synthetic_batches(example, calls, config.seed + 7919)
 
 
 def synthetic_batches(example_inputs: tuple, n_batches: int, seed: int) -> list[tuple]:

@@ -35,7 +35,7 @@ def sensitivity_to_json(r: SensitivityReport) -> dict:
                   "steps": [{"args": list(s.fixes), **outcome_to_json(s.outcome)} for s in r.search.steps]}
     return finite({
         "model": r.model, "quantizer": r.quantizer, "offers": list(r.offers),
-        "samples": r.samples, "calibration_samples": r.calibration_samples,
+        "samples": r.samples, "ranking_samples": r.ranking_samples, "calibration_samples": r.calibration_samples,
         "baseline": outcome_to_json(r.baseline),
         "metric": {"name": r.metric_name, "float": r.metric_float, "quantized": r.baseline.metric}
         if r.metric_name else None,
@@ -48,7 +48,8 @@ def sensitivity_to_json(r: SensitivityReport) -> dict:
 
 def sensitivity_lines(r: SensitivityReport) -> list[str]:
     b = r.baseline
-    lines = [f"Sensitivity ({r.samples} held-out sample(s) behind every dB figure; calibrated on "
+    lines = [f"Sensitivity ({r.samples} held-out sample(s) behind the end-to-end figures, "
+             f"{r.ranking_samples or r.samples} behind the layer ranking; calibrated on "
              f"{r.calibration_samples}): end to end {db_text(b.sqnr_db)}"
              + (f", {r.metric_name} {_metric(r.metric_float)} float → {_metric(b.metric)} quantized"
                 if r.metric_name else ""),

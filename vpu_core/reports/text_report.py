@@ -34,7 +34,7 @@ def analysis_to_text(a: Analysis) -> str:
     lines += ["", *_shift_lines(a), ""]
     sqnr = f"not meaningful ({a.sqnr_reason or 'no float reference'})" if a.sqnr_db is None \
         else f"{a.sqnr_db:.1f} dB"
-    lines.append(f"SQNR (float vs quantized, held-aside batch of {samples_text(a.accuracy_samples)}): {sqnr}")
+    lines.append(f"SQNR (float vs quantized, {samples_text(a.accuracy_samples)} held aside): {sqnr}")
     if a.int_sim is not None:
         from vpu_core.reports.int_sim import int_sim_lines
 

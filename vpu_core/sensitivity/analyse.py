@@ -10,7 +10,8 @@
    fixed configuration for real (predict.py): SQNR, the user's metric, CPU ops, subgraphs,
    boundary bytes, the VPU's MAC share.
 4. With a goal, the fixes are combined until the SQNR reaches it (search.py).
-Every dB figure rests on the held-out batch (`samples` rows).
+The end-to-end figures (the baseline, every fix) rest on every held-aside call, as the analysis'
+does (`samples`); the layer ranking on the first call (`ranking_samples`).
 """
 from __future__ import annotations
 
@@ -80,7 +81,10 @@ def _sensitivity(qm: QuantizedModel, analysis: Analysis, recorded: Any, options:
         alone[layer.node.name] = alone_db(fq, layer, qm.heldout, float_output)
     timings["alone"] = time.perf_counter() - t
     t = time.perf_counter()
-    predictor = Predictor(qm, float_output, store_for, metric, donor, judge)
+    # A fix's end-to-end SQNR rests on every held-aside call, as the analysis of its applied run
+    # does (the baseline's); the layer ranking above on the first call alone.
+    float_outputs = [float_output, *(graph_output(qm.float_graph, b) for b in qm.more_heldout)]
+    predictor = Predictor(qm, float_outputs, store_for, metric, donor, judge)
     baseline = baseline_outcome(analysis, qm, metric_base)
     if judge is not None:
         baseline = dataclasses.replace(baseline, targets=judge(qm.config, qm.converted))
@@ -96,7 +100,8 @@ def _sensitivity(qm: QuantizedModel, analysis: Analysis, recorded: Any, options:
         timings["search"] = time.perf_counter() - t
     rows = _rows(ranked, shares, analysis, alone, fq, qm, float_output)
     return SensitivityReport(
-        model=qm.name, quantizer=qm.quantizer, samples=_rows_of(qm.heldout),
+        model=qm.name, quantizer=qm.quantizer, samples=analysis.accuracy_samples,
+        ranking_samples=_rows_of(qm.heldout),
         calibration_samples=sum(_rows_of(b) for b in qm.calib_batches), baseline=baseline,
         layers=rows, fixes=tuple(sorted(fixes, key=_best_first)), offers=offers.changes, search=found,
         metric_float=metric_float, metric_name=options.metric or "", seconds=time.perf_counter() - start,

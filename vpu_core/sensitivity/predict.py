@@ -21,7 +21,7 @@ from vpu_core.analysis.macs import summary
 from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import Analysis, PartitionReport
-from vpu_core.analysis.sqnr import node_values, outputs_sqnr
+from vpu_core.analysis.sqnr import OutputsSum, node_values
 from vpu_core.config import RunConfig
 from vpu_core.pipeline import Donor, QuantizedModel, StageResults, quantize_variant
 from vpu_core.progress import NO_CONTEXT, RunContext
@@ -50,14 +50,18 @@ def baseline_outcome(analysis: Analysis, qm: QuantizedModel, metric: float | Non
                    vpu_time_us(QGraph(qm.converted, qm.profile), part), analysis.sqnr_reason)
 
 
-def outcome_of(converted: GraphModule, qm: QuantizedModel, float_output: Any,
+def outcome_of(converted: GraphModule, qm: QuantizedModel, float_outputs: list,
                metric: Metric | None = None) -> Outcome:
     """The partition, MAC share and end-to-end SQNR of a converted graph of `qm`'s model, as its
-    analysis would report them (and the user's metric)."""
+    analysis would report them (and the user's metric): the SQNR over every held-aside call,
+    `float_outputs` the float graph's output on each of qm.heldout_calls."""
     g = QGraph(converted, qm.profile)
     part = partition(g)
     share = summary(g, part).vpu_mac_share
-    e2e = outputs_sqnr(float_output, graph_output(converted, qm.heldout))
+    total = OutputsSum()
+    for float_output, batch in zip(float_outputs, qm.heldout_calls):
+        total.add(float_output, graph_output(converted, batch))
+    e2e = total.result()
     return Outcome(e2e.db, len(part.cpu_nodes), len(part.subgraphs), part.transfer_bytes, share,
                    metric(converted) if metric is not None else None, vpu_time_us(g, part), e2e.reason)
 
@@ -70,7 +74,7 @@ def vpu_time_us(g: QGraph, part: PartitionReport) -> float:
     return estimate_of(g, part).total
 
 
-def predict(qm: QuantizedModel, config: RunConfig, float_output: Any, store_for: StoreFor | None = None,
+def predict(qm: QuantizedModel, config: RunConfig, float_outputs: list, store_for: StoreFor | None = None,
             metric: Metric | None = None, ctx: RunContext = NO_CONTEXT, donor: Donor | None = None,
             judge: Judge | None = None) -> Outcome:
     """The outcome of `config` (qm's configuration with per-op changes), quantized for real;
@@ -78,7 +82,7 @@ def predict(qm: QuantizedModel, config: RunConfig, float_output: Any, store_for:
     `judge(config, converted)`: what the other targets asked for make of it."""
     store = store_for(config) if store_for is not None else None
     converted = quantize_variant(qm, config, _QParamsOnly(store) if store is not None else None, ctx, donor)
-    outcome = outcome_of(converted, qm, float_output, metric)
+    outcome = outcome_of(converted, qm, float_outputs, metric)
     if judge is not None:
         outcome = dataclasses.replace(outcome, targets=judge(config, converted))
     return outcome
@@ -101,16 +105,16 @@ class _QParamsOnly:
 
 @dataclass(frozen=True)
 class Predictor:
-    """What every prediction of one analysis shares: the run, its float output on the held-out
-    batch, the fixed configurations' stores, the user's metric, the run's qparams (Donor) and the
+    """What every prediction of one analysis shares: the run, its float output on each held-aside
+    call, the fixed configurations' stores, the user's metric, the run's qparams (Donor) and the
     other targets' judge."""
 
     qm: QuantizedModel
-    float_output: Any
+    float_outputs: list
     store_for: StoreFor | None = None
     metric: Metric | None = None
     donor: Donor | None = None
     judge: Judge | None = None
 
     def outcome(self, config: RunConfig, ctx: RunContext = NO_CONTEXT) -> Outcome:
-        return predict(self.qm, config, self.float_output, self.store_for, self.metric, ctx, self.donor, self.judge)
+        return predict(self.qm, config, self.float_outputs, self.store_for, self.metric, ctx, self.donor, self.judge)

@@ -119,7 +119,8 @@ class SearchResult:
 class SensitivityReport:
     model: str
     quantizer: str
-    samples: int                    # samples (batch rows) every dB figure rests on: the held-out batch
+    samples: int                    # samples the end-to-end figures rest on (baseline, fixes): every
+                                    # held-aside call, as the analysis'
     calibration_samples: int
     baseline: Outcome
     layers: tuple[LayerSensitivity, ...]      # ranked ops first (rank order), the output row last
@@ -130,6 +131,8 @@ class SensitivityReport:
     metric_name: str = ""                     # FILE.py:fn
     seconds: float = 0.0
     timings_s: tuple[tuple[TimingKey, float], ...] = ()
+    ranking_samples: int = 0                  # samples the layer ranking (local, alone) rests on:
+                                              # the first held-aside call
 
     def layer(self, node: str) -> LayerSensitivity | None:
         return next((r for r in self.layers if r.node == node or r.output_node == node), None)

@@ -301,7 +301,7 @@ class Session:
 
     def int_sim(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
                 keys: StageKeys | None = None) -> IntSimReport:
-        """IntSimReport of `config`: its VPU partitions run in integers on the held-aside batch
+        """IntSimReport of `config`: its VPU partitions run in integers on the held-aside batches
         (cached like the analysis: it depends on the same program and profile)."""
         from vpu_core.cache import analysis_store
 

@@ -27,7 +27,7 @@ from vpu_core.analysis.partition import partition
 from vpu_core.analysis.qgraph import QGraph
 from vpu_core.analysis.results import Analysis, RuleInfo
 from vpu_core.analysis.rules import RULES, check_vpu
-from vpu_core.analysis.sqnr import Sqnr, graph_sqnr, record_float_values
+from vpu_core.analysis.sqnr import Sqnr, graph_sqnr_calls, record_float_values
 from vpu_core.config import RunConfig
 from vpu_core.errors import InspectorError
 from vpu_core.pipeline import QuantizedModel, requantize
@@ -93,7 +93,9 @@ def single_threaded() -> Iterator[None]:
 def _run(qm: QuantizedModel, baseline: Analysis, ctx: RunContext) -> AblationReport:
     start = time.perf_counter()
     entries = []
-    reference = record_float_values(qm.float_graph, qm.heldout)     # one float pass for all seven
+    # one float pass per held-aside call for all seven (the baseline's SQNR rests on every call)
+    calls = qm.heldout_calls
+    reference = [record_float_values(qm.float_graph, b, (1 << 30) // len(calls)) for b in calls]
     view, noise = annotated_view(qm.float_graph), _Noise(qm)
     ids = rule_ids()
     for i, rule_id in enumerate(ids):
@@ -109,10 +111,10 @@ def _run(qm: QuantizedModel, baseline: Analysis, ctx: RunContext) -> AblationRep
 
 
 def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, ctx: RunContext = NO_CONTEXT,
-              reference: dict | None = None, view: GraphModule | None = None,
+              reference: list[dict | None] | None = None, view: GraphModule | None = None,
               noise: _Noise | None = None) -> AblationEntry:
     """The ablation entry of one constraint (`baseline` is the analysis of `qm`). Shared by the
-    entries of one ablation: `reference`, the recorded float pass on qm.heldout
+    entries of one ablation: `reference`, the recorded float pass on each of qm.heldout_calls
     (sqnr.record_float_values), `view`, relevance.annotated_view(qm.float_graph), and `noise`,
     the per-sample errors of the baseline."""
     report = ctx.report
@@ -128,7 +130,7 @@ def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, ctx: RunCont
     g = QGraph(converted, qm.profile)             # judged by the baseline profile's rules
     _, violations = check_vpu(g)
     part = partition(g)
-    layers, end_to_end = graph_sqnr(qm.float_graph, converted, qm.heldout, reference)
+    layers, end_to_end = graph_sqnr_calls(qm.float_graph, converted, qm.heldout_calls, reference)
     report("sqnr", 1.0)
     by_rule = Counter(v.rule for v in violations)
     delta, why = _delta(end_to_end, baseline)

@@ -93,7 +93,7 @@ def pow2_cost_figure(a: Analysis) -> str:
 def sqnr_section(a: Analysis, tag: str = "") -> str:
     big = f'<div class="sqnr-big">{esc(db_text(a.sqnr_db))}</div>'
     lede = ("Signal-to-quantization-noise ratio of the quantized model against the float model on a "
-            "held-aside batch; higher is better (every 6 dB ≈ one bit).")
+            "held-aside data calibration never saw; higher is better (every 6 dB ≈ one bit).")
     where = (f"End to end, at the model output, on {samples_text(a.accuracy_samples)}."
              if a.sqnr_db is not None or not a.sqnr_reason else f"Not meaningful: {a.sqnr_reason}.")
     body = big + f'<p class="muted">{esc(where)}</p>'
