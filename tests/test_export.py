@@ -164,3 +164,63 @@ def test_handoff_is_refused_when_a_shift_cannot_express_a_scale(run_cli, profile
     assert code == 2 and err.startswith("vpu-inspector: error: A VPU hand-off needs every scale to be a "
                                         "power of two") and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out" / "manifest.json").exists()
+
+
+_ADDMM = '''
+import torch
+from torch import nn
+
+
+class AddmmHead(nn.Module):
+    """GPT-2's Conv1D: addmm(bias, x, W) with an [in, out] weight, then a relu."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.w = nn.Parameter(torch.randn(16, 8) * 0.2)
+        self.b = nn.Parameter(torch.randn(8) * 0.1)
+
+    def forward(self, x):
+        return torch.relu(torch.addmm(self.b, x, self.w))
+
+
+def get_model():
+    return AddmmHead().eval(), (torch.randn(4, 16),)
+'''
+
+
+def test_handoff_of_an_addmm_reads_its_operands_where_its_kernel_spec_says(tmp_path):
+    """addmm(bias, x, W) runs as linear (vpu_core.hardware.kernels.linear): the manifest's input
+    is x (argument 1), its weight W (argument 2, [in, out], channels on axis 1), its bias argument
+    0, its kernel fc_s8_relu; the int8 result computed from the manifest alone is the Q/DQ graph's."""
+    import torch
+
+    from vpu_core.analysis import analyze
+    from vpu_core.pipeline import RunConfig, run_pipeline
+    from vpu_core.targets.vpu.manifest import build_manifest
+
+    path = tmp_path / "addmm_head.py"
+    path.write_text(_ADDMM)
+    qm = run_pipeline(RunConfig(model=str(path)))
+    addmm = next(n for n in qm.converted.graph.nodes if n.name == "addmm")
+    bias_dq, x_dq, w_dq = addmm.args
+    manifest, arrays = build_manifest(qm, analyze(qm))
+    (sub,) = manifest["subgraphs"]
+    (op,) = sub["ops"]
+    assert (op["op"], op["kernel"], op["activation"]) == ("addmm.default", "fc_s8_relu", "relu")
+    assert op["inputs"] == [x_dq.args[0].name]                               # x's quantize, not the bias
+    assert op["weight"]["shape"] == [16, 8] and op["weight"]["axis"] == 1 and op["bias"]["shape"] == [8]
+    w, b = (getattr(qm.converted, dq.args[0].target) for dq in (w_dq, bias_dq))     # the int8 / int32 constants
+    assert np.array_equal(arrays[op["weight"]["npz"]], w.detach().numpy())
+    assert np.array_equal(arrays[op["bias"]["npz"]], b.detach().numpy())
+    tensors = {t["id"]: t for t in sub["tensors"]}
+    x = qm.heldout[0]
+    q_x = torch.clamp(torch.round(x / 2.0 ** tensors[op["inputs"][0]]["scale_log2"]), -128, 127).long()
+    acc = q_x @ torch.from_numpy(arrays[op["weight"]["npz"]].astype(np.int64)) \
+        + torch.from_numpy(arrays[op["bias"]["npz"]].astype(np.int64))
+    n = torch.tensor(op["requant_shift"])
+    assert manifest["requant"]["rounding"] == "round_half_up" and bool((n > 0).all())
+    q_out = torch.clamp((acc + (1 << (n - 1))) >> n, 0, 127)
+    with torch.no_grad():
+        expected = _int8_at(qm.converted, x, op["output"])
+    assert (q_out - expected).abs().max() <= 1

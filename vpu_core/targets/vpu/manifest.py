@@ -19,19 +19,23 @@ from torch.fx import Node
 
 from vpu_core.analysis.nodes import plain_value
 from vpu_core.analysis.qgraph import QGraph, QParams, is_getitem, is_op
-from vpu_core.analysis.requant import AVG_POOL_OPS, pool_window
+from vpu_core.analysis.requant import pool_window
 from vpu_core.analysis.results import Analysis
 from vpu_core.fx_utils import bound_args, dtype_name, op_name
 from vpu_core.formatting import is_pow2
-from vpu_core.hardware.ops import op_matches
 from vpu_core.qdq import is_dequantize, is_quantize
 
 if TYPE_CHECKING:
+    from vpu_core.hardware.kernels.spec import IntKernel
     from vpu_core.pipeline import QuantizedModel
 
 FORMAT, VERSION = "vpu-inspector-handoff", 1
 WEIGHTS_FILE = "weights.npz"
-_LAYOUT = ("flatten", "reshape", "view", "permute", "squeeze", "unsqueeze", "transpose")
+# The hand-off kernel of each integer implementation a kernel spec names (KernelSpec.int_kernel,
+# vpu_core.hardware.kernels); conv and the poolings are named from their spec and arguments below.
+_HANDOFF: dict[IntKernel, str] = {"linear": "fc_s8", "add": "add_s8", "cat": "concat_s8", "relu": "relu_s8",
+                                  "hardtanh": "relu6_s8"}
+_ACTIVATION_SUFFIX: tuple[IntKernel, ...] = ("conv", "linear", "add")   # kernels that fuse one
 _SCHEMA_ARGS = {"stride", "padding", "dilation", "groups", "kernel_size", "ceil_mode", "output_size",
                 "count_include_pad", "divisor_override", "dim", "start_dim", "end_dim", "size", "shape",
                 "dims", "min_val", "max_val", "alpha"}
@@ -106,7 +110,9 @@ class _Builder:
     def op(self, node: Node, tensors: dict) -> dict:
         act = self.g.fused_activation(node)
         weighted = node in self.g.weighted_ops
-        data = [a for a in (node.args[:1] if weighted else _flat(node.args)) if isinstance(a, Node)]
+        kernel = self.g.kernel(node)          # operand positions from its spec: addmm(bias, x, W)
+        operands = [node.args[kernel.input]] if weighted and kernel.input is not None else _flat(node.args)
+        data = [a for a in operands if isinstance(a, Node)]
         entry: dict = {"node": node.name, "op": op_name(node), "kernel": "", "activation": _activation(act),
                        "inputs": [self.tensor(a, tensors) for a in data],
                        "output": self.tensor(self._output(node, act), tensors),
@@ -118,7 +124,7 @@ class _Builder:
             k_ins = [k for k in (_log2(tensors[t]) for t in entry["inputs"]) if k is not None]
             if k_out is not None and k_ins and len(k_ins) == len(entry["inputs"]):
                 entry["input_shifts"] = [k_out - k for k in k_ins]
-            if op_matches(op_name(node), AVG_POOL_OPS):
+            if kernel.spec is not None and kernel.spec.averages:
                 entry["window"] = pool_window(self.g, node)
             site = self.requant.get(node.name)
             if site is not None and site.shifts is not None:
@@ -136,7 +142,7 @@ class _Builder:
         return act or node
 
     def _weighted(self, node: Node, entry: dict, tensors: dict) -> dict:
-        w_dq, bias = node.args[1], self.g.bias_arg(node)
+        w_dq, bias = node.args[self.g.kernel(node).weight], self.g.bias_arg(node)
         out: dict = {"weight": self._constant(node, w_dq, "weight")}
         if isinstance(bias, Node) and is_dequantize(bias):
             out["bias"] = self._constant(node, bias, "bias")
@@ -165,29 +171,29 @@ class _Builder:
 
 
 def kernel_name(node: Node, entry: dict, g: QGraph) -> str:
-    """The VPU kernel an op runs as: "conv2d_s8", "dwconv2d_s8_relu", "fc_s8", "add_s8", …"""
-    name = op_name(node)
-    suffix = {"relu": "_relu", "relu6": "_relu6"}.get(entry["activation"] or "", "")
-    if op_matches(name, ("conv1d", "conv2d", "conv3d")):
+    """The VPU kernel an op runs as: "conv2d_s8", "dwconv2d_s8_relu", "fc_s8", "add_s8", … read
+    from the kernel spec it runs as (an addmm with a constant weight is linear's: "fc_s8")."""
+    kernel = g.kernel(node)
+    spec = kernel.spec
+    what = spec.int_kernel if spec is not None else None
+    suffix = {"relu": "_relu", "relu6": "_relu6"}.get(entry["activation"] or "", "") \
+        if what in _ACTIVATION_SUFFIX else ""
+    if spec is None or what is None:
+        return f"float:{op_name(node).split('.')[0]}"      # listed in the profile, no integer kernel
+    if what == "conv":
         groups = int(entry["args"].get("groups", 1) or 1)
         channels = entry["weight"]["shape"][0] if "weight" in entry else 0
-        base = name.split(".")[0]
-        kind = "dw" + base if groups > 1 and groups == channels else ("group_" + base if groups > 1 else base)
+        kind = "dw" + spec.name if groups > 1 and groups == channels else ("group_" + spec.name if groups > 1 else spec.name)
         return f"{kind}_s8{suffix}"
-    if op_matches(name, ("linear",)):
-        return f"fc_s8{suffix}"
-    if op_matches(name, ("avg_pool2d", "adaptive_avg_pool2d")):
+    if what in ("avg_pool", "adaptive_avg_pool"):
         window = entry.get("window", 1)
         how = "shift" if window & (window - 1) == 0 else g.profile.avg_pool_divisor
         return f"avgpool2d_s8_{how}"
-    table = {"add": "add_s8", "cat": "concat_s8", "max_pool2d": "maxpool2d_s8", "relu": "relu_s8",
-             "hardtanh": "relu6_s8"}
-    for op, kernel in table.items():
-        if op_matches(name, (op,)):
-            return kernel + (suffix if op == "add" else "")
-    if op_matches(name, _LAYOUT):
-        return "reshape"
-    return f"float:{name.split('.')[0]}"       # listed in the profile, no integer kernel here
+    if what == "max_pool":
+        return f"{spec.name.replace('_', '')}_s8"          # maxpool2d_s8, maxpool1d_s8
+    if what == "layout":
+        return "reshape" if spec.name == "view" else "layout"   # views / copies, slices, splits
+    return _HANDOFF[what] + suffix
 
 
 def _scale_fields(qp: QParams, per_channel: bool = False) -> dict:
