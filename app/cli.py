@@ -155,7 +155,8 @@ def _plot_zoom() -> list[dict]:
 
 
 def _scene_columns(measure_scene):
-    keep = ("scene_build_s", "first_frame_s", "pan_frame_s", "zoomed_out_pan_frame_s", "fit_frame_s")
+    keep = ("scene_build_s", "first_frame_s", "pan_frame_s", "zoomed_out_pan_frame_s", "fit_first_frame_s",
+            "fit_frame_s")
     return lambda model, layout: {k: v for k, v in measure_scene(model, layout).items() if k in keep}
 
 

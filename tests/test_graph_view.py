@@ -219,10 +219,11 @@ def test_render_current_view(view, tmp_path):
 
 
 def test_measure_scene(graph, qapp):
+    """Every column is measured (how fast is `vpu-inspector bench`'s to print, not a test's to bound)."""
     out = measure_scene(*graph, frames=4)
-    for key in ("scene_build_s", "first_frame_s", "pan_frame_s", "fit_frame_s",
+    for key in ("scene_build_s", "first_frame_s", "pan_frame_s", "fit_first_frame_s", "fit_frame_s",
                 "zoomed_out_pan_frame_s"):
-        assert 0.0 < out[key] < 5.0
+        assert isinstance(out[key], float) and out[key] > 0.0, key
     assert out["rss_mb"] > 10
 
 
