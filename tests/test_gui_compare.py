@@ -57,6 +57,10 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
     assert [(p.a.node, p.b.node) for p in cmp.pairs] == [(p.a.node, p.b.node) for p in core.pairs]
     assert len(cmp.pairs) == 22 and cmp.only_a == cmp.only_b == ()
     views = window.compare_view.views
+    # both legends start folded to their chip: unfolded, they covered a half-width pane's first nodes
+    from app.widgets.compare_view import FOLDED_BELOW_W
+
+    assert all(v.legend_collapsed() and v.viewport().width() < FOLDED_BELOW_W for v in views.values())
     assert views["a"].full_model() == build_graph_model(a)
     assert views["b"].full_model() == build_graph_model(b)
     # the single view's grouping, the same groups open on both sides

@@ -138,6 +138,9 @@ class _Anchors:
         return there + (point - here)
 
 
+FOLDED_BELOW_W = 900      # px of a pane's canvas: narrower, its legend starts folded
+
+
 class CompareView(QWidget):
     """Two SyncedGraphViews with a header each; `node_selected(side, node)` on any selection."""
 
@@ -236,14 +239,15 @@ class CompareView(QWidget):
         self._sync_viewport(side)
 
     def _fold_big_legend(self) -> None:
-        """A half-width pane is narrow: a legend that would take over a third of its width or a
-        quarter of its height starts folded to its "Legend ▸" chip (once: a click or L unfolds
-        it, and a later result keeps what the user chose)."""
+        """A half-width pane is narrow: its legend starts folded to its "Legend ▸" chip when the
+        pane is narrower than FOLDED_BELOW_W (both panes of a 1280×720 window: an unfolded legend
+        covered their first nodes) or the legend would take over a third of its width or a quarter
+        of its height (once: a click or L unfolds it, and a later result keeps what the user chose)."""
         if self._legend_folded_once:
             return
         for view in self.views.values():
             size, vp = view.legend_size(), view.viewport().rect()
-            if size.width() > vp.width() / 3 or size.height() > vp.height() / 4:
+            if vp.width() < FOLDED_BELOW_W or size.width() > vp.width() / 3 or size.height() > vp.height() / 4:
                 view.fold_legend(True)
                 self._legend_folded_once = True
 
