@@ -3,7 +3,9 @@ each its progress title, what a process was doing when it ended there, its share
 whole inspection, its key in `timings_s` and the cache stores that keep its result.
 
     load → export → import → prepare → calibrate → convert → analyze → delegate → int_sim →
-    lower → run → layout;   ablate (check --ablate: prepare … convert, sqnr per constraint);   sensitivity (its own steps: prepare,
+    lower → run → layout;   whatif (the op-list what-if), predict (the float graph's predicted
+    partition), timed and cached without a progress line of their own;
+    ablate (check --ablate: prepare … convert, sqnr per constraint);   sensitivity (its own steps: prepare,
     calibrate, layers, alone, fixes, search)
 
 `Stage` is what `RunContext.report` takes (vpu_core.progress), `TimingKey` what `timings_s`
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 Stage = Literal["load", "export", "import", "prepare", "calibrate", "convert", "analyze", "delegate",
-                "int_sim", "lower", "run", "layout", "ablate", "sqnr", "sensitivity",
+                "int_sim", "whatif", "predict", "lower", "run", "layout", "ablate", "sqnr", "sensitivity",
                 "layers", "alone", "fixes", "search"]
 # Keys of Analysis.timings_s (and SensitivityReport.timings_s): a stage's time, or a part of one
 # measured on its own (sqnr: inside analyze), or a time that is no stage (reading the cache, the
@@ -53,6 +55,8 @@ STAGE_INFO: dict[Stage, StageInfo] = {
                           "xnnpack_delegation", ("target",)),
     "int_sim": StageInfo("Simulating the VPU in integers", "simulating the VPU in integers", (0.9, 0.95),
                          stores=("int_sim",)),
+    "whatif": StageInfo(timing="whatif", stores=("whatif",)),
+    "predict": StageInfo(timing="predict"),
     "lower": StageInfo("Lowering to an ExecuTorch program", "lowering it to an ExecuTorch program", (0.8, 0.93),
                        stores=("program", "lowering")),
     "run": StageInfo("Running on this CPU (ExecuTorch)", "running it on this CPU (ExecuTorch)", (0.93, 0.98)),
