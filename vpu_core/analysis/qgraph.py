@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch.fx import GraphModule, Node
 
+from vpu_core.analysis.results import TensorKind
 from vpu_core.fx_utils import bound_args, concrete_dim, dtype_name, op_name
 from vpu_core.hardware.nodes import kernel_of
 from vpu_core.hardware.ops import Kernel, listed, op_matches
@@ -55,7 +56,7 @@ class QTensor:
     """One quantized tensor: an activation (its quantize node) or a constant (its dequantize node)."""
 
     qp: QParams
-    kind: str          # "activation" | "weight" | "bias"
+    kind: TensorKind
     related: str       # producer op (activations) or consuming op (weights / bias)
 
 

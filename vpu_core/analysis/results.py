@@ -26,6 +26,14 @@ RunsOn = Literal["vpu", "cpu"]
 BoundaryDirection = Literal["vpu->cpu", "cpu->vpu"]     # a boundary edge leaves or enters a subgraph
 
 
+NoteKind = Literal["extreme_scale", "kept_float", "calibration"]     # Note.kind
+TensorKind = Literal["activation", "weight", "bias"]                  # what a quantized tensor is
+# a requantization site: conv / linear, an op sharing one scale (add / cat / pool with differing
+# scales), an average pool (its 1/window in the multiplier)
+RequantKind = Literal["weighted", "shared", "avg_pool"]
+NodeKind = Literal["placeholder", "call_function", "call_module", "call_method", "get_attr", "output"]   # fx opcode
+
+
 @dataclass(frozen=True)
 class RuleInfo:
     """Everything said about one rule, declared once in its module (vpu_core.analysis.rules.*)."""
@@ -54,7 +62,7 @@ class Note:
     can use (vpu_core.analysis.extreme), an op the VPU quantizer left in float for that reason,
     calibration data that carries no range (all zero)."""
 
-    kind: str          # "extreme_scale" | "kept_float" | "calibration"
+    kind: NoteKind
     node: str          # the graph node it is about ("" for the run as a whole)
     message: str       # one sentence
     values: tuple = () # (key, value) pairs, e.g. (("scale", 1.33e36),)
@@ -206,8 +214,7 @@ class RequantSite:
     s_in: float = 0.0
     s_w: tuple[float, ...] = ()
     s_out: float = 0.0
-    kind: str = "weighted"             # "weighted" (conv/linear) | "shared" (add/cat/pool with
-                                       # differing scales) | "avg_pool"
+    kind: RequantKind = "weighted"
     input_scales: tuple[float, ...] = ()  # shared / avg_pool sites: one scale (and one shift) per input
     window: int = 1                    # avg_pool: values summed per output (M includes 1/window)
 
@@ -215,7 +222,7 @@ class RequantSite:
 @dataclass(frozen=True)
 class TensorQParams:
     node: str                          # the quantize / dequantize node (or weight) it belongs to
-    kind: str                          # "activation" | "weight" | "bias"
+    kind: TensorKind
     dtype: str                         # "int8" | "int32" | …
     scales: tuple[float, ...]
     zero_points: tuple[int, ...]
@@ -260,7 +267,7 @@ class NodeInfo:
     name: str
     op: str                            # "conv2d.default", "quantize_per_tensor.default", "placeholder"…
     target: str                        # full target text
-    kind: str                          # fx opcode: call_function / placeholder / get_attr / output
+    kind: NodeKind                     # fx opcode
     arguments: tuple[OpArgument, ...]  # named by the op schema, in call order
     shape: str                         # "[16, 3, 32, 32]" or ""
     dtype: str

@@ -6,6 +6,10 @@ vpu_core.reports.whatif_text, used by the text report, the HTML report and the w
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+# A profile edit that moves an op to the VPU: its op added to the op list, or a per-op limit relaxed.
+EditKind = Literal["op_list", "limit"]
 
 
 # -- constraint ablation -------------------------------------------------------------------------
@@ -85,7 +89,7 @@ class OpCandidate:
     subgraphs_after: int = 0
     transfer_bytes_after: int = 0
     first_node: str = ""               # its first CPU node in graph order (where the window jumps)
-    kind: str = "op_list"              # "op_list": `op` added to the op list; "limit": one per-op
+    kind: EditKind = "op_list"         # "op_list": `op` added to the op list; "limit": one per-op
                                        # limit relaxed (`limit` from `bound_from` to `bound_to`)
     limit: str = ""                    # "conv2d.kernel_max"
     bound_from: object = None          # the profile's bound, e.g. (3, 3)

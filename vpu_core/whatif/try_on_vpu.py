@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from vpu_core.hardware.limits import BY_ID, relaxations, value_text
 from vpu_core.hardware.ops import op_matches
 from vpu_core.whatif.profile_edit import op_pattern
+from vpu_core.whatif.results import EditKind
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
@@ -31,7 +32,7 @@ class VpuFix:
 
     node: str
     op: str                  # the node's ATen op, "gelu.default"
-    kind: str                # "op_list": add `entry` to the VPU op list · "limit": relax `limit`
+    kind: EditKind           # "op_list": add `entry` to the VPU op list · "limit": relax `limit`
     entry: str = ""          # the op-list entry to add ("gelu.default")
     limit: str = ""          # the first failing per-op limit ("conv2d.kernel_max"), kind "limit"
     text: str = ""           # "add gelu.default to the VPU op list"
