@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
     from vpu_core.config import RunConfig
     from vpu_core.profile import HardwareProfile
+    from vpu_core.stages import Stage
     from vpu_core.whatif.results import AblationReport, OpListRow
 
 __all__ = ["WhatIfController", "TAB_PROFILE", "TAB_ABLATION", "TAB_CANDIDATES"]
@@ -366,7 +367,7 @@ class WhatIfController(QObject):
                             "2–8 with only that constraint relaxed (same export and calibration data) and "
                             "ranks what each costs.", can_run=True)
 
-    def _on_ablation_progress(self, stage: str, fraction: float) -> None:
+    def _on_ablation_progress(self, stage: Stage, fraction: float) -> None:
         rules = [r.rule for r in self.analysis.rules] if self.analysis is not None else []
         rule = rules[min(int(fraction * len(rules)), len(rules) - 1)] if rules else None
         what = constraint_name(rule) if rule is not None else "constraints"

@@ -12,6 +12,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, Signal
 
 from app.jobs.worker import DEFAULT_TIME_LIMIT_S, Job
+from vpu_core.stages import Stage
 
 JobFactory = Callable[[], Job]
 
@@ -81,7 +82,7 @@ class JobRunner(QObject):
         if self._is_current(job):
             self.preview.emit(inspection)
 
-    def _on_progress(self, stage: str, fraction: float) -> None:
+    def _on_progress(self, stage: Stage, fraction: float) -> None:
         if self.sender() is self._job:
             self.progress.emit(stage, fraction)
 
