@@ -99,3 +99,8 @@ def test_folded_it_is_one_line_that_says_the_most_and_unfolds_on_a_click(qtbot, 
                              refused_rule="pow2_scale"))
     panel.show_node("conv2d")
     assert "refused: Integer simulation needs" in panel.header.toolTip() and panel.maximumHeight() < 45
+    # a predicted graph: folded, the line says the simulation is coming, not that it was not run
+    panel.set_report(None, pending=True)
+    assert "quantizing… it follows the quantized graph" in panel.header.toolTip() + panel.header.text()
+    panel.set_report(None)
+    assert "not run for this result" in panel.header.toolTip() + panel.header.text()

@@ -62,10 +62,11 @@ def report_facts(report: IntSimReport) -> list[tuple[str, str]]:
             ("saturated", f"{report.saturated} accumulator sums")]
 
 
-def report_line(report: IntSimReport | None) -> str:
-    """The folded panel's one line for the whole model (plain text)."""
+def report_line(report: IntSimReport | None, pending: bool = False) -> str:
+    """The folded panel's one line for the whole model (plain text); `pending`: the graph shown is
+    a prediction, the simulation follows the quantized graph."""
     if report is None:
-        return "not run for this result"
+        return "quantizing… it follows the quantized graph" if pending else "not run for this result"
     if report.refused:
         return f"refused: {report.refused}"
     return (f"{db_on_samples(report.sqnr_db, report.samples)} vs float · max {report.max_abs_lsb} LSB over "
@@ -190,7 +191,7 @@ class IntSimPanel(QWidget):
 
     def show_summary(self) -> None:
         self.layer = None
-        self._set_line(report_line(self.report))
+        self._set_line(report_line(self.report, getattr(self, "_pending", False)))
         if not self.expanded:
             self._fold()
             return
