@@ -25,23 +25,26 @@ def test_edge_npu_against_the_u55_on_arms_graph_op_by_op(probe_agreement):
     [m] = a["models"]
     assert m["model"] == "arm_probe" and m["subgraphs"][1] == 2       # the U55's two partitions
     diff = {d["node"]: d for d in m["differences"]}
-    # the stride-4 max pool: the profile's limit says CPU, the U55 decomposes it and delegates it
-    pool = diff["max_pool2d"]
-    assert (pool["direction"], pool["profile_cause"], pool["profile_limit"]) == ("target_only", "limit", "max_pool2d.stride_max")
-    assert pool["target_cause"] == "" and "stride 4×4 > 3×3" in pool["profile_reason"]
-    # the 16×16 average pool: both refuse it (each for its own limit), so it is no difference
-    assert "avg_pool2d" not in diff and "atan2" not in diff
+    # the 16×16 / 16 average pool: both refuse it, each for its own stride bound; the stride-4 max
+    # pool: both take it (the U55 by its large-stride decomposition); atan2: neither computes it
+    assert not {"avg_pool2d", "max_pool2d", "atan2"} & set(diff)
+    # the U55 computes the pieces Arm's quantizer left of mean / amax, the profile lists none of them
+    amax = diff["amax"]
+    assert (amax["direction"], amax["profile_cause"], amax["target_cause"]) == ("target_only", "op_list", "")
+    assert amax["profile_reason"] == "amax.default is not in the VPU op list (profile edge-npu)"
     assert m["ops"] == m["agreed"] + sum(d["quantized"] for d in m["differences"])
     assert a["share"] == pytest.approx(m["agreed"] / m["ops"]) and 0 < a["share"] < 1
-    assert a["by_cause"]["target_only"]["limit: max_pool2d.stride_max"] == 1
-    group = next(g for g in a["groups"] if g["op"] == "max_pool2d.default")
-    assert group["count"] == 1 and group["models"] == ["arm_probe"] and "stride 4×4" in group["example"]
+    assert a["by_cause"]["target_only"]["op_list"] >= 1 and a["by_cause"]["profile_only"] == {}
+    group = next(g for g in a["groups"] if g["op"] == "amax.default")
+    assert group["count"] == 1 and group["models"] == ["arm_probe"] and group["profile_says"] == "op_list"
 
 
 @pytest.mark.slow
-def test_a_second_profile_is_held_to_the_same_verdict(probe_agreement):
+def test_a_profile_without_limits_is_too_optimistic_where_the_u55_checks_one(probe_agreement):
     edge, default = probe_agreement["agreements"]
     assert default["profile"] == "vpu-default"
-    # the default profile has no limits: the max pool is on the VPU there, as on the U55
-    assert "max_pool2d" not in {d["node"] for d in default["models"][0]["differences"]}
-    assert default["models"][0]["ops"] == edge["models"][0]["ops"]      # the same graph
+    assert default["models"][0]["ops"] == edge["models"][0]["ops"]      # the same graph, the same verdict
+    pool = {d["node"]: d for d in default["models"][0]["differences"]}["avg_pool2d"]
+    assert (pool["direction"], pool["target_cause"], pool["target_check"]) == ("profile_only", "limit", "AvgPool2dSupported")
+    assert pool["target_reason"] == "Avgpool2d needs stride <= 3, got [16, 16]"
+    assert default["by_cause"]["profile_only"] == {"limit: AvgPool2dSupported": 1}

@@ -227,7 +227,7 @@ def test_the_edge_profile_loads_by_name_and_round_trips(tmp_path):
 
     edge = load_profile("edge_npu")
     assert edge.name == "edge-npu" and load_profile("edge-npu").path == edge.path
-    assert edge.limit("conv2d.kernel_max") == (8, 8) and edge.limit("memory.sram_bytes") == 393216
+    assert edge.limit("conv2d.kernel_max") == (64, 64) and edge.limit("memory.sram_bytes") == 393216
     again = parse_profile(profile_to_toml(edge), tmp_path / "again.toml")
     assert same_profile(edge, again) and again.limits == edge.limits
 

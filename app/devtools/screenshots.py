@@ -28,10 +28,11 @@ SHOTS = {
 SIZED = {"laptop_1280x720.png": (["resnet8", "--quantizer", "xnnpack", "--select", "add"], "1280x720"),
          # Run ▸ Run on this CPU: coloured by the measured µs, the node panel's measured time
          "runtime.png": (["resnet8", "--quantizer", "xnnpack", "--run", "--select", "conv2d_1"], "1280x720"),
-         # the edge profile's per-op limits: a conv1d over them, and the limits editor
-         "limit_node_1280x720.png": (["tests/corpus/wav2vec2_audio.py", "--profile", "edge_npu", "--select",
-                                      "conv1d"], "1280x720"),
-         "limits_editor_1280x720.png": (["tests/corpus/wav2vec2_audio.py", "--profile", "edge_npu",
+         # the edge profile's per-op limits: an average pool over them (as the U55 refuses it), and the
+         # limits editor
+         "limit_node_1280x720.png": (["tests/models/arm_probe.py", "--profile", "edge_npu", "--select",
+                                      "avg_pool2d"], "1280x720"),
+         "limits_editor_1280x720.png": (["tests/models/arm_probe.py", "--profile", "edge_npu",
                                          "--tab", "limits"], "1280x720")}
 
 
