@@ -122,3 +122,17 @@ def test_a_calibration_file_holds_aside_what_calibration_did_not_take(tmp_path):
     batches, heldout = calibration_data(RunConfig(model="m", calib_data=str(path), calib_batches=1),
                                         (torch.zeros(5, 3),), ["x"])
     assert len(batches) == 1 and len(heldout) == 1 and int(heldout[0][0][0, 0]) == 15   # batch 5: one call
+
+
+def test_the_ablation_noise_estimate_rests_on_every_held_aside_sample(batch1):
+    """A batch-1 model had no jackknife error (one sample per call); over its 8 calls it has one."""
+    from vpu_core.whatif.ablation import _Noise
+    from vpu_core.whatif.noise import run_outputs, sample_noise
+
+    qm, _, _ = batch1
+    noise = _Noise(qm)
+    assert noise.delta_se(qm.converted) == 0.0                   # the baseline against itself
+    per_sample = noise._base
+    assert per_sample.shape == (8,) and bool((per_sample > 0).all())
+    first = sample_noise(run_outputs(qm.float_graph, qm.heldout), run_outputs(qm.converted, qm.heldout), 1)
+    assert float(per_sample[0]) == pytest.approx(float(first[0]))

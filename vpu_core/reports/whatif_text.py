@@ -103,7 +103,7 @@ def noise_note(r: AblationReport) -> str:
     """How sure the changes are: the jackknife error, or why there is none."""
     if r.has_noise_estimate:
         return "± one jackknife standard error over the held-out samples"
-    return "no noise estimate: too few held-out samples (use --batch-size 4 or more)"
+    return "no noise estimate: too few held-out samples, or no output with a batch dimension"
 
 
 def ablation_lines(r: AblationReport) -> list[str]:

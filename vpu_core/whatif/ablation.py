@@ -146,22 +146,31 @@ def relax_one(qm: QuantizedModel, baseline: Analysis, rule_id: str, ctx: RunCont
 
 
 class _Noise:
-    """The baseline's per-sample output errors on qm.heldout, computed once (vpu_core.whatif.noise)."""
+    """The baseline's per-sample output errors on every held-aside call (the samples its SQNR
+    rests on), computed once (vpu_core.whatif.noise)."""
 
     def __init__(self, qm: QuantizedModel) -> None:
         self.qm = qm
         self._base: Any = None
-        self._float: Any = None
+        self._float: list = []
 
     def delta_se(self, converted) -> float | None:
-        qm, n = self.qm, _batch_size(self.qm.heldout)
-        if n < MIN_SAMPLES:
+        qm = self.qm
+        calls = qm.heldout_calls
+        if sum(_batch_size(b) for b in calls) < MIN_SAMPLES:
             return None
         if self._base is None:
-            self._float = run_outputs(qm.float_graph, qm.heldout)
-            self._base = sample_noise(self._float, run_outputs(qm.converted, qm.heldout), n)
-        relaxed = sample_noise(self._float, run_outputs(converted, qm.heldout), n)
-        return delta_se_db(self._base, relaxed)
+            self._float = [run_outputs(qm.float_graph, b) for b in calls]
+            self._base = self._samples(qm.converted)
+        return delta_se_db(self._base, self._samples(converted))
+
+    def _samples(self, converted) -> Any:
+        """Σ (f − q)² per sample of every call, one tensor (None when a call has no batched output)."""
+        import torch
+
+        parts = [sample_noise(f, run_outputs(converted, b), _batch_size(b))
+                 for f, b in zip(self._float, self.qm.heldout_calls)]
+        return None if any(p is None for p in parts) else torch.cat(parts)
 
 
 def _batch_size(batch: tuple) -> int:
