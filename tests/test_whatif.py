@@ -123,6 +123,29 @@ def test_every_profile_field_has_a_toml_key():
     assert fields == covered, "a HardwareProfile field is missing from profile_edit.TOML_KEYS"
 
 
+def test_the_editor_reads_edits_and_compares_profiles_without_torch(tmp_path):
+    """The window shows every result in the editor (its op list, the draft compared with the form)
+    from a profile the worker validated: none of that may import torch on the GUI thread. The
+    registry's ids are the RULE_IDS a profile reads."""
+    import pickle
+    import subprocess
+    import sys
+
+    from vpu_core.analysis.rules import RULES
+    from vpu_core.hardware.constraints import RULE_IDS
+
+    assert tuple(r.id for r in RULES) == RULE_IDS
+    (tmp_path / "profile.pkl").write_bytes(pickle.dumps(load_profile()))     # as the disk cache holds it
+    code = ("import pickle, sys\n"
+            "from vpu_core.whatif.profile_edit import edit, op_list_rows, profile_diff, profile_to_toml, same_profile\n"
+            f"p = pickle.loads(open({str(tmp_path / 'profile.pkl')!r}, 'rb').read())\n"
+            "q = edit(p, constraints={'pow2_scale': False}, max_shift=20)\n"
+            "print(same_profile(p, q), len(profile_diff(p, q)), len(op_list_rows(p.vpu_ops, ())) > 0,\n"
+            "      'pow2_scale = false' in profile_to_toml(q), 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    assert out.stdout.split() == ["False", "2", "True", "True", "False"]
+
+
 def test_profile_round_trip_load_edit_save_load(tmp_path):
     shipped = load_profile()
     assert same_profile(load_profile(save_profile(shipped, tmp_path / "same.toml").path), shipped)

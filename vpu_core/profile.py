@@ -13,13 +13,14 @@ from pathlib import Path
 
 from resources import DEFAULT_PROFILE, shipped_profile
 from vpu_core.errors import ProfileError
+from vpu_core.hardware.constraints import RULE_IDS
 from vpu_core.hardware.limits import MEMORY_KEYS, OP_TABLES, parse_limits
 from vpu_core.timing.assumptions import TIMING_KEYS, TimingAssumptions, parse_timing
 
 _SCHEMA = {
     "profile": {"name", "description"},
     "ops": {"vpu", "shared_scale", "fusable", "fused_activations"},
-    "constraints": set(),          # every rule's switch: rule_ids(), read from the rule registry
+    "constraints": set(),          # every rule's switch: RULE_IDS
     "requant": {"min_shift", "max_shift", "rounding", "accumulator_bits", "avg_pool_divisor",
                 "reciprocal_bits"},
     "economics": {"break_even_bytes_per_mac"},
@@ -84,18 +85,8 @@ def is_known_op(name: str) -> bool:
 
 
 def rule_ids() -> tuple[str, ...]:
-    """The rules a profile switches in [constraints]: every rule of the registry, in constraint
-    order (each rule declares itself in its module under vpu_core.analysis.rules). Imported on
-    first use: the registry imports torch, and the window imports this module at start-up."""
-    from vpu_core.analysis.rules import RULES
-
-    return tuple(r.id for r in RULES)
-
-
-def __getattr__(name: str) -> tuple[str, ...]:
-    if name == "RULE_IDS":                 # the registry's ids, as a constant of this module
-        return rule_ids()
-    raise AttributeError(f"module 'vpu_core.profile' has no attribute {name!r}")
+    """The rules a profile switches in [constraints], in constraint order (vpu_core.hardware.constraints)."""
+    return RULE_IDS
 
 
 def resolve_profile(spec: str | Path | None) -> Path:

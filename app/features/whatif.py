@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -131,7 +130,6 @@ class WhatIfController(QObject):
         if inspection is None:
             return
         if inspection.analysis.predicted:    # the dock follows the quantized result, which comes next
-            _import_the_editor_in_the_background()
             return
         self._show_card(inspection)
         self.analysis = inspection.analysis
@@ -388,18 +386,6 @@ class WhatIfController(QObject):
         self._show_chart()
         self.panel.chart.set_status("Failed")
         dialogs.show_error(self.panel.window(), error, title="Ablation failed", note="")
-
-
-def _import_the_editor_in_the_background() -> None:
-    """The editor's core (vpu_core.whatif.profile_edit) names the rule registry, which imports
-    torch: ~2 s imported off the GUI thread while the worker quantizes, not on it when the
-    quantized result arrives."""
-    import importlib
-    import threading
-
-    if "vpu_core.whatif.profile_edit" not in sys.modules:
-        threading.Thread(target=importlib.import_module, args=("vpu_core.whatif.profile_edit",),
-                         name="vpu-inspector-editor-import", daemon=True).start()
 
 
 def _default_dir() -> Path:

@@ -15,8 +15,6 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from vpu_core.analysis.rules import RULES
-from vpu_core.analysis.rules.quantizer_choices import SYMBOLIC_ONLY
 from vpu_core.hardware.limits import LIMITS
 from vpu_core.hardware.ops import op_matches
 from vpu_core.profile import HardwareProfile, load_profile, parse_profile, rule_ids
@@ -176,6 +174,11 @@ def _requantizes(rule_id: str, symbolic: bool) -> bool:
     """Switching the rule changes what the VPU quantizer does to this graph: it relaxes one of the
     quantizer's mechanisms (`Rule.relaxes`), and not only the refusal of symbolic shapes on a
     graph that has none."""
+    # The rule registry imports torch (its checks read Q/DQ graphs): imported here, on an edit,
+    # so that showing a result in the window's editor does not import torch on the GUI thread.
+    from vpu_core.analysis.rules import RULES
+    from vpu_core.analysis.rules.quantizer_choices import SYMBOLIC_ONLY
+
     relaxes = RULES.get(rule_id).relaxes
     return any(symbolic or knob not in SYMBOLIC_ONLY for knob in relaxes)
 

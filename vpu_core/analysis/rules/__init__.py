@@ -18,6 +18,7 @@ from vpu_core.analysis.rules import (
 )
 from vpu_core.analysis.rules.base import Rule, RuleRegistry
 from vpu_core.analysis.rules.quantizer_choices import QuantizerChoices
+from vpu_core.hardware.constraints import RULE_IDS
 
 if TYPE_CHECKING:
     from vpu_core.profile import HardwareProfile
@@ -26,6 +27,9 @@ RULES = RuleRegistry()
 for _module in (act_per_tensor_symmetric, weight_per_channel_symmetric, pow2_scale, bias_int32,
                 shared_scale, fused_relu, static_shape):
     RULES.register(_module.RULE)
+if tuple(r.id for r in RULES) != RULE_IDS:      # profiles name the rules without importing torch
+    raise ImportError(f"the rule registry's ids {[r.id for r in RULES]} differ from vpu_core.hardware.constraints.RULE_IDS "
+                      f"{list(RULE_IDS)}: name a new rule there too, in constraint order")
 
 
 def check_vpu(g: QGraph) -> tuple[tuple[RuleResult, ...], tuple[Violation, ...]]:
