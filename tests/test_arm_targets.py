@@ -194,3 +194,52 @@ def test_the_ethos_u_quantizer_a16w8_config_and_its_per_op_changes(run_cached):
     by_name = {n.name: n for n in qm.converted.graph.nodes}
     assert by_name["conv2d"].args[0].args[-1] == torch.int16
     assert by_name["linear"].args[1].op == "get_attr"           # a float weight: no dequantize
+
+
+@pytest.mark.slow
+def test_the_verdict_is_what_executorchs_own_arm_flow_gives_without_us(tmp_path, caplog):
+    """ExecuTorch's documented flow on the probe, none of our code: EthosUQuantizer → prepare /
+    convert → to_edge_transform_and_lower(EthosUPartitioner). Its delegates, the ops it leaves
+    outside them, its reporter's sentences and Vela's summary are what the target reports."""
+    import logging
+    import re
+    import runpy
+
+    import torch
+    from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
+    from executorch.backends.arm.quantizer import EthosUQuantizer, get_symmetric_quantization_config
+    from executorch.exir import to_edge_transform_and_lower
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    model, inputs = runpy.run_path(PROBE)["get_model"]()
+    quantizer = EthosUQuantizer(EthosUCompileSpec("ethos-u55-128")).set_global(
+        get_symmetric_quantization_config(is_per_channel=True))
+    prepared = prepare_pt2e(torch.export.export(model, inputs, strict=False).module(check_guards=False), quantizer)
+    prepared(*inputs)
+    program = torch.export.export(convert_pt2e(prepared), inputs, strict=False)
+    spec = EthosUCompileSpec("ethos-u55-128").dump_intermediate_artifacts_to(str(tmp_path))
+    with caplog.at_level(logging.INFO, logger="executorch.backends.arm.tosa.partitioner"):
+        lowered = to_edge_transform_and_lower(program, partitioner=[EthosUPartitioner(spec)])
+    names = [re.sub(r"^<EdgeOpOverload: ([\w.]+)>.*", r"\1", str(n.target), flags=re.S)
+             for n in lowered.exported_program().graph.nodes if n.op == "call_function"]
+    outside = sorted(n.removeprefix("aten.") for n in names       # our op names drop "aten." only
+                     if not any(k in n for k in ("call_delegate", "getitem", "quantize")))
+    delegates = sum("call_delegate" in str(n.target) for n in lowered.exported_program().graph.nodes)
+
+    result, _ = _judged(PROBE, "ethos-u", "ethos-u55-128")
+    ours = [c for c in result.verdict.cpu_nodes if c.cause != "removed"]
+    assert delegates == len(result.verdict.subgraphs) == 2
+    assert sorted(c.op for c in ours) == outside
+    # the reporter's table as ExecuTorch logs it: the last column of each row, its wrapped lines joined
+    logged, row = set(), []
+    for line in caplog.text.splitlines() + [""]:
+        if line.startswith("│"):
+            row.append(line.split("│")[-2])
+        elif row:
+            logged.add("".join("".join(row).split()))
+            row = []
+    assert {"".join(dict(c.detail)["sentence"].split()) for c in ours} <= logged
+    # Vela's summary of the partition it compiled last (every partition writes the same folder)
+    summary = next(tmp_path.rglob("*summary*.csv"))
+    row = next(csv.DictReader(summary.open()))
+    assert int(float(row["cycles_total"])) in {p.cycles for p in result.estimate.partitions}
