@@ -214,6 +214,12 @@ def test_presentation_options_reach_every_canvas_the_docks_and_persist(qtbot, wi
     sheet = QApplication.instance().styleSheet()
     assert f"font-size: {theme.LARGE_PT}pt" in sheet and theme.HC_MUTED in sheet
     assert window.panels.node_panel.font().pointSizeF() == theme.LARGE_PT
+    # the large font still fits a 1280×720 window (the op list's 8 larger rows made it 721 px high)
+    from app.widgets.profile_editor import OP_ROWS_LARGE
+
+    ops = window.whatif_panel.editor.op_list
+    assert window.minimumSizeHint().height() <= 720
+    assert ops.minimumHeight() == OP_ROWS_LARGE * (ops.fontMetrics().lineSpacing() + 4) + 2 * ops.frameWidth() + 4
     assert window.store.view_option("large_font") and window.store.view_option("high_contrast")
     qtbot.mouseClick(window.view_bar.large_font, Qt.MouseButton.LeftButton)
     assert not window.graph_view.theme().large_font and window.graph_view.theme().high_contrast

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import re
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from vpu_core.whatif.results import OpListRow
 
 OP_ROWS = 8                          # op-list rows always visible (at 1280×720 the list had shrunk to one row)
+OP_ROWS_LARGE = 5                    # … in the large font: 8 larger rows made the window 721 px high at 720
 OP_ROLE = Qt.ItemDataRole.UserRole + 2
 COUNT_ROLE = Qt.ItemDataRole.UserRole + 3
 
@@ -73,6 +74,19 @@ class ProfileEditor(QWidget):
         self.in_use_label.setText("Run a model to edit the hardware profile it uses.")
 
     # -- layout ------------------------------------------------------------------------------------
+    def _size_op_list(self) -> None:
+        """The op list's guaranteed rows in its current font (the large font of presentation
+        mode keeps fewer: the dock's other rows grow too, and the window must still fit 720 px)."""
+        large = self.op_list.font().pointSizeF() > theme.BASE_PT + 0.5
+        row = self.op_list.fontMetrics().lineSpacing() + 4
+        rows = OP_ROWS_LARGE if large else OP_ROWS
+        self.op_list.setMinimumHeight(rows * row + 2 * self.op_list.frameWidth() + 4)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange) and hasattr(self, "op_list"):
+            self._size_op_list()
+
     def _build(self) -> None:
         """Three pages, each with the whole height of the dock: the op list (outside any scroll
         area: at least OP_ROWS rows even at 720 px high), the per-op limits, and the switches and
@@ -143,8 +157,7 @@ class ProfileEditor(QWidget):
         self.model_only.toggled.connect(self._filter_ops)
         self.op_list = QListWidget()
         self.op_list.setUniformItemSizes(True)
-        row = self.op_list.fontMetrics().lineSpacing() + 4
-        self.op_list.setMinimumHeight(OP_ROWS * row + 2 * self.op_list.frameWidth() + 4)
+        self._size_op_list()
         self.op_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)   # long rows elide
         self.op_list.itemChanged.connect(self._on_edit)
         self.add_op = QLineEdit(placeholderText="Add an op (softmax, softmax.int) ⏎")
