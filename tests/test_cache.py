@@ -296,7 +296,7 @@ def test_the_converted_graph_comes_back_node_for_node(run):
 
 
 def test_check_with_a_shipped_profile_by_name_after_check_requantizes_nothing(cache, monkeypatch, capsys):
-    """`check M --profile edge_npu` after `check M`: edge_npu differs only in limits and SRAM, so
+    """`check M --profile edge_npu` after `check M` (XNNPACK's quantizer, which reads no profile):
     the program is the one `check M` quantized (its key read the named profile's file, not a file
     called "edge_npu": such a run had no key and redid everything, every time); the window at
     launch and the sweep ask the same Session, with the same key."""
@@ -306,11 +306,13 @@ def test_check_with_a_shipped_profile_by_name_after_check_requantizes_nothing(ca
     runs = []
     for profile in ((), ("--profile", "edge_npu")):
         monkeypatch.setattr(session_module, "_DEFAULT", Session())        # each check: its own launch
-        assert main(["check", "conv_relu", "--calib-batches", "1", "--format", "json", *profile]) in (0, 1)
+        assert main(["check", "conv_relu", "--quantizer", "xnnpack", "--calib-batches", "1", "--format", "json",
+                     *profile]) in (0, 1)
         runs.append(json.loads(capsys.readouterr().out))
     assert runs[1]["partition"]["profile"] == "edge-npu"
     timings = runs[1]["timings_s"]                # a stage reused from the cache reads 0.0
     assert all(timings.get(k, 0.0) == 0.0 for k in ("export", "prepare", "calibrate", "convert")), timings
     assert runs[0]["timings_s"]["export"] > 0.0
-    window = Session().inspect(RunConfig(model="conv_relu", calib_batches=1, profile="edge_npu"), view=None)
+    window = Session().inspect(RunConfig(model="conv_relu", quantizer="xnnpack", calib_batches=1, profile="edge_npu"),
+                               view=None)
     assert not QUANTIZING & set(window.stages_run) and "export" not in window.stages_run
