@@ -239,11 +239,12 @@ def test_a_transformers_model_export_is_reused_from_disk(cache):
 
 def test_the_integer_simulation_is_cached_with_the_analysis(cache):
     config = RunConfig(model="conv_relu", calib_batches=2)
-    cold = Session().inspect(config, view=None, int_sim=True).analysis
-    assert cold.int_sim is not None and len(entries(cache, "int_sim")) == 1
-    warm = Session().inspect(config, view=None, int_sim=True).analysis
-    assert "cache_load" in warm.timings_s and warm.int_sim == cold.int_sim
-    assert analysis_to_json(warm)["int_sim"] == analysis_to_json(cold)["int_sim"]
+    cold = Session().inspect(config, view=None, int_sim=True)
+    assert cold.attached.int_sim is not None and len(entries(cache, "int_sim")) == 1
+    warm = Session().inspect(config, view=None, int_sim=True)
+    assert "cache_load" in warm.timings_s and warm.attached.int_sim == cold.attached.int_sim
+    assert analysis_to_json(warm.analysis, warm.attached)["int_sim"] == \
+        analysis_to_json(cold.analysis, cold.attached)["int_sim"]
 
 
 QUANTIZING = {"prepare", "calibrate", "convert"}
@@ -269,10 +270,10 @@ def test_the_window_opened_after_check_quantizes_nothing(cache, monkeypatch, cap
     window_run = Session().inspect(config, ViewOptions(), int_sim=True, progress=lambda s, f: seen.append(s))
     assert not QUANTIZING & set(window_run.stages_run) and not QUANTIZING & set(seen)
     assert "export" not in window_run.stages_run and "layout" in window_run.stages_run
-    assert window_run.analysis.int_sim is not None and "cache_load" in window_run.analysis.timings_s
-    assert (window_run.analysis.int_sim.refused is not None) == (quantizer == "xnnpack")
-    live = Session(disk_cache=False).inspect(config, None, int_sim=True).analysis.int_sim
-    assert replace(window_run.analysis.int_sim, seconds=0) == replace(live, seconds=0)   # same result
+    assert window_run.attached.int_sim is not None and "cache_load" in window_run.timings_s
+    assert (window_run.attached.int_sim.refused is not None) == (quantizer == "xnnpack")
+    live = Session(disk_cache=False).inspect(config, None, int_sim=True).attached.int_sim
+    assert replace(window_run.attached.int_sim, seconds=0) == replace(live, seconds=0)   # same result
     again = Session().inspect(config, ViewOptions(), int_sim=True)                       # and cached
     assert again.stages_run == ("layout",)
 

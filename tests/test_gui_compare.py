@@ -162,16 +162,16 @@ def test_compare_mode_matches_syncs_diffs_walks_and_exports(qtbot, window, tmp_p
 def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run_and_wait):
     probe = str(Path(__file__).parent / "models" / "delegation_probe.py")
     before = run_and_wait(window, {"model": probe, "quantizer": "vpu"})
-    assert before.analysis.delegation is None                   # not lowered until asked
+    assert before.attached.delegation is None                   # not lowered until asked
     simulated = window.state.graph().model
     after = run_and_wait(window, action=lambda: qtbot.mouseClick(
         window.view_bar.colour.button(1), Qt.MouseButton.LeftButton))
     # only lowered: PTQ was not re-run (the same quantized program, so the same stage timings)
     assert after.analysis.timings_s["convert"] == before.analysis.timings_s["convert"]
-    delegation = after.analysis.delegation
+    delegation = after.attached.delegation
     assert delegation is not None and delegation.source == "xnnpack"
     overlay = window.graph_view.groups.grouped.flat            # drawn with its module groups
-    assert overlay == build_graph_model(after.analysis, partition_source="xnnpack")
+    assert overlay == build_graph_model(after.analysis, partition_source="xnnpack", delegation=delegation)
     # through the VPU quantizer: XNNPACK takes the conv, the transpose (a CPU op for the VPU) and
     # the linear; it has no embedding or layer_norm kernel and rejects the int64 add
     not_delegated = {c.node for c in delegation.cpu_nodes}
@@ -195,7 +195,7 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     text = plain(window.panels.node_panel.toPlainText())
     assert "not delegated (CPU)" in text and "XNNPACK has no kernel for native_layer_norm.default" in text
 
-    # back to the simulated VPU partition: no job, the analysis keeps its delegation
+    # back to the simulated VPU partition: no job, the inspection keeps its delegation
     qtbot.mouseClick(window.view_bar.colour.button(0), Qt.MouseButton.LeftButton)
     assert not window.runs.is_running() and not legend.isVisible()
     assert window.graph_view.groups.grouped.flat == build_graph_model(after.analysis)

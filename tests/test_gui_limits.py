@@ -69,10 +69,10 @@ def test_tables_status_and_next_kernel_follow_the_cause(qtbot, limited):
     assert "0 violations — no conv / linear runs on the VPU (2 of 2 weights quantized) ·" in status
     panel = OpCandidatesPanel()
     qtbot.addWidget(panel)
-    panel.set_analysis(a)
+    panel.set_whatif(limited.attached)
     names = [panel.candidates.item(r, 0).text() for r in range(panel.candidates.rowCount())]
     assert "conv2d in_channels_multiple 8→4" in names
-    relaxed = next(c for c in a.op_candidates if c.kind == "limit")
+    relaxed = next(c for c in limited.attached.op_candidates if c.kind == "limit")
     assert relaxed.nodes_moved == 2 and relaxed.bound_to == 4
 
 

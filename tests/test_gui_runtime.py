@@ -18,12 +18,12 @@ def plain(text: str) -> str:
 
 def test_run_on_this_cpu_measures_and_colours_by_measured_us(qtbot, window, run_and_wait):
     shown = run_and_wait(window, {"model": "conv_relu", "quantizer": "xnnpack", "calib_batches": 2})
-    assert shown.analysis.runtime is None and window.state.metric is None
+    assert shown.attached.runtime is None and window.state.metric is None
     assert window.measure_action.isEnabled() and not window.measure_action.isChecked()
     stages = []
     window.state.run_changed.connect(lambda: stages.append(window.state.run.stage))
     measured = run_and_wait(window, action=window.measure_action.trigger)     # menu entry / Ctrl+Shift+R
-    runtime = measured.analysis.runtime
+    runtime = measured.attached.runtime
     assert window.state.measure and window.measure_action.isChecked()
     assert runtime is not None and runtime.refused is None and runtime.latency.runs == 20
     assert "Running on this CPU (ExecuTorch)" in stages                        # progress of the job
@@ -46,7 +46,7 @@ def test_cancelling_the_measurement_keeps_the_result_and_turns_it_off(qtbot, win
         window.measure_action.trigger()
         qtbot.waitUntil(lambda: window.runs.is_running())
         window.runs.cancel()                                                   # Ctrl+. / Cancel
-    assert window.state.result is shown and shown.analysis.runtime is None
+    assert window.state.result is shown and shown.attached.runtime is None
     assert not window.state.measure and not window.measure_action.isChecked()
 
 
@@ -54,14 +54,14 @@ def test_a_model_executorch_cannot_run_shows_the_check_and_a_dialog_naming_the_o
         qtbot, window, run_and_wait, error_box):
     run_and_wait(window, {"model": RANKED, "quantizer": "xnnpack", "calib_batches": 2})
     measured = run_and_wait(window, action=window.measure_action.trigger)
-    assert measured.analysis.runtime.refused is not None                        # not a failed run
+    assert measured.attached.runtime.refused is not None                        # not a failed run
     box = error_box()
     assert box.windowTitle() == "Cannot run on this CPU" and "aten::sort.values" in box.text()
     box.close()
     assert window.state.result is measured
     # the refusal says why wherever it is shown: the status line (its chip, or the whole line in
     # the tooltip when the chip does not fit) and the model's summary in the node panel
-    sentence = measured.analysis.runtime.refused
+    sentence = measured.attached.runtime.refused
     assert f"CPU run refused: {sentence}" in window.summary.toolTip()
     assert all(sentence in html.unescape(chip) for chip in window.summary.shown_chips() if "refused" in chip)
     panel = window.panels.node_panel.toPlainText().replace("\u200b", "")     # break hints

@@ -111,7 +111,7 @@ def test_editor_refuses_an_unknown_op_and_a_bad_save(whatif, tmp_path, monkeypat
 def test_op_candidates_panel_ranks_and_jumps(qtbot, chain):
     panel = OpCandidatesPanel()
     qtbot.addWidget(panel)
-    panel.set_analysis(chain.analysis)
+    panel.set_whatif(chain.attached)
     t = panel.candidates
     rows = [[t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
     assert rows == [["sigmoid", "1", "1", "0", "1.2 KiB", "1"], ["softmax", "1", "0", "0", "0 B", "1"]]

@@ -77,11 +77,10 @@ def test_a_step_is_answered_by_the_worker_once_then_by_what_came_back_or_the_cac
     job, shown, final = run(ViewOptions())
     assert job.answered_by == ["worker", "worker"]
     (quantized,) = shown
-    assert quantized.analysis.int_sim is None and not quantized.analysis.predicted
-    assert final.analysis.int_sim is not None and final.analysis.economics
+    assert quantized.attached.int_sim is None and not quantized.analysis.predicted
+    assert final.attached.int_sim is not None and final.attached.economics
     before = quantized.analysis
-    assert dataclasses.replace(final.analysis, int_sim=None, op_candidates=before.op_candidates,
-                               economics=before.economics, timings_s={}) == dataclasses.replace(before, timings_s={})
+    assert dataclasses.replace(final.analysis, timings_s={}) == dataclasses.replace(before, timings_s={})
     again, _, same = run(ViewOptions())
     assert again.answered_by == ["remembered", "remembered"]
     assert same.analysis is final.analysis and same.graph is final.graph and same.stages_run == final.stages_run

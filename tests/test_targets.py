@@ -79,7 +79,7 @@ def test_xnnpack_delegation_is_a_spelling_of_target_xnnpack():
 def test_the_vpu_estimate_is_the_timing_model_of_the_partition():
     inspection = Session(disk_cache=False).inspect(RunConfig("inception_lite"), view=None, whatif=True,
                                                    targets=("vpu",))
-    result, economics = inspection.targets["vpu"], inspection.analysis.economics
+    result, economics = inspection.targets["vpu"], inspection.attached.economics
     estimate = result.estimate
     assert result.verdict is inspection.analysis.partition
     assert [s.macs for s in estimate.subgraphs] == [e.macs for e in economics.subgraphs]

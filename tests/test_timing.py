@@ -54,7 +54,7 @@ def test_timing_section_parses_defaults_and_rejects_nonsense(profiles):
 def chain(profiles_module):
     """x → conv1 → sigmoid → conv2 → softmax at batch 1, VPU quantizer, the hand [timing]."""
     config = RunConfig(model=CHAIN, batch_size=1, calib_batches=2, profile=profiles_module)
-    return config, Session().inspect(config, view=None, whatif=True).analysis
+    return config, Session().inspect(config, view=None, whatif=True)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,8 @@ def profiles_module(tmp_path_factory):
 # CPU fallback: sigmoid 4 µs + softmax 6 µs = 10 µs. Split: 16.25 + 16.25 + 10 = 42.5 µs against
 # 3.75 + 30 + 10 = 43.75 µs all on the CPU (per op; 50 µs wall-clock).
 def test_timing_model_on_a_graph_worked_by_hand(chain):
-    config, a = chain
+    config, inspection = chain
+    a, subgraphs = inspection.analysis, inspection.attached.economics.subgraphs
     sg0, sg1 = (set(s.nodes) for s in a.partition.subgraphs)
     q_in = next(n for n in sg0 if n.startswith("quantize_per_tensor"))
     assert "conv2d" in sg0 and "conv2d_1" in sg1
@@ -82,7 +83,7 @@ def test_timing_model_on_a_graph_worked_by_hand(chain):
         OpTime(q_in, 0.25, ("Convert (NC) #1",), 0), OpTime("conv2d", 3.0, ("Convolution #1",), 0, 0.5),
         OpTime("sigmoid", 4.0, ("native_call_sigmoid.out",)), OpTime("conv2d_1", 30.0, ("Convolution #1",), 1),
         OpTime("softmax", 6.0, ("native_call__softmax.out",))), profiled_runs=5, threads=2, runtime="et")
-    t = split_timing(a, runtime, load_profile(config.profile).timing)
+    t = split_timing(a, runtime, load_profile(config.profile).timing, subgraphs=subgraphs)
     rows = [(s.subgraph, s.ops, s.macs, s.transfers, s.transfer_bytes, s.launch_us, s.compute_us, s.transfer_us,
              s.total_us, s.cpu_us, s.saves_us, s.pays) for s in t.subgraphs]
     assert rows == [(0, 1, 1024, 2, 1280, 10.0, 1.0, 5.25, 16.25, 3.75, -12.5, False),
@@ -101,7 +102,7 @@ def test_timing_model_on_a_graph_worked_by_hand(chain):
 
 @pytest.mark.slow
 def test_timing_with_a_real_run_uses_the_measured_node_times(chain, run_cli):
-    config, a = chain
+    config, _ = chain
     code, out, err = run_cli("check", CHAIN, "--batch-size", "1", "--calib-batches", "2", "--profile",
                              config.profile, "--run", "--runs", "3", "--format", "json")
     data = json.loads(out)

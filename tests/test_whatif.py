@@ -22,7 +22,7 @@ CHAIN = str(Path(__file__).parent / "models" / "whatif_chain.py")
 def chain():
     """x → conv1 → sigmoid → conv2 → softmax, batch 1, VPU quantizer (one real run)."""
     return Session().inspect(RunConfig(model=CHAIN, batch_size=1, calib_batches=2), view=None,
-                             whatif=True).analysis
+                             whatif=True)
 
 
 # Worked by hand. Q/DQ nodes sit with the op they feed; a quantize of a VPU output stays on the VPU:
@@ -32,19 +32,19 @@ def chain():
 # + softmax: it joins subgraph 1, whose output then leaves as int8 (256 B, as the VPU would
 #   quantize it) instead of q→dq 256 B: saves 0, merges nothing; sigmoid left.
 def test_op_candidates_match_the_hand_computed_partition(chain):
-    p = chain.partition
+    p = chain.analysis.partition
     assert len(p.subgraphs) == 2 and p.transfer_bytes == 2560
     assert sorted(c.op for c in p.cpu_nodes) == ["sigmoid.default", "softmax.int"]
     got = [(c.op, c.subgraphs_merged, c.bytes_saved, c.cpu_nodes_left, c.nodes_moved, c.new_subgraphs)
-           for c in chain.op_candidates]
+           for c in chain.attached.op_candidates]
     assert got == [("sigmoid.default", 1, 1280, 1, 1, 0), ("softmax.int", 0, 0, 1, 1, 0)]
-    assert [c.transfer_bytes_after for c in chain.op_candidates] == [1280, 2560]
+    assert [c.transfer_bytes_after for c in chain.attached.op_candidates] == [1280, 2560]
 
 
 # conv 1x1, 4 → 4 channels on 8x8: 256 output elements × 4 MAC = 1 024 MAC per subgraph, and each
 # subgraph moves 1 024 B in (fp32) + 256 B out (int8) = 1.25 B/MAC > 0.25: both are flagged.
 def test_economics_flags_islands_that_move_more_than_they_compute(chain):
-    e = chain.economics
+    e = chain.attached.economics
     assert e.break_even_bytes_per_mac == 0.25
     rows = [(s.subgraph, s.ops, s.macs, s.bytes_in, s.bytes_out, s.pays) for s in e.subgraphs]
     assert rows == [(0, 1, 1024, 1024, 256, False), (1, 1, 1024, 1024, 256, False)]
@@ -56,15 +56,16 @@ def test_the_what_if_is_computed_only_when_asked_for_and_then_cached(tmp_path):
     the ablation's relaxed runs), computed on request and kept beside the analysis."""
     config = RunConfig(model=CHAIN, batch_size=1, calib_batches=2)
     session = Session(cache_dir=tmp_path)
-    plain = session.inspect(config, view=None).analysis
-    assert plain.op_candidates == () and plain.economics is None and "whatif" not in plain.timings_s
-    asked = session.inspect(config, view=None, whatif=True).analysis
-    assert [c.op for c in asked.op_candidates] == ["sigmoid.default", "softmax.int"]
-    assert asked.economics is not None and "whatif" in asked.timings_s
-    assert dataclasses.replace(asked, op_candidates=(), economics=None, timings_s=plain.timings_s) == plain
+    plain = session.inspect(config, view=None)
+    assert plain.attached.op_candidates == () and plain.attached.economics is None and "whatif" not in plain.timings_s
+    asked = session.inspect(config, view=None, whatif=True)
+    assert [c.op for c in asked.attached.op_candidates] == ["sigmoid.default", "softmax.int"]
+    assert asked.attached.economics is not None and "whatif" in asked.timings_s
+    assert dataclasses.replace(asked.analysis, timings_s=plain.analysis.timings_s) == plain.analysis
     fresh = Session(cache_dir=tmp_path)                         # a new launch: from the disk cache
-    again = fresh.inspect(config, view=None, whatif=True).analysis
-    assert again.op_candidates == asked.op_candidates and fresh.memory.get("quantized", fresh.keys(config).quantized) is None
+    again = fresh.inspect(config, view=None, whatif=True)
+    assert again.attached.op_candidates == asked.attached.op_candidates
+    assert fresh.memory.get("quantized", fresh.keys(config).quantized) is None
 
 
 def test_op_candidates_and_economics_are_in_check_json(capsys):
@@ -193,7 +194,7 @@ def test_what_a_profile_change_needs():
 
 
 def test_model_ops_for_the_editor(chain):
-    ops = {m.op: (m.count, m.on_vpu) for m in model_ops(chain)}
+    ops = {m.op: (m.count, m.on_vpu) for m in model_ops(chain.analysis)}
     assert ops == {"conv2d.default": (2, 2), "sigmoid.default": (1, 0), "softmax.int": (1, 0)}
 
 
@@ -209,10 +210,11 @@ def test_session_reruns_only_what_a_profile_change_needs(tmp_path, monkeypatch):
     narrow = save_profile(edit(shipped, min_shift=40, max_shift=50, break_even_bytes_per_mac=2.0,
                                vpu_ops=(*shipped.vpu_ops, "gelu")), tmp_path / "narrow.toml")
     monkeypatch.setattr("vpu_core.pipeline.run_pipeline", _no_pipeline)
-    second = session.inspect(dataclasses.replace(base, profile=narrow.path), view=None, whatif=True).analysis
+    second_inspection = session.inspect(dataclasses.replace(base, profile=narrow.path), view=None, whatif=True)
+    second = second_inspection.analysis
     assert second.sqnr_db == first.sqnr_db and second.timings_s["calibrate"] == 0.0
     assert all(s.out_of_range for s in second.requant) and not any(s.out_of_range for s in first.requant)
-    assert [s.pays for s in second.economics.subgraphs] == [True, True]      # 1.25 B/MAC ≤ 2.0
+    assert [s.pays for s in second_inspection.attached.economics.subgraphs] == [True, True]      # 1.25 B/MAC ≤ 2.0
     # A change that alters what the VPU quantizer annotates (softmax is in this model) quantizes
     # again, from the remembered export and calibration data: no load, no export.
     monkeypatch.undo()
@@ -233,12 +235,13 @@ def test_session_reruns_only_what_a_profile_change_needs(tmp_path, monkeypatch):
 def test_xnnpack_run_is_only_repartitioned_for_a_new_op_list(tmp_path, monkeypatch):
     session = Session()
     base = RunConfig(model=CHAIN, quantizer="xnnpack", batch_size=1, calib_batches=2)
-    first = session.inspect(base, view=None, whatif=True).analysis
+    first_inspection = session.inspect(base, view=None, whatif=True)
+    first = first_inspection.analysis
     shipped = load_profile()
     wider = save_profile(edit(shipped, vpu_ops=(*shipped.vpu_ops, "sigmoid")), tmp_path / "wider.toml")
     monkeypatch.setattr("vpu_core.pipeline.run_pipeline", _no_pipeline)
     second = session.inspect(dataclasses.replace(base, profile=wider.path), view=None).analysis
-    sigmoid = next(c for c in first.op_candidates if c.op == "sigmoid.default")
+    sigmoid = next(c for c in first_inspection.attached.op_candidates if c.op == "sigmoid.default")
     assert len(second.partition.cpu_nodes) == sigmoid.cpu_nodes_left < len(first.partition.cpu_nodes)
     assert len(second.partition.subgraphs) == sigmoid.subgraphs_after
     assert second.tensors == first.tensors

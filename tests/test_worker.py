@@ -153,11 +153,13 @@ def test_the_workers_results_equal_the_same_run_in_this_process(host, model, tmp
     worker = host.run(step, model, threading.Event(), progress=lambda s, f: None, preview=lambda i: None)
     here = Session(disk_cache=False).inspect(config, view, int_sim=True, whatif=True)
 
-    def timeless(analysis):     # how long each side took is all that may differ
-        return dataclasses.replace(analysis, timings_s={},
-                                   int_sim=dataclasses.replace(analysis.int_sim, seconds=0.0))
+    def timeless(inspection):     # how long each side took is all that may differ
+        return (dataclasses.replace(inspection.analysis, timings_s={}),
+                dataclasses.replace(inspection.attached, timings_s={},
+                                    int_sim=dataclasses.replace(inspection.attached.int_sim, seconds=0.0),
+                                    whatif=dataclasses.replace(inspection.attached.whatif, seconds=0.0)))
 
-    assert timeless(worker.analysis) == timeless(here.analysis)
+    assert timeless(worker) == timeless(here)
     assert worker.graph.model == here.graph.model
     assert worker.graph.layout == here.graph.layout
     assert worker.stages_run == here.stages_run

@@ -201,7 +201,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             inspection = session.inspect(config, view=None, progress=progress, targets=targets,
                                          int_sim=args.int_sim, whatif=True,
                                          runtime_runs=args.runs if args.run else None)
-            analysis = inspection.analysis
+            analysis, attached = inspection.analysis, inspection.attached
             runs = ({name: session.target_run(config, name, args.runs, ctx=RunContext(progress))
                      for name in targets if name not in ("vpu", "xnnpack")} if args.run else {})
             ablation = session.ablate(config, progress) if ablate else None
@@ -212,7 +212,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.save_program:
         session.save_program(config, Path(args.save_program))
     if args.format == "json":
-        out = {**analysis_to_json(analysis), "targets": targets_to_json(inspection.targets, runs, analysis.nodes)}
+        out = {**analysis_to_json(analysis, attached), "targets": targets_to_json(inspection.targets, runs, analysis.nodes)}
         if ablation is not None:
             from vpu_core.reports.json_report import ablation_to_json
 
@@ -223,7 +223,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             out["sensitivity"] = sensitivity_to_json(sensitivity)
         print(json.dumps(out, indent=1))
     else:
-        text = analysis_to_text(analysis) + target_text(inspection.targets, runs, analysis.nodes)
+        text = analysis_to_text(analysis, attached) + target_text(inspection.targets, runs, analysis.nodes)
         if ablation is not None:
             from vpu_core.reports.whatif_text import ablation_lines
 
@@ -235,13 +235,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(text)
     for line in note_lines(analysis.notes):
         print(f"vpu-inspector: note: {line}", file=sys.stderr)
-    if analysis.int_sim is not None and analysis.int_sim.refused:
+    if attached.int_sim is not None and attached.int_sim.refused:
         # Not an error: the check itself succeeded (the refusal is data in the report, and the
         # rule it names is broken in the graph, so the exit code already says "violations").
-        print(f"vpu-inspector: note: {analysis.int_sim.refused}", file=sys.stderr)
-    if analysis.runtime is not None and analysis.runtime.refused:
+        print(f"vpu-inspector: note: {attached.int_sim.refused}", file=sys.stderr)
+    if attached.runtime is not None and attached.runtime.refused:
         # The same: the check succeeded, what ExecuTorch cannot run is reported with it.
-        print(f"vpu-inspector: note: {analysis.runtime.refused}", file=sys.stderr)
+        print(f"vpu-inspector: note: {attached.runtime.refused}", file=sys.stderr)
     for name, run in runs.items():
         if run.refused:
             print(f"vpu-inspector: note: {inspection.targets[name].title}: {run.refused}", file=sys.stderr)

@@ -1,19 +1,30 @@
 """What an inspection returns (vpu_core.session): the frozen results the GUI, CLI, report and
-bench read, and the display graph (graph model + layout) drawn for a view of an analysis."""
+bench read, and the display graph (graph model + layout) drawn for a view of an analysis.
+
+An Inspection holds the Analysis (what `analyze()` computes, vpu_core.analysis) and, beside it,
+what later layers computed for that analysis when asked (`Attached`): the real XNNPACK
+delegation (the XNNPACK target's verdict, vpu_core.targets.xnnpack), the integer simulation
+(vpu_core.intsim), the op-list what-if and partition economics (vpu_core.whatif), the run on this
+CPU and its timing model (the XNNPACK target, vpu_core.timing). Each is cached by its own store
+under the analysis key; the session attaches them in one place (Session.attach)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vpu_core.config import RunConfig, ViewOptions
+from vpu_core.stages import TimingKey
 
 if TYPE_CHECKING:  # the analysis imports torch; this module's callers may not have it yet
-    from vpu_core.analysis.results import Analysis
+    from vpu_core.analysis.results import Analysis, PartitionReport
     from vpu_core.compare import Comparison
+    from vpu_core.intsim.results import IntSimReport
     from vpu_core.graph.model import GraphModel
     from vpu_core.layout import Layout
     from vpu_core.layout.grouped import GroupedGraph
-    from vpu_core.targets.results import TargetResult
+    from vpu_core.targets.results import RuntimeReport, TargetResult
+    from vpu_core.timing.results import SplitTiming
+    from vpu_core.whatif.results import Economics, OpCandidate, PartitionWhatIf
 
 
 @dataclass(frozen=True)
@@ -24,6 +35,31 @@ class DisplayGraph:
     model: GraphModel
     layout: Layout
     grouped: GroupedGraph | None = None
+
+
+@dataclass(frozen=True)
+class Attached:
+    """What later layers computed for one analysis, each when asked for (None: not asked)."""
+
+    delegation: PartitionReport | None = None    # the real XNNPACK delegation (--target xnnpack)
+    int_sim: IntSimReport | None = None      # its VPU partitions run in integers (--int-sim)
+    whatif: PartitionWhatIf | None = None    # op-list candidates and partition economics
+    runtime: RuntimeReport | None = None     # the lowered program run on this CPU (--run)
+    timing: SplitTiming | None = None        # the timing model of the partition, with --run
+    timings_s: dict[TimingKey, float] = field(default_factory=dict)   # the attached stages' times
+
+    @property
+    def op_candidates(self) -> tuple[OpCandidate, ...]:
+        """The op-list candidates, ranked (none when the what-if was not asked for)."""
+        return self.whatif.op_candidates if self.whatif is not None else ()
+
+    @property
+    def economics(self) -> Economics | None:
+        """The partition economics of the analysis' partition (None: not asked for)."""
+        return self.whatif.economics if self.whatif is not None else None
+
+
+NOTHING_ATTACHED = Attached()
 
 
 @dataclass(frozen=True)
@@ -38,10 +74,17 @@ class Inspection:
     stages_run: tuple[str, ...] = ()    # the stages computed for it, in order (none: all cached)
     targets: dict[str, TargetResult] = field(default_factory=dict)   # target name -> its judgement,
                                         # for the targets asked for (vpu_core.targets)
+    attached: Attached = NOTHING_ATTACHED   # what later layers computed for `analysis`
+
+    @property
+    def timings_s(self) -> dict[TimingKey, float]:
+        """Seconds per stage: the analysis' own (its pipeline and analyze, or reading it from the
+        cache) and those of what is attached to it (the XNNPACK delegation, the what-if)."""
+        return {**self.analysis.timings_s, **self.attached.timings_s}
 
     @property
     def has_delegation(self) -> bool:
-        return self.analysis.delegation is not None
+        return self.attached.delegation is not None
 
 
 @dataclass(frozen=True)
@@ -54,18 +97,27 @@ class InspectionPair:
     seconds: float
 
 
-def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions()) -> DisplayGraph:
-    """Build and lay out the display graph of an analysis (pure Python, milliseconds)."""
+def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions(),
+                  attached: Attached = NOTHING_ATTACHED) -> DisplayGraph:
+    """Build and lay out the display graph of an analysis (pure Python, milliseconds); of what is
+    attached, the real XNNPACK delegation colours it (view.partition_source "xnnpack") and a run
+    on this CPU adds the "measured µs" metric."""
     from vpu_core.graph.build import build_graph_model
     from vpu_core.layout.grouped import grouped_graph
     from vpu_core.layout import layout_graph
     from vpu_core.layout.types import node_sizer
 
     model = build_graph_model(analysis, fold_params=view.fold_params,
-                              partition_source=view.partition_source, hide_qdq=view.hide_qdq)
+                              partition_source=view.partition_source, hide_qdq=view.hide_qdq,
+                              measured_us=measured_us(attached.runtime), delegation=attached.delegation)
     size = node_sizer(view.label_scale)
     grouped = grouped_graph(analysis, model, size)
     if grouped is not None and view.collapse_depth is not None:
         shown, layout = grouped.collapse_to(view.collapse_depth)
         return DisplayGraph(shown, layout, grouped)
     return DisplayGraph(model, layout_graph(model, size), grouped)
+
+
+def measured_us(runtime: RuntimeReport | None) -> dict[str, float]:
+    """Each node's measured µs in a run on this CPU (none without a run, or when it was refused)."""
+    return runtime.op_us() if runtime is not None and not runtime.refused else {}

@@ -16,10 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from vpu_core.files import check_output_path
+from vpu_core.inspection import NOTHING_ATTACHED
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
     from vpu_core.config import RunConfig
+    from vpu_core.inspection import Attached
     from vpu_core.reports.html import GraphImage
     from vpu_core.whatif.results import AblationReport
 
@@ -49,25 +51,27 @@ def report_model(config: RunConfig, output: str | Path, compare_config: RunConfi
         from vpu_core.whatif.ablation import check_quantizer
 
         check_quantizer(config)
-    analysis = session.inspect(config, view=None, progress=progress, int_sim=int_sim, whatif=True,
-                               runtime_runs=runtime_runs, targets=targets).analysis
+    inspection = session.inspect(config, view=None, progress=progress, int_sim=int_sim, whatif=True,
+                                 runtime_runs=runtime_runs, targets=targets)
     other = session.inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
     ablation = session.ablate(config, progress) if ablate else None
-    return export_report(output, analysis, compare_with=other, ablation=ablation)
+    return export_report(output, inspection.analysis, compare_with=other, ablation=ablation,
+                         attached=inspection.attached)
 
 
 def export_report(output: str | Path, analysis: Analysis, compare_with: Analysis | None = None,
                   fold_params: bool = True,
-                  ablation: AblationReport | None = None) -> Path:
+                  ablation: AblationReport | None = None, attached: Attached = NOTHING_ATTACHED) -> Path:
     """Write the report of `analysis` (optionally compared with a second analysis, optionally with
-    the constraint ablation of `analysis`) to `output`."""
+    the constraint ablation of `analysis`, with what was computed beside it: `attached`) to
+    `output`."""
     from vpu_core.reports.html import write_report_html
 
     output = check_output(output)
     image = graph_image(analysis, fold_params)
     other_image = graph_image(compare_with, fold_params) if compare_with is not None else None
     return write_report_html(output, analysis, image, compare_with=compare_with,
-                             compare_graph_image=other_image, ablation=ablation)
+                             compare_graph_image=other_image, ablation=ablation, attached=attached)
 
 
 def graph_image(analysis: Analysis, fold_params: bool = True) -> GraphImage:

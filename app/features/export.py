@@ -115,7 +115,7 @@ class ExportController(QObject):
         ablation = state.ablation                  # what each constraint costs, when it was run
         return self._guarded("Report", lambda: export_report(path, result.analysis, compare_with=other,
                                                              fold_params=state.view.fold_params,
-                                                             ablation=ablation))
+                                                             ablation=ablation, attached=result.attached))
 
     def export_image(self, path: str | Path, region: str = "graph") -> Path | None:
         """region "view": what the graph area shows now; "graph": the whole graph(s)."""

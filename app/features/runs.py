@@ -288,7 +288,7 @@ class RunController(QObject):
         try:
             if state.result is not None:
                 state.config = state.result.config
-                if state.measure and state.result.analysis.runtime is None:
+                if state.measure and state.result.attached.runtime is None:
                     state.measure = False        # the measurement did not happen
             if state.compare_mode and state.comparison is not None:
                 state.compare_b = CompareB.of(state.comparison.b.config)

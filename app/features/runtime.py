@@ -4,7 +4,7 @@ Run ▸ Run on this CPU (Ctrl+Shift+R) is bound to `state.measure` both ways. Tu
 measurement part of the request: the run feature brings the screen to it like any other request
 (a job off the GUI thread, the status bar's stage and progress, Cancel / Ctrl+.; a failed run is a
 dialog), and the session answers from memory everything but the lowering (cached too) and the
-measurement (vpu_core.targets.xnnpack). The result on screen then carries `analysis.runtime`: the status
+measurement (vpu_core.targets.xnnpack). The result on screen then carries `attached.runtime`: the status
 bar shows the latency, the node panel each node's measured µs, and — unless another colouring was
 chosen — the canvas colours ops by "Measured µs" (vpu_core.graph.metrics). While it is on, every
 new configuration is measured too. A model ExecuTorch cannot run is not a failed run: the check is
@@ -57,7 +57,7 @@ class RuntimeController(QObject):
 
     def _on_result(self) -> None:
         result = self.state.result
-        runtime = None if result is None else result.analysis.runtime
+        runtime = None if result is None else result.attached.runtime
         if runtime is None or not self._asked:
             return
         self._asked = False

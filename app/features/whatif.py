@@ -134,7 +134,7 @@ class WhatIfController(QObject):
         self._show_card(inspection)
         self.analysis = inspection.analysis
         self._follow_profile(inspection.config.profile)
-        self.panel.candidates.set_analysis(inspection.analysis)
+        self.panel.candidates.set_whatif(inspection.attached)
         failing = inspection.analysis.partition.failing_limits()     # each op under every limit it breaks
         self.panel.editor.limits.show_hits({limit: len(values) for limit, values in failing.items()})
         self.state.ablation = known_ablation(inspection.config)

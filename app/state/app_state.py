@@ -62,7 +62,7 @@ class AppState(Evented):
     focus_mode: Field[bool] = Field(False, "docks, toolbars and status bar hidden: the canvas fills the window")
     metric: Field[str | None] = Field(None, "colour ops by this vpu_core.graph.metrics key; None: by partition")
     measure: Field[bool] = Field(False, "also lower side A to ExecuTorch XNNPACK and run it on this CPU "
-                                        "(Analysis.runtime: latency, SQNR, the 'measured µs' metric)")
+                                        "(Inspection.attached.runtime: latency, SQNR, the 'measured µs' metric)")
     time_limit_s: Field[float | None] = Field(DEFAULT_TIME_LIMIT_S, "a run still going after this many "
                                               "seconds is stopped, its worker process killed (None: never)")
     profile_in_use: Field[HardwareProfile | None] = Field(None, "the hardware profile of the result on screen")
@@ -137,7 +137,7 @@ class AppState(Evented):
             ok = pair is not None and pair.a.config == self.config and pair.b.config == self.config_b()
             return (pair.a, pair.b) if ok and pair is not None else None
         if self.result is not None and self.result.config == self.config and not self.predicted and \
-                (not self.measure or self.result.analysis.runtime is not None):
+                (not self.measure or self.result.attached.runtime is not None):
             return (self.result,)
         return None
 

@@ -279,7 +279,7 @@ class CompareView(QWidget):
         for side in SIDES:
             run = result.a if side == "a" else result.b
             a = run.analysis
-            part = partition_report(a, run.view.partition_source if run.view else "simulated")
+            part = partition_report(a, run.view.partition_source if run.view else "simulated", run.attached.delegation)
             unit = "delegate" if part.source == "xnnpack" else "subgraph"    # short: one line at 720
             n_sub, n_cpu, n_v = len(part.subgraphs), len(part.cpu_nodes), len(a.violations)
             bits = [(2, f"{n_sub} {unit}{'s' if n_sub != 1 else ''}"),

@@ -12,7 +12,7 @@ keeps the dock; a click on the line (`set_expanded`) shows the facts and the cha
 
 Wiring (four lines, wherever the window lives): the node dock holds `Panels.node_area`, a vertical
 splitter of the node panel and this widget; `Panels.set_analysis` / `show_node` / `show_summary`
-pass `analysis.int_sim` and the selected node on; the run worker asks the session for
+pass `inspection.attached.int_sim` and the selected node on; the run worker asks the session for
 `inspect(..., int_sim=True)`.
 """
 from __future__ import annotations

@@ -20,11 +20,14 @@ from app.widgets.wrapping import breakable
 from vpu_core.graph.placement import partition_report, placement
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, mac_share_caveat, mac_share_text,
                                            no_weighted_op_sentence, weights_text)
+from vpu_core.inspection import NOTHING_ATTACHED
 
 if TYPE_CHECKING:
     from vpu_core.whatif.try_on_vpu import VpuFix
-    from vpu_core.analysis.results import Analysis, InputInfo, Summary
+    from vpu_core.analysis.results import Analysis, InputInfo, PartitionReport, Summary
     from vpu_core.graph.model import GraphModel
+    from vpu_core.inspection import Attached
+    from vpu_core.targets.results import RuntimeReport
 
 _CAT_TEXT = {"vpu": "VPU", "cpu": "CPU fallback", "qdq": "Q/DQ", "param": "parameter", "io": "graph I/O"}
 
@@ -80,9 +83,12 @@ def breakable_html(markup: str) -> str:
 
 # -- summary (nothing selected) -----------------------------------------------------------------
 
-def summary_html(analysis: Analysis, model: GraphModel | None = None, source: str = "simulated") -> str:
-    """The model at a glance; partition numbers are those of `source` (the colouring shown)."""
-    part = partition_report(analysis, source)
+def summary_html(analysis: Analysis, model: GraphModel | None = None, source: str = "simulated",
+                 attached: Attached = NOTHING_ATTACHED) -> str:
+    """The model at a glance; partition numbers are those of `source` (the colouring shown);
+    `attached`: what was computed beside the analysis (the real XNNPACK delegation, a refused
+    run on this CPU)."""
+    part = partition_report(analysis, source, attached.delegation)
     xnn = part.source == "xnnpack"
     head = (f'<h2 style="margin:0">{esc(analysis.model)}</h2>'
             f'<p style="color:{theme.MUTED}; margin-top:2px">{esc(quantizer_phrase(analysis))} · '
@@ -102,12 +108,12 @@ def summary_html(analysis: Analysis, model: GraphModel | None = None, source: st
              ("Rule violations", violations),
              ("SQNR (model output)", esc(db_on_samples(analysis.sqnr_db, analysis.accuracy_samples))
               if analysis.sqnr_db is not None else "—")]
-    other = analysis.partition if xnn else analysis.delegation
+    other = analysis.partition if xnn else attached.delegation
     if other is not None:
         facts.append(("VPU partition" if xnn else "XNNPACK (real)", _other_partition(other)))
-    if analysis.runtime is not None and analysis.runtime.refused:
+    if attached.runtime is not None and attached.runtime.refused:
         facts.append(("Run on this CPU", f'<span style="color:{theme.DANGER}">refused:</span> '
-                                         f"{esc(analysis.runtime.refused)}"))
+                                         f"{esc(attached.runtime.refused)}"))
     rules_table = f'<table cellspacing="0" cellpadding="3" width="100%">{rules_rows(analysis)}</table>'
     hint = (f'<p style="color:{theme.MUTED}; margin-top:14px">Click a node in the graph, or a row in '
             'the Violations / Partition tables, to see its operation, arguments, quantization '
@@ -174,9 +180,10 @@ def waiting_html(text: str) -> str:
 # -- one node ---------------------------------------------------------------------------------------
 
 def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str = "simulated",
-              fix: VpuFix | None = None) -> str:
+              fix: VpuFix | None = None, attached: Attached = NOTHING_ATTACHED) -> str:
     """One node; a module group ("group:<path>") shows the group's numbers instead. `fix`
-    (vpu_core.whatif.try_on_vpu, computed by the caller's feature): its "Try it on the VPU" link."""
+    (vpu_core.whatif.try_on_vpu, computed by the caller's feature): its "Try it on the VPU" link;
+    `attached`: what was computed beside the analysis (its time in a run on this CPU)."""
     from app.graph_view.info_html import group_html, shared_scale_html
 
     info = analysis.nodes.get(node_id)
@@ -185,7 +192,7 @@ def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str =
         return group_html(model, node_id) or f"<p>No information for node {esc(node_id)}.</p>"
     members = (node_id, *(gnode.folded if gnode else ()))
     # where it runs and why comes first: at 1280×720 the panel shows a few rows before scrolling
-    parts = [_header(info, gnode, source), _partition(analysis, node_id, source, fix), _measured(analysis, members),
+    parts = [_header(info, gnode, source), _partition(analysis, node_id, source, fix, attached.delegation), _measured(attached.runtime, members),
              _operation(info, gnode), _arguments(info), _quantization(analysis, info, members),
              _violations(analysis, members), _requant(analysis, node_id),
              shared_scale_html(analysis, node_id, model), _accuracy(analysis, info),
@@ -284,8 +291,8 @@ def _quantization(analysis, info, members) -> str:
     return section("Quantization", rows(pairs)) if pairs else ""
 
 
-def placement_html(analysis: Analysis, node_id: str, source: str) -> str:
-    where = placement(analysis, node_id, source)
+def placement_html(analysis: Analysis, node_id: str, source: str, delegation: PartitionReport | None = None) -> str:
+    where = placement(analysis, node_id, source, delegation)
     xnn = source == "xnnpack"
     if where.side == "vpu":
         unit = "XNNPACK delegate" if xnn else "subgraph"
@@ -306,10 +313,11 @@ def try_html(fix: VpuFix | None) -> str:
             f"({esc(fix.text)}; T)</span>")
 
 
-def _partition(analysis: Analysis, node_id: str, source: str, fix: VpuFix | None = None) -> str:
-    part = partition_report(analysis, source)
+def _partition(analysis: Analysis, node_id: str, source: str, fix: VpuFix | None = None,
+               delegation: PartitionReport | None = None) -> str:
+    part = partition_report(analysis, source, delegation)
     label = "XNNPACK" if part.source == "xnnpack" else "VPU partition"
-    pairs = [(label, placement_html(analysis, node_id, source)), *_why_rows(part, node_id)]
+    pairs = [(label, placement_html(analysis, node_id, source, delegation)), *_why_rows(part, node_id)]
     link = try_html(fix) if part.source != "xnnpack" and fix is not None and fix.node == node_id else ""
     if link:
         pairs.append(("what-if", link))
@@ -317,10 +325,10 @@ def _partition(analysis: Analysis, node_id: str, source: str, fix: VpuFix | None
         if node_id in (b.src, b.dst):
             other = b.dst if b.src == node_id else b.src
             pairs.append(("boundary", f"{esc(b.direction)} with {node_link(other)}: {b.bytes:,} bytes"))
-    if analysis.delegation is not None:        # the other partition, for comparison
+    if delegation is not None:        # the other partition, for comparison
         other_source = "simulated" if part.source == "xnnpack" else "xnnpack"
         pairs.append(("VPU partition" if other_source == "simulated" else "XNNPACK",
-                      placement_html(analysis, node_id, other_source)))
+                      placement_html(analysis, node_id, other_source, delegation)))
     return section("Partition", rows(pairs))
 
 
@@ -385,9 +393,8 @@ def _accuracy(analysis, info) -> str:
     return section("Accuracy", rows([("SQNR vs float", esc(db_on_samples(sqnr, analysis.accuracy_samples)))]))
 
 
-def _measured(analysis, members) -> str:
+def _measured(runtime: RuntimeReport | None, members) -> str:
     """Its time in the program run on this CPU (Run ▸ Run on this CPU), folded nodes included."""
-    runtime = analysis.runtime
     if runtime is None or runtime.refused:
         return ""
     times = [o for o in runtime.ops if o.node in members]

@@ -11,10 +11,12 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QTextBrowser
 
 from app.widgets.node_html import breakable_html, node_html, running_html, summary_html, waiting_html
+from vpu_core.inspection import NOTHING_ATTACHED
 
 if TYPE_CHECKING:
     from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis
+    from vpu_core.inspection import Attached
     from vpu_core.graph.model import GraphModel
 
 MIN_WIDTH = 300          # narrower, the tables of the panel wrap one word per line
@@ -39,20 +41,23 @@ class NodePanel(QTextBrowser):
         self.current_node = None
         self.setHtml(waiting_html(text))
 
-    def show_summary(self, analysis: Analysis, model: GraphModel | None = None, source: str = "simulated") -> None:
+    def show_summary(self, analysis: Analysis, model: GraphModel | None = None, source: str = "simulated",
+                     attached: Attached = NOTHING_ATTACHED) -> None:
         self.current_node = None
-        self.setHtml(breakable_html(summary_html(analysis, model, source)))
+        self.setHtml(breakable_html(summary_html(analysis, model, source, attached)))
 
     def show_running(self, model: str, quantizer: str) -> None:
         if self.current_node is None:
             self.setHtml(running_html(model, quantizer))
 
     def show_node(self, analysis: Analysis, model: GraphModel, node_id: str, prefix: str = "",
-                  source: str = "simulated", fix: VpuFix | None = None) -> None:
+                  source: str = "simulated", fix: VpuFix | None = None,
+                  attached: Attached = NOTHING_ATTACHED) -> None:
         """`prefix`: HTML shown above the node (compare mode: how it matches the other side);
-        `fix`: the profile edit that moves this CPU node to the VPU ("Try it on the VPU")."""
+        `fix`: the profile edit that moves this CPU node to the VPU ("Try it on the VPU");
+        `attached`: what was computed beside the analysis (a run on this CPU)."""
         self.current_node = node_id
-        self.setHtml(breakable_html(prefix + node_html(analysis, model, node_id, source, fix)))
+        self.setHtml(breakable_html(prefix + node_html(analysis, model, node_id, source, fix, attached)))
 
     def _on_anchor(self, url: QUrl) -> None:
         text = url.toString()

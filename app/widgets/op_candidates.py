@@ -25,7 +25,7 @@ from vpu_core.reports.whatif_text import (candidate_name, candidate_sentence, ec
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QResizeEvent, QShowEvent
-    from vpu_core.analysis.results import Analysis
+    from vpu_core.inspection import Attached
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 # (short header for a narrow dock, what it means)
@@ -135,9 +135,10 @@ class OpCandidatesPanel(QWidget):
         layout.addWidget(self.economics_note)
         layout.addWidget(self.economics, 2)
 
-    def set_analysis(self, analysis: Analysis) -> None:
-        self._fill_candidates(analysis)
-        self._fill_economics(analysis)
+    def set_whatif(self, attached: Attached) -> None:
+        """The op-list candidates and the partition economics computed for the analysis shown."""
+        self._fill_candidates(attached)
+        self._fill_economics(attached)
         self._fit()
 
     def _fit(self) -> None:
@@ -152,7 +153,7 @@ class OpCandidatesPanel(QWidget):
         super().showEvent(event)
         self._fit()
 
-    def _fill_candidates(self, a) -> None:
+    def _fill_candidates(self, a: Attached) -> None:
         self.candidates.setRowCount(len(a.op_candidates))
         for row, c in enumerate(a.op_candidates):
             name = _cell(op_label(c.op) if c.kind != "limit" else candidate_name(c), c.first_node)
@@ -169,9 +170,10 @@ class OpCandidatesPanel(QWidget):
             self.candidates.setRowCount(1)
             self.candidates.setItem(0, 0, _cell("No op falls back to the CPU for lack of a kernel or over a limit."))
 
-    def _fill_economics(self, a) -> None:
+    def _fill_economics(self, a: Attached) -> None:
         e = a.economics
         subgraphs = e.subgraphs if e is not None else ()
+        break_even = e.break_even_bytes_per_mac if e is not None else 0.0
         self.economics.setRowCount(len(subgraphs))
         bad = QBrush(QColor("#fdecea"))
         for row, s in enumerate(subgraphs):
@@ -181,7 +183,7 @@ class OpCandidatesPanel(QWidget):
                      _cell(human_bytes(s.bytes_out), numeric=True), _cell(ratio, numeric=True),
                      _cell("✓" if s.pays else "✗")]
             cells[-1].setToolTip("pays for its transfers" if s.pays
-                                 else economics_sentence(s, e.break_even_bytes_per_mac))
+                                 else economics_sentence(s, break_even))
             for col, item in enumerate(cells):
                 if not s.pays:
                     item.setBackground(bad)

@@ -12,10 +12,12 @@ from app.widgets.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, Shift
 from app.widgets.tables import PartitionTable, RequantTable, ViolationsTable
 from vpu_core.graph.placement import partition_report
 from app.widgets.int_sim_panel import IntSimPanel
+from vpu_core.inspection import NOTHING_ATTACHED
 
 if TYPE_CHECKING:
     from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis
+    from vpu_core.inspection import Attached
     from vpu_core.compare import Comparison
     from vpu_core.graph.model import GraphModel
 
@@ -61,16 +63,17 @@ class Panels(QObject):
                                      "Observer's float scale vs the power-of-two scale used")):
             self.plots.setTabToolTip(index, tip)
 
-    def set_analysis(self, analysis: Analysis, source: str = "simulated") -> None:
-        """Fill the tables and plots; `source` is the partition the graph is coloured by."""
+    def set_analysis(self, analysis: Analysis, source: str = "simulated",
+                     attached: Attached = NOTHING_ATTACHED) -> None:
+        """Fill the tables and plots; `source` is the partition the graph is coloured by;
+        `attached`: what was computed beside the analysis (its integer simulation)."""
         for widget in (self.violations, self.requant, self.scale_hist, self.shift_hist, self.pow2_plot):
             widget.set_analysis(analysis)
-        self.partition.set_analysis(analysis, source)
-        self.int_sim_panel.set_report(getattr(analysis, "int_sim", None),
-                                      pending=bool(getattr(analysis, "predicted", False)))
+        self.partition.set_analysis(analysis, source, attached.delegation)
+        self.int_sim_panel.set_report(attached.int_sim, pending=analysis.predicted)
         count = len(analysis.violations)
         self.tables.setTabText(0, f"Violations ({count})" if count else "Violations")
-        part = partition_report(analysis, source)
+        part = partition_report(analysis, source, attached.delegation)
         unit = "not delegated" if part.source == "xnnpack" else "CPU"
         self.tables.setTabText(1, f"Partition ({len(part.cpu_nodes)} {unit})")
 
@@ -84,23 +87,26 @@ class Panels(QObject):
                                    f"Compare ({len(comparison.differing) + unmatched} of {rows} differ)")
         self.tables.setTabVisible(self.compare_index, comparison is not None)
 
-    def show_summary(self, analysis: Analysis, model: GraphModel, source: str = "simulated") -> None:
-        self.node_panel.show_summary(analysis, model, source)
+    def show_summary(self, analysis: Analysis, model: GraphModel, source: str = "simulated",
+                     attached: Attached = NOTHING_ATTACHED) -> None:
+        self.node_panel.show_summary(analysis, model, source, attached)
         self.channel_plot.set_node(analysis, model, None)
-        self._int_sim_of(analysis)
+        self._int_sim_of(attached)
         self.int_sim_panel.show_summary()
 
     def show_node(self, analysis: Analysis, model: GraphModel, node: str, prefix: str = "",
-                  source: str = "simulated", fix: VpuFix | None = None) -> None:
-        """`fix`: the profile edit that would move this CPU node to the VPU (its link)."""
-        self.node_panel.show_node(analysis, model, node, prefix, source, fix)
+                  source: str = "simulated", fix: VpuFix | None = None,
+                  attached: Attached = NOTHING_ATTACHED) -> None:
+        """`fix`: the profile edit that would move this CPU node to the VPU (its link);
+        `attached`: what was computed beside the analysis the node belongs to."""
+        self.node_panel.show_node(analysis, model, node, prefix, source, fix, attached)
         self.channel_plot.set_node(analysis, model, node)
-        self._int_sim_of(analysis)
+        self._int_sim_of(attached)
         self.int_sim_panel.show_node(node)
 
-    def _int_sim_of(self, analysis) -> None:
-        """Compare mode shows nodes of either side: follow the analysis the node belongs to."""
-        report = getattr(analysis, "int_sim", None)
+    def _int_sim_of(self, attached: Attached) -> None:
+        """Compare mode shows nodes of either side: follow the side the node belongs to."""
+        report = attached.int_sim
         if self.int_sim_panel.report is not report:
             self.int_sim_panel.set_report(report)
 

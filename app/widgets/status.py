@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy
 from app import theme
 from vpu_core.formatting import count_text, db_on_samples, human_bytes, quantizer_label, time_text
 from vpu_core.graph.placement import partition_report
+from vpu_core.inspection import NOTHING_ATTACHED
 from vpu_core.reports.summary_text import (mac_share_caveat, mac_share_standing, mac_share_text,
                                            no_weighted_op_short)
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QResizeEvent
     from vpu_core.analysis.results import Analysis, PredictionChange, Summary
     from vpu_core.graph.model import GraphModel
+    from vpu_core.inspection import Attached
     from vpu_core.session import InspectionPair
 
 SEP = "&nbsp;&nbsp;·&nbsp;&nbsp;"
@@ -74,14 +76,16 @@ def mac_share_chip(summary: Summary | None, violations: int = 0) -> str:
             + (f' <span style="color:{color}">{html.escape(caveat)}</span>' if caveat else ""))
 
 
-def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "") -> ChipLine:
-    part = partition_report(analysis, source)
+def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "",
+                attached: Attached = NOTHING_ATTACHED) -> ChipLine:
+    """The status line of one result; `attached`: what was computed beside it (a run on this CPU)."""
+    part = partition_report(analysis, source, attached.delegation)
     xnn = part.source == "xnnpack"
     subs = len(part.subgraphs)
     unit = "XNNPACK delegate" if xnn else "VPU subgraph"
     sqnr = db_on_samples(analysis.sqnr_db, analysis.accuracy_samples) if analysis.sqnr_db is not None else "—"
     head = f"<b>{html.escape(analysis.model)}</b> · {html.escape(quantizer_label(analysis))}"
-    runtime = analysis.runtime
+    runtime = attached.runtime
     latency = runtime.latency if runtime is not None else None   # None when the run was refused
     run_chip = [] if runtime is None else [     # Run ▸ Run on this CPU
         (1, f'<span style="color:{theme.DANGER}">CPU run refused: {html.escape(runtime.refused or "no latency was measured")}</span>'

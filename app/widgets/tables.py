@@ -23,7 +23,7 @@ from vpu_core.formatting import compact_ints, count_text, node_label
 from vpu_core.reports.summary_text import CAUSE_WORDS
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Analysis, CpuCause
+    from vpu_core.analysis.results import Analysis, CpuCause, PartitionReport
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 REQUANT_HEADERS = ("Node", "Right shifts n", "Exact", "Max error", "Range")
@@ -215,12 +215,14 @@ class PartitionTable(_NodeTable):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.tree)
 
-    def set_analysis(self, analysis: Analysis, source: str = "simulated") -> None:
-        """`source` = the partition the graph is coloured by: its report comes first."""
+    def set_analysis(self, analysis: Analysis, source: str = "simulated",
+                     delegation: PartitionReport | None = None) -> None:
+        """`source` = the partition the graph is coloured by: its report comes first; `delegation`
+        the real XNNPACK one (Inspection.attached.delegation), when it was computed."""
         self.tree.clear()
         reports = [("simulated", analysis.partition)]
-        if analysis.delegation is not None:
-            reports.append(("xnnpack", analysis.delegation))
+        if delegation is not None:
+            reports.append(("xnnpack", delegation))
             reports.sort(key=lambda r: r[0] != source)
         for kind, part in reports:
             parent: QTreeWidget | QTreeWidgetItem = self.tree

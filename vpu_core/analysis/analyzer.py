@@ -57,7 +57,7 @@ def analyze(qm: QuantizedModel, progress: ProgressFn | None = None) -> Analysis:
         dynamic_batch=bool(qm.config.dynamic_batch or _has_symbols(g)),
         rules=rules, violations=violations, partition=part, requant=requant, tensors=tensors,
         sqnr_db=e2e.db, sqnr_reason=e2e.reason, layer_sqnr=layers, nodes=nodes, edges=graph_edges,
-        histograms=hists, timings_s=timings, delegation=None, inputs=inputs,
+        histograms=hists, timings_s=timings, inputs=inputs,
         scale_groups=shared, partition_rule=OP_LIST_RULE, summary=summary(g, part), notes=notes,
         accuracy_calls=len(qm.heldout_calls))
     report("analyze", 1.0)

@@ -6,16 +6,10 @@ the HTML report). No torch objects cross it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import Literal, get_args
 
 from vpu_core.hardware.limits import BY_ID
 from vpu_core.stages import TimingKey
-
-if TYPE_CHECKING:
-    from vpu_core.intsim.results import IntSimReport
-    from vpu_core.targets.results import RuntimeReport
-    from vpu_core.timing.results import SplitTiming
-    from vpu_core.whatif.results import Economics
 
 
 # Where a partition puts a node: the id of an accelerator subgraph (a VPU subgraph, a target's
@@ -354,17 +348,11 @@ class Analysis:
     edges: tuple[tuple[str, str], ...] = ()
     histograms: dict = field(default_factory=dict)       # "log2_scale_activation", "log2_scale_weight", "shifts", … -> Histogram
     timings_s: dict[TimingKey, float] = field(default_factory=dict)
-    delegation: PartitionReport | None = None            # real XNNPACK delegation, when asked for
     inputs: tuple[InputInfo, ...] = ()                   # the graph's user inputs, in call order
     scale_groups: tuple[ScaleGroup, ...] = ()            # tensors forced to share one scale
     partition_rule: RuleInfo | None = None               # constraint 1 (the op list), which the
                                                          # partition enforces: shown with the rules
-    int_sim: IntSimReport | None = None                        # vpu_core.intsim.results.IntSimReport, when asked for
-    op_candidates: tuple = ()                            # whatif.results.OpCandidate, ranked
-    economics: Economics | None = None                      # whatif.results.Economics of `partition`
     sqnr_reason: str = ""                                # why sqnr_db is None (empty when it is a number)
-    runtime: RuntimeReport | None = None                 # the lowered program run on this CPU, with --run
-    timing: SplitTiming | None = None                    # vpu_core.timing of `partition`, with --run
     summary: Summary | None = None                       # MAC share, weights quantized, CPU ops by cause
     notes: tuple[Note, ...] = ()                         # what a user must know beyond the rules
     predicted: bool = False                              # the float graph's predicted partition

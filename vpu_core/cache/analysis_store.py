@@ -1,9 +1,10 @@
 """The analysis stage: the frozen Analysis of one configuration, from memory or disk (JSON).
 
-One entry per configuration on disk; the analysis with the real XNNPACK delegation is the one
-without plus the XNNPACK target's result (kept by its own store), remembered in memory only.
+One entry per configuration, in memory and on disk (the real XNNPACK delegation is no part of
+it: the XNNPACK target's verdict, kept by the target's own store).
 Reading imports no torch: a warm start shows a graph before torch is loaded. SideStore keeps the
-results computed beside the analysis (integer simulation, what-if, a target's verdict).
+results computed beside the analysis (each layer's own: vpu_core.intsim.store,
+vpu_core.whatif.store, a target's verdict).
 """
 from __future__ import annotations
 
@@ -28,26 +29,18 @@ class AnalysisStore:
     def __init__(self, keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> None:
         self.keys, self.memory, self.disk = keys, memory, disk
 
-    def _key(self, delegated: bool) -> str:
-        assert self.keys is not None, "asked for a key of an uncached configuration"
-        return self.keys.analysis_delegated if delegated else self.keys.analysis
-
-    def get(self, delegated: bool) -> Any:
-        """The cached Analysis (with the delegation if `delegated`: memory only, since it is the
-        one without plus the XNNPACK target's cached result), or None."""
+    def get(self) -> Any:
+        """The cached Analysis, or None."""
         if self.keys is None:
             return None
-        if delegated:
-            return self.memory.get(STORE, self._key(True))
-        return self._load(self._key(False))
+        return self._load(self.keys.analysis)
 
     def put(self, analysis: Analysis) -> None:
         if self.keys is None:
             return
-        delegated = analysis.delegation is not None
-        key = self._key(delegated)
+        key = self.keys.analysis
         self.memory.put(STORE, key, analysis)
-        if self.disk is None or delegated:
+        if self.disk is None:
             return
         try:
             data = codec.encode(analysis)
@@ -110,16 +103,6 @@ class SideStore:
                 self.disk.write(self.store, self.key, "json", codec.encode(report, self.modules))
             except (TypeError, ValueError):
                 pass
-
-
-def int_sim_store(keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> SideStore:
-    """The integer simulation of one configuration (it depends on what the analysis depends on)."""
-    return SideStore("int_sim", "IntSimReport", keys.analysis if keys else None, memory, disk)
-
-
-def whatif_store(keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> SideStore:
-    """The op-list what-if and partition economics of one configuration (PartitionWhatIf)."""
-    return SideStore("whatif", "PartitionWhatIf", keys.analysis if keys else None, memory, disk)
 
 
 def sensitivity_store(keys: StageKeys | None, options_key: object, memory: MemoryCache,

@@ -23,7 +23,7 @@ import json
 import math
 
 _FLOAT_TAGS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-DEFAULT_MODULES = ("vpu_core.analysis.results", "vpu_core.intsim.results", "vpu_core.whatif.results")
+DEFAULT_MODULES = ("vpu_core.analysis.results",)
 
 
 @functools.lru_cache(maxsize=16)

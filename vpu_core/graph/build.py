@@ -6,7 +6,7 @@ it crosses a VPU/CPU boundary.
 
 Partition source: `partition_source="simulated"` colours by the VPU partition the core simulated
 from the profile's op list; `"xnnpack"` colours by what ExecuTorch's XnnpackPartitioner really
-delegated (`Analysis.delegation`, present when the analysis ran with xnnpack_delegation=True).
+delegated (`delegation`: the XNNPACK target's verdict, Inspection.attached.delegation).
 Both are PartitionReports of the same shape, so "vpu" then reads "inside an XNNPACK delegate".
 
 Folding (Netron-style, on by default): parameters and constants, together with the Q/DQ chain
@@ -19,7 +19,7 @@ Pure Python on the analysis' plain values: no torch, no Qt.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from vpu_core.config import PARTITION_SOURCES
 from vpu_core.formatting import (dtype_short, module_name, op_label, quant_params_short, quantizer_label,
@@ -37,9 +37,13 @@ _QDQ_PREFIX = "quantized_decomposed."
 
 
 def build_graph_model(analysis: Analysis, fold_params: bool = True,
-                      partition_source: str = "simulated", hide_qdq: bool = False) -> GraphModel:
-    """The flat display graph; `hide_qdq` folds quantize → dequantize chains into their edges."""
-    model = _build(analysis, fold_params, partition_source)
+                      partition_source: str = "simulated", hide_qdq: bool = False,
+                      measured_us: Mapping[str, float] | None = None,
+                      delegation: PartitionReport | None = None) -> GraphModel:
+    """The flat display graph; `hide_qdq` folds quantize → dequantize chains into their edges;
+    `measured_us` (node -> µs, a run on this CPU: RuntimeReport.op_us) its "measured µs" metric;
+    `delegation` the real XNNPACK delegation `partition_source="xnnpack"` colours by."""
+    model = _build(analysis, fold_params, partition_source, measured_us or {}, delegation)
     if hide_qdq:
         from vpu_core.graph.fold_qdq import fold_qdq
 
@@ -47,8 +51,9 @@ def build_graph_model(analysis: Analysis, fold_params: bool = True,
     return model
 
 
-def _build(analysis: Analysis, fold_params: bool, partition_source: str) -> GraphModel:
-    part = partition_report(analysis, partition_source)
+def _build(analysis: Analysis, fold_params: bool, partition_source: str,
+           measured_us: Mapping[str, float], delegation: PartitionReport | None) -> GraphModel:
+    part = partition_report(analysis, partition_source, delegation)
     infos = {name: info for name, info in analysis.nodes.items() if not _hidden(info)}
     edges = _edges(analysis, infos)
     preds, succs = _adjacency(infos, edges)
@@ -88,18 +93,20 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str) -> Grap
                       meta={"folded_into": home, "fold_params": fold_params,
                             "partition_source": partition_source,
                             "scale_groups": analysis.scale_groups},
-                      metrics=_display_metrics(analysis, home, shown))
+                      metrics=_display_metrics(analysis, home, shown, measured_us))
 
 
-def partition_report(analysis: Analysis, partition_source: str = "simulated") -> PartitionReport:
-    """The PartitionReport a graph is coloured by: the simulated VPU one or the real XNNPACK one."""
+def partition_report(analysis: Analysis, partition_source: str = "simulated",
+                     delegation: PartitionReport | None = None) -> PartitionReport:
+    """The PartitionReport a graph is coloured by: the simulated VPU one (the analysis') or the
+    real XNNPACK one (`delegation`, Inspection.attached.delegation)."""
     if partition_source not in PARTITION_SOURCES:
         raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}, not {partition_source!r}")
     if partition_source == "simulated":
         return analysis.partition
-    if analysis.delegation is None:
+    if delegation is None:
         raise ValueError("this analysis has no XNNPACK delegation: ask the session for the xnnpack target")
-    return analysis.delegation
+    return delegation
 
 
 def display_id(model: GraphModel, node: str) -> str:
@@ -212,12 +219,12 @@ def _graph_edges(edges: list, shown: set[str], home: dict, boundaries) -> tuple[
     return tuple(out)
 
 
-def _display_metrics(analysis: Analysis, home: dict, shown: set[str]) -> dict:
+def _display_metrics(analysis: Analysis, home: dict, shown: set[str], measured_us: Mapping[str, float]) -> dict:
     """Per-node metrics keyed by the id that shows each node (a folded weight's on its op)."""
     from vpu_core.graph.metrics import node_metrics
 
     out = {}
-    for key, values in node_metrics(analysis).items():
+    for key, values in node_metrics(analysis, measured_us).items():
         by_id: dict[str, float] = {}
         for name, value in values.items():
             nid = home.get(name, name)

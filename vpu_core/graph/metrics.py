@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from vpu_core.graph.model import MetricBar
 
@@ -49,8 +49,9 @@ METRICS = {m.key: m for m in (
 )}
 
 
-def node_metrics(analysis: Analysis) -> dict[str, dict[str, float]]:
-    """metric key -> {fx node name: value}; nodes without a value are absent."""
+def node_metrics(analysis: Analysis, measured_us: Mapping[str, float] | None = None) -> dict[str, dict[str, float]]:
+    """metric key -> {fx node name: value}; nodes without a value are absent. `measured_us`: each
+    node's µs in a run on this CPU (RuntimeReport.op_us), the "measured µs" metric."""
     sqnr = {k: float(v) for k, v in analysis.layer_sqnr.items()
             if v is not None and math.isfinite(v)}
     loss: dict[str, float] = {}
@@ -64,9 +65,8 @@ def node_metrics(analysis: Analysis) -> dict[str, dict[str, float]]:
     for b in analysis.partition.boundaries:
         for end in {_op_of(analysis, b.src), _op_of(analysis, b.dst)}:
             nbytes[end] = nbytes.get(end, 0.0) + b.bytes
-    runtime = analysis.runtime
-    measured = runtime.op_us() if runtime is not None and not runtime.refused else {}
-    return {"sqnr": sqnr, "pow2_loss": loss, "shift": shift, "boundary_bytes": nbytes, "measured_us": measured}
+    return {"sqnr": sqnr, "pow2_loss": loss, "shift": shift, "boundary_bytes": nbytes,
+            "measured_us": dict(measured_us or {})}
 
 
 def _op_of(analysis: Analysis, name: str) -> str:

@@ -1,7 +1,7 @@
 """Where one node runs, and why, under the partition a graph is coloured by.
 
 The status bar, the node panel's summary and its per-node decision all read the same
-PartitionReport (`partition_report(analysis, source)`), so their numbers agree whichever
+PartitionReport (`partition_report(analysis, source, delegation)`), so their numbers agree whichever
 partition (simulated VPU or real XNNPACK delegation) is shown.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from vpu_core.graph.build import partition_report
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Analysis
+    from vpu_core.analysis.results import Analysis, PartitionReport
 
 __all__ = ["Placement", "partition_report", "placement"]
 
@@ -24,8 +24,9 @@ class Placement:
     reason: str = ""           # why it is there (empty for a node inside a subgraph)
 
 
-def placement(analysis: Analysis, node: str, source: str = "simulated") -> Placement:
-    part = partition_report(analysis, source)
+def placement(analysis: Analysis, node: str, source: str = "simulated",
+              delegation: PartitionReport | None = None) -> Placement:
+    part = partition_report(analysis, source, delegation)
     info = analysis.nodes.get(node)
     cpu = next((c for c in part.cpu_nodes if c.node == node), None)
     if cpu is not None:

@@ -1,4 +1,5 @@
-"""`check --format json`: the Analysis as the stable schema of docs/spec.md (add keys, never rename)."""
+"""`check --format json`: the Analysis and what is attached to it (vpu_core.inspection.Attached),
+flattened into the stable schema of docs/spec.md (add keys, never rename)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
@@ -6,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import math
 
 from vpu_core.analysis.results import Analysis, CpuNode, NodeInfo, PartitionReport, Summary
+from vpu_core.inspection import NOTHING_ATTACHED, Attached
 from vpu_core.stages import JSON_TIMING_KEYS
 
 if TYPE_CHECKING:
@@ -15,7 +17,9 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 
 
-def analysis_to_json(a: Analysis) -> dict:
+def analysis_to_json(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> dict:
+    """`a` and `attached` in one object: the attached results at their keys beside the analysis'
+    (op_candidates, economics; int_sim, runtime, timing when there)."""
     out = {
         "schema": SCHEMA_VERSION,
         "model": a.model,
@@ -43,31 +47,31 @@ def analysis_to_json(a: Analysis) -> dict:
         "layer_sqnr_db": dict(a.layer_sqnr),
         "graph": {"nodes": [{"name": n.name, "op": n.op, "target": n.target} for n in a.nodes.values()],
                   "edges": [list(e) for e in a.edges]},
-        "xnnpack_delegation": partition_to_json(a.delegation) if a.delegation else None,
+        "xnnpack_delegation": partition_to_json(attached.delegation) if attached.delegation else None,
         "timings_s": {k: round(float(a.timings_s.get(k, 0.0)), 4) for k in JSON_TIMING_KEYS},
         "groups": groups_to_json(a),
         "shared_scales": [{"id": g.id, "ops": list(g.ops), "shared": g.shared,
                            "members": [{"tensor": m.tensor, "producer": m.producer,
                                         "scales": list(m.scales), "zero_points": list(m.zero_points)}
                                        for m in g.members]} for g in a.scale_groups],
-        "op_candidates": op_candidates_to_json(a.op_candidates),
-        "economics": economics_to_json(a.economics),
+        "op_candidates": op_candidates_to_json(attached.op_candidates),
+        "economics": economics_to_json(attached.economics),
         "summary": summary_to_json(a.summary),
         "notes": [{"kind": n.kind, "node": n.node or None, "message": n.message,
                    "values": {k: x for k, x in n.values}} for n in a.notes],
     }
-    if a.int_sim is not None:                                       # check --int-sim
+    if attached.int_sim is not None:                                # check --int-sim
         from vpu_core.reports.int_sim import int_sim_to_json
 
-        out["int_sim"] = int_sim_to_json(a.int_sim)
-    if a.runtime is not None:                                       # check --run
+        out["int_sim"] = int_sim_to_json(attached.int_sim)
+    if attached.runtime is not None:                                # check --run
         from vpu_core.reports.runtime import runtime_to_json
 
-        out["runtime"] = runtime_to_json(a.runtime)
-    if a.timing is not None:
+        out["runtime"] = runtime_to_json(attached.runtime)
+    if attached.timing is not None:
         from vpu_core.reports.timing import timing_to_json
 
-        out["timing"] = timing_to_json(a.timing)
+        out["timing"] = timing_to_json(attached.timing)
     return finite(out)
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from vpu_core.analysis.results import Analysis, PartitionReport
 from vpu_core.formatting import human_bytes, quantizer_label, samples_text
+from vpu_core.inspection import NOTHING_ATTACHED, Attached
 from vpu_core.reports.summary_text import headline, no_weighted_op_sentence
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from vpu_core.targets.results import RuntimeReport, TargetResult
 
 
-def analysis_to_text(a: Analysis) -> str:
+def analysis_to_text(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> str:
     batch = "dynamic batch" if a.dynamic_batch else "static batch"
     who = quantizer_label(a) if a.already_quantized else a.quantizer
     lines = [f"{a.model} · quantizer {who} · {batch} · profile {a.partition.profile}"]
@@ -28,25 +29,25 @@ def analysis_to_text(a: Analysis) -> str:
         lines += [f"Notes ({len(a.notes)}):", *(f"  ! {n.message}" for n in a.notes), ""]
     lines += _violation_lines(a)
     lines += ["", *_rule_table(a), "", *partition_lines(a.partition)]
-    lines += _whatif_lines(a)
-    if a.delegation is not None:
-        lines += ["", *partition_lines(a.delegation, title="Real XNNPACK delegation (ExecuTorch)")]
+    lines += _whatif_lines(attached)
+    if attached.delegation is not None:
+        lines += ["", *partition_lines(attached.delegation, title="Real XNNPACK delegation (ExecuTorch)")]
     lines += ["", *_shift_lines(a), ""]
     sqnr = f"not meaningful ({a.sqnr_reason or 'no float reference'})" if a.sqnr_db is None \
         else f"{a.sqnr_db:.1f} dB"
     lines.append(f"SQNR (float vs quantized, {samples_text(a.accuracy_samples)} held aside): {sqnr}")
-    if a.int_sim is not None:
+    if attached.int_sim is not None:
         from vpu_core.reports.int_sim import int_sim_lines
 
-        lines += int_sim_lines(a.int_sim)
-    if a.runtime is not None:
+        lines += int_sim_lines(attached.int_sim)
+    if attached.runtime is not None:
         from vpu_core.reports.runtime import runtime_lines
 
-        lines += runtime_lines(a.runtime)
-    if a.timing is not None:
+        lines += runtime_lines(attached.runtime)
+    if attached.timing is not None:
         from vpu_core.reports.timing import timing_lines
 
-        lines += timing_lines(a.timing)
+        lines += timing_lines(attached.timing)
     t = a.timings_s
     lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
                                           for k in ("export", "import", "prepare", "calibrate", "convert",
@@ -100,11 +101,11 @@ def _target_run_lines(run: RuntimeReport, runtime_lines) -> list[str]:
     return [line]
 
 
-def _whatif_lines(a: Analysis) -> list[str]:
+def _whatif_lines(attached: Attached) -> list[str]:
     from vpu_core.reports.whatif_text import economics_lines, op_candidate_lines
 
-    economics = economics_lines(a.economics)
-    return ["", *op_candidate_lines(a), *(["", *economics] if economics else [])]
+    economics = economics_lines(attached.economics)
+    return ["", *op_candidate_lines(attached.op_candidates), *(["", *economics] if economics else [])]
 
 
 def _violation_lines(a: Analysis) -> list[str]:

@@ -6,13 +6,12 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from vpu_core.formatting import human_bytes
 from vpu_core.hardware.limits import BY_ID, pair_text, value_text
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Analysis
     from vpu_core.whatif.results import (AblationEntry, AblationReport, Economics, OpCandidate,
                                          ProfileChange, SubgraphEconomics)
 
@@ -144,15 +143,15 @@ def candidate_sentence(c: OpCandidate) -> str:
             f"{c.subgraphs_merged} subgraph{'s' if c.subgraphs_merged != 1 else ''}, {saves}")
 
 
-def op_candidate_lines(a: Analysis) -> list[str]:
-    if not a.op_candidates:
+def op_candidate_lines(candidates: Sequence[OpCandidate]) -> list[str]:
+    if not candidates:
         return ["Op-list what-if: no op falls back to the CPU for lack of a kernel or over a limit."]
-    width = max(28, *(len(candidate_name(c)) for c in a.op_candidates))
+    width = max(28, *(len(candidate_name(c)) for c in candidates))
     lines = ["Op-list what-if (add one op type to the VPU op list, or relax one per-op limit; "
              "re-partition only):",
              f"  {'op / limit':<{width}} {'moved':>6} {'subgraphs merged':>16} {'bytes saved':>12} "
              f"{'CPU nodes left':>14}"]
-    for c in a.op_candidates:
+    for c in candidates:
         lines.append(f"  {candidate_name(c):<{width}} {c.nodes_moved:>6} {c.subgraphs_merged:>16} "
                      f"{human_bytes(c.bytes_saved):>12} {c.cpu_nodes_left:>14}")
     return lines

@@ -2,6 +2,7 @@
 
     inspection = inspect(RunConfig(model="resnet8"), view=ViewOptions(), progress=fn, cancel=event)
     inspection.analysis            # frozen Analysis: rules, partition, shifts, statistics, SQNR
+    inspection.attached            # what later layers computed for it when asked (int_sim, what-if, run)
     inspection.graph               # DisplayGraph (GraphModel + Layout) for `view`, or None
 
 Stages, in order, each reported to `progress(stage, fraction_within_stage)`:
@@ -31,15 +32,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from vpu_core.cache.attached import AttachedResults
 from vpu_core.cache.keys import FileHashes, StageKeys, stage_keys
 from vpu_core.cache.stage_store import MemoryCache
 from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
 from vpu_core.errors import NotCached
-from vpu_core.inspection import DisplayGraph, Inspection, InspectionPair, display_graph
+from vpu_core.inspection import NOTHING_ATTACHED, Attached, DisplayGraph, Inspection, InspectionPair, display_graph
 from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext, context_of, overall_fraction, recording
 from vpu_core.session.jobs import SessionJob, forget_targets, target_result
-from vpu_core.stages import STAGE_SPANS, STAGE_TITLES, STAGES, Store
+from vpu_core.stages import STAGE_SPANS, STAGE_TITLES, STAGES, Store, TimingKey
 from vpu_core.targets import check_target
 
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
@@ -77,7 +77,6 @@ class Session:
         self.disk_cache = disk_cache
         self.cache_dir = cache_dir
         self._disk: DiskCache | None = None
-        self.attached = AttachedResults(8 * keep)     # analysis -> it with int_sim / what-if
         self._ablations: dict = {}        # analysis key (or RunConfig) -> whatif AblationReport
         self._metrics: dict = {}          # (quantized key, --eval spec, its file hash) -> the user's metric
         self._lock = threading.Lock()
@@ -95,11 +94,12 @@ class Session:
         None and `view` colours by it. `fresh` re-reads the model / profile / calibration files
         (the user asked to run again: a file may have changed); results whose inputs did not
         change are still reused, since they would come out the same. `int_sim` also runs the VPU
-        partitions in integers (Analysis.int_sim, vpu_core.intsim); `runtime_runs` also lowers the
-        converted graph to an ExecuTorch XNNPACK program and runs it that many times on this CPU
-        (Analysis.runtime and its timing model, Analysis.timing: the XNNPACK target, vpu_core.targets.xnnpack). `whatif` fills
-        in the op-list candidates and the partition economics (Analysis.op_candidates /
-        .economics: one re-partition per candidate op, so only when asked for: `Session.whatif`).
+        partitions in integers (Inspection.attached.int_sim, vpu_core.intsim); `runtime_runs` also
+        lowers the converted graph to an ExecuTorch XNNPACK program and runs it that many times on
+        this CPU (.attached.runtime and its timing model, .attached.timing: the XNNPACK target,
+        vpu_core.targets.xnnpack). `whatif` fills in the op-list candidates and the partition
+        economics (.attached.whatif: one re-partition per candidate op, so only when asked for:
+        `Session.whatif`). All of them are attached by `attach`; the Analysis is the cached one.
         `ctx` replaces `progress` and `cancel` (give one or the other). `preview(inspection)`
         receives the predicted partition of the float graph as soon as it is exported, when the
         quantized analysis has to be computed (vpu_core.preview). `targets` (registry names,
@@ -119,25 +119,21 @@ class Session:
             from vpu_core.preview import previewer
 
             on_export = previewer(config, view, preview, start)
-        analysis = self.analysis(config, xnnpack_delegation, ctx, keys=keys, on_export=on_export)
-        if int_sim:
-            analysis = self._with_int_sim(config, analysis, ctx, keys)
-        if whatif or runtime_runs:      # the timing model reads the economics' MACs
-            analysis = self.with_whatif(config, analysis, ctx, keys)
-        if runtime_runs:
-            from vpu_core.targets.xnnpack.service import with_runtime
-
-            analysis = with_runtime(analysis, config, self.runtime(config, runtime_runs, ctx=ctx, keys=keys))
+        analysis = self.analysis(config, ctx, keys=keys, on_export=on_export)
+        attached = self.attach(config, analysis, ctx, keys, delegation=xnnpack_delegation, int_sim=int_sim,
+                               whatif=whatif, runtime_runs=runtime_runs)
         judged = {name: self.target(config, name, ctx, keys) for name in dict.fromkeys(targets)}
         graph = None
         if view is not None:
-            graph = self._display_graph(keys, analysis, view, ctx)
-        return Inspection(config, analysis, graph, view, time.perf_counter() - start, tuple(ran), judged)
+            graph = self._display_graph(keys, analysis, view, ctx, attached)
+        return Inspection(config, analysis, graph, view, time.perf_counter() - start, tuple(ran), judged,
+                          attached)
 
     def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
         """The same result drawn for another view (fold, colouring): milliseconds, never a run.
-        Raises ValueError when `view` colours by an XNNPACK delegation the analysis lacks."""
-        graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view, NO_CONTEXT)
+        Raises ValueError when `view` colours by an XNNPACK delegation the inspection lacks."""
+        graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view, NO_CONTEXT,
+                                    inspection.attached)
         return dataclasses.replace(inspection, graph=graph, view=view)
 
     def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
@@ -195,38 +191,28 @@ class Session:
             return
         dropped: tuple[tuple[Store, object], ...] = (
             ("export", keys.export), ("calibration", keys.calibration), ("qparams", keys.quantized),
-            ("quantized", keys.quantized), ("analysis", keys.analysis), ("analysis", keys.analysis_delegated),
+            ("quantized", keys.quantized), ("analysis", keys.analysis),
             ("int_sim", keys.analysis), ("whatif", keys.analysis), ("program", program_key(keys)))
         for store, key in dropped:
             self.memory.drop(store, key)
         forget_targets(self, keys)
-        self.attached.forget(config)
         with self._lock:
             self._ablations.pop(keys.analysis, None)
 
-    def analysis(self, config: RunConfig, xnnpack_delegation: bool = False,
-                 ctx: RunContext = NO_CONTEXT, keys: StageKeys | None = None,
+    def analysis(self, config: RunConfig, ctx: RunContext = NO_CONTEXT, keys: StageKeys | None = None,
                  on_export: OnExport | None = None) -> Analysis:
-        """The Analysis of `config`, run or remembered; with the real XNNPACK delegation the
-        analysis without it (run or remembered) plus the lowering (one path: with_xnnpack_delegation)."""
+        """The Analysis of `config` (what `analyze()` computes), run or remembered."""
         from vpu_core.cache import analysis_store
 
         keys = keys if keys is not None else self.keys(config)
         store = analysis_store.AnalysisStore(keys, self.memory, self.disk())
-        hit = store.get(xnnpack_delegation)
+        hit = store.get()
         if hit is not None:
             return hit
-        base = store.get(False)           # the overlay on a known analysis: only the lowering runs
-        qm = self.quantized(config, ctx, keys, on_export if base is None else None)
-        if base is None:
-            from vpu_core.analysis import analyze
+        qm = self.quantized(config, ctx, keys, on_export)
+        from vpu_core.analysis import analyze
 
-            base = ctx.call(analyze, qm, ctx)
-        analysis = base
-        if xnnpack_delegation:         # the XNNPACK target's verdict (cached on its own)
-            result = self.target(config, "xnnpack", ctx, keys)
-            analysis = dataclasses.replace(base, delegation=result.verdict, timings_s={
-                **base.timings_s, "xnnpack_delegation": result.seconds})
+        analysis = ctx.call(analyze, qm, ctx)
         store.put(analysis)
         return analysis
 
@@ -242,42 +228,51 @@ class Session:
         """The TargetJob a target receives for `config` in this session."""
         return SessionJob(self, config, target, ctx, keys if keys is not None else self.keys(config))
 
-    def _with_int_sim(self, config: RunConfig, analysis: Analysis, ctx: RunContext,
-                      keys: StageKeys | None = None) -> Analysis:
-        """`analysis` with its integer simulation attached, remembered: asking again (the single
-        view, then compare side A) gives the same result object."""
-        return self.attached.get_or_make("int_sim", config, analysis, lambda: dataclasses.replace(
-            analysis, int_sim=self.int_sim(config, ctx, keys)))
+    def attach(self, config: RunConfig, analysis: Analysis, ctx: RunContext = NO_CONTEXT,
+               keys: StageKeys | None = None, *, delegation: bool = False, int_sim: bool = False,
+               whatif: bool = False, runtime_runs: int | None = None) -> Attached:
+        """What later layers compute for `analysis` (of `config`), each asked of its own layer and
+        its own store under the analysis key: the real XNNPACK delegation (the XNNPACK target's
+        verdict), the integer simulation, the what-if (also for a run: the timing model reads the
+        economics' MACs), the run on this CPU and its timing model. The one way an inspection
+        gets them; the Analysis itself never changes."""
+        found: dict = {}
+        seconds: dict[TimingKey, float] = {}
+        if delegation:
+            result = self.target(config, "xnnpack", ctx, keys)
+            found["delegation"] = result.verdict
+            seconds["xnnpack_delegation"] = result.seconds
+        if int_sim:
+            found["int_sim"] = self.int_sim(config, ctx, keys)
+        if whatif or runtime_runs:
+            found["whatif"] = self.whatif(config, ctx, keys)
+            seconds["whatif"] = found["whatif"].seconds
+        if runtime_runs:
+            from vpu_core.targets.xnnpack.service import timing_of
+
+            found["runtime"] = self.runtime(config, runtime_runs, ctx=ctx, keys=keys)
+            found["timing"] = timing_of(analysis, found["whatif"].economics, config, found["runtime"])
+        return Attached(**found, timings_s=seconds) if found else NOTHING_ATTACHED
 
     def whatif(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
                keys: StageKeys | None = None) -> PartitionWhatIf:
         """PartitionWhatIf of `config`: the op-list candidates and the partition economics of its
         analysis (cached like the analysis, in memory and on disk)."""
-        from vpu_core.cache import analysis_store
+        from vpu_core.whatif.store import whatif_store
 
         keys = keys if keys is not None else self.keys(config)
-        store = analysis_store.whatif_store(keys, self.memory, self.disk())
+        store = whatif_store(keys, self.memory, self.disk())
         hit = store.get()
         if hit is not None:
             return hit
         self.before_computing("whatif")
         from vpu_core.whatif.partition_whatif import partition_whatif
 
-        analysis = self.analysis(config, False, ctx, keys=keys)
+        analysis = self.analysis(config, ctx, keys=keys)
         qm = self.quantized(config, ctx, keys)
         result = ctx.call(partition_whatif, qm, analysis)
         store.put(result)
         return result
-
-    def with_whatif(self, config: RunConfig, analysis: Analysis, ctx: RunContext = NO_CONTEXT,
-                    keys: StageKeys | None = None) -> Analysis:
-        """`analysis` with its op-list candidates and partition economics filled in."""
-        def attach() -> Analysis:       # no import of the analyzer: a warm start stays torch-free
-            found = self.whatif(config, ctx, keys)
-            return dataclasses.replace(analysis, op_candidates=found.op_candidates, economics=found.economics,
-                                       timings_s={**analysis.timings_s, "whatif": found.seconds})
-
-        return self.attached.get_or_make("whatif", config, analysis, attach)
 
     def quantized(self, config: RunConfig, ctx: RunContext = NO_CONTEXT,
                   keys: StageKeys | None = None, on_export: OnExport | None = None) -> QuantizedModel:
@@ -303,10 +298,10 @@ class Session:
                 keys: StageKeys | None = None) -> IntSimReport:
         """IntSimReport of `config`: its VPU partitions run in integers on the held-aside batches
         (cached like the analysis: it depends on the same program and profile)."""
-        from vpu_core.cache import analysis_store
+        from vpu_core.intsim.store import int_sim_store
 
         keys = keys if keys is not None else self.keys(config)
-        store = analysis_store.int_sim_store(keys, self.memory, self.disk())
+        store = int_sim_store(keys, self.memory, self.disk())
         hit = store.get()
         if hit is not None:
             return hit
@@ -347,7 +342,7 @@ class Session:
         from vpu_core.whatif.ablation import check_quantizer, run_ablation
 
         check_quantizer(config)
-        baseline = self.analysis(config, False, ctx, keys=keys)
+        baseline = self.analysis(config, ctx, keys=keys)
         result = run_ablation(self.quantized(config, ctx, keys), baseline, ctx)
         with self._lock:
             self._ablations[key] = result
@@ -378,7 +373,7 @@ class Session:
         from vpu_core.cache.stage_store import StageStore
         from vpu_core.sensitivity.analyse import sensitivity
 
-        analysis = self.analysis(config, False, ctx, keys=keys)
+        analysis = self.analysis(config, ctx, keys=keys)
         qm = self.quantized(config, ctx, keys)
         recorded = StageStore(keys, self.memory, self.disk()).qparams() if keys is not None else None
 
@@ -488,17 +483,18 @@ class Session:
             raise NotCached(what)
 
     def _display_graph(self, keys: StageKeys | None, analysis: Analysis, view: ViewOptions,
-                       ctx: RunContext) -> DisplayGraph:
+                       ctx: RunContext, attached: Attached = NOTHING_ATTACHED) -> DisplayGraph:
         key = None
         if keys is not None and not analysis.predicted:    # a prediction is never remembered
-            # a run on this CPU adds the "measured µs" metric: another graph (RuntimeReport is hashable)
-            key = (keys.analysis_delegated if analysis.delegation is not None else keys.analysis, view,
-                   analysis.runtime)
+            # the delegation colours another graph, a run on this CPU adds the "measured µs"
+            # metric: another graph (RuntimeReport is hashable)
+            delegated = attached.delegation is not None
+            key = (keys.analysis_delegated if delegated else keys.analysis, view, attached.runtime)
             hit = self.memory.get("graph", key)
             if hit is not None:
                 return hit
         ctx.report("layout", 0.0)
-        graph = display_graph(analysis, view)
+        graph = display_graph(analysis, view, attached)
         ctx.report("layout", 1.0)
         if key is not None:
             self.memory.put("graph", key, graph)

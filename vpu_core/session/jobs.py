@@ -63,7 +63,7 @@ class SessionJob:
         return self.session.quantized(self._config, self._ctx, self._keys)
 
     def analysis(self) -> Analysis:
-        return self.session.analysis(self._config, False, self._ctx, keys=self._keys)
+        return self.session.analysis(self._config, self._ctx, keys=self._keys)
 
     def _memory_key(self, what: str) -> tuple | None:
         return None if self._keys is None else (self.target, what, self._keys.quantized)
@@ -109,7 +109,7 @@ def target_result(session: Session, config: RunConfig, name: str, ctx: RunContex
     if hit is not None:
         return hit
     session.before_computing(f"target {name}")
-    analysis = session.analysis(config, False, ctx, keys=keys)
+    analysis = session.analysis(config, ctx, keys=keys)
     targets.check_target(name, analysis.quantizer, config.dynamic_batch)
     target = targets.load(name)
     job = SessionJob(session, config, name, ctx, keys)

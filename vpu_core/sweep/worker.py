@@ -83,12 +83,12 @@ def _inspect(task: dict, config: RunConfig, start: float) -> RunOutput:
     targets = tuple(dict.fromkeys(["vpu", *task["base"].get("targets", [])]))     # as `check --target`
     inspection = session.inspect(config, view=None, whatif=True, targets=targets)  # the JSON `check` prints
     analysis = inspection.analysis
-    check = {**analysis_to_json(analysis), "targets": targets_to_json(inspection.targets)}
+    check = {**analysis_to_json(analysis, inspection.attached), "targets": targets_to_json(inspection.targets)}
     html = None
     if task.get("html", True):
         from vpu_core.reports.html import build_report_html
 
-        html = build_report_html(analysis, embed_fonts=False)    # one page per run: fonts named, not repeated
+        html = build_report_html(analysis, embed_fonts=False, attached=inspection.attached)    # one page per run: fonts named, not repeated
     row = ok_row(task["base"], check, time.perf_counter() - start)
     return RunOutput(row, check, html)
 

@@ -1,6 +1,6 @@
 """Time instead of bytes: does each VPU subgraph pay, in microseconds?
 
-    timing = split_timing(analysis, runtime, profile.timing)     # SplitTiming (plain numbers)
+    timing = split_timing(analysis, runtime, profile.timing, subgraphs=economics.subgraphs)   # SplitTiming
 
 Per VPU subgraph of the partition (its MACs and boundary tensors from vpu_core.whatif.economics'
 accounting):
@@ -20,7 +20,7 @@ array; the VPU's time is its MACs and its launch. Pure Python, no torch.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from vpu_core.timing.assumptions import TimingAssumptions
 from vpu_core.timing.results import SplitTiming, SubgraphTiming
@@ -32,16 +32,30 @@ if TYPE_CHECKING:
 __all__ = ["split_timing", "SplitTiming", "SubgraphTiming", "TimingAssumptions"]
 
 
+class SubgraphMacs(Protocol):
+    """What the timing model reads of a VPU subgraph's economics (vpu_core.whatif.results)."""
+
+    @property
+    def subgraph(self) -> int: ...
+    @property
+    def macs(self) -> int: ...
+    @property
+    def ops(self) -> int: ...
+    @property
+    def first_op(self) -> str: ...
+
+
 def split_timing(a: Analysis, runtime: RuntimeReport, assumptions: TimingAssumptions,
-                 profile: str = "") -> SplitTiming | None:
+                 profile: str = "", subgraphs: Iterable[SubgraphMacs] = ()) -> SplitTiming | None:
     """The timing model of `a`'s partition with `runtime`'s measured CPU times (None when the
-    runtime refused: there is nothing measured to compare with)."""
+    runtime refused: there is nothing measured to compare with); `subgraphs`: the MACs of each
+    VPU subgraph (Economics.subgraphs of the what-if; a subgraph not given counts none)."""
     if runtime.refused or runtime.latency is None:
         return None
     measured = runtime.op_us()
     part = a.partition
     moved = part.boundary_tensors()
-    macs = {e.subgraph: (e.macs, e.ops, e.first_op) for e in (a.economics.subgraphs if a.economics else ())}
+    macs = {e.subgraph: (e.macs, e.ops, e.first_op) for e in subgraphs}
     rows = []
     for s in part.subgraphs:
         mac, ops, first = macs.get(s.id, (0, 0, s.nodes[0] if s.nodes else ""))

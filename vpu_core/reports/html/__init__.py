@@ -9,8 +9,8 @@ external fonts or scripts.
     write_report_html("resnet8.html", analysis, graph_image=png_bytes)   # atomic
 
 Sections (stable ids, the tests look for them): #summary, #graph, #rules, #partition, #whatif,
-#histograms, #sqnr, with integer simulation (Analysis.int_sim) #int_sim, with a run on this CPU
-(Analysis.runtime, `report --run`) #runtime, with an ablation #ablation and, with a second
+#histograms, #sqnr, with integer simulation (Attached.int_sim) #int_sim, with a run on this CPU
+(Attached.runtime, `report --run`) #runtime, with an ablation #ablation and, with a second
 analysis, #comparison.
 """
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vpu_core.compare import Comparison, compare, default_label
+from vpu_core.inspection import NOTHING_ATTACHED, Attached
 from vpu_core.reports.html.comparison import comparison_section
 from vpu_core.reports.html.fonts import font_face_css
 from vpu_core.reports.html.html_kit import esc
@@ -49,7 +50,7 @@ def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str 
                       compare_with: Analysis | None = None,
                       compare_graph_image: GraphImage | bytes | str | None = None,
                       comparison: Comparison | None = None,
-                      ablation: AblationReport | None = None,
+                      ablation: AblationReport | None = None, attached: Attached = NOTHING_ATTACHED,
                       generated_at: _dt.datetime | None = None, embed_fonts: bool = True) -> str:
     """The whole report as one HTML string.
 
@@ -57,21 +58,23 @@ def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str 
     `compare_with` adds the comparison section (matched by vpu_core.compare unless a ready
     `comparison` of the two is passed); `compare_graph_image` is its graph, shown beside ours.
     `ablation` (vpu_core.whatif AblationReport of `analysis`) adds what each constraint costs.
+    `attached` (vpu_core.inspection) adds the what-if, the integer simulation and the run on this
+    CPU computed for `analysis`.
     `embed_fonts`: the bundled fonts inside the page (~0.6 MB); without, the CSS only names them.
     """
     tag = default_label(analysis) if compare_with is not None else ""   # which side a section shows
     sections = [summary_section(analysis, tag),
                 graph_section(analysis, graph_image, compare_with, compare_graph_image),
-                rules_section(analysis, tag), partition_section(analysis, tag),
-                whatif_section(analysis, tag), histograms_section(analysis, tag), sqnr_section(analysis, tag)]
-    if analysis.int_sim is not None:
+                rules_section(analysis, tag), partition_section(analysis, tag, attached.delegation),
+                whatif_section(attached, tag), histograms_section(analysis, tag), sqnr_section(analysis, tag)]
+    if attached.int_sim is not None:
         from vpu_core.reports.html.int_sim import int_sim_section
 
-        sections.append(int_sim_section(analysis, tag))
-    if analysis.runtime is not None:
+        sections.append(int_sim_section(attached, tag))
+    if attached.runtime is not None:
         from vpu_core.reports.html.runtime import runtime_section
 
-        sections.append(runtime_section(analysis, tag))
+        sections.append(runtime_section(analysis, attached, tag))
     if ablation is not None:
         sections.append(ablation_section(ablation))
     if compare_with is not None:
@@ -79,10 +82,10 @@ def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str 
         sections.append(comparison_section(analysis, compare_with, cmp))
     present = {"ablation": ablation is not None, "comparison": compare_with is not None}
     ids = [s for s in SECTION_IDS if present.get(s, True)]
-    if analysis.int_sim is not None:
+    if attached.int_sim is not None:
         ids.insert(ids.index("sqnr") + 1, "int_sim")
-    if analysis.runtime is not None:
-        ids.insert(ids.index("int_sim" if analysis.int_sim is not None else "sqnr") + 1, "runtime")
+    if attached.runtime is not None:
+        ids.insert(ids.index("int_sim" if attached.int_sim is not None else "sqnr") + 1, "runtime")
     when = (generated_at or _dt.datetime.now()).strftime("%Y-%m-%d %H:%M")
     title = _title(analysis, compare_with)
     return "".join([

@@ -10,7 +10,7 @@ from vpu_core.reports.html.numbers import figure
 from vpu_core.reports.html.svg_charts import Series, histogram
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Analysis
+    from vpu_core.inspection import Attached
     from vpu_core.intsim.results import IntSimLayer, IntSimReport
 
 ROUNDING_TEXT = {"round_half_up": "round half up: (acc + 2^(n−1)) >> n",
@@ -18,7 +18,7 @@ ROUNDING_TEXT = {"round_half_up": "round half up: (acc + 2^(n−1)) >> n",
                  "truncate": "truncate: acc >> n (floor)"}
 
 
-def int_sim_section(a: Analysis, tag: str = "") -> str:
+def int_sim_section(a: Attached, tag: str = "") -> str:
     r = a.int_sim
     if r is None:
         return ""

@@ -18,6 +18,7 @@ from vpu_core.reports.timing import assumptions_text, verdict
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
+    from vpu_core.inspection import Attached
     from vpu_core.targets.results import RuntimeReport
     from vpu_core.timing import SplitTiming
 
@@ -27,14 +28,15 @@ LEDE = ("The converted graph lowered to an ExecuTorch program for XNNPACK and ru
         "Q/DQ graph on the held-aside batch, and per-op times from ETDump mapped back to graph nodes.")
 
 
-def runtime_section(a: Analysis, tag: str = "") -> str:
-    r = a.runtime
+def runtime_section(a: Analysis, attached: Attached, tag: str = "") -> str:
+    r = attached.runtime
     assert r is not None, "the report adds this section only with a run"
     if r.refused or r.latency is None:
         return card("runtime", "Run on this CPU", f'<p><span class="pill fail">refused</span> {esc(r.refused or "")}</p>',
                     lede=LEDE, tag=tag)
-    body = (_headline(r, a.timing) + f'<div class="kpis">{_tiles(r)}</div>' + _top_ops(a, r)
-            + (_economics(a.timing) if a.timing is not None else "") + _footnote(r))
+    t = attached.timing
+    body = (_headline(r, t) + f'<div class="kpis">{_tiles(r)}</div>' + _top_ops(a, r)
+            + (_economics(t) if t is not None else "") + _footnote(r))
     return card("runtime", "Run on this CPU", body, lede=LEDE, tag=tag)
 
 

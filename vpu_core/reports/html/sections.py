@@ -269,10 +269,11 @@ def _rule_group(a: Analysis, r: RuleResult, owners: dict[str, str]) -> str:
 
 # -- partition -------------------------------------------------------------------------------------
 
-def partition_section(a: Analysis, tag: str = "") -> str:
+def partition_section(a: Analysis, tag: str = "", delegation: PartitionReport | None = None) -> str:
+    """The simulated partition, and the real XNNPACK `delegation` when it was computed."""
     body = partition_body(a, a.partition)
-    if a.delegation is not None:
-        body += "<h3>Real XNNPACK delegation (ExecuTorch)</h3>" + partition_body(a, a.delegation)
+    if delegation is not None:
+        body += "<h3>Real XNNPACK delegation (ExecuTorch)</h3>" + partition_body(a, delegation)
     return card("partition", "Partition", body, tag=tag, lede=(
         "Ops in the profile's VPU op list run on the VPU in connected subgraphs; every other op "
         "falls back to the CPU, and each edge between the two moves a tensor across."))

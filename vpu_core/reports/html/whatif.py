@@ -18,11 +18,12 @@ from vpu_core.reports.whatif_text import (NOISE_DB, ablation_headline, candidate
                                           signed_bytes)
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Analysis
+    from vpu_core.inspection import Attached
     from vpu_core.whatif.results import AblationReport
 
 
-def whatif_section(a: Analysis, tag: str = "") -> str:
+def whatif_section(a: Attached, tag: str = "") -> str:
+    """The op-list candidates and the partition economics attached to the analysis."""
     body = "<h3>Which kernel should the next chip add first?</h3>" + _candidates(a)
     body += "<h3>Does each VPU subgraph pay for its transfers?</h3>" + _economics(a)
     return card("whatif", "Partition what-if", body, tag=tag, lede=(
@@ -33,7 +34,7 @@ def whatif_section(a: Analysis, tag: str = "") -> str:
         "bytes against the multiply-accumulates it keeps on the VPU."))
 
 
-def _candidates(a: Analysis) -> str:
+def _candidates(a: Attached) -> str:
     if not a.op_candidates:
         return '<p class="muted">No op falls back to the CPU for lack of a kernel or over a limit.</p>'
     rows = [[code(candidate_name(c)), esc(c.nodes_moved), esc(c.subgraphs_merged), esc(c.new_subgraphs),
@@ -42,7 +43,7 @@ def _candidates(a: Analysis) -> str:
                   "Bytes saved", "CPU nodes left"], rows, numeric={1, 2, 3, 4, 5})
 
 
-def _economics(a: Analysis) -> str:
+def _economics(a: Attached) -> str:
     e = a.economics
     if e is None or not e.subgraphs:
         return '<p class="muted">No VPU subgraph.</p>'

@@ -28,7 +28,6 @@ call_function nodes inside the delegates vs outside them (the delegate calls exc
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import TYPE_CHECKING, Callable
 
@@ -41,7 +40,7 @@ from vpu_core.targets.verdicts import placement_report
 from vpu_core.targets.xnnpack.provenance import is_delegate_call, origin
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Analysis
+    from vpu_core.stages import TimingKey
     from vpu_core.targets.xnnpack.why import Why
     from vpu_core.pipeline import QuantizedModel
     from vpu_core.targets.xnnpack.lowering import EdgeLowering
@@ -133,18 +132,18 @@ def xnnpack_delegation(qm: QuantizedModel, g: QGraph | None = None, *,
                             subgraph_count=counts["delegated_subgraphs"])
 
 
-def with_xnnpack_delegation(analysis: Analysis, qm: QuantizedModel, g: QGraph | None = None,
-                            progress: Callable[[str, float], None] | None = None,
-                            lower: Callable[[QuantizedModel], EdgeLowering] | None = None) -> Analysis:
-    """`analysis` (of `qm`) plus the real XNNPACK delegation, timed as "xnnpack_delegation" and
-    reported as stage "delegate". The one way a delegation is added: by `analyze` and by the
-    session, which adds it to an analysis it already has (the overlay switched on later), and
-    whose `lower` keeps the lowering for the runtime to emit (vpu_core.targets.xnnpack.service)."""
+def timed_xnnpack_delegation(qm: QuantizedModel, g: QGraph | None = None,
+                             progress: Callable[[str, float], None] | None = None,
+                             lower: Callable[[QuantizedModel], EdgeLowering] | None = None,
+                             ) -> tuple[PartitionReport, dict[TimingKey, float]]:
+    """The real XNNPACK delegation of `qm` and its time ({"xnnpack_delegation": s}), reported as
+    stage "delegate"; `lower` keeps the lowering for the runtime to emit
+    (vpu_core.targets.xnnpack.service). The session attaches it beside the analysis
+    (Inspection.attached.delegation), never into it."""
     if progress is not None:
         progress("delegate", 0.0)
     start = time.perf_counter()
     delegation = xnnpack_delegation(qm, g, lowered=(lower or lower_xnnpack)(qm))
-    timings = {**analysis.timings_s, "xnnpack_delegation": time.perf_counter() - start}
     if progress is not None:
         progress("delegate", 1.0)
-    return dataclasses.replace(analysis, delegation=delegation, timings_s=timings)
+    return delegation, {"xnnpack_delegation": time.perf_counter() - start}

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from vpu_core.targets.xnnpack.lowering import LoweredProgram, RuntimeRefusal
     from vpu_core.targets.results import RuntimeReport
     from vpu_core.targets.protocol import TargetJob
+    from vpu_core.timing.results import SplitTiming
+    from vpu_core.whatif.results import Economics
 
 DEFAULT_RUNS = 20
 DEFAULT_WARMUP = 3
@@ -67,17 +69,16 @@ def runtime_report(job: TargetJob, runs: int = DEFAULT_RUNS, warmup: int = DEFAU
     return report
 
 
-def with_runtime(analysis: Analysis, config: RunConfig, report: RuntimeReport) -> Analysis:
-    """`analysis` with the run attached, and the timing model of its partition (vpu_core.timing)
-    with the profile's [timing] assumptions and the run's measured CPU times."""
-    import dataclasses
-
+def timing_of(analysis: Analysis, economics: Economics | None, config: RunConfig,
+              report: RuntimeReport) -> SplitTiming | None:
+    """The timing model of the analysis' partition (vpu_core.timing) with the profile's [timing]
+    assumptions, the what-if's MACs per subgraph and the run's measured CPU times."""
     from vpu_core.profile import load_profile
     from vpu_core.timing import split_timing
 
     profile = load_profile(config.profile)
-    return dataclasses.replace(analysis, runtime=report,
-                               timing=split_timing(analysis, report, profile.timing, profile.name))
+    return split_timing(analysis, report, profile.timing, profile.name,
+                        economics.subgraphs if economics is not None else ())
 
 
 def _refused(refusal: RuntimeRefusal) -> RuntimeReport:
