@@ -136,3 +136,4 @@ def test_the_ablation_noise_estimate_rests_on_every_held_aside_sample(batch1):
     assert per_sample.shape == (8,) and bool((per_sample > 0).all())
     first = sample_noise(run_outputs(qm.float_graph, qm.heldout), run_outputs(qm.converted, qm.heldout), 1)
     assert float(per_sample[0]) == pytest.approx(float(first[0]))
+

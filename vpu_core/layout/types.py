@@ -69,12 +69,20 @@ def node_sizer(label_scale: float = 1.0) -> NodeSize:
     has to cut a label; the padding stays."""
     if label_scale == 1.0:
         return default_node_size
-    char_w, op_h, small_h = CHAR_W * label_scale, OP_H * label_scale, SMALL_H * label_scale
+    return ScaledNodeSize(CHAR_W * label_scale, OP_H * label_scale, SMALL_H * label_scale)
 
-    def size(node: GraphNode) -> tuple[float, float]:
-        return _size(node, char_w, op_h, small_h)
 
-    return size
+@dataclass(frozen=True)
+class ScaledNodeSize:
+    """node_sizer's sizes for a larger font: a module-level value, not a closure, because the
+    grouped graph that holds it crosses from the worker process to the window (pickled)."""
+
+    char_w: float
+    op_h: float
+    small_h: float
+
+    def __call__(self, node: GraphNode) -> tuple[float, float]:
+        return _size(node, self.char_w, self.op_h, self.small_h)
 
 
 def default_node_size(node: GraphNode) -> tuple[float, float]:
