@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, NodeInfo, OpArgument, QuantParams, TensorQParams
-    from vpu_core.graph.metrics import MetricRange
 
 POW2_TOLERANCE = 1e-6   # relative: float32 rounding of 2^k stays far inside it, 2^k·(1+1e-3) does not
 
@@ -306,7 +305,26 @@ def metric_value_text(value: float, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
-def metric_legend_texts(r: MetricRange, unit: str, neutral: bool) -> tuple[str, str, str]:
+class MetricSpan(Protocol):
+    """What a legend says of a metric's range (vpu_core.graph.metrics.MetricRange)."""
+
+    @property
+    def ends(self) -> tuple[float, float]: ...
+    @property
+    def low_end_worst(self) -> bool: ...
+    @property
+    def clipped(self) -> bool: ...
+    @property
+    def percentiles(self) -> bool: ...
+    @property
+    def worst(self) -> float | None: ...
+    @property
+    def beyond_worst(self) -> int: ...
+    @property
+    def beyond_best(self) -> int: ...
+
+
+def metric_legend_texts(r: MetricSpan, unit: str, neutral: bool) -> tuple[str, str, str]:
     """(left end, right end, note) of a metric gradient legend for a vpu_core.graph.metrics
     MetricRange `r`, worst end on the left: an end with values beyond it says so ("≤ 9.17 dB"),
     and the note names the clipping and the true worst value ("5th–95th percentile shown:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from torch.fx import GraphModule
 
     from vpu_core.config import RunConfig, ViewOptions
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
     from vpu_core.inspection import Inspection
 
 PreviewFn = Callable[["Inspection"], None]

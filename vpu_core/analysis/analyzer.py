@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from vpu_core.analysis.macs import summary
 from vpu_core.analysis.nodes import edges, node_infos
@@ -18,9 +18,41 @@ from vpu_core.analysis.sqnr import Sqnr, graph_sqnr_calls
 from vpu_core.analysis.stats import histograms, tensor_qparams
 
 if TYPE_CHECKING:
-    from vpu_core.pipeline import QuantizedModel
+    from torch.fx import GraphModule
+
+    from vpu_core.config import RunConfig
+    from vpu_core.hardware.profile import HardwareProfile
+    from vpu_core.stages import TimingKey
 
 ProgressFn = Callable[[str, float], None]
+
+
+class QuantizedModel(Protocol):
+    """What the analysis reads of a quantized model (vpu_core.pipeline.QuantizedModel): the
+    pipeline sits above the analysis, so its type is named here by what it has."""
+
+    @property
+    def config(self) -> RunConfig: ...
+    @property
+    def profile(self) -> HardwareProfile: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def converted(self) -> GraphModule: ...
+    @property
+    def float_graph(self) -> GraphModule | None: ...
+    @property
+    def calib_batches(self) -> list[tuple]: ...
+    @property
+    def observer_scales(self) -> list[dict]: ...
+    @property
+    def timings(self) -> dict[TimingKey, float]: ...
+    @property
+    def already_quantized(self) -> bool: ...
+    @property
+    def heldout_calls(self) -> list[tuple]: ...
+    @property
+    def quantizer(self) -> str: ...
 
 
 def analyze(qm: QuantizedModel, progress: ProgressFn | None = None) -> Analysis:

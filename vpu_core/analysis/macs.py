@@ -19,7 +19,7 @@ from vpu_core.hardware.kernels import alias_of, spec_of
 from vpu_core.hardware.nodes import NodeView
 
 if TYPE_CHECKING:
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 
 def op_macs(g: QGraph, node: Node) -> int:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from vpu_core.analysis.qgraph import QGraph
     from vpu_core.config import RunConfig
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 PREDICTED_REASON = "predicted from the float graph: quantizing…"
 GONE = "not in the quantized graph: PT2E folded it away (a constant computation, a weight norm)"

@@ -26,7 +26,7 @@ from vpu_core.hardware.ops import Kernel, listed, op_matches
 from vpu_core.qdq import is_dequantize, is_per_channel, is_qdq, is_quantize
 
 if TYPE_CHECKING:
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 
 @dataclass(frozen=True)

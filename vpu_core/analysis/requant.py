@@ -31,7 +31,7 @@ from vpu_core.fx_utils import op_name
 from vpu_core.hardware.ops import AVG_POOL_OPS, op_matches
 
 if TYPE_CHECKING:
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 
 def make_site(node: str, multipliers: list[float], profile: HardwareProfile, **extra: Any) -> RequantSite:

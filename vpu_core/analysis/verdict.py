@@ -32,7 +32,7 @@ from vpu_core.hardware.nodes import NodeView
 from vpu_core.hardware.ops import Kernel, is_layout, listed, op_matches
 
 if TYPE_CHECKING:
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 INT_REASON = "the VPU computes int8-quantized float activations only"
 

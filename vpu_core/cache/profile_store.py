@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from vpu_core.cache.disk import DiskCache
 
 STORE: Store = "profile"
-MODULES = ("vpu_core.profile", "vpu_core.timing.assumptions")
+MODULES = ("vpu_core.hardware.profile", "vpu_core.hardware.timing")
 
 
 def validated_profile(spec: str | Path | None, disk: DiskCache | None) -> HardwareProfile:

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Protocol
 
-from vpu_core.timing.assumptions import TimingAssumptions
+from vpu_core.hardware.timing import TimingAssumptions
 from vpu_core.timing.results import SplitTiming, SubgraphTiming
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
-    from vpu_core.targets.results import RuntimeReport
 
 __all__ = ["split_timing", "SplitTiming", "SubgraphTiming", "TimingAssumptions"]
 
@@ -45,7 +44,28 @@ class SubgraphMacs(Protocol):
     def first_op(self) -> str: ...
 
 
-def split_timing(a: Analysis, runtime: RuntimeReport, assumptions: TimingAssumptions,
+class _Latency(Protocol):
+    @property
+    def median_ms(self) -> float: ...
+
+
+class MeasuredRun(Protocol):
+    """What the timing model reads of a run on this CPU (vpu_core.targets.results.RuntimeReport)."""
+
+    @property
+    def refused(self) -> str | None: ...
+    @property
+    def latency(self) -> _Latency | None: ...
+    @property
+    def runtime(self) -> str: ...
+    @property
+    def threads(self) -> int: ...
+    @property
+    def profiled_runs(self) -> int: ...
+    def op_us(self) -> dict[str, float]: ...
+
+
+def split_timing(a: Analysis, runtime: MeasuredRun, assumptions: TimingAssumptions,
                  profile: str = "", subgraphs: Iterable[SubgraphMacs] = ()) -> SplitTiming | None:
     """The timing model of `a`'s partition with `runtime`'s measured CPU times (None when the
     runtime refused: there is nothing measured to compare with); `subgraphs`: the MACs of each

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
 
-from vpu_core.timing.assumptions import TimingAssumptions
+from vpu_core.hardware.timing import TimingAssumptions
 from vpu_core.timing.results import SubgraphEstimate, VpuEstimate
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from vpu_core.timing.assumptions import TimingAssumptions
+from vpu_core.hardware.timing import TimingAssumptions
 
 
 @dataclass(frozen=True)

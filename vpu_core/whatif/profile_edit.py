@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from vpu_core.hardware.limits import LIMITS
 from vpu_core.hardware.ops import op_matches
 from vpu_core.profile import HardwareProfile, load_profile, parse_profile, rule_ids
-from vpu_core.timing.assumptions import TIMING_KEYS
+from vpu_core.hardware.timing import TIMING_KEYS
 from vpu_core.whatif.results import ModelOp, OpListRow, ProfileChange
 
 if TYPE_CHECKING:

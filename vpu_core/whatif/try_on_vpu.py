@@ -23,7 +23,7 @@ from vpu_core.whatif.results import EditKind
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from vpu_core.analysis.rules.quantizer_choices import QuantizerChoices
 from vpu_core.hardware.constraints import RULE_IDS
 
 if TYPE_CHECKING:
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 RULES = RuleRegistry()
 for _module in (act_per_tensor_symmetric, weight_per_channel_symmetric, pow2_scale, bias_int32,

@@ -19,7 +19,7 @@ from vpu_core.analysis.rules.quantizer_choices import QuantizerKnob
 if TYPE_CHECKING:
     from torch.fx import GraphModule, Node
 
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 CheckFn = Callable[[QGraph], list[Violation]]
 # (float graph as the quantizer annotates it, profile) -> why relaxing the rule cannot change it ("": it can)

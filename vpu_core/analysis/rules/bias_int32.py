@@ -16,7 +16,7 @@ from vpu_core.hardware.nodes import kernel_of, weighted_nodes
 if TYPE_CHECKING:
     from torch.fx import GraphModule
 
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 _REL_TOL = 1e-5  # s_in·s_w is formed in float32 by the quantizer, we recompute it in float64
 

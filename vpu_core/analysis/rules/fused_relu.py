@@ -16,7 +16,7 @@ from vpu_core.qdq import is_dequantize, is_quantize
 if TYPE_CHECKING:
     from torch.fx import GraphModule
 
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 
 def _split_activation(g: QGraph, op: Node) -> tuple[Node, Node, Node] | None:

@@ -17,7 +17,7 @@ from vpu_core.qdq import is_dequantize
 if TYPE_CHECKING:
     from torch.fx import GraphModule
 
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 
 def tensor_inputs(op: Node) -> list[Node]:

@@ -13,7 +13,7 @@ from vpu_core.fx_utils import tensor_shape_text
 if TYPE_CHECKING:
     from torch.fx import GraphModule
 
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 
 def symbols_of(val: object) -> set[str]:

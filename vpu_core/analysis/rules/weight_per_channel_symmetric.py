@@ -16,7 +16,7 @@ from vpu_core.hardware.nodes import weighted_nodes
 if TYPE_CHECKING:
     from torch.fx import GraphModule
 
-    from vpu_core.profile import HardwareProfile
+    from vpu_core.hardware.profile import HardwareProfile
 
 
 def check(g: QGraph) -> list[Violation]:

@@ -10,4 +10,4 @@ INFO = register(TargetInfo(
     name="vpu", title="VPU",
     description="The simulated VPU of the hardware profile: its op list, per-op limits, SRAM and [timing].",
     implementation="vpu_core.targets.vpu.target:VpuTarget", quantizer="vpu",
-    result_modules=("vpu_core.timing.assumptions", "vpu_core.timing.results")))
+    result_modules=("vpu_core.hardware.timing", "vpu_core.timing.results")))
