@@ -31,10 +31,12 @@ def cache(tmp_path, monkeypatch):
 
 
 def run(config: RunConfig, session: Session | None = None):
-    return (session or Session()).inspect(config, view=None).analysis
+    return (session or Session()).inspect(config, view=None)
 
 
 def same_json(a, b) -> bool:
+    """Two analyses (or inspections: their analyses) give the same JSON apart from timings."""
+    a, b = getattr(a, "analysis", a), getattr(b, "analysis", b)
     ja, jb = analysis_to_json(a), analysis_to_json(b)
     ja.pop("timings_s"), jb.pop("timings_s")
     return ja == jb
@@ -52,7 +54,7 @@ def test_a_new_launch_reads_the_analysis_from_disk(cache):
     assert [len(entries(cache, s)) for s in ("export", "inputs", "calibration", "quantized", "analysis")] == [1] * 5
     warm = run(config)
     assert "cache_load" in warm.timings_s and same_json(cold, warm)
-    assert warm == cold.__class__(**{**warm.__dict__, "timings_s": warm.timings_s})
+    assert warm.analysis == cold.analysis.__class__(**{**warm.analysis.__dict__, "timings_s": warm.analysis.timings_s})
 
 
 def test_switching_back_in_one_session_returns_the_same_objects(cache):
@@ -80,9 +82,9 @@ def test_a_changed_model_file_misses_and_the_old_bytes_hit_again(cache, tmp_path
     config = RunConfig(model=str(path), calib_batches=1, batch_size=2)
     four = run(config)
     path.write_text(MODEL.format(channels=6))
-    six = Session().inspect(config, view=None, fresh=True).analysis
+    six = Session().inspect(config, view=None, fresh=True)
     assert "cache_load" not in six.timings_s and "export" in six.timings_s
-    weights = [t for t in six.tensors if t.kind == "weight"]
+    weights = [t for t in six.analysis.tensors if t.kind == "weight"]
     assert len(weights[0].scales) == 6
     path.write_text(MODEL.format(channels=4))
     back = run(config)
@@ -120,8 +122,9 @@ def test_a_profile_change_that_only_moves_the_analysis_never_requantizes(cache, 
         base = run(RunConfig(model="conv_relu", quantizer=quantizer, calib_batches=2))
         moved = run(RunConfig(model="conv_relu", quantizer=quantizer, calib_batches=2, profile=shifts))
         assert "cache_load" not in moved.timings_s and "calibrate" not in moved.timings_s, quantizer
-        assert [t.scales for t in moved.tensors] == [t.scales for t in base.tensors]
-        assert any(s.out_of_range for s in moved.requant) and not any(s.out_of_range for s in base.requant)
+        assert [t.scales for t in moved.analysis.tensors] == [t.scales for t in base.analysis.tensors]
+        assert any(s.out_of_range for s in moved.analysis.requant) and \
+            not any(s.out_of_range for s in base.analysis.requant)
     relu_on_cpu = run(RunConfig(model="conv_relu", calib_batches=2, profile=ops))
     assert "calibrate" in relu_on_cpu.timings_s           # the VPU quantizer reads the op list
 
@@ -178,7 +181,7 @@ def test_a_warm_lookup_needs_no_torch(cache):
         from vpu_core.config import RunConfig
         from vpu_core.session import Session
         inspection = Session().inspect(RunConfig(model="conv_relu", calib_batches=2))
-        assert "cache_load" in inspection.analysis.timings_s and inspection.graph.layout is not None
+        assert "cache_load" in inspection.timings_s and inspection.graph.layout is not None
         print("torch" in sys.modules)
     """)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,

@@ -75,12 +75,16 @@ class Inspection:
     targets: dict[str, TargetResult] = field(default_factory=dict)   # target name -> its judgement,
                                         # for the targets asked for (vpu_core.targets)
     attached: Attached = NOTHING_ATTACHED   # what later layers computed for `analysis`
+    cache_load_s: float | None = None       # seconds this session took to read `analysis` from
+                                            # the disk cache (None: computed here)
 
     @property
     def timings_s(self) -> dict[TimingKey, float]:
-        """Seconds per stage: the analysis' own (its pipeline and analyze, or reading it from the
-        cache) and those of what is attached to it (the XNNPACK delegation, the what-if)."""
-        return {**self.analysis.timings_s, **self.attached.timings_s}
+        """Seconds per stage: the analysis' own (its pipeline and analyze), reading it from the
+        disk cache ("cache_load") and those of what is attached to it (the XNNPACK delegation,
+        the what-if)."""
+        read: dict[TimingKey, float] = {} if self.cache_load_s is None else {"cache_load": self.cache_load_s}
+        return {**self.analysis.timings_s, **read, **self.attached.timings_s}
 
     @property
     def has_delegation(self) -> bool:

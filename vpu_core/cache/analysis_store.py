@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import dataclasses
 import time
 
 from vpu_core.cache import codec
@@ -28,6 +27,7 @@ STORE: Store = "analysis"
 class AnalysisStore:
     def __init__(self, keys: StageKeys | None, memory: MemoryCache, disk: DiskCache | None) -> None:
         self.keys, self.memory, self.disk = keys, memory, disk
+        self.read_s: float | None = None      # seconds `get` spent reading it from disk (None: did not)
 
     def get(self) -> Any:
         """The cached Analysis, or None."""
@@ -61,8 +61,7 @@ class AnalysisStore:
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
             self.disk.remove(STORE, key)   # well-formed bytes, wrong content: never trusted
             return None
-        timings = {**analysis.timings_s, "cache_load": time.perf_counter() - start}
-        analysis = dataclasses.replace(analysis, timings_s=timings)
+        self.read_s = time.perf_counter() - start
         self.memory.put(STORE, key, analysis)
         return analysis
 

@@ -79,6 +79,7 @@ class Session:
         self._disk: DiskCache | None = None
         self._ablations: dict = {}        # analysis key (or RunConfig) -> whatif AblationReport
         self._metrics: dict = {}          # (quantized key, --eval spec, its file hash) -> the user's metric
+        self._read_s: dict[str, float] = {}   # analysis key -> seconds its read from disk took
         self._lock = threading.Lock()
 
     # -- public --------------------------------------------------------------------------------
@@ -126,8 +127,9 @@ class Session:
         graph = None
         if view is not None:
             graph = self._display_graph(keys, analysis, view, ctx, attached)
+        read_s = self._read_s.get(keys.analysis) if keys is not None else None
         return Inspection(config, analysis, graph, view, time.perf_counter() - start, tuple(ran), judged,
-                          attached)
+                          attached, read_s)
 
     def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
         """The same result drawn for another view (fold, colouring): milliseconds, never a run.
@@ -198,6 +200,7 @@ class Session:
         forget_targets(self, keys)
         with self._lock:
             self._ablations.pop(keys.analysis, None)
+            self._read_s.pop(keys.analysis, None)
 
     def analysis(self, config: RunConfig, ctx: RunContext = NO_CONTEXT, keys: StageKeys | None = None,
                  on_export: OnExport | None = None) -> Analysis:
@@ -208,11 +211,17 @@ class Session:
         store = analysis_store.AnalysisStore(keys, self.memory, self.disk())
         hit = store.get()
         if hit is not None:
+            if store.read_s is not None and keys is not None:
+                with self._lock:
+                    self._read_s[keys.analysis] = store.read_s
             return hit
         qm = self.quantized(config, ctx, keys, on_export)
         from vpu_core.analysis import analyze
 
         analysis = ctx.call(analyze, qm, ctx)
+        if keys is not None:
+            with self._lock:
+                self._read_s.pop(keys.analysis, None)
         store.put(analysis)
         return analysis
 
