@@ -77,9 +77,13 @@ def _reason(exc: Exception) -> str:
 
 
 def _profile_name(profile: str) -> str:
+    """The profile's name; a file's also with its file name (a copy keeps the name it was copied from)."""
+    from pathlib import Path
+
     from vpu_core.profile import load_profile
 
-    return load_profile(profile).name
+    name = load_profile(profile).name
+    return name if not Path(profile).is_file() else f"{name} ({Path(profile).name})"
 
 
 def _one(args: argparse.Namespace, model: str, profiles: Sequence[str]) -> list[ModelAgreement]:
