@@ -14,12 +14,22 @@ from vpu_core import cli as core_cli
 
 def cmd_gui(args: argparse.Namespace) -> int:
     from app.window.launch import GuiOptions, run_gui
-    from vpu_core.compare import config_variant
+    from vpu_core.arguments import compare_spec
 
     config = core_cli.config_from_args(args)
+    target = "xnnpack" if args.xnnpack_delegation and not args.target else args.target
+    if target:                  # one sentence and exit 2 before the window, as `check` does
+        from vpu_core.errors import InspectorError
+        from vpu_core.targets import check_target
+
+        missing = check_target(target, config.quantizer, config.dynamic_batch).unavailable()
+        if missing:
+            raise InspectorError(missing)
+    compare = compare_spec(config, args.compare) if args.compare else None   # (B, B's target)
     options = GuiOptions(screenshot=args.screenshot, size=args.size,
-                         compare=config_variant(config, args.compare) if args.compare else None,
-                         xnnpack_delegation=args.xnnpack_delegation or args.target == "xnnpack",
+                         compare=compare[0] if compare else None,
+                         compare_colour_by=compare[1] if compare else None,
+                         colour_by=None if target in (None, "vpu") else target, metric=args.metric, hide_qdq=args.hide_qdq,
                          select=args.select,
                          tabs=tuple(args.tab), sweep=args.sweep, focus=args.focus,
                          presentation=args.presentation, measure=args.run)

@@ -82,6 +82,7 @@ QPushButton#runButton:hover {{ background: {ACCENT_DARK}; }}
 QPushButton#runButton:disabled {{ background: #9db5f0; border-color: #9db5f0; }}
 QPushButton#segLeft {{ border-top-right-radius: 0; border-bottom-right-radius: 0; }}
 QPushButton#segRight {{ border-top-left-radius: 0; border-bottom-left-radius: 0; margin-left: -1px; }}
+QPushButton#segMid {{ border-radius: 0; margin-left: -1px; }}
 QDockWidget {{ font-weight: 600; titlebar-close-icon: none; }}
 QDockWidget::title {{ background: {BG}; padding: 6px 10px; border-bottom: 1px solid {BORDER}; }}
 QTabWidget::pane {{ border: 1px solid {BORDER}; background: {PANEL}; top: -1px; }}

@@ -164,8 +164,9 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     before = run_and_wait(window, {"model": probe, "quantizer": "vpu"})
     assert before.attached.delegation is None                   # not lowered until asked
     simulated = window.state.graph().model
-    after = run_and_wait(window, action=lambda: qtbot.mouseClick(
-        window.view_bar.colour.button(1), Qt.MouseButton.LeftButton))
+    combo = window.view_bar.colour_combo                       # "Colour by": the target registry
+    assert window.view_bar.colour_sources()[:2] == ["simulated", "xnnpack"]
+    after = run_and_wait(window, action=lambda: combo.setCurrentIndex(combo.findData("xnnpack")))
     # only lowered: PTQ was not re-run (the same quantized program, so the same stage timings)
     assert after.analysis.timings_s["convert"] == before.analysis.timings_s["convert"]
     delegation = after.attached.delegation
@@ -196,7 +197,7 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     assert "not delegated (CPU)" in text and "XNNPACK has no kernel for native_layer_norm.default" in text
 
     # back to the simulated VPU partition: no job, the inspection keeps its delegation
-    qtbot.mouseClick(window.view_bar.colour.button(0), Qt.MouseButton.LeftButton)
+    combo.setCurrentIndex(combo.findData("simulated"))
     assert not window.runs.is_running() and not legend.isVisible()
     assert window.graph_view.groups.grouped.flat == build_graph_model(after.analysis)
     assert window.panels.partition.top_titles()[0].startswith("Simulated VPU partition")

@@ -3,6 +3,10 @@ argparse only, no torch (the sweep's parser and app/cli.py build on them)."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vpu_core.config import RunConfig
 
 
 def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> None:
@@ -67,3 +71,28 @@ def window_size(text: str) -> tuple[int, int]:
     if not sep or not width.isdigit() or not height.isdigit() or min(int(width), int(height)) < 200:
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT (each at least 200), e.g. 1280x720, got {text!r}")
     return int(width), int(height)
+
+
+def compare_spec(base: RunConfig, spec: str) -> tuple[RunConfig, str | None]:
+    """Side B of `--compare SPEC` and the target B is coloured by (None: as A). SPEC is
+    config_variant's, or a target's name that is no quantizer's ("ethos-u55-128": B is A coloured
+    by it, the VPU beside an Ethos-U), or either with "target=NAME" among its settings."""
+    from vpu_core import targets
+    from vpu_core.compare import CompareSpecError, config_variant
+    from vpu_core.config import QUANTIZERS
+
+    items = [part.strip() for part in spec.split(",") if part.strip()]
+    target = None
+    rest = []
+    for item in items:
+        key, sep, value = (x.strip() for x in item.partition("="))
+        if sep and key == "target":
+            target = value
+        elif not sep and len(items) == 1 and item in targets.names() and item not in QUANTIZERS:
+            target = item
+        else:
+            rest.append(item)
+    if target is not None and target not in targets.names():
+        raise CompareSpecError(f"Unknown target '{target}' in --compare: use {', '.join(targets.names())}.")
+    config = config_variant(base, ",".join(rest)) if rest else base
+    return config, (None if target in (None, "vpu") else target)

@@ -18,6 +18,7 @@ from vpu_core.arguments import (
     add_run_options, add_runtime_options, add_target_option, positive, window_size,
 )
 from vpu_core.errors import InspectorError, short_reason
+from vpu_core.graph.metrics import METRICS
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Note
@@ -60,7 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--screenshot", metavar="F.png",
                      help="open, run, save a screenshot of the whole window once the result is shown, exit")
     gui.add_argument("--size", metavar="WxH", type=window_size, help="window size, e.g. 1280x720")
-    gui.add_argument("--compare", metavar="SPEC", help="open in compare mode, side B as for report --compare")
+    gui.add_argument("--compare", metavar="SPEC", help=(
+        "open in compare mode, side B as for report --compare; a target's name (ethos-u55-128) or "
+        "target=NAME among the settings colours B by that target (the VPU beside an Ethos-U)"))
+    gui.add_argument("--hide-qdq", action="store_true", help="fold quantize → dequantize pairs into their edges")
+    gui.add_argument("--metric", choices=tuple(METRICS), help=(
+        "colour ops by this metric on a gradient (npu_cycles: Vela's NPU cycles under an Ethos-U --target)"))
     gui.add_argument("--xnnpack-delegation", action="store_true",
                      help="colour by what ExecuTorch's XnnpackPartitioner delegates (--target xnnpack)")
     add_target_option(gui, several=False, what="colour the graph by the verdict of this target")

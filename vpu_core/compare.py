@@ -25,7 +25,7 @@ from vpu_core.errors import InspectorError
 from vpu_core.formatting import quantizer_label
 
 if TYPE_CHECKING:  # the analysis package imports torch; this module only reads its dataclasses
-    from vpu_core.analysis.results import Analysis, NodeInfo, TensorQParams, Violation
+    from vpu_core.analysis.results import Analysis, NodeInfo, PartitionReport, TensorQParams, Violation
     from vpu_core.config import RunConfig
 
 Side = Literal["a", "b"]        # compare mode's two sides: A (the configuration asked for) and B
@@ -117,10 +117,13 @@ class Comparison:
 
 
 def compare(a: Analysis, b: Analysis, a_label: str | None = None,
-            b_label: str | None = None) -> Comparison:
-    """Match the compute ops of `a` and `b` by (source module path, op) and diff them."""
+            b_label: str | None = None, part_a: PartitionReport | None = None,
+            part_b: PartitionReport | None = None) -> Comparison:
+    """Match the compute ops of `a` and `b` by (source module path, op) and diff them; each side
+    placed by its simulated partition or by `part_a` / `part_b` (the verdict of the target a side
+    is coloured by: the VPU beside an Ethos-U)."""
     keyed_a, keyed_b = _keyed_ops(a), _keyed_ops(b)
-    sides_a, sides_b = _op_sides(a), _op_sides(b)
+    sides_a, sides_b = _op_sides(a, part_a), _op_sides(b, part_b)
     pairs = tuple(OpPair(key, op, k, sides_a[name], sides_b[keyed_b[(key, op, k)]])
                   for (key, op, k), name in keyed_a.items() if (key, op, k) in keyed_b)
     only_a = tuple(name for kk, name in keyed_a.items() if kk not in keyed_b)
@@ -175,7 +178,7 @@ def _keyed_ops(analysis: Analysis) -> dict[tuple[str, str, int], str]:
     return out
 
 
-def _op_sides(analysis: Analysis) -> dict[str, OpSide]:
+def _op_sides(analysis: Analysis, part: PartitionReport | None = None) -> dict[str, OpSide]:
     owners = violation_owners(analysis)
     short = {r.rule.id: r.rule.short for r in analysis.rules if r.rule.short}
     by_op: dict[str, list] = {}
@@ -188,7 +191,7 @@ def _op_sides(analysis: Analysis) -> dict[str, OpSide]:
         table = {"activation": outputs, "weight": weights, "bias": biases}.get(t.kind)
         if table is not None and t.consumer:
             table.setdefault(t.consumer, t)      # first: the quantize right after the op
-    assignment = analysis.partition.assignment
+    assignment = (part or analysis.partition).assignment
     out = {}
     for name, info in analysis.nodes.items():
         if not is_compute_op(info):

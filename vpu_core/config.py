@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-PARTITION_SOURCES = ("simulated", "xnnpack")
+SIMULATED = "simulated"                # ViewOptions.partition_source of the VPU's simulated partition
 # vpu_core.quantizers makes them (torch); the names need none. "ethos-u-a16w8" is the Ethos-U
 # quantizer with its a16w8 config everywhere (int16 activations); `--a16w8 NODE` widens single ops.
 QUANTIZERS = ("vpu", "xnnpack", "ethos-u", "ethos-u-a16w8")
@@ -61,7 +61,7 @@ class ViewOptions:
     Q/DQ chains folded into their edges, and module groups collapsed below a depth."""
 
     fold_params: bool = True
-    partition_source: str = "simulated"   # one of PARTITION_SOURCES
+    partition_source: str = "simulated"   # SIMULATED (the VPU) or a target's name (vpu_core.targets)
     hide_qdq: bool = False                # quantize → dequantize folded into the edge they sit on
     collapse_depth: int | None = None     # None: the flat graph; k: module groups at depth k
                                           # and deeper drawn collapsed (1 = top-level blocks)

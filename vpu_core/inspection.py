@@ -12,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from vpu_core.config import RunConfig, ViewOptions
+from vpu_core.config import SIMULATED, RunConfig, ViewOptions
 from vpu_core.stages import TimingKey
 
 if TYPE_CHECKING:  # the analysis imports torch; this module's callers may not have it yet
+    from collections.abc import Mapping
+
     from vpu_core.analysis.results import Analysis, PartitionReport
     from vpu_core.compare import Comparison
     from vpu_core.intsim.results import IntSimReport
@@ -90,6 +92,12 @@ class Inspection:
     def has_delegation(self) -> bool:
         return self.attached.delegation is not None
 
+    def can_colour_by(self, source: str) -> bool:
+        """Its graph can be drawn coloured by `source` (the VPU's "simulated" or a target's name)
+        without judging anything: the verdict is here."""
+        return (source == SIMULATED or source in self.targets
+                or (source == "xnnpack" and self.has_delegation))
+
 
 @dataclass(frozen=True)
 class InspectionPair:
@@ -102,10 +110,12 @@ class InspectionPair:
 
 
 def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions(),
-                  attached: Attached = NOTHING_ATTACHED) -> DisplayGraph:
+                  attached: Attached = NOTHING_ATTACHED,
+                  targets: Mapping[str, TargetResult] | None = None) -> DisplayGraph:
     """Build and lay out the display graph of an analysis (pure Python, milliseconds); of what is
     attached, the real XNNPACK delegation colours it (view.partition_source "xnnpack") and a run
-    on this CPU adds the "measured µs" metric."""
+    on this CPU adds the "measured µs" metric; `targets` holds the verdict (and estimate) of any
+    other target the view colours by (ValueError when it is not there)."""
     from vpu_core.graph.build import build_graph_model
     from vpu_core.layout.grouped import grouped_graph
     from vpu_core.layout import layout_graph
@@ -113,7 +123,8 @@ def display_graph(analysis: Analysis, view: ViewOptions = ViewOptions(),
 
     model = build_graph_model(analysis, fold_params=view.fold_params,
                               partition_source=view.partition_source, hide_qdq=view.hide_qdq,
-                              measured_us=measured_us(attached.runtime), delegation=attached.delegation)
+                              measured_us=measured_us(attached.runtime), delegation=attached.delegation,
+                              targets=targets)
     size = node_sizer(view.label_scale)
     grouped = grouped_graph(analysis, model, size)
     if grouped is not None and view.collapse_depth is not None:

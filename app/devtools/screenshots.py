@@ -33,7 +33,15 @@ SIZED = {"laptop_1280x720.png": (["resnet8", "--quantizer", "xnnpack", "--select
          "limit_node_1280x720.png": (["tests/models/arm_probe.py", "--profile", "edge_npu", "--select",
                                       "avg_pool2d"], "1280x720"),
          "limits_editor_1280x720.png": (["tests/models/arm_probe.py", "--profile", "edge_npu",
-                                         "--tab", "limits"], "1280x720")}
+                                         "--tab", "limits"], "1280x720"),
+         # a real NPU: the BERT encoder under Arm's quantizer on the Ethos-U55-128, coloured by
+         # Vela's NPU cycles (the lowering is minutes: `check … --target ethos-u55-128` first)
+         "ethos_u55_npu_cycles_1280x720.png": (["tests/corpus/bert_text.py", "--quantizer", "ethos-u", "--target",
+                                                "ethos-u55-128", "--metric", "npu_cycles", "--hide-qdq",
+                                                "--select", "bmm"], "1280x720"),
+         # the node panel of the op the U55 refuses: the Arm backend's sentence and its check
+         "ethos_u55_rejected_1280x720.png": (["tests/models/arm_probe.py", "--quantizer", "ethos-u", "--target",
+                                              "ethos-u55-128", "--select", "avg_pool2d"], "1280x720")}
 
 
 def commands(out_dir: Path, size: str, only: Iterable[str] = ()) -> list[list[str]]:

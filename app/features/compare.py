@@ -10,12 +10,14 @@ run.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from PySide6.QtCore import QObject, SignalInstance
 
 from app import dialogs
+from app.features.shown import colour_choices
 from app.state import AppState, CompareB
+from app.widgets.words import ColourChoice
 from vpu_core.config import RunConfig
 
 if TYPE_CHECKING:
@@ -35,6 +37,12 @@ class CompareToolbar(Protocol):
     def open_profile_requested(self) -> SignalInstance: ...
 
     def config_b(self, a: RunConfig) -> RunConfig: ...
+
+    def colour_b(self) -> str | None: ...
+
+    def set_colour_choices(self, choices: Sequence[ColourChoice]) -> None: ...
+
+    def set_colour(self, source: str | None) -> None: ...
 
     def set_config(self, config: RunConfig) -> None: ...
 
@@ -66,8 +74,9 @@ class CompareController(QObject):
         switch.compare_toggled.connect(self.set_mode)
         compare_bar.closed.connect(lambda: self.set_mode(False))
         compare_bar.open_profile_requested.connect(self.open_profile_dialog)
-        compare_bar.config_changed.connect(
-            lambda: setattr(state, "compare_b", CompareB.of(compare_bar.config_b(state.config))))
+        compare_bar.set_colour_choices(colour_choices())
+        self._showing = False            # the bar is being set from the state: nothing to take back
+        compare_bar.config_changed.connect(self._take_b)
         state.compare_b_changed.connect(self._show_b)
         state.recent_profiles_changed.connect(lambda: compare_bar.set_profiles(list(state.recent_profiles)))
         state.compare_mode_changed.connect(self._on_mode)
@@ -88,11 +97,23 @@ class CompareController(QObject):
         if path:
             self.state.add_recent_profile(path)
             b = self.state.compare_b or CompareB.other_quantizer(self.state.config)
-            self.state.compare_b = CompareB(b.quantizer, b.per_tensor, b.dynamic_batch, path)
+            self.state.compare_b = CompareB(b.quantizer, b.per_tensor, b.dynamic_batch, path, b.colour_by)
+
+    def _take_b(self) -> None:
+        if not self._showing:
+            bar = self.compare_bar
+            self.state.compare_b = CompareB.of(bar.config_b(self.state.config), bar.colour_b())
 
     def _show_b(self) -> None:
-        if self.state.compare_b is not None:
+        b = self.state.compare_b
+        if b is None:
+            return
+        self._showing = True
+        try:
             self.compare_bar.set_config(self.state.config_b())
+            self.compare_bar.set_colour(b.colour_by)
+        finally:
+            self._showing = False
 
     def _on_mode(self, on: bool) -> None:
         self.switch.set_compare(on)

@@ -111,7 +111,7 @@ class DisplayController(QObject):
         inspection = state.inspection(state.focus_side)
         if inspection is None:
             return
-        panels.set_analysis(inspection.analysis, source_of(inspection), inspection.attached)
+        panels.set_analysis(inspection.analysis, source_of(inspection), inspection.attached, inspection.targets)
         if state.showing_compare:
             label = side_label(state, state.focus_side)
             side = state.focus_side.upper()
@@ -158,7 +158,7 @@ class DisplayController(QObject):
             state.set_focus_side(selection.side)          # the docks follow the side clicked
         source, model = source_of(inspection), inspection.graph.model
         if selection is None:
-            self.panels.show_summary(inspection.analysis, model, source, inspection.attached)
+            self.panels.show_summary(inspection.analysis, model, source, inspection.attached, inspection.targets)
             return
         prefix = ""
         pair = state.comparison
@@ -167,7 +167,7 @@ class DisplayController(QObject):
             prefix = pair_html(pair.comparison, side, selection.node, op)
         self.panels.show_node(inspection.analysis, model, selection.node, prefix, source,
                               _fix(inspection, selection.node) if selection.side == "a" else None,
-                              inspection.attached)
+                              inspection.attached, inspection.targets)
 
     # -- while nothing is shown ----------------------------------------------------------------------
     def _show_run(self) -> None:

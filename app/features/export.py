@@ -14,9 +14,9 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication
 
 from app import dialogs
-from app.features.shown import side_label, source_of
+from app.features.shown import SIMULATED, side_label, source_of, source_title
 from app.state import AppState
-from app.widgets.delegation_legend import delegation_entries, entries_size, paint_entries
+from app.widgets.delegation_legend import delegation_entries, entries_size, legend_title, paint_entries
 from vpu_core.errors import InspectorError
 from vpu_core.compare import Side
 
@@ -127,7 +127,7 @@ class ExportController(QObject):
         return self._guarded("Image", lambda: self._write_image(image_export, path, region))
 
     def _write_image(self, image_export, path: Path, region: str) -> Path:
-        overlay = source_of(self.state.result) == "xnnpack"
+        overlay = source_of(self.state.result) != SIMULATED
         compare = self.state.showing_compare
         if region == "view":
             if compare:
@@ -158,10 +158,12 @@ class ExportController(QObject):
         if graph is None:
             raise InspectorError(f"Side {side.upper()} has no graph to export.")
         facts = legend_facts(graph.model)
-        if overlay:
-            rows = delegation_entries(theme, facts)
-            size = entries_size(theme, rows)
-            legend = lambda p, at: paint_entries(p, at, theme, rows)  # noqa: E731
+        source = source_of(self.state.inspection(side))
+        if source != SIMULATED:
+            rows = delegation_entries(theme, facts, source)
+            named = legend_title(source, source_title(source))
+            size = entries_size(theme, rows, named)
+            legend = lambda p, at: paint_entries(p, at, theme, rows, named)  # noqa: E731
         else:
             size = legend_size(theme, facts)
             legend = lambda p, at: paint_legend(p, at, theme, facts)  # noqa: E731

@@ -1,33 +1,37 @@
-"""The real XNNPACK overlay: colour the graph by what ExecuTorch's XnnpackPartitioner delegated.
+"""Colour by a target: the graph coloured by where a backend runs each op.
 
-The view bar's VPU / XNNPACK switch is bound to the state's partition source; the run feature
-then draws the results on screen again, lowering them with ExecuTorch first (a job, seconds) when
-they were not lowered yet. The canvas' own legend (which says VPU) gives way to a
-DelegationLegend. If the lowering fails or is cancelled, the colouring goes back to the simulated
-VPU partition rather than showing a graph that does not match the switch.
+The view bar's "Colour by" offers the target registry (vpu_core.targets): the simulated VPU
+partition, XNNPACK and each Arm target (an unavailable one is listed disabled, its tooltip saying
+which package it needs). A choice is the state's partition source; the run feature then draws the
+results on screen again, judging them with that target first (a job in the worker: lowering
+takes seconds to a minute) when they were not judged yet. The canvas' own legend (which says
+VPU) gives way to a DelegationLegend worded for the target. If the lowering fails or is
+cancelled, the colouring goes back to the simulated VPU partition rather than showing a graph
+that does not match the choice (the status bar says what failed).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from PySide6.QtCore import QObject, SignalInstance
 
-from app.features.shown import source_of
+from app.features.shown import SIMULATED, XNNPACK, colour_choices, source_of, source_title
 from app.state import AppState
 from app.widgets.delegation_legend import DelegationLegend
+from app.widgets.words import ColourChoice
 
 if TYPE_CHECKING:
     from app.graph_view import GraphView
     from app.widgets.compare_view import CompareView
 
-SIMULATED, XNNPACK = "simulated", "xnnpack"
-
 
 class ColourSwitch(Protocol):
-    """The view bar's VPU / XNNPACK colouring switch."""
+    """The view bar's "Colour by" control."""
 
     @property
     def partition_source_changed(self) -> SignalInstance: ...
+
+    def set_colour_choices(self, choices: Sequence[ColourChoice]) -> None: ...
 
     def set_partition_source(self, source: str) -> None: ...
 
@@ -39,11 +43,13 @@ class OverlayController(QObject):
         self.state, self.switch = state, switch
         self.graph_view, self.compare_view = graph_view, compare_view
         self._legends: dict[GraphView, DelegationLegend] = {}
+        switch.set_colour_choices(colour_choices())
         switch.partition_source_changed.connect(self.set_source)
         state.view_changed.connect(lambda: switch.set_partition_source(state.view.partition_source))
         state.run_changed.connect(self._on_run)
         state.drawn.connect(self.refresh_legends)
         state.look_changed.connect(self.refresh_legends)
+        state.metric_changed.connect(self.refresh_legends)
         switch.set_partition_source(state.view.partition_source)
 
     def set_source(self, source: str) -> None:
@@ -57,9 +63,9 @@ class OverlayController(QObject):
         run = self.state.run
         if run.running or (run.error is None and not run.cancelled):
             return
+        source = self.state.view.partition_source
         shown = [self.state.inspection(side) for side in self.state.sides()]
-        if self.state.view.partition_source == XNNPACK and any(
-                i is not None and not i.has_delegation for i in shown):
+        if source != SIMULATED and any(i is not None and not i.can_colour_by(source) for i in shown):
             self.set_source(SIMULATED)
 
     def all_views(self) -> list[GraphView]:
@@ -72,9 +78,12 @@ class OverlayController(QObject):
 
     def refresh_legends(self) -> None:
         """One legend per canvas, compare mode's two sides included (each draws its own
-        subgraphs, violations and groups): the canvas' own or, with the overlay, the delegation
-        legend."""
-        overlay = source_of(self.state.inspection("a")) == XNNPACK     # as drawn, not as asked
-        for view in self.all_views():
+        subgraphs, violations and groups, and may be coloured by its own target): the canvas'
+        own or, coloured by a target, the delegation legend worded for it. Ops coloured by a
+        metric (Vela's NPU cycles) keep the canvas' legend: it holds the metric's gradient."""
+        sides = [("a", self.graph_view), *zip(("a", "b"), self.compare_view.views_list())]
+        for side, view in sides:
+            source = source_of(self.state.inspection(side))      # as drawn, not as asked
+            overlay = source != SIMULATED and self.state.metric is None
             view.show_legend(not overlay)
-            self.delegation_legend(view).refresh(overlay)
+            self.delegation_legend(view).refresh(overlay, source, source_title(source))

@@ -159,11 +159,11 @@ class RunController(QObject):
             return
         if self.jobs.is_running() and not self._running_for(shown):
             self.cancel()                    # it was for another request
-        view = self.state.view
-        if all(i.view == view for i in shown):
+        views = self.state.views()
+        if all(i.view == v for i, v in zip(shown, views)):
             return
-        if view.partition_source == "xnnpack" and not all(i.has_delegation for i in shown):
-            self._start(fresh=False)         # lower with ExecuTorch first (seconds): a job
+        if not all(i.can_colour_by(v.partition_source) for i, v in zip(shown, views)):
+            self._start(fresh=False)         # judge with the target first (a lowering: seconds): a job
         else:
             self._redraw()
 
@@ -180,8 +180,8 @@ class RunController(QObject):
         state = self.state
         view, a = state.view, state.config
         if state.compare_mode:
-            b = state.config_b()
-            self.jobs.request(lambda: CompareJob(a, b, view))
+            b, view_b = state.config_b(), state.view_b()
+            self.jobs.request(lambda: CompareJob(a, b, view, view_b))
         else:
             runs = RUNTIME_RUNS if state.measure else None
             self.jobs.request(lambda: InspectJob(a, view, fresh, runtime_runs=runs))
@@ -256,12 +256,12 @@ class RunController(QObject):
             self.state.set_result(result)
 
     def _for_current_view(self, result: Inspection | InspectionPair) -> Inspection | InspectionPair:
-        session, view = window_session(), self.state.view
+        session, view, view_b = window_session(), self.state.view, self.state.view_b()
         try:
             if isinstance(result, InspectionPair):
-                if result.a.view == view and result.b.view == view:
+                if result.a.view == view and result.b.view == view_b:
                     return result
-                return InspectionPair(session.redraw(result.a, view), session.redraw(result.b, view),
+                return InspectionPair(session.redraw(result.a, view), session.redraw(result.b, view_b),
                                       result.comparison, result.seconds)
             return result if result.view in (None, view) else session.redraw(result, view)
         except ValueError:          # a view the result cannot be drawn for (the overlay): as it came
@@ -291,7 +291,9 @@ class RunController(QObject):
                 if state.measure and state.result.attached.runtime is None:
                     state.measure = False        # the measurement did not happen
             if state.compare_mode and state.comparison is not None:
-                state.compare_b = CompareB.of(state.comparison.b.config)
+                b = state.comparison.b
+                colour = b.view.partition_source if b.view is not None and b.view != state.view else None
+                state.compare_b = CompareB.of(b.config, colour)
         finally:
             self._quiet = False
 
@@ -300,7 +302,7 @@ class RunController(QObject):
         session, view = window_session(), self.state.view
         pair = self.state.comparison
         if self.state.showing_compare and pair is not None:      # its side A is `result` too
-            a, b = session.redraw(pair.a, view), session.redraw(pair.b, view)
+            a, b = session.redraw(pair.a, view), session.redraw(pair.b, self.state.view_b())
             self.state.set_comparison(InspectionPair(a, b, pair.comparison, pair.seconds))
         elif self.state.result is not None:
             self.state.set_result(session.redraw(self.state.result, view))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.state import AppState
+from app.widgets.words import ColourChoice
 from vpu_core.formatting import quantizer_label
 from vpu_core.compare import Side
 
@@ -14,9 +15,41 @@ if TYPE_CHECKING:
     from vpu_core.session import Inspection
 
 
+SIMULATED, XNNPACK = "simulated", "xnnpack"     # the VPU's simulated partition; the real XNNPACK delegation
+
+
 def source_of(inspection: Inspection | None) -> str:
     """The partition an inspection's graph is coloured by."""
-    return inspection.view.partition_source if inspection is not None and inspection.view else "simulated"
+    return inspection.view.partition_source if inspection is not None and inspection.view else SIMULATED
+
+
+def source_title(source: str) -> str:
+    """The name of a colouring: "VPU", "XNNPACK", "Ethos-U55-128" (the target registry's titles)."""
+    from vpu_core import targets
+
+    if source == SIMULATED:
+        return "VPU"
+    try:
+        return targets.info(source).title
+    except targets.UnknownTarget:
+        return source
+
+
+def colour_choices() -> list[ColourChoice]:
+    """One entry per registered target, in the registry's order (the VPU first): torch-free."""
+    from vpu_core import targets
+
+    choices = []
+    for info in targets.infos():
+        missing = info.unavailable()
+        if info.name == "vpu":
+            choices.append(ColourChoice(SIMULATED, info.title, "Colour by the simulated VPU partition "
+                                                               "(the profile's op list and limits)"))
+        else:
+            choices.append(ColourChoice(info.name, info.title, missing or f"{info.description} "
+                                        "(judged once per graph, in the worker: seconds to a minute)",
+                                        enabled=missing is None))
+    return choices
 
 
 def side_label(state: AppState, side: Side) -> str:

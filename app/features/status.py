@@ -48,7 +48,7 @@ class StatusController(QObject):
             self.summary.setText(compare_html(pair))
         elif result is not None and result.graph is not None:
             text = single_html(result.analysis, result.graph.model, source_of(result),
-                               profile_label(result.config.profile), result.attached)
+                               profile_label(result.config.profile), result.attached, result.targets)
             if result.analysis.predicted:
                 text = predicted_html(result.analysis, result.graph.model,
                                       state.run.running and state.run.config == result.config)

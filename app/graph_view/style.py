@@ -156,13 +156,13 @@ def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, obj
         if cat in cats:
             rows.append(("box", text, theme.fill(cat, None)))
     if facts.boundary:
-        rows.append(("edge", "VPU ↔ CPU boundary", QColor(BOUNDARY)))
+        rows.append(("edge", f"{facts.accelerator} ↔ CPU boundary", QColor(BOUNDARY)))
     if facts.violations:
         rows.append(("badge", "rule violations", QColor(VIOLATION)))
     if facts.edge_violations:
         rows.append(("mark", "folded Q/DQ breaks a rule", QColor(VIOLATION)))
     if "group" in cats:
-        rows.append(("group", "module group: VPU | CPU share", QColor(GROUP_FILL)))
+        rows.append(("group", f"module group: {facts.accelerator} | CPU share", QColor(GROUP_FILL)))
     if facts.frames:
         rows.append(("frame", "open module group", QColor(FRAME_FILLS[0])))
     if facts.shared:

@@ -216,10 +216,13 @@ class CompareJob(Job):
     """Compare mode: side A (`config`) and side B, then vpu_core.compare; then both with their
     integer simulation and what-if."""
 
-    def __init__(self, config: RunConfig, config_b: RunConfig, view: ViewOptions) -> None:
-        super().__init__(config, jobs.call(jobs.compare, a=config, b=config_b, view=view),
-                         jobs.call(jobs.compare, a=config, b=config_b, view=view, int_sim=True, whatif=True))
-        self.view, self.config_b = view, config_b
+    def __init__(self, config: RunConfig, config_b: RunConfig, view: ViewOptions,
+                 view_b: ViewOptions | None = None) -> None:
+        b_view = view_b if view_b is not None and view_b != view else None     # B coloured by its own target
+        super().__init__(config, jobs.call(jobs.compare, a=config, b=config_b, view=view, view_b=b_view),
+                         jobs.call(jobs.compare, a=config, b=config_b, view=view, int_sim=True, whatif=True,
+                                   view_b=b_view))
+        self.view, self.config_b, self.view_b = view, config_b, view_b or view
 
     def combined(self, earlier: InspectionPair, later: InspectionPair) -> InspectionPair:
         return dataclasses.replace(later, a=_with_stages_of(earlier.a, later.a), b=_with_stages_of(earlier.b, later.b))

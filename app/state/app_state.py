@@ -216,6 +216,15 @@ class AppState(Evented):
     def set_partition_source(self, source: str) -> None:
         self.view = replace(self.view, partition_source=source)
 
+    def view_b(self) -> ViewOptions:
+        """How compare mode draws side B: A's view, coloured by B's own target when it has one."""
+        colour = self.compare_b.colour_by if self.compare_b is not None else None
+        return replace(self.view, partition_source=colour) if colour else self.view
+
+    def views(self) -> tuple[ViewOptions, ...]:
+        """The view of each side shown: (A,) or, in compare mode, (A, B)."""
+        return (self.view, self.view_b()) if self.compare_mode else (self.view,)
+
     def select(self, side: Side | None, node: str | None = None) -> None:
         """Select `node` on `side`; select(None) clears."""
         self._assign("selection", Selection(side, node) if side is not None and node else None)

@@ -52,16 +52,18 @@ class CompareB:
     per_tensor: bool = False
     dynamic_batch: bool = False
     profile: str | None = None
+    colour_by: str | None = None       # B's partition source when it differs from A's (the VPU
+                                       # beside an Ethos-U: "ethos-u55-128"); None: as A
 
     def config(self, a: RunConfig) -> RunConfig:
         """B's full configuration for side A `a`."""
-        return replace(a, quantizer=self.quantizer, per_tensor=self.quantizer == "xnnpack" and self.per_tensor,
+        return replace(a, quantizer=self.quantizer, per_tensor=self.quantizer != "vpu" and self.per_tensor,
                        dynamic_batch=self.dynamic_batch, profile=self.profile)
 
     @classmethod
-    def of(cls, config: RunConfig) -> CompareB:
-        """B's settings as `config` has them."""
-        return cls(config.quantizer, config.per_tensor, config.dynamic_batch, config.profile)
+    def of(cls, config: RunConfig, colour_by: str | None = None) -> CompareB:
+        """B's settings as `config` has them (coloured by `colour_by`, None: as A)."""
+        return cls(config.quantizer, config.per_tensor, config.dynamic_batch, config.profile, colour_by)
 
     @classmethod
     def other_quantizer(cls, a: RunConfig) -> CompareB:

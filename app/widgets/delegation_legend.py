@@ -1,7 +1,8 @@
-"""The legend of the real XNNPACK overlay.
+"""The legend of a graph coloured by a target's verdict (XNNPACK, an Ethos-U, TOSA INT).
 
 With the graph coloured by what ExecuTorch's XnnpackPartitioner delegated, green means "inside an
-XNNPACK delegate" and orange "left to portable CPU kernels", so the canvas' own legend (which says
+XNNPACK delegate" and orange "left to portable CPU kernels"; under an Arm target green is "in an
+NPU partition" and orange "left on the CPU by the Arm backend". The canvas' own legend (which says
 VPU) is replaced by `DelegationLegend`, painted in the same style.
 """
 from __future__ import annotations
@@ -21,32 +22,39 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QPaintEvent
     from app.graph_view.view import GraphView
 
-_RELABEL = {"VPU": "XNNPACK delegate", "CPU fallback": "not delegated (portable CPU kernel)",
-            "VPU ↔ CPU boundary": "delegate ↔ CPU boundary"}
+# (the boundary and group rows are worded by the facts: vpu_core.graph.legend.accelerator_word)
+_RELABEL = {"VPU": "XNNPACK delegate", "CPU fallback": "not delegated (portable CPU kernel)"}
+_ARM_RELABEL = {"VPU": "NPU partition", "CPU fallback": "CPU (the Arm backend refused it)"}
 
 
-def delegation_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, object]]:
-    """The canvas legend's rows, worded for the XNNPACK delegation."""
+def delegation_entries(theme: Theme, facts: LegendFacts, source: str = "xnnpack") -> list[tuple[str, str, object]]:
+    """The canvas legend's rows, worded for the verdict of target `source`."""
+    xnn = source == "xnnpack"
+    unit, relabel = ("XNNPACK delegate", _RELABEL) if xnn else ("partition", _ARM_RELABEL)
     rows = []
     for kind, text, color in legend_entries(theme, facts):
         if text.startswith("VPU subgraphs"):
-            text = text.replace("VPU subgraphs", "XNNPACK delegates")
+            text = text.replace("VPU subgraphs", unit + "s")
         elif text.startswith("VPU subgraph"):
-            text = text.replace("VPU subgraph", "XNNPACK delegate")
-        rows.append((kind, _RELABEL.get(text, text), color))
+            text = text.replace("VPU subgraph", unit)
+        rows.append((kind, relabel.get(text, text), color))
     return rows
 
 
-TITLE = "XNNPACK delegation"
+def legend_title(source: str, title: str) -> str:
+    return "XNNPACK delegation" if source == "xnnpack" else title
 
 
-def entries_size(theme: Theme, rows: list) -> QSizeF:
-    return rows_size(theme, rows, TITLE)
+TITLE = legend_title("xnnpack", "XNNPACK")
 
 
-def paint_entries(painter: QPainter, top_left: QPointF, theme: Theme, rows: list) -> QRectF:
+def entries_size(theme: Theme, rows: list, title: str = TITLE) -> QSizeF:
+    return rows_size(theme, rows, title)
+
+
+def paint_entries(painter: QPainter, top_left: QPointF, theme: Theme, rows: list, title: str = TITLE) -> QRectF:
     """A legend box like the canvas' own (same swatches, same painter), with a title line."""
-    return paint_rows(painter, top_left, theme, rows, TITLE)
+    return paint_rows(painter, top_left, theme, rows, title)
 
 
 class DelegationLegend(QWidget):
@@ -57,20 +65,22 @@ class DelegationLegend(QWidget):
         super().__init__(view)
         self.view = view
         self.rows: list = []
+        self.title = TITLE
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents, True)
         self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground, True)
         self.hide()
         self._filter = _ResizeFilter(self)
         view.installEventFilter(self._filter)
 
-    def refresh(self, on: bool) -> None:
+    def refresh(self, on: bool, source: str = "xnnpack", title: str = "XNNPACK") -> None:
         scene = self.view.graph_scene()
         self.view.set_corner_legend(self if on and scene is not None else None)
         if not on or scene is None:
             self.hide()
             return
-        self.rows = delegation_entries(self.view.theme(), legend_facts(scene.model))
-        size = entries_size(self.view.theme(), self.rows)
+        self.rows = delegation_entries(self.view.theme(), legend_facts(scene.model), source)
+        self.title = legend_title(source, title)
+        size = entries_size(self.view.theme(), self.rows, self.title)
         self.resize(int(size.width()) + 2, int(size.height()) + 2)
         self.place()
         self.show()
@@ -83,7 +93,7 @@ class DelegationLegend(QWidget):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
-        paint_entries(painter, QPointF(0.5, 0.5), self.view.theme(), self.rows)
+        paint_entries(painter, QPointF(0.5, 0.5), self.view.theme(), self.rows, self.title)
         painter.end()
 
 

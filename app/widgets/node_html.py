@@ -17,12 +17,17 @@ from vpu_core.formatting import (argument_text, compact_ints, db_on_samples, dty
                                  quant_params_rows, quantizer_phrase, scale_detail, scales_detail, shape_text,
                                  time_text, value_text, zero_points_text)
 from app.widgets.wrapping import breakable
+from app.widgets.target_html import estimate_facts, target_rows
+from app.widgets.words import side_words
 from vpu_core.graph.placement import partition_report, placement
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, mac_share_caveat, mac_share_text,
                                            no_weighted_op_sentence, weights_text)
 from vpu_core.inspection import NOTHING_ATTACHED
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from vpu_core.targets.results import TargetResult
     from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis, InputInfo, PartitionReport, Summary
     from vpu_core.graph.model import GraphModel
@@ -84,12 +89,14 @@ def breakable_html(markup: str) -> str:
 # -- summary (nothing selected) -----------------------------------------------------------------
 
 def summary_html(analysis: Analysis, model: GraphModel | None = None, source: str = "simulated",
-                 attached: Attached = NOTHING_ATTACHED) -> str:
+                 attached: Attached = NOTHING_ATTACHED,
+                 targets: Mapping[str, TargetResult] | None = None) -> str:
     """The model at a glance; partition numbers are those of `source` (the colouring shown);
     `attached`: what was computed beside the analysis (the real XNNPACK delegation, a refused
-    run on this CPU)."""
-    part = partition_report(analysis, source, attached.delegation)
+    run on this CPU); `targets`: the targets judged (an Ethos-U's verdict and Vela's estimate)."""
+    part = partition_report(analysis, source, attached.delegation, targets)
     xnn = part.source == "xnnpack"
+    words = side_words(source)
     head = (f'<h2 style="margin:0">{esc(analysis.model)}</h2>'
             f'<p style="color:{theme.MUTED}; margin-top:2px">{esc(quantizer_phrase(analysis))} · '
             f'{"dynamic" if analysis.dynamic_batch else "static"} batch · profile {esc(analysis.partition.profile)}</p>')
@@ -99,18 +106,21 @@ def summary_html(analysis: Analysis, model: GraphModel | None = None, source: st
     warning = no_weighted_op_sentence(s)
     violations = count_text(len(analysis.violations), theme.DANGER) + (
         f'<br><span style="color:{theme.WARN}">{esc(warning)}</span>' if warning else "")
+    placed = [(f"{words.unit}s", str(len(part.subgraphs))),
+              ("Ops not delegated" if xnn else words.cpu_ops, count_text(len(part.cpu_nodes), theme.WARN))]
+    if source not in ("simulated", "xnnpack"):      # coloured by an Arm target: its verdict leads
+        lead = [*placed, *estimate_facts((targets or {}).get(source))]
+        placed = []
     facts = [*lead,
              ("Graph nodes", f"{len(analysis.nodes)}" + (f" ({len(model.nodes)} shown)" if model else "")),
-             ("Inputs", inputs_html(analysis.inputs)),
-             ("XNNPACK delegates" if xnn else "VPU subgraphs", str(len(part.subgraphs))),
-             ("Ops not delegated" if xnn else "CPU fallback ops", count_text(len(part.cpu_nodes), theme.WARN)),
+             ("Inputs", inputs_html(analysis.inputs)), *placed,
              ("Boundary transfers", f"{len(part.boundaries)} edges, {human_bytes(part.transfer_bytes)}"),
              ("Rule violations", violations),
              ("SQNR (model output)", esc(db_on_samples(analysis.sqnr_db, analysis.accuracy_samples))
               if analysis.sqnr_db is not None else "—")]
-    other = analysis.partition if xnn else attached.delegation
+    other = analysis.partition if source != "simulated" else attached.delegation
     if other is not None:
-        facts.append(("VPU partition" if xnn else "XNNPACK (real)", _other_partition(other)))
+        facts.append(("VPU partition" if source != "simulated" else "XNNPACK (real)", _other_partition(other)))
     if attached.runtime is not None and attached.runtime.refused:
         facts.append(("Run on this CPU", f'<span style="color:{theme.DANGER}">refused:</span> '
                                          f"{esc(attached.runtime.refused)}"))
@@ -180,7 +190,8 @@ def waiting_html(text: str) -> str:
 # -- one node ---------------------------------------------------------------------------------------
 
 def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str = "simulated",
-              fix: VpuFix | None = None, attached: Attached = NOTHING_ATTACHED) -> str:
+              fix: VpuFix | None = None, attached: Attached = NOTHING_ATTACHED,
+              targets: Mapping[str, TargetResult] | None = None) -> str:
     """One node; a module group ("group:<path>") shows the group's numbers instead. `fix`
     (vpu_core.whatif.try_on_vpu, computed by the caller's feature): its "Try it on the VPU" link;
     `attached`: what was computed beside the analysis (its time in a run on this CPU)."""
@@ -192,7 +203,9 @@ def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str =
         return group_html(model, node_id) or f"<p>No information for node {esc(node_id)}.</p>"
     members = (node_id, *(gnode.folded if gnode else ()))
     # where it runs and why comes first: at 1280×720 the panel shows a few rows before scrolling
-    parts = [_header(info, gnode, source), _partition(analysis, node_id, source, fix, attached.delegation), _measured(attached.runtime, members),
+    judged = (targets or {}).get(source)
+    parts = [_header(info, gnode, source), _partition(analysis, node_id, source, fix, attached.delegation, targets),
+             target_section(judged, members), _measured(attached.runtime, members),
              _operation(info, gnode), _arguments(info), _quantization(analysis, info, members),
              _violations(analysis, members), _requant(analysis, node_id),
              shared_scale_html(analysis, node_id, model), _accuracy(analysis, info),
@@ -217,6 +230,9 @@ def _header(info, gnode, source: str) -> str:
         text += f" · subgraph {gnode.subgraph}"
     if source == "xnnpack" and category in ("vpu", "cpu"):     # coloured by the real delegation
         text = f"XNNPACK delegate {gnode.subgraph}" if category == "vpu" else "not delegated (CPU)"
+    elif source != "simulated" and category in ("vpu", "cpu"):  # coloured by another target's verdict
+        words = side_words(source)
+        text = f"{words.on} · {words.unit} {gnode.subgraph}" if category == "vpu" else f"CPU ({words.label} refused it)"
     label = gnode.label if gnode else info.op
     warn = ""
     if gnode is not None and gnode.violations:
@@ -291,16 +307,23 @@ def _quantization(analysis, info, members) -> str:
     return section("Quantization", rows(pairs)) if pairs else ""
 
 
-def placement_html(analysis: Analysis, node_id: str, source: str, delegation: PartitionReport | None = None) -> str:
-    where = placement(analysis, node_id, source, delegation)
-    xnn = source == "xnnpack"
+def placement_html(analysis: Analysis, node_id: str, source: str, delegation: PartitionReport | None = None,
+                   targets: Mapping[str, TargetResult] | None = None) -> str:
+    where = placement(analysis, node_id, source, delegation, targets)
+    words = side_words(source)
     if where.side == "vpu":
-        unit = "XNNPACK delegate" if xnn else "subgraph"
-        return f'<b style="color:{theme.OK}">{"delegated" if xnn else "VPU"}</b>, {unit} {where.subgraph}'
-    if where.side == "cpu":
-        word = "not delegated" if xnn else "CPU"
-        return f'<b style="color:{theme.WARN}">{word}</b> — {esc(where.reason)}'
+        unit = words.unit if source != "simulated" else words.short
+        return f'<b style="color:{theme.OK}">{words.on}</b>, {unit} {where.subgraph}'
+    if where.side == "cpu":     # an Arm reason names its target, which the row's label already does
+        reason = where.reason.removeprefix(f"not delegated to {words.label}: ")
+        return f'<b style="color:{theme.WARN}">{words.cpu}</b> — {esc(reason)}'
     return esc(where.reason)
+
+
+def target_section(judged: TargetResult | None, members: tuple[str, ...]) -> str:
+    """The colouring target's section: where it runs and why, with its compiler's numbers."""
+    title, pairs = target_rows(judged, members)
+    return section(title, rows(pairs)) if pairs else ""
 
 
 def try_html(fix: VpuFix | None) -> str:
@@ -314,21 +337,22 @@ def try_html(fix: VpuFix | None) -> str:
 
 
 def _partition(analysis: Analysis, node_id: str, source: str, fix: VpuFix | None = None,
-               delegation: PartitionReport | None = None) -> str:
-    part = partition_report(analysis, source, delegation)
-    label = "XNNPACK" if part.source == "xnnpack" else "VPU partition"
-    pairs = [(label, placement_html(analysis, node_id, source, delegation)), *_why_rows(part, node_id)]
-    link = try_html(fix) if part.source != "xnnpack" and fix is not None and fix.node == node_id else ""
+               delegation: PartitionReport | None = None,
+               targets: Mapping[str, TargetResult] | None = None) -> str:
+    part = partition_report(analysis, source, delegation, targets)
+    label = side_words(source).label
+    pairs = [(label, placement_html(analysis, node_id, source, delegation, targets)), *_why_rows(part, node_id)]
+    link = try_html(fix) if source == "simulated" and fix is not None and fix.node == node_id else ""
     if link:
         pairs.append(("what-if", link))
     for b in part.boundaries:
         if node_id in (b.src, b.dst):
             other = b.dst if b.src == node_id else b.src
             pairs.append(("boundary", f"{esc(b.direction)} with {node_link(other)}: {b.bytes:,} bytes"))
-    if delegation is not None:        # the other partition, for comparison
-        other_source = "simulated" if part.source == "xnnpack" else "xnnpack"
-        pairs.append(("VPU partition" if other_source == "simulated" else "XNNPACK",
-                      placement_html(analysis, node_id, other_source, delegation)))
+    if source != "simulated":                  # the VPU partition, for comparison
+        pairs.append(("VPU partition", placement_html(analysis, node_id, "simulated")))
+    elif delegation is not None:
+        pairs.append(("XNNPACK", placement_html(analysis, node_id, "xnnpack", delegation)))
     return section("Partition", rows(pairs))
 
 
@@ -339,7 +363,7 @@ def _why_rows(part, node_id: str) -> list[tuple[str, str]]:
     if runs_as:
         rows.append(("kernel", esc(runs_as[0].upper() + runs_as[1:])))
     cpu = next((c for c in part.cpu_nodes if c.node == node_id), None)
-    if cpu is None or part.source == "xnnpack":
+    if cpu is None or part.source != "simulated":     # a target's reason is its own section
         return rows
     rows.append(("cause", f"<b>{esc(cpu.cause)}</b> — {esc(CAUSE_WORDS.get(cpu.cause, cpu.cause))}"))
     for f in cpu.limits:

@@ -14,6 +14,9 @@ from app.widgets.node_html import breakable_html, node_html, running_html, summa
 from vpu_core.inspection import NOTHING_ATTACHED
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from vpu_core.targets.results import TargetResult
     from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis
     from vpu_core.inspection import Attached
@@ -42,9 +45,10 @@ class NodePanel(QTextBrowser):
         self.setHtml(waiting_html(text))
 
     def show_summary(self, analysis: Analysis, model: GraphModel | None = None, source: str = "simulated",
-                     attached: Attached = NOTHING_ATTACHED) -> None:
+                     attached: Attached = NOTHING_ATTACHED,
+                     targets: Mapping[str, TargetResult] | None = None) -> None:
         self.current_node = None
-        self.setHtml(breakable_html(summary_html(analysis, model, source, attached)))
+        self.setHtml(breakable_html(summary_html(analysis, model, source, attached, targets)))
 
     def show_running(self, model: str, quantizer: str) -> None:
         if self.current_node is None:
@@ -52,12 +56,13 @@ class NodePanel(QTextBrowser):
 
     def show_node(self, analysis: Analysis, model: GraphModel, node_id: str, prefix: str = "",
                   source: str = "simulated", fix: VpuFix | None = None,
-                  attached: Attached = NOTHING_ATTACHED) -> None:
+                  attached: Attached = NOTHING_ATTACHED,
+                  targets: Mapping[str, TargetResult] | None = None) -> None:
         """`prefix`: HTML shown above the node (compare mode: how it matches the other side);
         `fix`: the profile edit that moves this CPU node to the VPU ("Try it on the VPU");
         `attached`: what was computed beside the analysis (a run on this CPU)."""
         self.current_node = node_id
-        self.setHtml(breakable_html(prefix + node_html(analysis, model, node_id, source, fix, attached)))
+        self.setHtml(breakable_html(prefix + node_html(analysis, model, node_id, source, fix, attached, targets)))
 
     def _on_anchor(self, url: QUrl) -> None:
         text = url.toString()

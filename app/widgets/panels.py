@@ -10,11 +10,15 @@ from app.widgets.compare_table import CompareTable
 from app.widgets.node_panel import NodePanel
 from app.widgets.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, ShiftHistogram
 from app.widgets.tables import PartitionTable, RequantTable, ViolationsTable
+from app.widgets.words import side_words
 from vpu_core.graph.placement import partition_report
 from app.widgets.int_sim_panel import IntSimPanel
 from vpu_core.inspection import NOTHING_ATTACHED
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from vpu_core.targets.results import TargetResult
     from vpu_core.whatif.try_on_vpu import VpuFix
     from vpu_core.analysis.results import Analysis
     from vpu_core.inspection import Attached
@@ -64,17 +68,19 @@ class Panels(QObject):
             self.plots.setTabToolTip(index, tip)
 
     def set_analysis(self, analysis: Analysis, source: str = "simulated",
-                     attached: Attached = NOTHING_ATTACHED) -> None:
+                     attached: Attached = NOTHING_ATTACHED,
+                     targets: Mapping[str, TargetResult] | None = None) -> None:
         """Fill the tables and plots; `source` is the partition the graph is coloured by;
-        `attached`: what was computed beside the analysis (its integer simulation)."""
+        `attached`: what was computed beside the analysis (its integer simulation); `targets` the
+        verdicts judged (Inspection.targets)."""
         for widget in (self.violations, self.requant, self.scale_hist, self.shift_hist, self.pow2_plot):
             widget.set_analysis(analysis)
-        self.partition.set_analysis(analysis, source, attached.delegation)
+        self.partition.set_analysis(analysis, source, attached.delegation, targets)
         self.int_sim_panel.set_report(attached.int_sim, pending=analysis.predicted)
         count = len(analysis.violations)
         self.tables.setTabText(0, f"Violations ({count})" if count else "Violations")
-        part = partition_report(analysis, source, attached.delegation)
-        unit = "not delegated" if part.source == "xnnpack" else "CPU"
+        part = partition_report(analysis, source, attached.delegation, targets)
+        unit = side_words(source).cpu
         self.tables.setTabText(1, f"Partition ({len(part.cpu_nodes)} {unit})")
 
     def set_comparison(self, comparison: Comparison | None, names: dict | None) -> None:
@@ -88,18 +94,21 @@ class Panels(QObject):
         self.tables.setTabVisible(self.compare_index, comparison is not None)
 
     def show_summary(self, analysis: Analysis, model: GraphModel, source: str = "simulated",
-                     attached: Attached = NOTHING_ATTACHED) -> None:
-        self.node_panel.show_summary(analysis, model, source, attached)
+                     attached: Attached = NOTHING_ATTACHED,
+                     targets: Mapping[str, TargetResult] | None = None) -> None:
+        self.node_panel.show_summary(analysis, model, source, attached, targets)
         self.channel_plot.set_node(analysis, model, None)
         self._int_sim_of(attached)
         self.int_sim_panel.show_summary()
 
     def show_node(self, analysis: Analysis, model: GraphModel, node: str, prefix: str = "",
                   source: str = "simulated", fix: VpuFix | None = None,
-                  attached: Attached = NOTHING_ATTACHED) -> None:
+                  attached: Attached = NOTHING_ATTACHED,
+                  targets: Mapping[str, TargetResult] | None = None) -> None:
         """`fix`: the profile edit that would move this CPU node to the VPU (its link);
-        `attached`: what was computed beside the analysis the node belongs to."""
-        self.node_panel.show_node(analysis, model, node, prefix, source, fix, attached)
+        `attached`: what was computed beside the analysis the node belongs to; `targets` the
+        verdicts judged."""
+        self.node_panel.show_node(analysis, model, node, prefix, source, fix, attached, targets)
         self.channel_plot.set_node(analysis, model, node)
         self._int_sim_of(attached)
         self.int_sim_panel.show_node(node)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QListView, QMenu,
 
 from app import theme
 from app.widgets.profile_combo import ProfileCombo
-from app.widgets.quantizer_buttons import quantizer_switch, segmented
+from app.widgets.quantizer_buttons import ARM_TIP, arm_missing, button_of, quantizer_of, quantizer_switch, segmented
 from vpu_core.config import RunConfig
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ class RunControls(QObject):
         self.model.setMinimumContentsLength(12)
         self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.model.setToolTip("Model: the built-in zoo, recent files, or Open… a .py / .pt2 file")
-        self.quantizer, self.vpu_button, self.xnn_button = quantizer_switch()
+        self.quantizer, self.vpu_button, self.xnn_button, self.arm_button = quantizer_switch()
         self.vpu_button.setChecked(True)
         self.weights = QComboBox()
         self.weights.addItems(["per-channel", "per-tensor"])
@@ -156,7 +156,7 @@ class RunControls(QObject):
         bar = QToolBar("Run")
         bar.setObjectName("runToolbar")
         bar.setMovable(False)
-        seg, _ = segmented(self.vpu_button, self.xnn_button)
+        seg, _ = segmented(self.vpu_button, self.xnn_button, self.arm_button)
         run = QWidget()
         row = QHBoxLayout(run)
         row.setContentsMargins(0, 0, 0, 0)
@@ -202,7 +202,7 @@ class RunControls(QObject):
         is_vpu = self.quantizer.checkedId() == 0
         self.weights.setEnabled(not is_vpu)
         self.weights.setToolTip("The VPU quantizer is always per-channel (constraint 3)" if is_vpu
-                                else "XNNPACK weight quantization: per-channel or per-tensor")
+                                else "Weight quantization: per-channel or per-tensor")
 
     # -- model picker ----------------------------------------------------------------------------
     def set_catalogue(self, entries: list[tuple[str, str]], recent: list[str] | None = None) -> None:
@@ -290,7 +290,7 @@ class RunControls(QObject):
     def config(self) -> RunConfig:
         return replace(
             self._base, model=self.model_spec() or self._base.model,
-            quantizer="vpu" if self.quantizer.checkedId() == 0 else "xnnpack",
+            quantizer=quantizer_of(self.quantizer.checkedId(), self._base.quantizer),
             per_tensor=self.weights.currentIndex() == 1, dynamic_batch=self.batch.currentIndex() == 1,
             batch_size=self.batch_size.value() or None, calib_batches=self.calib.value(),
             calib_data=self._calib_data, profile=self.profile.path(),
@@ -304,7 +304,7 @@ class RunControls(QObject):
         self._updating = True
         self.set_model_spec(config.model)
         self._updating = True
-        self.quantizer.button(0 if config.quantizer == "vpu" else 1).setChecked(True)
+        self.quantizer.button(button_of(config.quantizer)).setChecked(True)
         self.weights.setCurrentIndex(1 if config.per_tensor else 0)
         self.batch.setCurrentIndex(1 if config.dynamic_batch else 0)
         self.batch_size.setValue(config.batch_size or 0)
@@ -322,9 +322,11 @@ class RunControls(QObject):
         "unknown" without a record) or, with None, a model this toolbar quantizes. A program is
         analysed as it is: the quantizer and weight switches do not apply, so they are greyed
         and say why (the status bar names the quantizer that made it)."""
-        for button in (self.vpu_button, self.xnn_button):
+        for button in (self.vpu_button, self.xnn_button, self.arm_button):
+            if button is self.arm_button and arm_missing() is not None:
+                continue                # stays greyed, saying which package it needs
             button.setEnabled(quantizer is None)
-            button.setToolTip("" if quantizer is None else (
+            button.setToolTip((ARM_TIP if button is self.arm_button else "") if quantizer is None else (
                 "Already quantized (program file"
                 + (f", by the {quantizer.upper()} quantizer" if quantizer != "unknown" else "")
                 + "): it is analysed as it is, the quantizer switch does not apply"))

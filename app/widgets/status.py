@@ -21,6 +21,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
 from app import theme
+from app.widgets.words import side_words
 from vpu_core.formatting import count_text, db_on_samples, human_bytes, quantizer_label, time_text
 from vpu_core.graph.placement import partition_report
 from vpu_core.inspection import NOTHING_ATTACHED
@@ -28,13 +29,14 @@ from vpu_core.reports.summary_text import (mac_share_caveat, mac_share_standing,
                                            no_weighted_op_short)
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from PySide6.QtGui import QResizeEvent
     from vpu_core.analysis.results import Analysis, PredictionChange, Summary
     from vpu_core.graph.model import GraphModel
     from vpu_core.inspection import Attached
     from vpu_core.session import InspectionPair
+    from vpu_core.targets.results import TargetResult
 
 SEP = "&nbsp;&nbsp;·&nbsp;&nbsp;"
 
@@ -77,12 +79,13 @@ def mac_share_chip(summary: Summary | None, violations: int = 0) -> str:
 
 
 def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "",
-                attached: Attached = NOTHING_ATTACHED) -> ChipLine:
-    """The status line of one result; `attached`: what was computed beside it (a run on this CPU)."""
-    part = partition_report(analysis, source, attached.delegation)
-    xnn = part.source == "xnnpack"
+                attached: Attached = NOTHING_ATTACHED,
+                targets: Mapping[str, TargetResult] | None = None) -> ChipLine:
+    """The status line of one result; `attached`: what was computed beside it (a run on this CPU);
+    `targets`: the targets judged (an Ethos-U's estimate gives the NPU time)."""
+    part = partition_report(analysis, source, attached.delegation, targets)
+    words = side_words(source)
     subs = len(part.subgraphs)
-    unit = "XNNPACK delegate" if xnn else "VPU subgraph"
     sqnr = db_on_samples(analysis.sqnr_db, analysis.accuracy_samples) if analysis.sqnr_db is not None else "—"
     head = f"<b>{html.escape(analysis.model)}</b> · {html.escape(quantizer_label(analysis))}"
     runtime = attached.runtime
@@ -91,17 +94,29 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
         (1, f'<span style="color:{theme.DANGER}">CPU run refused: {html.escape(runtime.refused or "no latency was measured")}</span>'
          if runtime.refused or latency is None
          else f"<b>CPU {time_text(latency.median_ms * 1e3)}</b> median (XNNPACK)")]
-    summary = analysis.summary if not xnn else None     # the MAC share of the simulated VPU
+    summary = analysis.summary if source == "simulated" else None     # the MAC share of the simulated VPU
+    judged = (targets or {}).get(source)
+    estimate = estimate_chip(judged.estimate) if judged is not None else ""
     return ChipLine([
         (0, head + (f" · {html.escape(profile)}" if profile else "")),          # the profile in use
         *([(0, mac_share_chip(summary, len(analysis.violations)))] if summary is not None else []),
+        *([(0, estimate)] if estimate else []),
         (2, violations_chip(len(analysis.violations), analysis.summary)),
-        (4, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {unit}' + ("s" if subs != 1 else "")),
-        (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} '
-         + ("not delegated" if xnn else "CPU fallback ops")),
+        (4, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {words.unit}' + ("s" if subs != 1 else "")),
+        (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} {words.cpu_ops}'),
         (3, f"SQNR {sqnr}"),
         (5, f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})"),
         (6, f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)"), *run_chip])
+
+
+def estimate_chip(estimate: object) -> str:
+    """A target's time estimate: "NPU 0.053 ms, Vela 5.1.0 estimate" (Vela's, labelled as the
+    compiler's); "" for a target without one in time."""
+    ms, version = getattr(estimate, "inference_ms", None), getattr(estimate, "vela_version", None)
+    if ms is None or version is None:
+        return ""
+    return (f'<b style="color:{theme.CATEGORY_COLORS["vpu"]}">NPU {ms:.3f} ms</b>'
+            f'<span style="color:{theme.MUTED}">, Vela {html.escape(str(version))} estimate</span>')
 
 
 def compare_html(pair: InspectionPair) -> ChipLine:

@@ -17,13 +17,20 @@ from PySide6.QtWidgets import (QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, 
                                QWidget)
 
 from app import theme
+from app.widgets.target_html import vela_of
 from app.widgets.tree_items import child_items, top_level_items
+from app.widgets.words import side_words
 from app.widgets.wrapping import Col, ColumnFit
-from vpu_core.formatting import compact_ints, count_text, node_label
+from vpu_core.formatting import compact_ints, count_text, human_bytes, node_label
+from vpu_core.targets.arm.report_text import cycles_text
 from vpu_core.reports.summary_text import CAUSE_WORDS
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from vpu_core.analysis.results import Analysis, CpuCause, PartitionReport
+    from vpu_core.targets.arm.results import VelaEstimate
+    from vpu_core.targets.results import TargetResult
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 REQUANT_HEADERS = ("Node", "Right shifts n", "Exact", "Max error", "Range")
@@ -216,24 +223,29 @@ class PartitionTable(_NodeTable):
         layout.addWidget(self.tree)
 
     def set_analysis(self, analysis: Analysis, source: str = "simulated",
-                     delegation: PartitionReport | None = None) -> None:
+                     delegation: PartitionReport | None = None,
+                     targets: Mapping[str, TargetResult] | None = None) -> None:
         """`source` = the partition the graph is coloured by: its report comes first; `delegation`
-        the real XNNPACK one (Inspection.attached.delegation), when it was computed."""
+        the real XNNPACK one (Inspection.attached.delegation), when it was computed; `targets` the
+        verdicts of the other targets judged (an Ethos-U's with Vela's cycles per partition)."""
         self.tree.clear()
-        reports = [("simulated", analysis.partition)]
+        reports: list[tuple[str, PartitionReport]] = [("simulated", analysis.partition)]
         if delegation is not None:
             reports.append(("xnnpack", delegation))
-            reports.sort(key=lambda r: r[0] != source)
+        reports += [(name, t.verdict) for name, t in (targets or {}).items() if name not in ("vpu", "xnnpack")]
+        reports.sort(key=lambda r: r[0] != source)
         for kind, part in reports:
             parent: QTreeWidget | QTreeWidgetItem = self.tree
+            judged = (targets or {}).get(kind)
             if len(reports) > 1:
                 title = ("Real XNNPACK delegation — ExecuTorch XnnpackPartitioner" if kind == "xnnpack"
-                         else f"Simulated VPU partition — profile {part.profile}")
+                         else f"Simulated VPU partition — profile {part.profile}" if kind == "simulated"
+                         else f"{judged.title if judged else kind} — {part.profile}")
                 header = _item(self.tree, [title, "", ""])
                 header.setFirstColumnSpanned(True)
                 _bold(header, theme.ACCENT)
                 parent = header
-            self._report(parent, part, analysis)
+            self._report(parent, part, analysis, judged)
         for top in top_level_items(self.tree):
             _bold(top)
             top.setExpanded(top.childCount() <= 300)
@@ -242,12 +254,16 @@ class PartitionTable(_NodeTable):
                 child.setExpanded(child.childCount() <= 300)
         self._refit()
 
-    def _report(self, parent, part, analysis) -> None:
+    def _report(self, parent, part, analysis, judged: TargetResult | None = None) -> None:
         xnn = part.source == "xnnpack"
-        unit, cpu = ("XNNPACK delegates", "Not delegated (CPU)") if xnn else ("VPU subgraphs", "CPU fallback ops")
+        words = side_words(part.source)
+        unit = f"{words.unit}s"
+        cpu = "Not delegated (CPU)" if xnn else words.cpu_ops[0].upper() + words.cpu_ops[1:]
+        vela = vela_of(judged)
         detail = (f"{part.lowered_counts.get('delegated_nodes', 0)} lowered nodes delegated, "
                   f"{part.lowered_counts.get('non_delegated_nodes', 0)} not" if xnn
-                  else f"profile {part.profile} · {len(part.vpu_ops)} VPU ops")
+                  else f"profile {part.profile} · {len(part.vpu_ops)} VPU ops" if part.source == "simulated"
+                  else f"{part.profile}" + (f" · {vela.label}" if vela is not None else ""))
         totals = _item(parent, ["Totals", detail, ""])
         _item(totals, [unit, str(len(part.subgraphs)), ""])
         _item(totals, [cpu, str(len(part.cpu_nodes)), ""])
@@ -255,17 +271,26 @@ class PartitionTable(_NodeTable):
         edges.setToolTip(1, f"{part.transfer_bytes:,} bytes cross the boundary")
         self._cpu_nodes(parent, part, cpu, analysis)     # what fell back (and why) first: the question asked
         self._boundaries(parent, part, analysis)
-        self._subgraphs(parent, part, analysis.nodes, "delegate" if xnn else "subgraph", unit)
+        if vela is not None:
+            _item(totals, ["NPU time (Vela)", f"{vela.inference_ms:.3f} ms · {cycles_text(vela.total_cycles)}", ""])
+        self._subgraphs(parent, part, analysis.nodes, words.short, unit, vela)
 
-    def _subgraphs(self, parent, part, infos: dict, word: str, unit: str) -> None:
+    def _subgraphs(self, parent, part, infos: dict, word: str, unit: str, vela: VelaEstimate | None = None) -> None:
         group = _item(parent, [f"{unit} ({len(part.subgraphs)})", "", ""])
+        costs = {p.index: p for p in vela.partitions} if vela is not None else {}
         for sub in part.subgraphs:
             ops = [n for n in sub.nodes if n in infos and infos[n].kind == "call_function"
                    and infos[n].qparams is None]            # the ops, not their Q/DQ and weights
             names = " → ".join(infos[n].op.split(".", 1)[0] for n in ops[:6]) + (" …" if len(ops) > 6 else "")
             detail = f"{len(ops)} op{'s' if len(ops) != 1 else ''} ({len(sub.nodes)} nodes): {names}"
+            cost = costs.get(sub.id)
+            if cost is not None:       # Vela's estimate of this partition, first: the number asked for
+                detail = (f"{cycles_text(cost.cycles)} · {cost.inference_ms:.3f} ms · SRAM "
+                          f"{human_bytes(cost.sram_bytes)} — {detail}")
             row = _item(group, [f"{word} {sub.id}", detail, ""], node=(ops or sub.nodes or [None])[0])
-            row.setToolTip(1, ", ".join(ops))
+            row.setToolTip(1, ", ".join(ops) + (f"\n{vela.label}: {cost.cycles:,} cycles ({cost.npu_cycles:,} NPU), "
+                                               f"{cost.macs:,} MACs, flash {human_bytes(cost.flash_bytes)}"
+                                               if cost is not None and vela is not None else ""))
         group.setForeground(0, QBrush(QColor(theme.OK)))
 
     def _cpu_nodes(self, parent, part, title: str, analysis) -> None:

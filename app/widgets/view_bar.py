@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtWidgets import QButtonGroup, QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
 
 from app import theme
-from app.widgets.quantizer_buttons import segmented
+from app.widgets.words import ColourChoice, fill_colour_combo
 
-SOURCES = ("simulated", "xnnpack")
 METRIC_CHOICES = (("", "Partition"), ("sqnr", "Layer SQNR"), ("pow2_loss", "Pow2 loss"),
-                  ("shift", "Shift"), ("boundary_bytes", "Bytes"), ("measured_us", "Measured µs"))
+                  ("shift", "Shift"), ("boundary_bytes", "Bytes"), ("measured_us", "Measured µs"),
+                  ("npu_cycles", "NPU cycles"))
 
 
 class _EscapeClears(QObject):
@@ -37,7 +37,7 @@ class ViewBar(QToolBar):
     large_font_toggled = Signal(bool)
     high_contrast_toggled = Signal(bool)
     compare_toggled = Signal(bool)
-    partition_source_changed = Signal(str)      # "simulated" | "xnnpack"
+    partition_source_changed = Signal(str)      # "simulated" | a target's name ("xnnpack", "ethos-u55-128")
     violation_step = Signal(int)                # +1 next, -1 previous
     hide_qdq_toggled = Signal(bool)
     metric_changed = Signal(str)                # metric key, "" = colour by partition
@@ -79,16 +79,12 @@ class ViewBar(QToolBar):
         self.compare = QPushButton("⇆ Compare")
         self.compare.setCheckable(True)
         self.compare.setToolTip("Compare mode: this configuration (A) side by side with another (B) — Ctrl+K")
-        simulated, xnnpack = QPushButton("VPU"), QPushButton("XNNPACK")
-        simulated.setToolTip("Colour by the simulated VPU partition (the profile's op list)")
-        xnnpack.setToolTip("Colour by what ExecuTorch's XnnpackPartitioner really delegates "
-                           "(lowers the graph once: takes a few seconds) — Ctrl+D")
-        self.colour = QButtonGroup(self)
-        for i, button in enumerate((simulated, xnnpack)):
-            button.setCheckable(True)
-            self.colour.addButton(button, i)
-        simulated.setChecked(True)
-        colour_box, _ = segmented(simulated, xnnpack)
+        self.colour_combo = QComboBox()     # its entries: set_colour_choices (the target registry)
+        self.colour_combo.setObjectName("colourBy")
+        self.colour_combo.setToolTip("Colour the graph by where a target runs each op: the simulated VPU "
+                                     "partition, or a real backend's verdict (XNNPACK, an Arm Ethos-U NPU "
+                                     "through Vela; lowering it takes seconds to a minute) — Ctrl+D: VPU / XNNPACK")
+        colour_box = self.colour_combo
         self.prev_violation, self.next_violation = QPushButton("◀"), QPushButton("▶")
         self.prev_violation.setToolTip("Previous violation (Shift+V, PgUp)")
         self.next_violation.setToolTip("Next violation (V, PgDown)")
@@ -133,7 +129,8 @@ class ViewBar(QToolBar):
         self.large_font.toggled.connect(self.large_font_toggled)
         self.high_contrast.toggled.connect(self.high_contrast_toggled)
         self.compare.toggled.connect(self.compare_toggled)
-        self.colour.idClicked.connect(lambda i: self.partition_source_changed.emit(SOURCES[i]))
+        self.colour_combo.currentIndexChanged.connect(
+            lambda i: self.partition_source_changed.emit(self.colour_combo.itemData(i)) if i >= 0 else None)
         self.prev_violation.clicked.connect(lambda: self.violation_step.emit(-1))
         self.next_violation.clicked.connect(lambda: self.violation_step.emit(1))
 
@@ -145,9 +142,18 @@ class ViewBar(QToolBar):
         else:
             self.matches.setText(f"{index + 1 if index is not None else 1} of {count}")
 
+    def set_colour_choices(self, choices: Sequence[ColourChoice]) -> None:
+        """The "Colour by" entries; one that cannot be chosen here is shown disabled, its tooltip
+        saying why."""
+        fill_colour_combo(self.colour_combo, choices)
+
+    def colour_sources(self) -> list[str]:
+        """The partition sources offered, in order (enabled or not)."""
+        return [self.colour_combo.itemData(i) for i in range(self.colour_combo.count())]
+
     def set_partition_source(self, source: str) -> None:
         """Show `source` as chosen without announcing it (the window changed it)."""
-        self.colour.button(SOURCES.index(source)).setChecked(True)
+        _quietly(self.colour_combo.setCurrentIndex, self.colour_combo, max(self.colour_combo.findData(source), 0))
 
     def set_violation_position(self, index: int | None, count: int | None,
                                sides: Sequence[tuple[str, int]] = (), side: str = "") -> None:

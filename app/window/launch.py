@@ -40,7 +40,11 @@ class GuiOptions:
     screenshot: str | None = None          # .png to write, then exit
     size: tuple[int, int] | None = None    # window size (width, height)
     compare: object = None                 # RunConfig of side B: open in compare mode
-    xnnpack_delegation: bool = False       # colour by the real XNNPACK delegation
+    colour_by: str | None = None           # the partition source to open with ("xnnpack",
+                                           # "ethos-u55-128"; None: the simulated VPU partition)
+    compare_colour_by: str | None = None   # side B's, when --compare names a target
+    metric: str | None = None              # colour ops by this metric (vpu_core.graph.metrics)
+    hide_qdq: bool = False                 # quantize → dequantize folded into their edges
     select: str | None = None              # "node" or "b:node" to select once shown
     tabs: tuple[str, ...] = field(default=())
     sweep: str | None = None               # a sweep folder to show in the Sweep dock
@@ -95,6 +99,8 @@ def run_gui(config: RunConfig | None = None, options: GuiOptions = GuiOptions())
 
 def start(window: MainWindow, config: RunConfig, options: GuiOptions) -> None:
     """The first run: a single configuration, or compare mode, optionally with the overlay."""
+    from dataclasses import replace
+
     from app.state import CompareB
     from vpu_core.config import RunConfig
 
@@ -104,14 +110,17 @@ def start(window: MainWindow, config: RunConfig, options: GuiOptions) -> None:
     if options.focus:
         state.focus_mode = True
     if options.presentation:
-        from dataclasses import replace
-
         state.look = replace(state.look, presentation=True)
-    if options.xnnpack_delegation:
-        state.set_partition_source("xnnpack")      # nothing shown yet: the run lowers too
+    if options.metric:
+        state.metric = options.metric
+    if options.hide_qdq:
+        state.view = replace(state.view, hide_qdq=True)
+    if options.colour_by:
+        state.set_partition_source(options.colour_by)   # nothing shown yet: the run judges it too
     if options.compare is not None:
         state.config = config
-        state.compare_b = CompareB.of(options.compare) if isinstance(options.compare, RunConfig) else None
+        state.compare_b = (CompareB.of(options.compare, options.compare_colour_by)
+                           if isinstance(options.compare, RunConfig) else None)
         window.compare.set_mode(True)
     elif options.measure:
         state.config = config
@@ -212,9 +221,11 @@ def layout_facts(window: MainWindow) -> dict:
     area = sum(r[2] * r[3] for r in canvases)
     sides = [state.inspection(side) for side in state.sides()]
     ran = sorted({stage for i in sides if i is not None for stage in i.stages_run})
+    colour = {side: i.view.partition_source for side, i in zip(state.sides(), sides) if i is not None and i.view}
     return {"window": [window.width(), window.height()], "canvas": [x0, y0, x1 - x0, y1 - y0],
             "canvas_share": round(area / max(1, window.width() * window.height()), 4),
-            "canvases": canvases, "stages_run": ran}
+            "canvases": canvases, "stages_run": ran, "colour_by": colour, "metric": state.metric,
+            "status": window.summary.toolTip() or window.summary.text()}
 
 
 def _save_image(image, tmp: Path) -> None:

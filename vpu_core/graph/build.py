@@ -5,9 +5,11 @@ violation count, a short label ("conv2d") and a detail line ("16×8×16×16 int8
 it crosses a VPU/CPU boundary.
 
 Partition source: `partition_source="simulated"` colours by the VPU partition the core simulated
-from the profile's op list; `"xnnpack"` colours by what ExecuTorch's XnnpackPartitioner really
-delegated (`delegation`: the XNNPACK target's verdict, Inspection.attached.delegation).
-Both are PartitionReports of the same shape, so "vpu" then reads "inside an XNNPACK delegate".
+from the profile's op list; a target's name (vpu_core.targets: "xnnpack", "ethos-u55-128") colours
+by that target's verdict: XNNPACK's real delegation is `delegation` (Inspection.attached.delegation),
+any other target's is in `targets` (Inspection.targets: name -> TargetResult). Every verdict is a
+PartitionReport of the same shape, so "vpu" then reads "on the target's accelerator"; a target's
+estimate adds its per-node numbers to the metrics (Vela's NPU cycles).
 
 Folding (Netron-style, on by default): parameters and constants, together with the Q/DQ chain
 that turns them into the op's input (`_frozen_param → dequantize_per_channel`, its scale and
@@ -21,29 +23,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
 
-from vpu_core.config import PARTITION_SOURCES
+from vpu_core.config import SIMULATED
 from vpu_core.formatting import (dtype_short, module_name, op_label, quant_params_short, quantizer_label,
                                  shape_text)
 from vpu_core.graph.model import Category, GraphEdge, GraphModel, GraphNode
 
 if TYPE_CHECKING:  # importing vpu_core.analysis at run time would pull in torch
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from vpu_core.analysis.results import Analysis, NodeInfo
     from vpu_core.analysis.results import PartitionReport
+    from vpu_core.targets.results import TargetResult
+
+    Judged = Mapping[str, TargetResult]
 
 _HIDDEN_OPS = ("_guards_fn",)      # torch.export's guard call: no data flows through it
 _QDQ_PREFIX = "quantized_decomposed."
 
 
 def build_graph_model(analysis: Analysis, fold_params: bool = True,
-                      partition_source: str = "simulated", hide_qdq: bool = False,
+                      partition_source: str = SIMULATED, hide_qdq: bool = False,
                       measured_us: Mapping[str, float] | None = None,
-                      delegation: PartitionReport | None = None) -> GraphModel:
+                      delegation: PartitionReport | None = None,
+                      targets: Judged | None = None) -> GraphModel:
     """The flat display graph; `hide_qdq` folds quantize → dequantize chains into their edges;
     `measured_us` (node -> µs, a run on this CPU: RuntimeReport.op_us) its "measured µs" metric;
-    `delegation` the real XNNPACK delegation `partition_source="xnnpack"` colours by."""
-    model = _build(analysis, fold_params, partition_source, measured_us or {}, delegation)
+    `delegation` the real XNNPACK delegation `partition_source="xnnpack"` colours by, `targets`
+    the verdicts any other target's `partition_source` reads."""
+    model = _build(analysis, fold_params, partition_source, measured_us or {}, delegation, targets or {})
     if hide_qdq:
         from vpu_core.graph.fold_qdq import fold_qdq
 
@@ -52,8 +59,8 @@ def build_graph_model(analysis: Analysis, fold_params: bool = True,
 
 
 def _build(analysis: Analysis, fold_params: bool, partition_source: str,
-           measured_us: Mapping[str, float], delegation: PartitionReport | None) -> GraphModel:
-    part = partition_report(analysis, partition_source, delegation)
+           measured_us: Mapping[str, float], delegation: PartitionReport | None, targets: Judged) -> GraphModel:
+    part = partition_report(analysis, partition_source, delegation, targets)
     infos = {name: info for name, info in analysis.nodes.items() if not _hidden(info)}
     edges = _edges(analysis, infos)
     preds, succs = _adjacency(infos, edges)
@@ -89,24 +96,34 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str,
     title = f"{analysis.model} · {quantizer_label(analysis)}"
     if partition_source == "xnnpack":
         title += " · XNNPACK delegation"
+    elif partition_source != SIMULATED:
+        title += f" · {_target_title(partition_source, targets)}"
     return GraphModel(tuple(nodes), graph_edges, title=title,
                       meta={"folded_into": home, "fold_params": fold_params,
                             "partition_source": partition_source,
                             "scale_groups": analysis.scale_groups},
-                      metrics=_display_metrics(analysis, home, shown, measured_us))
+                      metrics=_display_metrics(analysis, home, shown, measured_us, targets.get(partition_source)))
 
 
-def partition_report(analysis: Analysis, partition_source: str = "simulated",
-                     delegation: PartitionReport | None = None) -> PartitionReport:
-    """The PartitionReport a graph is coloured by: the simulated VPU one (the analysis') or the
-    real XNNPACK one (`delegation`, Inspection.attached.delegation)."""
-    if partition_source not in PARTITION_SOURCES:
-        raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}, not {partition_source!r}")
-    if partition_source == "simulated":
+def partition_report(analysis: Analysis, partition_source: str = SIMULATED,
+                     delegation: PartitionReport | None = None, targets: Judged | None = None) -> PartitionReport:
+    """The PartitionReport a graph is coloured by: the simulated VPU one (the analysis'), the real
+    XNNPACK one (`delegation`, Inspection.attached.delegation), or the verdict of any target named
+    `partition_source` (from `targets`, Inspection.targets). ValueError when that verdict is not
+    there (the session judges the target first)."""
+    if partition_source == SIMULATED:
         return analysis.partition
-    if delegation is None:
-        raise ValueError("this analysis has no XNNPACK delegation: ask the session for the xnnpack target")
-    return delegation
+    judged = (targets or {}).get(partition_source)
+    if judged is not None:
+        return judged.verdict
+    if partition_source == "xnnpack" and delegation is not None:
+        return delegation
+    raise ValueError(f"this result has no verdict of the {partition_source!r} target: ask the session to judge it")
+
+
+def _target_title(name: str, targets: Judged) -> str:
+    judged = targets.get(name)
+    return judged.title if judged is not None else name
 
 
 def display_id(model: GraphModel, node: str) -> str:
@@ -219,12 +236,13 @@ def _graph_edges(edges: list, shown: set[str], home: dict, boundaries) -> tuple[
     return tuple(out)
 
 
-def _display_metrics(analysis: Analysis, home: dict, shown: set[str], measured_us: Mapping[str, float]) -> dict:
+def _display_metrics(analysis: Analysis, home: dict, shown: set[str], measured_us: Mapping[str, float],
+                     judged: TargetResult | None) -> dict:
     """Per-node metrics keyed by the id that shows each node (a folded weight's on its op)."""
     from vpu_core.graph.metrics import node_metrics
 
     out = {}
-    for key, values in node_metrics(analysis, measured_us).items():
+    for key, values in node_metrics(analysis, measured_us, judged).items():
         by_id: dict[str, float] = {}
         for name, value in values.items():
             nid = home.get(name, name)

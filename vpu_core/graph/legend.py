@@ -27,6 +27,8 @@ class LegendFacts:
     by_metric: bool = False                   # ops are coloured by a metric's gradient (their own
                                               # legend), not by VPU subgraph / CPU fallback
     hidden_subgraphs: int = 0                 # VPU subgraphs drawn only inside closed groups
+    accelerator: str = "VPU"                  # what the green side is called: "VPU", "delegate"
+                                              # (XNNPACK), "NPU" (an Arm target's verdict)
 
     @property
     def groups(self) -> bool:
@@ -46,7 +48,13 @@ def legend_facts(model: GraphModel, whole: GraphModel | None = None) -> LegendFa
         boundary=any(e.boundary for e in model.edges),
         violations=any(n.violations for n in model.nodes),
         edge_violations=any(e.violations for e in model.edges),
-        frames=bool(model.frames))
+        frames=bool(model.frames),
+        accelerator=accelerator_word(model.meta.get("partition_source", "simulated")))
+
+
+def accelerator_word(source: str) -> str:
+    """The accelerator side of a colouring, in the legend's words."""
+    return {"simulated": "VPU", "xnnpack": "delegate"}.get(source, "NPU")
 
 
 def _subgraphs(model: GraphModel) -> list[int]:

@@ -14,6 +14,8 @@
 - measured_us     the node's time in the lowered program run on this CPU (check --run / the window's
                   Run ▸ Run on this CPU): its ETDump time + its share of its XNNPACK delegate's
                   overhead (vpu_core.targets.xnnpack); no values until a run
+- npu_cycles      Vela's NPU cycles of the node under the Ethos-U target the graph is coloured by
+                  (the compiler's estimate: vpu_core.targets.arm); no values under another colouring
 
 Pure Python, no torch.
 """
@@ -27,6 +29,7 @@ from vpu_core.graph.model import MetricBar
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
+    from vpu_core.targets.results import TargetResult
 
 N_BINS = 6
 SQNR_CAP = 200.0        # vpu_core.analysis.sqnr caps at ±200 dB
@@ -46,12 +49,15 @@ METRICS = {m.key: m for m in (
     MetricInfo("shift", "Requant shift", "", None),
     MetricInfo("boundary_bytes", "Boundary bytes", "B", "low"),
     MetricInfo("measured_us", "Measured on this CPU", "µs", "low"),
+    MetricInfo("npu_cycles", "NPU cycles (Vela estimate)", "cycles", "low"),
 )}
 
 
-def node_metrics(analysis: Analysis, measured_us: Mapping[str, float] | None = None) -> dict[str, dict[str, float]]:
+def node_metrics(analysis: Analysis, measured_us: Mapping[str, float] | None = None,
+                 judged: TargetResult | None = None) -> dict[str, dict[str, float]]:
     """metric key -> {fx node name: value}; nodes without a value are absent. `measured_us`: each
-    node's µs in a run on this CPU (RuntimeReport.op_us), the "measured µs" metric."""
+    node's µs in a run on this CPU (RuntimeReport.op_us), the "measured µs" metric; `judged`: the
+    target the graph is coloured by, whose estimate may add its own per-node metrics."""
     sqnr = {k: float(v) for k, v in analysis.layer_sqnr.items()
             if v is not None and math.isfinite(v)}
     loss: dict[str, float] = {}
@@ -65,8 +71,11 @@ def node_metrics(analysis: Analysis, measured_us: Mapping[str, float] | None = N
     for b in analysis.partition.boundaries:
         for end in {_op_of(analysis, b.src), _op_of(analysis, b.dst)}:
             nbytes[end] = nbytes.get(end, 0.0) + b.bytes
+    # an estimate with per-node metrics of its own (Vela's: {"npu_cycles": …}) adds them
+    extra = getattr(judged.estimate, "node_metrics", None) if judged is not None else None
+    npu = dict(extra().get("npu_cycles", {})) if extra is not None else {}
     return {"sqnr": sqnr, "pow2_loss": loss, "shift": shift, "boundary_bytes": nbytes,
-            "measured_us": dict(measured_us or {})}
+            "measured_us": dict(measured_us or {}), "npu_cycles": npu}
 
 
 def _op_of(analysis: Analysis, name: str) -> str:

@@ -1,8 +1,8 @@
 """Where one node runs, and why, under the partition a graph is coloured by.
 
 The status bar, the node panel's summary and its per-node decision all read the same
-PartitionReport (`partition_report(analysis, source, delegation)`), so their numbers agree whichever
-partition (simulated VPU or real XNNPACK delegation) is shown.
+PartitionReport (`partition_report(analysis, source, delegation, targets)`), so their numbers agree
+whichever partition (simulated VPU, real XNNPACK delegation, an Arm target's verdict) is shown.
 """
 from __future__ import annotations
 
@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING
 from vpu_core.graph.build import partition_report
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from vpu_core.analysis.results import Analysis, PartitionReport
+    from vpu_core.targets.results import TargetResult
 
 __all__ = ["Placement", "partition_report", "placement"]
 
@@ -25,8 +28,9 @@ class Placement:
 
 
 def placement(analysis: Analysis, node: str, source: str = "simulated",
-              delegation: PartitionReport | None = None) -> Placement:
-    part = partition_report(analysis, source, delegation)
+              delegation: PartitionReport | None = None,
+              targets: Mapping[str, TargetResult] | None = None) -> Placement:
+    part = partition_report(analysis, source, delegation, targets)
     info = analysis.nodes.get(node)
     cpu = next((c for c in part.cpu_nodes if c.node == node), None)
     if cpu is not None:
@@ -43,7 +47,7 @@ def placement(analysis: Analysis, node: str, source: str = "simulated",
     if info.kind == "get_attr":
         return Placement("consumer", reason="a parameter: loaded with the op that reads it")
     if info.qparams is not None:
-        unit = "an XNNPACK delegate" if part.source == "xnnpack" else "a VPU subgraph"
+        unit = {"xnnpack": "an XNNPACK delegate", "simulated": "a VPU subgraph"}.get(part.source, "an NPU partition")
         return Placement("cpu", reason=f"a quantize / dequantize outside {unit}: it runs where its "
                                        "neighbours run (not an op: no kernel needed)")
     return Placement("cpu", reason="not an op of the model (no kernel needed)")

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from vpu_core.cache.keys import FileHashes, StageKeys, stage_keys
 from vpu_core.cache.stage_store import MemoryCache
-from vpu_core.config import PARTITION_SOURCES, RunConfig, ViewOptions
+from vpu_core.config import SIMULATED, RunConfig, ViewOptions
 from vpu_core.errors import NotCached
 from vpu_core.inspection import NOTHING_ATTACHED, Attached, DisplayGraph, Inspection, InspectionPair, display_graph
 from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext, context_of, overall_fraction, recording
@@ -43,6 +43,8 @@ from vpu_core.stages import STAGE_SPANS, STAGE_TITLES, STAGES, Store, TimingKey
 from vpu_core.targets import check_target
 
 if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's callers may not have it yet
+    from collections.abc import Mapping
+
     from vpu_core.analysis.results import Analysis
     from vpu_core.cache.disk import DiskCache
     from vpu_core.targets.results import Exported
@@ -101,6 +103,7 @@ class Session:
         vpu_core.targets.xnnpack). `whatif` fills in the op-list candidates and the partition
         economics (.attached.whatif: one re-partition per candidate op, so only when asked for:
         `Session.whatif`). All of them are attached by `attach`; the Analysis is the cached one.
+        A `view` coloured by a target (partition_source "xnnpack", "ethos-u55-128") judges it too.
         `ctx` replaces `progress` and `cancel` (give one or the other). `preview(inspection)`
         receives the predicted partition of the float graph as soon as it is exported, when the
         quantized analysis has to be computed (vpu_core.preview). `targets` (registry names,
@@ -109,8 +112,8 @@ class Session:
         """
         ctx, ran = recording(context_of(progress, cancel, ctx))
         start = time.perf_counter()
-        if view is not None and view.partition_source not in PARTITION_SOURCES:
-            raise ValueError(f"partition_source must be one of {PARTITION_SOURCES}")
+        if view is not None and view.partition_source != SIMULATED:
+            targets = (*targets, colour_target(view.partition_source))
         if xnnpack_delegation is None:
             xnnpack_delegation = view is not None and view.partition_source == "xnnpack"
         xnnpack_delegation = xnnpack_delegation or "xnnpack" in targets
@@ -126,42 +129,54 @@ class Session:
         judged = {name: self.target(config, name, ctx, keys) for name in dict.fromkeys(targets)}
         graph = None
         if view is not None:
-            graph = self._display_graph(keys, analysis, view, ctx, attached)
+            graph = self._display_graph(keys, analysis, view, ctx, attached, judged)
         read_s = self._read_s.get(keys.analysis) if keys is not None else None
         return Inspection(config, analysis, graph, view, time.perf_counter() - start, tuple(ran), judged,
                           attached, read_s)
 
     def redraw(self, inspection: Inspection, view: ViewOptions) -> Inspection:
         """The same result drawn for another view (fold, colouring): milliseconds, never a run.
-        Raises ValueError when `view` colours by an XNNPACK delegation the inspection lacks."""
+        Raises ValueError when `view` colours by a target whose verdict the inspection lacks."""
+        if not inspection.can_colour_by(view.partition_source):
+            raise ValueError(f"this result has no verdict of the {view.partition_source!r} target: inspect again")
         graph = self._display_graph(self.keys(inspection.config), inspection.analysis, view, NO_CONTEXT,
-                                    inspection.attached)
+                                    inspection.attached, inspection.targets)
         return dataclasses.replace(inspection, graph=graph, view=view)
 
     def compare(self, a: RunConfig, b: RunConfig, view: ViewOptions | None = ViewOptions(),
                 progress: ProgressFn | None = None, cancel: threading.Event | None = None,
                 xnnpack_delegation: bool | None = None, int_sim: bool = False,
-                whatif: bool = False, *, ctx: RunContext | None = None) -> InspectionPair:
+                whatif: bool = False, *, ctx: RunContext | None = None,
+                view_b: ViewOptions | None = None) -> InspectionPair:
         """Inspect both configurations (A, then B) and match them. Unlike `inspect`, `progress`
         receives (stage, fraction of the whole comparison): A fills the first half of the bar, B
-        the second. A failure says which side failed ("B · VPU · dynamic batch: …")."""
+        the second. A failure says which side failed ("B · VPU · dynamic batch: …"). `view_b`:
+        side B drawn otherwise than A (coloured by another target: the VPU beside an Ethos-U)."""
         from vpu_core.compare import compare, config_labels
+        from vpu_core.graph.build import partition_report
         from vpu_core.errors import Cancelled, InspectorError, with_message
 
         ctx = context_of(progress, cancel, ctx)
         start = time.perf_counter()
         labels = config_labels(a, b)
         sides = []
+        views = (view, view_b if view_b is not None else view)
         for i, (side, config, label) in enumerate((("A", a, labels[0]), ("B", b, labels[1]))):
             half = ctx.scaled(STAGE_SPANS, 0.5 * i, 0.5 * (i + 1))      # one bar for both sides
             try:
-                sides.append(self.inspect(config, view, xnnpack_delegation=xnnpack_delegation,
+                sides.append(self.inspect(config, views[i], xnnpack_delegation=xnnpack_delegation,
                                           int_sim=int_sim, whatif=whatif, ctx=half))
             except Cancelled:
                 raise
             except InspectorError as exc:
                 raise with_message(exc, f"{side} · {label}: {exc.message}") from exc
-        comparison = compare(sides[0].analysis, sides[1].analysis, *labels)
+        parts = [partition_report(i.analysis, v.partition_source, i.attached.delegation, i.targets) if v is not None else None
+                 for i, v in zip(sides, views)]
+        va, vb = views
+        if va is not None and vb is not None and va.partition_source != vb.partition_source:
+            labels = (f"{labels[0]} · {_source_title(va.partition_source)}",
+                      f"{labels[1]} · {_source_title(vb.partition_source)}")
+        comparison = compare(sides[0].analysis, sides[1].analysis, *labels, parts[0], parts[1])
         return InspectionPair(sides[0], sides[1], comparison, time.perf_counter() - start)
 
     def keys(self, config: RunConfig, fresh: bool = False) -> StageKeys | None:
@@ -492,7 +507,8 @@ class Session:
             raise NotCached(what)
 
     def _display_graph(self, keys: StageKeys | None, analysis: Analysis, view: ViewOptions,
-                       ctx: RunContext, attached: Attached = NOTHING_ATTACHED) -> DisplayGraph:
+                       ctx: RunContext, attached: Attached = NOTHING_ATTACHED,
+                       judged: Mapping[str, TargetResult] | None = None) -> DisplayGraph:
         key = None
         if keys is not None and not analysis.predicted:    # a prediction is never remembered
             # the delegation colours another graph, a run on this CPU adds the "measured µs"
@@ -503,11 +519,29 @@ class Session:
             if hit is not None:
                 return hit
         ctx.report("layout", 0.0)
-        graph = display_graph(analysis, view, attached)
+        graph = display_graph(analysis, view, attached, judged)
         ctx.report("layout", 1.0)
         if key is not None:
             self.memory.put("graph", key, graph)
         return graph
+
+
+def _source_title(source: str) -> str:
+    """How a compare side coloured by `source` is named ("VPU partition", "Ethos-U55-128")."""
+    from vpu_core import targets
+
+    return "VPU partition" if source == SIMULATED else targets.info(source).title
+
+
+def colour_target(source: str) -> str:
+    """The target a view's partition_source names (ValueError for a name no target registered;
+    "vpu" is the VPU's own simulated partition, partition_source "simulated")."""
+    from vpu_core import targets
+
+    if source not in targets.names() or source == "vpu":
+        raise ValueError(f"partition_source must be {SIMULATED!r} or a target's name "
+                         f"({', '.join(n for n in targets.names() if n != 'vpu')}), not {source!r}")
+    return source
 
 
 def _for_config(qm, config: RunConfig):

@@ -38,6 +38,8 @@ class TargetInfo:
                     rebuilds a cached estimate from those classes only (vpu_core.cache.codec)
     static_shapes   it compiles fixed shapes only: a graph with a dynamic batch is refused (Vela and
                     the TOSA INT profile take static tensors, and would compile one size of it)
+    requires        (module, pip package) pairs it cannot work without (Vela, the TOSA tools): a
+                    missing one makes it unavailable here (`unavailable()`: the sentence saying so)
     """
 
     name: str
@@ -50,6 +52,16 @@ class TargetInfo:
     verdict_title: str = ""
     result_modules: tuple[str, ...] = ()
     static_shapes: bool = False
+    requires: tuple[tuple[str, str], ...] = ()
+
+    def unavailable(self) -> str | None:
+        """One sentence when a package it needs is not installed here (the window's "Colour by"
+        shows the target disabled with it), else None. Finds the modules without importing them."""
+        missing = sorted({package for module, package in self.requires if not _importable(module)})
+        if not missing:
+            return None
+        return (f"The {self.title} target needs {' and '.join(missing)}: install them with "
+                "pip install 'vpu-inspector[ethos-u]'.")
 
     def refusal(self, quantizer: str, dynamic_batch: bool = False) -> str | None:
         """One sentence when this target cannot judge a graph of `quantizer` (with a dynamic batch), else None."""
@@ -61,6 +73,15 @@ class TargetInfo:
         allowed = " or ".join(self.judges)
         hint = f": {self.judges_hint}" if self.judges_hint else ""
         return (f"The {self.title} target judges graphs of the {allowed} quantizer, not {quantizer}{hint}.")
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 class UnknownTarget(InspectorError):

@@ -64,10 +64,11 @@ def inspect(session: Session, out: JobOutput, *, config: RunConfig, view: ViewOp
 
 
 def compare(session: Session, out: JobOutput, *, a: RunConfig, b: RunConfig, view: ViewOptions,
-            int_sim: bool = False, whatif: bool = False) -> InspectionPair:
-    """Compare mode: both configurations and their comparison (Session.compare)."""
+            int_sim: bool = False, whatif: bool = False, view_b: ViewOptions | None = None) -> InspectionPair:
+    """Compare mode: both configurations and their comparison (Session.compare); `view_b`: B
+    coloured by another target than A."""
     _keep_profiles(session, a, b)
-    return session.compare(a, b, view, int_sim=int_sim, whatif=whatif, ctx=out.ctx)
+    return session.compare(a, b, view, int_sim=int_sim, whatif=whatif, ctx=out.ctx, view_b=view_b)
 
 
 def _keep_profiles(session: Session, *configs: RunConfig) -> None:

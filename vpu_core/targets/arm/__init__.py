@@ -19,6 +19,7 @@ without them choosing one is refused in one sentence. Importing this package imp
     export.py        the .pte with the TOSA files and Vela's reports beside it
     results.py       the frozen results (VelaEstimate, TosaNumerics, ArmSplit)
 """
+from vpu_core.extras import ARM_PACKAGES
 from vpu_core.targets.arm.configs import ARM_TARGETS
 from vpu_core.targets.registry import TargetInfo, register
 
@@ -27,4 +28,5 @@ INFOS = {c.name: register(TargetInfo(
     implementation=f"vpu_core.targets.arm.target:{c.name}", quantizer="ethos-u",
     verdict_title=("Lowering with ExecuTorch's Arm backend and Vela" if c.uses_vela
                    else "Lowering with ExecuTorch's Arm backend (TOSA)"),
-    result_modules=("vpu_core.targets.arm.results",), static_shapes=True)) for c in ARM_TARGETS.values()}
+    result_modules=("vpu_core.targets.arm.results",), static_shapes=True,
+    requires=tuple((m, p) for m, p in ARM_PACKAGES.items() if c.uses_vela or m != "ethosu.vela"))) for c in ARM_TARGETS.values()}

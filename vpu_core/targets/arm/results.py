@@ -113,6 +113,10 @@ class VelaEstimate:
     def per_node(self) -> dict[str, float]:
         return {c.node: float(c.cycles) for c in self.nodes}
 
+    def node_metrics(self) -> dict[str, dict[str, float]]:
+        """The window's per-node metrics (vpu_core.graph.metrics): each node's NPU cycles."""
+        return {"npu_cycles": {c.node: float(c.npu_cycles) for c in self.nodes}}
+
     @property
     def total_cycles(self) -> int:
         return sum(p.cycles for p in self.partitions)
