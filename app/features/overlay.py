@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, SignalInstance
 
 from app.features.shown import SIMULATED, XNNPACK, colour_choices, source_of, source_title
 from app.state import AppState
+from vpu_core.compare import SIDES, Side
 from app.widgets.delegation_legend import DelegationLegend
 from app.widgets.words import ColourChoice
 
@@ -81,7 +82,7 @@ class OverlayController(QObject):
         subgraphs, violations and groups, and may be coloured by its own target): the canvas'
         own or, coloured by a target, the delegation legend worded for it. Ops coloured by a
         metric (Vela's NPU cycles) keep the canvas' legend: it holds the metric's gradient."""
-        sides = [("a", self.graph_view), *zip(("a", "b"), self.compare_view.views_list())]
+        sides: list[tuple[Side, GraphView]] = [("a", self.graph_view), *zip(SIDES, self.compare_view.views_list())]
         for side, view in sides:
             source = source_of(self.state.inspection(side))      # as drawn, not as asked
             overlay = source != SIMULATED and self.state.metric is None
