@@ -74,7 +74,7 @@ def window_size(text: str) -> tuple[int, int]:
 
 
 def compare_spec(base: RunConfig, spec: str) -> tuple[RunConfig, str | None]:
-    """Side B of `--compare SPEC` and the target B is coloured by (None: as A). SPEC is
+    """Side B of `--compare` and the target B is coloured by (None: as A). `spec` is
     config_variant's, or a target's name that is no quantizer's ("ethos-u55-128": B is A coloured
     by it, the VPU beside an Ethos-U), or either with "target=NAME" among its settings."""
     from vpu_core import targets
