@@ -27,6 +27,11 @@ MEASURED = {
     ("efficientnet_mobile", "ethos-u85-256"): (1, {}),
     ("vit_vision", "ethos-u55-128"): (2, {"ge.Tensor": "dtype", "expand.default": "dtype", "where.self": "dtype"}),
     ("vit_vision", "ethos-u85-256"): (1, {}),
+    ("bert_text", "ethos-u55-128"): (2, {"__and__.Tensor": "dtype", "dim_order_ops._to_dim_order_copy.default": "dtype",
+                                         "expand.default": "dtype", "ge.Tensor": "dtype", "index.Tensor": "dtype",
+                                         "index_select.default": "unsupported", "new_ones.default": "dtype",
+                                         "to.device": "dtype", "where.self": "dtype"}),
+    ("bert_text", "ethos-u85-256"): (1, {"dim_order_ops._to_dim_order_copy.default": "dtype"}),
 }
 
 
