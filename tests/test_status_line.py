@@ -99,3 +99,18 @@ def test_the_headline_says_what_it_means_and_on_how_many_samples(analysis):
     assert f"once its {len(xnn.violations)} rule violations are fixed" in _plain(blocked)
     assert vpu.inputs[0].shape[0] == 4 and vpu.accuracy_calls == 2 and vpu.accuracy_samples == 8
     assert f"SQNR {vpu.sqnr_db:.1f} dB (8 samples)" in _plain(ok)           # two calls at the run's batch
+
+
+
+def test_coloured_by_another_target_the_vpu_violations_are_named_and_not_a_red_headline(analysis):
+    """Under the XNNPACK (or an Arm) colouring the VPU's rules do not judge what is drawn: the
+    count says whose rules they are, in the muted colour, beside the target's own CPU ops."""
+    from app import theme
+    from app.widgets.status import violations_chip
+
+    xnn = analysis("resnet8", "xnnpack")
+    n = len(xnn.violations)
+    assert n and f"{n} violations" in _plain(single_html(xnn, build_graph_model(xnn)))
+    chip = violations_chip(n, xnn.summary, vpu_colouring=False)
+    assert _plain(chip) == f"{n} VPU rule violations"
+    assert f"color:{theme.MUTED}" in chip and theme.DANGER not in chip

@@ -56,8 +56,12 @@ class ChipLine(str):
         return line
 
 
-def violations_chip(n: int, summary: Summary | None = None) -> str:
-    """"0 violations"; when no conv / linear runs on the VPU, with the sentence that says so."""
+def violations_chip(n: int, summary: Summary | None = None, vpu_colouring: bool = True) -> str:
+    """"0 violations"; when no conv / linear runs on the VPU, with the sentence that says so.
+    `vpu_colouring` False (the graph coloured by another target's verdict): the VPU's rules do not
+    judge what is drawn, so the count says whose rules they are and is not a red headline."""
+    if not vpu_colouring:
+        return f'<span style="color:{theme.MUTED}">{n} VPU rule violation{"s" if n != 1 else ""}</span>'
     chip = f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
     warning = no_weighted_op_short(summary)
     return chip + (f' <span style="color:{theme.WARN}">— {html.escape(warning)}</span>' if warning else "")
@@ -101,7 +105,7 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
         (0, head + (f" · {html.escape(profile)}" if profile else "")),          # the profile in use
         *([(0, mac_share_chip(summary, len(analysis.violations)))] if summary is not None else []),
         *([(0, estimate)] if estimate else []),
-        (2, violations_chip(len(analysis.violations), analysis.summary)),
+        (2, violations_chip(len(analysis.violations), analysis.summary, vpu_colouring=source == "simulated")),
         (4, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {words.unit}' + ("s" if subs != 1 else "")),
         (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} {words.cpu_ops}'),
         (3, f"SQNR {sqnr}"),
