@@ -61,7 +61,7 @@ class ViewOptions:
     Q/DQ chains folded into their edges, and module groups collapsed below a depth."""
 
     fold_params: bool = True
-    partition_source: str = "simulated"   # SIMULATED (the VPU) or a target's name (vpu_core.targets)
+    partition_source: str = SIMULATED     # SIMULATED (the VPU) or a target's name (vpu_core.targets)
     hide_qdq: bool = False                # quantize → dequantize folded into the edge they sit on
     collapse_depth: int | None = None     # None: the flat graph; k: module groups at depth k
                                           # and deeper drawn collapsed (1 = top-level blocks)

@@ -10,12 +10,13 @@ from app.state import AppState
 from app.widgets.words import ColourChoice
 from vpu_core.formatting import quantizer_label
 from vpu_core.compare import Side
+from vpu_core.config import SIMULATED
 
 if TYPE_CHECKING:
     from vpu_core.session import Inspection
 
 
-SIMULATED, XNNPACK = "simulated", "xnnpack"     # the VPU's simulated partition; the real XNNPACK delegation
+XNNPACK = "xnnpack"     # the XNNPACK target's name in the registry (Ctrl+D toggles VPU / XNNPACK)
 
 
 def source_of(inspection: Inspection | None) -> str:

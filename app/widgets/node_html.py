@@ -311,10 +311,10 @@ def placement_html(analysis: Analysis, node_id: str, source: str, delegation: Pa
                    targets: Mapping[str, TargetResult] | None = None) -> str:
     where = placement(analysis, node_id, source, delegation, targets)
     words = side_words(source)
-    if where.side == "vpu":
+    if where.runs_on == "vpu":
         unit = words.unit if source != "simulated" else words.short
         return f'<b style="color:{theme.OK}">{words.on}</b>, {unit} {where.subgraph}'
-    if where.side == "cpu":     # an Arm reason names its target, which the row's label already does
+    if where.runs_on == "cpu":     # an Arm reason names its target, which the row's label already does
         reason = where.reason.removeprefix(f"not delegated to {words.label}: ")
         return f'<b style="color:{theme.WARN}">{words.cpu}</b> — {esc(reason)}'
     return esc(where.reason)

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox
 
-SIMULATED = "simulated"
+from vpu_core.config import SIMULATED
 
 
 @dataclass(frozen=True)

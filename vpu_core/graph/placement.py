@@ -7,8 +7,9 @@ whichever partition (simulated VPU, real XNNPACK delegation, an Arm target's ver
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
+from vpu_core.config import SIMULATED
 from vpu_core.graph.build import partition_report
 
 if TYPE_CHECKING:
@@ -17,37 +18,44 @@ if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, PartitionReport
     from vpu_core.targets.results import TargetResult
 
-__all__ = ["Placement", "partition_report", "placement"]
+__all__ = ["NodePlacement", "partition_report", "placement"]
+
+
+# Where one node runs, as the node panel says it: inside a subgraph / delegate, on the CPU, on the
+# host (graph inputs and outputs), or with the op that reads it (a parameter).
+RunsWhere = Literal["vpu", "cpu", "host", "consumer"]
 
 
 @dataclass(frozen=True)
-class Placement:
-    side: str                  # "vpu" (a subgraph / delegate) | "cpu" | "host" | "consumer"
+class NodePlacement:
+    """Where one node runs and why (analysis.results.Placement is the partition's own id or "cpu")."""
+
+    runs_on: RunsWhere
     subgraph: int | None = None
     reason: str = ""           # why it is there (empty for a node inside a subgraph)
 
 
-def placement(analysis: Analysis, node: str, source: str = "simulated",
+def placement(analysis: Analysis, node: str, source: str = SIMULATED,
               delegation: PartitionReport | None = None,
-              targets: Mapping[str, TargetResult] | None = None) -> Placement:
+              targets: Mapping[str, TargetResult] | None = None) -> NodePlacement:
     part = partition_report(analysis, source, delegation, targets)
     info = analysis.nodes.get(node)
     cpu = next((c for c in part.cpu_nodes if c.node == node), None)
     if cpu is not None:
-        return Placement("cpu", reason=cpu.reason)
+        return NodePlacement("cpu", reason=cpu.reason)
     assigned = part.assignment.get(node)
     if isinstance(assigned, int) and not isinstance(assigned, bool):
-        return Placement("vpu", assigned)
+        return NodePlacement("vpu", assigned)
     if info is None:
-        return Placement("host", reason="not partitioned")
+        return NodePlacement("host", reason="not partitioned")
     if info.kind == "placeholder":
-        return Placement("host", reason="graph input: produced by the host")
+        return NodePlacement("host", reason="graph input: produced by the host")
     if info.kind == "output":
-        return Placement("host", reason="graph output: read by the host")
+        return NodePlacement("host", reason="graph output: read by the host")
     if info.kind == "get_attr":
-        return Placement("consumer", reason="a parameter: loaded with the op that reads it")
+        return NodePlacement("consumer", reason="a parameter: loaded with the op that reads it")
     if info.qparams is not None:
         unit = {"xnnpack": "an XNNPACK delegate", "simulated": "a VPU subgraph"}.get(part.source, "an NPU partition")
-        return Placement("cpu", reason=f"a quantize / dequantize outside {unit}: it runs where its "
+        return NodePlacement("cpu", reason=f"a quantize / dequantize outside {unit}: it runs where its "
                                        "neighbours run (not an op: no kernel needed)")
-    return Placement("cpu", reason="not an op of the model (no kernel needed)")
+    return NodePlacement("cpu", reason="not an op of the model (no kernel needed)")
