@@ -32,6 +32,12 @@ MEASURED = {
                                          "index_select.default": "unsupported", "new_ones.default": "dtype",
                                          "to.device": "dtype", "where.self": "dtype"}),
     ("bert_text", "ethos-u85-256"): (1, {"dim_order_ops._to_dim_order_copy.default": "dtype"}),
+    ("llama_decoder", "ethos-u55-128"): (2, {"__and__.Tensor": "dtype", "dim_order_ops._to_dim_order_copy.default": "dtype",
+                                             "expand.default": "dtype", "index.Tensor": "dtype",
+                                             "index_select.default": "unsupported", "le.Tensor": "dtype",
+                                             "new_ones.default": "dtype", "to.device": "dtype", "to.dtype": "dtype",
+                                             "where.self": "dtype"}),
+    ("llama_decoder", "ethos-u85-256"): (1, {"dim_order_ops._to_dim_order_copy.default": "dtype"}),
 }
 
 
