@@ -221,3 +221,43 @@ def test_the_canvas_legend_says_it_lists_the_whole_graph(view):
     assert legend.full_size().height() > legend_size(view.theme(), facts).height()     # the title line
     view.zoom_by(4.0)                                         # far in: the legend stays the same
     assert legend.facts == facts
+
+
+def _presenting(qtbot, model, layout) -> GraphView:
+    """A canvas of a 1280×720 window in presentation mode showing `model`."""
+    v = GraphView()
+    qtbot.addWidget(v)
+    v.set_presentation(True)
+    v.resize(954, 567)
+    v.show()
+    qtbot.waitExposed(v)
+    v.set_graph(model, layout)
+    return v
+
+
+def test_presentation_opens_at_1_to_1_clear_of_the_legend(qtbot, tall, comb):
+    """Presentation mode fit-zoomed a short graph (the corpus Swin), so its larger labels were no
+    larger on screen than the default view's: it opens at 1:1, its legend clear of the nodes
+    (folded only where it would cover one: tests/test_corpus.py, GPT-2)."""
+    from vpu_core.layout.types import node_sizer
+
+    from app.graph_view.style import Theme
+
+    scale = Theme.make(presentation=True).label_scale()
+    assert scale > 1.2
+    for graph in (comb, tall):                  # the legend's band keeps their tops clear
+        model = graph[0]
+        v = _presenting(qtbot, model, layout_graph(model, node_size=node_sizer(scale)))
+        assert v.zoom() == 1.0
+        legend = v.legend_geometry()
+        assert legend is not None and not v.legend_collapsed()
+        assert not [nid for nid, it in v.graph_scene().items.items()
+                    if v.mapFromScene(it.box).boundingRect().intersects(legend)]
+    short = synthetic_qdq_graph(12, seed=3)              # whole at ≥ LEGIBLE: fitted by default
+    default = GraphView()
+    qtbot.addWidget(default)
+    default.resize(954, 567)
+    default.show()
+    default.set_graph(short, layout_graph(short))
+    assert default.zoom() < 1.0                          # the whole graph, zoomed out
+    assert _presenting(qtbot, short, layout_graph(short, node_size=node_sizer(scale))).zoom() == 1.0

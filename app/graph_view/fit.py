@@ -63,16 +63,31 @@ def first_view(view: GraphView) -> None:
     at a legible zoom (never above 1:1) scrolled to where its structure is: the window of the
     screen's height holding the most closed module groups, the topmost of those (a top of
     mask arithmetic scrolls down to the transformer blocks below it), centred on them
-    sideways when the graph is wider than the screen."""
+    sideways when the graph is wider than the screen.
+
+    Presentation mode always opens at 1:1: fitted, a small graph was zoomed out so far that
+    its larger labels were no larger on screen than the default view's (and shapes and op
+    labels were not drawn at all). Its larger legend then starts folded to its chip when,
+    unfolded, it would cover a node of that first view (a click or L unfolds it)."""
     s = view.graph_scene()
     if s is None:
         return
-    if whole_graph_scale(view) >= LEGIBLE:
+    presentation = view.theme().presentation
+    if whole_graph_scale(view) >= LEGIBLE and not presentation:
         fit_all(view)
         return
+    _place_first(view, presentation)
+    if presentation and legend_covers_nodes(view):
+        view.fold_legend(True)                 # the room changes with the legend: place anew
+        _place_first(view, presentation)
+
+
+def _place_first(view: GraphView, presentation: bool) -> None:
+    s = view.graph_scene()
+    assert s is not None
     r = view.graph_rect()
     free = choose_room(view, whole=False)
-    z = min(max(fit_scale(r, free, False), LEGIBLE), FIRST_MAX)
+    z = FIRST_MAX if presentation else min(max(fit_scale(r, free, False), LEGIBLE), FIRST_MAX)
     view.setTransform(QTransform.fromScale(z, z))
     free = view.free_rect()
     boxes = [it.box for it in s.items.values() if it.node.category == "group"]
@@ -82,6 +97,19 @@ def first_view(view: GraphView) -> None:
         x = r.center().x()
     view.put(QPointF(x, top), QPointF(free.center().x(), free.top()))
     view.update_tier()
+
+
+def legend_covers_nodes(view: GraphView) -> bool:
+    """Whether the unfolded canvas legend is drawn over a node box now on screen."""
+    legend, s = view.legend_geometry(), view.graph_scene()
+    if legend is None or s is None:
+        return False
+    vp = view.viewport().rect()
+    for it in s.items.values():
+        box = view.mapFromScene(it.box).boundingRect()
+        if box.intersects(vp) and box.intersects(legend):
+            return True
+    return False
 
 
 def structure_window(boxes: list[tuple[float, float, float]], top: float,

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRectF, QSizeF, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPointF, QRect, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import QColor, QHelpEvent, QKeyEvent, QPainter, QTransform, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
@@ -439,6 +439,13 @@ class GraphView(QGraphicsView):
 
     def legend_collapsed(self) -> bool:
         return self._legend.collapsed
+
+    def legend_geometry(self) -> QRect | None:
+        """The canvas legend's rectangle in viewport pixels while it is shown unfolded, else None."""
+        if self._legend.collapsed or not self._legend.isVisibleTo(self):
+            return None
+        vp = self.viewport().geometry()
+        return self._legend.geometry().translated(-vp.x(), -vp.y())
 
     def legend_size(self) -> QSizeF:
         """The canvas legend's size unfolded, in px."""
