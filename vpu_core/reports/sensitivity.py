@@ -6,7 +6,7 @@ import dataclasses
 
 from vpu_core.formatting import db_text, human_bytes, time_text
 from vpu_core.reports.json_report import finite
-from vpu_core.sensitivity.results import Fix, Outcome, SensitivityReport, TargetOutcome
+from vpu_core.sensitivity.results import USEFUL_GAIN_DB, Fix, Outcome, SensitivityReport, TargetOutcome
 
 TOP_ROWS = 10       # layers the text report lists (the JSON has all)
 CHANGE_TEXT = {"keep_float": "keep an op in float (--keep-float)", "per_channel": "per-channel weights (--per-channel)",
@@ -41,6 +41,7 @@ def sensitivity_to_json(r: SensitivityReport) -> dict:
         if r.metric_name else None,
         "layers": [dataclasses.asdict(row) for row in r.layers],
         "fixes": [fix_to_json(f) for f in r.fixes],
+        "no_fix_helps": r.no_fix_helps,
         "search": search,
         "seconds": round(r.seconds, 3), "timings_s": dict(r.timings_s),
     })
@@ -66,6 +67,8 @@ def sensitivity_lines(r: SensitivityReport) -> list[str]:
         lines.append("  Fixes (predicted by quantizing each for real):")
         for f in r.fixes:
             lines.append(f"    {' '.join(f.args):<44} {fix_trade(f, b)}")
+        if r.no_fix_helps:
+            lines.append(no_fix_helps_text(r))
     if r.search is not None:
         s = r.search
         verdict = "reached" if s.reached else f"not reached ({s.reason})"
@@ -75,6 +78,15 @@ def sensitivity_lines(r: SensitivityReport) -> list[str]:
             lines.append(f"    {' '.join(step.fixes) or '(no fix)':<44} {db_text(o.sqnr_db)}, "
                          f"VPU MAC share {100 * o.vpu_mac_share:.1f} %, {o.cpu_ops} CPU ops, {o.subgraphs} subgraphs")
     return lines
+
+
+def no_fix_helps_text(r: SensitivityReport) -> str:
+    """Why no fix is proposed as the one to apply, and where to look instead."""
+    layers = sorted({f.node for f in r.fixes})
+    shares = [x.error_share for x in r.layers if x.kind == "op" and x.node in layers and x.error_share is not None]
+    carried = f" (they carry {100 * sum(shares):.1f} % of the error)" if shares else ""
+    return (f"  No fix gains {USEFUL_GAIN_DB} dB: the error is not in {', '.join(layers)}{carried}; "
+            "--fix-layers N predicts fixes for the N worst layers, --reach-db DB searches for a set of fixes.")
 
 
 def change_title(f: Fix) -> str:

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 RowKind = Literal["op", "output"]
 
 
+USEFUL_GAIN_DB = 0.1   # a predicted gain below this is not worth a fix's partition cost
+
+
 @dataclass(frozen=True)
 class LayerSensitivity:
     """One quantized layer (or the model's output): its errors in dB (None: not meaningful)."""
@@ -139,6 +142,12 @@ class SensitivityReport:
 
     def fixes_for(self, node: str) -> tuple[Fix, ...]:
         return tuple(f for f in self.fixes if f.node == node)
+
+    @property
+    def no_fix_helps(self) -> bool:
+        """Fixes were predicted and none gains USEFUL_GAIN_DB: the error is not where they were
+        looked for (spread over many layers, as in MobileViT), so none of them is worth applying."""
+        return bool(self.fixes) and all((f.gain_db or 0.0) < USEFUL_GAIN_DB for f in self.fixes)
 
     @property
     def best_fix(self) -> Fix | None:
