@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from vpu_core.stages import TimingKey
 
 if TYPE_CHECKING:
+    from vpu_core.config import QuantizerName
     from vpu_core.graph.model import GraphModel
 
 SIZES = (1_000, 5_000, 20_000)
@@ -157,7 +158,7 @@ def _dagre_columns(model: GraphModel, layout_s: float) -> dict:
             "dagre_x": ref["time_s"] / layout_s if layout_s else None}
 
 
-def bench_zoo(models: Sequence[str] | None = None, quantizers: tuple[str, ...] = ("vpu", "xnnpack"),
+def bench_zoo(models: Sequence[str] | None = None, quantizers: tuple[QuantizerName, ...] = ("vpu", "xnnpack"),
               with_dot: bool = True) -> list[dict]:
     from vpu_core.analysis import analyze
     from vpu_core.whatif.partition_whatif import partition_whatif
@@ -288,7 +289,7 @@ def _load() -> float | None:
         return None
 
 
-def bench_loop(models: Sequence[str] | None = None, quantizers: tuple[str, ...] = ("vpu", "xnnpack")) -> list[dict]:
+def bench_loop(models: Sequence[str] | None = None, quantizers: tuple[QuantizerName, ...] = ("vpu", "xnnpack")) -> list[dict]:
     """The inspection loop per model and quantizer, each in a fresh cache folder:
 
     cold_s            first inspection, nothing cached (export → … → layout; libraries already
@@ -341,7 +342,7 @@ def _shift_range_profile(folder):
     return path
 
 
-def bench_cancel(model: str = "resnet8", quantizer: str = "xnnpack") -> float:
+def bench_cancel(model: str = "resnet8", quantizer: QuantizerName = "xnnpack") -> float:
     """Seconds from a cancel request during convert (a fresh session, nothing cached) to the run
     stopping with Cancelled: the figure behind "cancel within a second"."""
     import threading

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from vpu_core.compare import Side
-from vpu_core.config import RunConfig
+from vpu_core.config import QuantizerName, RunConfig
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class CompareB:
     """Side B of compare mode: side A's configuration with these settings changed. The model,
     calibration data and seed are always A's, so the two runs differ only where the user asked."""
 
-    quantizer: str = "xnnpack"
+    quantizer: QuantizerName = "xnnpack"
     per_tensor: bool = False
     dynamic_batch: bool = False
     profile: str | None = None

@@ -19,7 +19,7 @@ from app.widgets.profile_combo import ProfileCombo
 from app.widgets.quantizer_buttons import VPU_ID, button_of, quantizer_of, quantizer_switch, segmented
 from app.widgets.run_controls import labelled
 from app.widgets.words import ColourChoice, fill_colour_combo
-from vpu_core.config import RunConfig
+from vpu_core.config import QuantizerName, RunConfig
 
 
 class CompareBar(QToolBar):
@@ -33,7 +33,7 @@ class CompareBar(QToolBar):
         self.setObjectName("compareToolbar")
         self.setMovable(False)
         self._updating = False
-        self._quantizer = "xnnpack"        # B's quantizer as last set (the Arm button keeps its config)
+        self._quantizer: QuantizerName = "xnnpack"      # B's quantizer as last set (the Arm button keeps its config)
         self.configured = False            # B chosen (by the user or set_config) at least once
         title = QLabel("<b>Compare</b>&nbsp; A (toolbar) with <b>B</b>:")
         title.setToolTip("Side A is the configuration of the toolbar; side B is A with the settings "

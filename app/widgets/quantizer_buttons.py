@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QWidget
 
+from vpu_core.config import QuantizerName
+
 VPU_ID, XNNPACK_ID, ARM_ID = 0, 1, 2
 ARM_TIP = ("ExecuTorch Arm's EthosUQuantizer (symmetric int8, per-channel weights): the graph an "
            "Ethos-U or TOSA target compiles")
@@ -32,7 +34,7 @@ def arm_missing() -> str | None:
     return targets.info("tosa-int").unavailable() if "tosa-int" in targets.names() else "no Arm backend"
 
 
-def quantizer_of(button_id: int, current: str) -> str:
+def quantizer_of(button_id: int, current: QuantizerName) -> QuantizerName:
     """The quantizer a switch position means; the Arm button keeps an Arm config already chosen
     (ethos-u-a16w8)."""
     if button_id == ARM_ID:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vpu_core.cache.keys import FileHashes, digest, stage_keys
-from vpu_core.config import RunConfig, split_model_spec
+from vpu_core.config import RunConfig, is_quantizer, split_model_spec
 from vpu_core.errors import InspectorError
 
 ROW_FORMAT = 1          # bump when a row's fields change meaning: every recorded run is re-run
@@ -140,14 +140,15 @@ def plan_sweep(model_args: list[str], quantizers: tuple[str, ...] = ("vpu",),
     from vpu_core.quantizers import QUANTIZERS
 
     for q in quantizers:
-        if q not in QUANTIZERS:
+        if q not in QUANTIZERS or not is_quantizer(q):
             raise SweepError(f"Unknown quantizer '{q}': expected {' or '.join(QUANTIZERS)}.")
+    names = [q for q in dict.fromkeys(quantizers) if is_quantizer(q)]
     refs = profile_refs(list(profiles))
     labels = model_labels(specs)
     hashes = FileHashes()
     runs = []
     for spec in specs:
-        for q in dict.fromkeys(quantizers):
+        for q in names:
             for ref in refs:
                 config = dataclasses.replace(base, model=spec, quantizer=q, profile=ref.path)
                 keys = stage_keys(config, hashes)
