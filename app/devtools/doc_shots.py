@@ -19,26 +19,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.devtools.story import _save, _wait
+from app.devtools.story import _save, _wait, open_window
 
 MODEL = "transformer"
 SHOTS = ("predicted.png", "whatif_constraint_cost.png", "whatif_profile_editor.png")
 
 
 def _window(size: tuple[int, int]):
-    from PySide6.QtWidgets import QApplication
-
-    from app import theme
-    from app.window.main_window import MainWindow
-
-    existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
-    theme.apply_theme(app)
-    window = MainWindow()
-    window.resize_for(*size)
-    window.show()
-    window.whatif.profile_dir = Path(tempfile.mkdtemp(prefix="vpu-doc-profiles-"))
-    return app, window
+    return open_window(size, "vpu-doc-profiles-")
 
 
 def _select_cpu_softmax(app, window) -> None:

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.devtools.story import _save, _wait
+from app.devtools.story import _save, _wait, open_window
 
 ROOT = Path(__file__).resolve().parents[2]
 DIGITS = ROOT / "tests" / "models" / "digits_cnn.py"
@@ -25,18 +25,9 @@ TOP1 = f"{ROOT / 'tests' / 'models' / 'digits_eval.py'}:top1"
 def run_story(model: str, spec: str | None, size: tuple[int, int], out: Path) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["VPU_INSPECTOR_SETTINGS"] = str(Path(tempfile.mkdtemp(prefix="vpu-story-")) / "settings.ini")
-    from PySide6.QtWidgets import QApplication
-
-    from app import theme
-    from app.window.main_window import MainWindow
     from vpu_core.config import RunConfig
 
-    existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
-    theme.apply_theme(app)
-    window = MainWindow()
-    window.resize_for(*size)
-    window.show()
+    app, window = open_window(size)
     state, panel = window.state, window.sensitivity_panel
     state.eval_spec = spec
     window.runs.start(RunConfig(model=model))

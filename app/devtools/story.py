@@ -46,15 +46,13 @@ def _click(widget, pos) -> None:
                                                    Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier))
 
 
-def run_story(model: str, op: str, size: tuple[int, int], out: Path) -> int:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ["VPU_INSPECTOR_SETTINGS"] = str(Path(tempfile.mkdtemp(prefix="vpu-story-")) / "settings.ini")
-    from PySide6.QtCore import QPoint
+def open_window(size: tuple[int, int], profile_prefix: str = "vpu-story-profiles-"):
+    """(app, window): the real window at `size`, shown, as `vpu-inspector gui` opens it; the
+    What-if dock saves its profiles to a fresh temporary folder (a story never touches the user's)."""
     from PySide6.QtWidgets import QApplication
 
     from app import theme
     from app.window.main_window import MainWindow
-    from vpu_core.config import RunConfig
 
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
@@ -62,7 +60,18 @@ def run_story(model: str, op: str, size: tuple[int, int], out: Path) -> int:
     window = MainWindow()
     window.resize_for(*size)
     window.show()
-    window.whatif.profile_dir = Path(tempfile.mkdtemp(prefix="vpu-story-profiles-"))
+    window.whatif.profile_dir = Path(tempfile.mkdtemp(prefix=profile_prefix))
+    return app, window
+
+
+def run_story(model: str, op: str, size: tuple[int, int], out: Path) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ["VPU_INSPECTOR_SETTINGS"] = str(Path(tempfile.mkdtemp(prefix="vpu-story-")) / "settings.ini")
+    from PySide6.QtCore import QPoint
+
+    from vpu_core.config import RunConfig
+
+    app, window = open_window(size)
     window.runs.start(RunConfig(model=model))
     _wait(app, lambda: window.state.result is not None and not window.state.run.running)
     result = window.state.result

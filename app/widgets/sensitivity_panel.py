@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar,
-                               QPushButton, QSizePolicy, QSplitter, QStackedLayout, QTableWidget,
-                               QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QProgressBar, QPushButton, QScrollArea, QSizePolicy, QSplitter, QStackedLayout,
+                               QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from app import theme
 from vpu_core.reports.sensitivity import change_title, fix_trade, search_summary
@@ -147,7 +147,14 @@ class SensitivityPanel(QWidget):
         self.fixes.setMinimumHeight(22 * 2 + 28)
         self.fix_detail = _wrapping(QLabel())
         self.fix_detail.setObjectName("muted")
-        self.fix_detail.setMaximumHeight(4 * self.fix_detail.fontMetrics().lineSpacing() + 4)
+        # four lines in view at 720 px, the rest scrolls: a cap on the label itself cut the trade's
+        # last line through a number ("boundary 4.2 KiB→4.5")
+        self.fix_detail_area = QScrollArea()
+        self.fix_detail_area.setWidget(self.fix_detail)
+        self.fix_detail_area.setWidgetResizable(True)
+        self.fix_detail_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.fix_detail_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.fix_detail_area.setMaximumHeight(4 * self.fix_detail.fontMetrics().lineSpacing() + 6)
         self.predict_button, self.apply_button = QPushButton("Predict fixes"), QPushButton("Apply")
         self.apply_button.setObjectName("primary")
         self.apply_button.setToolTip("Run with this fix (its command-line options) and show before → after")
@@ -162,7 +169,7 @@ class SensitivityPanel(QWidget):
         fixes_layout.setContentsMargins(0, 0, 0, 0)
         fixes_layout.addWidget(self.fix_title)
         fixes_layout.addWidget(self.fixes)
-        fixes_layout.addWidget(self.fix_detail)
+        fixes_layout.addWidget(self.fix_detail_area)
         fixes_layout.addLayout(buttons)
         self.ranking = QTabWidget()              # the chart, or every layer's numbers
         self.ranking.setDocumentMode(True)
@@ -364,7 +371,7 @@ class SensitivityPanel(QWidget):
         text = (f"{f.detail}.<br><code>{' '.join(f.args)}</code><br>{fix_trade(f, b)}"
                 if f is not None and b is not None else "")
         self.fix_detail.setText(text)
-        self.fix_detail.setToolTip(text)            # the whole trade, where four lines cut it
+        self.fix_detail.setToolTip(text)
 
     def picked_fix(self) -> Fix | None:
         rows = self.fixes.selectionModel().selectedRows() if self.fixes.selectionModel() else []
