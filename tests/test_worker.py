@@ -69,15 +69,16 @@ def host():
     h.stop()
 
 
-def _wait_for(path: Path, timeout_s: float = RUN_TIMEOUT_S) -> int:
-    """The pid the hanging model wrote from inside its forward (fails, never hangs, if it never does)."""
+def _wait_for(path: Path, polls: int = int(RUN_TIMEOUT_S / 0.05)) -> int:
+    """The pid the hanging model wrote from inside its forward (fails, never hangs, if it never
+    does: a bounded number of polls, no clock read)."""
     import time
 
-    deadline = time.monotonic() + timeout_s
-    while not path.exists() or not path.read_text():
-        assert time.monotonic() < deadline, f"the model never wrote {path.name}"
+    for _ in range(polls):
+        if path.exists() and path.read_text():
+            return int(path.read_text())
         time.sleep(0.05)
-    return int(path.read_text())
+    raise AssertionError(f"the model never wrote {path.name}")
 
 
 def test_a_worker_killed_mid_run_is_one_sentence_and_the_next_run_gets_a_fresh_one(host, tmp_path, monkeypatch):
