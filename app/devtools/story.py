@@ -14,6 +14,12 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from app.window.main_window import MainWindow
 
 
 def _wait(app, until, seconds: float = 300.0) -> None:
@@ -46,7 +52,7 @@ def _click(widget, pos) -> None:
                                                    Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier))
 
 
-def open_window(size: tuple[int, int], profile_prefix: str = "vpu-story-profiles-"):
+def open_window(size: tuple[int, int], profile_prefix: str = "vpu-story-profiles-") -> tuple[QApplication, MainWindow]:
     """(app, window): the real window at `size`, shown, as `vpu-inspector gui` opens it; the
     What-if dock saves its profiles to a fresh temporary folder (a story never touches the user's)."""
     from PySide6.QtWidgets import QApplication
