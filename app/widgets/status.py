@@ -98,14 +98,15 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
         (1, f'<span style="color:{theme.DANGER}">CPU run refused: {html.escape(runtime.refused or "no latency was measured")}</span>'
          if runtime.refused or latency is None
          else f"<b>CPU {time_text(latency.median_ms * 1e3)}</b> median (XNNPACK)")]
-    summary = analysis.summary if source == "simulated" else None     # the MAC share of the simulated VPU
+    vpu_colouring = source == "simulated"
+    summary = analysis.summary if vpu_colouring else None     # the MAC share of the simulated VPU
     judged = (targets or {}).get(source)
     estimate = estimate_chip(judged.estimate) if judged is not None else ""
     return ChipLine([
         (0, head + (f" · {html.escape(profile)}" if profile else "")),          # the profile in use
         *([(0, mac_share_chip(summary, len(analysis.violations)))] if summary is not None else []),
         *([(0, estimate)] if estimate else []),
-        (2, violations_chip(len(analysis.violations), analysis.summary, vpu_colouring=source == "simulated")),
+        (2, violations_chip(len(analysis.violations), analysis.summary, vpu_colouring=vpu_colouring)),
         (4, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {words.unit}' + ("s" if subs != 1 else "")),
         (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} {words.cpu_ops}'),
         (3, f"SQNR {sqnr}"),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vpu_core.cache.keys import FileHashes, digest, stage_keys
-from vpu_core.config import RunConfig, is_quantizer, split_model_spec
+from vpu_core.config import QUANTIZERS, RunConfig, is_quantizer, split_model_spec
 from vpu_core.errors import InspectorError
 
 ROW_FORMAT = 1          # bump when a row's fields change meaning: every recorded run is re-run
@@ -137,10 +137,8 @@ def plan_sweep(model_args: list[str], quantizers: tuple[str, ...] = ("vpu",),
     specs = expand_models(model_args)
     if not specs:
         raise SweepError("No models to sweep: the arguments name no model file, folder or zoo name.")
-    from vpu_core.quantizers import QUANTIZERS
-
     for q in quantizers:
-        if q not in QUANTIZERS or not is_quantizer(q):
+        if not is_quantizer(q):
             raise SweepError(f"Unknown quantizer '{q}': expected {' or '.join(QUANTIZERS)}.")
     names = [q for q in dict.fromkeys(quantizers) if is_quantizer(q)]
     refs = profile_refs(list(profiles))
