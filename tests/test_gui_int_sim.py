@@ -25,8 +25,8 @@ def test_panel_shows_the_selected_layer_and_its_difference_histogram(qtbot, repo
     panel.show_node(layer.nodes[-1])                                 # its quantize node selects it too
     assert panel.layer is layer and layer.node in panel.header.text()
     assert f"max |Δ| {layer.max_abs_lsb} LSB" in panel.facts.text() and "in the accumulator" in panel.facts.text()
-    qtbot.waitUntil(panel.plot.isVisible)
-    bars = [i for i in panel.plot.getPlotItem().items if i.__class__.__name__ == "BarGraphItem"]
+    qtbot.waitUntil(lambda: panel.plot_slot.built and panel.plot_slot.plot.isVisible())
+    bars = [i for i in panel.plot_slot.plot.getPlotItem().items if i.__class__.__name__ == "BarGraphItem"]
     assert len(bars) == 2                                            # this layer and drift
     heights = {int(x + 0.2): h for x, h in zip(bars[0].opts["x"], bars[0].opts["height"])}
     assert heights[1] == dict(layer.diff_hist)[1]                    # the core's counts, drawn as they are

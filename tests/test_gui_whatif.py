@@ -207,7 +207,7 @@ def test_window_ablation_runs_as_a_job_with_progress_and_cancel(qtbot, window, r
     assert chart.report is report and whatif.current_ablation() is report
     assert [e.constraint for e in report.entries][2] == "pow2_scale" and seen and max(seen) == 1000
     ranked = report.ranked()
-    names = [i for i in chart.plot.getPlotItem().items if isinstance(i, pg.TextItem)][::2]
+    names = [i for i in chart.plot_slot.plot.getPlotItem().items if isinstance(i, pg.TextItem)][::2]
     assert [n.toPlainText() for n in names] == [constraint_name(e) for e in ranked]
     assert ranked[0].delta_db == max(e.delta_db for e in report.entries)   # the costliest first
     assert "pow2 scales cost" in chart.sentences.toPlainText() and chart.status.text().startswith("Done in")

@@ -11,15 +11,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy,
                                QStackedLayout, QTextBrowser, QVBoxLayout, QWidget)
 
 from app import theme
+from app.widgets.plot_slot import PlotSlot, pyqtgraph_module
 from vpu_core.reports.whatif_text import NOISE_DB, ablation_headline, constraint_name, db, noise_note
 
 if TYPE_CHECKING:
+    import pyqtgraph as pg
+
     from vpu_core.whatif.results import AblationEntry, AblationReport
 
 
@@ -33,6 +35,18 @@ def _wrapping(label: QLabel) -> QLabel:
     label.setWordWrap(True)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)   # never widens the dock
     return label
+
+
+def _style_chart(plot: pg.PlotWidget) -> None:
+    plot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+    item = plot.getPlotItem()
+    item.setMenuEnabled(False)
+    item.hideButtons()
+    item.setMouseEnabled(x=False, y=False)
+    item.showGrid(x=True, y=False, alpha=0.25)
+    item.setLabel("bottom", "dB gained when relaxed alone", color=theme.MUTED)
+    item.getViewBox().invertY(True)
+    item.hideAxis("left")            # each name sits over its bar: the chart fits a narrow dock
 
 
 class AblationChart(QWidget):
@@ -63,30 +77,22 @@ class AblationChart(QWidget):
         buttons.addStretch(1)
         progress.addWidget(self.progress, 1)
         progress.addWidget(self.status, 1)
-        self.plot = pg.PlotWidget()
+        self.plot_slot = PlotSlot(_style_chart)                  # made with the first report
         # Its 600 px size hint would widen the dock (and the window) once the chart appears.
-        self.plot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
-        item = self.plot.getPlotItem()
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        item.setMouseEnabled(x=False, y=False)
-        item.showGrid(x=True, y=False, alpha=0.25)
-        item.setLabel("bottom", "dB gained when relaxed alone", color=theme.MUTED)
-        self.plot.setToolTip("dB gained when the constraint alone is relaxed = what it costs on this model")
-        item.getViewBox().invertY(True)
-        item.hideAxis("left")            # each name sits over its bar: the chart fits a narrow dock
+        self.plot_slot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+        self.plot_slot.setToolTip("dB gained when the constraint alone is relaxed = what it costs on this model")
         self.hint = _wrapping(QLabel())
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setStyleSheet(f"color: {theme.MUTED}; font-size: 11pt; background: white; padding: 20px;")
         self._stack = QStackedLayout()
         self._stack.addWidget(self.hint)
-        self._stack.addWidget(self.plot)
+        self._stack.addWidget(self.plot_slot)
         # Seven sentences need more lines than a narrow dock has: they scroll, the chart keeps its rows.
         self.sentences = QTextBrowser()
         self.sentences.setFrameShape(QFrame.Shape.NoFrame)
         self.sentences.setStyleSheet("background: transparent;")
         self.sentences.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.plot.setMinimumHeight(7 * 30)             # seven rows: a name over a bar each
+        self.plot_slot.setMinimumHeight(7 * 30)             # seven rows: a name over a bar each
         self.sentences.setMinimumHeight(40)            # they scroll: the dock keeps 1280×720
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
@@ -131,7 +137,8 @@ class AblationChart(QWidget):
         self.report = report
         self._title(model or report.model)
         ranked = report.ranked()
-        item = self.plot.getPlotItem()
+        pg = pyqtgraph_module()
+        item = self.plot_slot.plot.getPlotItem()
         item.clear()
         ys = np.arange(len(ranked), dtype=float)
         values = np.asarray([e.delta_db for e in ranked], dtype=float)
@@ -161,4 +168,4 @@ class AblationChart(QWidget):
         self.sentences.setHtml(f"Baseline SQNR {db(report.baseline_sqnr_db)}; {len(ranked)} constraints in "
                                f"{report.seconds:.1f} s; {noise}.<ul style='margin:2px 0 0 -20px'>{lines}</ul>")
         self.sentences.show()
-        self._stack.setCurrentWidget(self.plot)
+        self._stack.setCurrentWidget(self.plot_slot)

@@ -20,14 +20,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedLayout, QToolButton, QVBoxLayout, QWidget
 
 from app import theme
+from app.widgets.plot_slot import PlotSlot, pyqtgraph_module
 from vpu_core.formatting import db_on_samples, db_text, percent_text, samples_text
 
 if TYPE_CHECKING:
+    import pyqtgraph as pg
     from PySide6.QtGui import QResizeEvent
     from vpu_core.intsim.results import IntSimLayer, IntSimReport
 
@@ -107,9 +108,8 @@ class IntSimPanel(QWidget):
         self.facts.setTextFormat(Qt.TextFormat.RichText)
         self.facts.setWordWrap(True)
         self.facts.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.plot = pg.PlotWidget()
-        self._style(self.plot.getPlotItem())
-        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
+        self.plot_slot = PlotSlot(lambda plot: self._style(plot.getPlotItem()))   # drawn on unfolding
+        self.plot_slot.setMinimumHeight(PLOT_MIN_HEIGHT)
         self.caption = QLabel()             # the legend, outside the plot: bars stay uncovered
         self.caption.setTextFormat(Qt.TextFormat.RichText)
         # one line, clipped rather than widening the dock (and a narrow window) or taking the
@@ -124,7 +124,7 @@ class IntSimPanel(QWidget):
         chart_layout.setContentsMargins(0, 4, 0, 0)
         chart_layout.setSpacing(2)
         chart_layout.addWidget(self.caption)
-        chart_layout.addWidget(self.plot, 1)
+        chart_layout.addWidget(self.plot_slot, 1)
         self._body = QWidget()              # the note or the chart
         self._stack = QStackedLayout(self._body)
         self._stack.addWidget(self.note)
@@ -179,7 +179,7 @@ class IntSimPanel(QWidget):
         item.getAxis("bottom").setTickSpacing(major=1, minor=1)
         for name in ("bottom", "left"):
             item.getAxis(name).setTickFont(theme.ui_font(8))
-            item.getAxis(name).setTextPen(pg.mkPen(theme.MUTED))
+            item.getAxis(name).setTextPen(pyqtgraph_module().mkPen(theme.MUTED))
 
     # -- what the window calls --------------------------------------------------------------------------
     def set_report(self, report: IntSimReport | None, pending: bool = False) -> None:
@@ -255,7 +255,7 @@ class IntSimPanel(QWidget):
         height = (margins.top() + margins.bottom() + 2 * self._layout.spacing()
                   + self.header.sizeHint().height() + self._hold_facts(width) + note
                   + self.fontMetrics().lineSpacing())  # rich text wraps a little wider than measured
-        self.plot.setMinimumHeight(0)       # the hidden chart must not reserve its height
+        self.plot_slot.setMinimumHeight(0)       # the hidden chart must not reserve its height
         self._body.setVisible(bool(self.note.text()))
         height = max(height, 40)
         if (self.minimumHeight(), self.maximumHeight()) != (height, height):
@@ -276,13 +276,14 @@ class IntSimPanel(QWidget):
 
     def _fit_to_chart(self) -> None:
         self.setMaximumHeight(16777215)     # QWIDGETSIZE_MAX
-        self.plot.setMinimumHeight(PLOT_MIN_HEIGHT)
+        self.plot_slot.setMinimumHeight(PLOT_MIN_HEIGHT)
         self._body.setVisible(True)
         self.setMinimumHeight(CHART_MIN_HEIGHT)
         self._hold_facts(self._text_width())
 
     def _draw(self, la) -> None:
-        item = self.plot.getPlotItem()
+        pg = pyqtgraph_module()
+        item = self.plot_slot.plot.getPlotItem()
         item.clear()
         local = {d: c for d, c in la.diff_hist if d}
         drift = {d: c for d, c in la.drift_hist if d}

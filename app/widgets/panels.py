@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QSplitter, QTabWidget
 
 from app.widgets.compare_table import CompareTable
 from app.widgets.node_panel import NodePanel
-from app.widgets.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, ShiftHistogram
+from app.widgets.deferred import Deferred
 from app.widgets.tables import PartitionTable, RequantTable, ViolationsTable
 from app.widgets.words import side_words
 from vpu_core.graph.placement import partition_report
@@ -17,6 +17,7 @@ from vpu_core.inspection import NOTHING_ATTACHED
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from types import ModuleType
 
     from vpu_core.targets.results import TargetResult
     from vpu_core.whatif.try_on_vpu import VpuFix
@@ -24,6 +25,13 @@ if TYPE_CHECKING:
     from vpu_core.inspection import Attached
     from vpu_core.compare import Comparison
     from vpu_core.graph.model import GraphModel
+    from app.widgets.plots import ChannelPlot, Pow2Comparison, ScaleHistogram, ShiftHistogram
+
+
+def _plots() -> ModuleType:
+    """app.widgets.plots, and pyqtgraph with it: imported when the first plot tab is shown."""
+    from app.widgets import plots
+    return plots
 
 
 class Panels(QObject):
@@ -55,8 +63,11 @@ class Panels(QObject):
         self.compare = CompareTable()                       # compare mode only
         self.compare_index = self.tables.addTab(self.compare, "Compare")
         self.tables.setTabVisible(self.compare_index, False)
-        self.scale_hist, self.shift_hist = ScaleHistogram(), ShiftHistogram()
-        self.channel_plot, self.pow2_plot = ChannelPlot(), Pow2Comparison()
+        # pyqtgraph's plots, built when their tab is first shown (app.widgets.deferred says why)
+        self.scale_hist: Deferred[ScaleHistogram] = Deferred(lambda: _plots().ScaleHistogram())
+        self.shift_hist: Deferred[ShiftHistogram] = Deferred(lambda: _plots().ShiftHistogram())
+        self.channel_plot: Deferred[ChannelPlot] = Deferred(lambda: _plots().ChannelPlot())
+        self.pow2_plot: Deferred[Pow2Comparison] = Deferred(lambda: _plots().Pow2Comparison())
         self.plots = QTabWidget()
         for widget, title in ((self.scale_hist, "Scales"), (self.shift_hist, "Shifts"),
                               (self.channel_plot, "Node"), (self.pow2_plot, "Float vs 2^k")):
@@ -73,8 +84,10 @@ class Panels(QObject):
         """Fill the tables and plots; `source` is the partition the graph is coloured by;
         `attached`: what was computed beside the analysis (its integer simulation); `targets` the
         verdicts judged (Inspection.targets)."""
-        for widget in (self.violations, self.requant, self.scale_hist, self.shift_hist, self.pow2_plot):
-            widget.set_analysis(analysis)
+        for table in (self.violations, self.requant):
+            table.set_analysis(analysis)
+        for plot in (self.scale_hist, self.shift_hist, self.pow2_plot):
+            plot.apply(lambda widget: widget.set_analysis(analysis))
         self.partition.set_analysis(analysis, source, attached.delegation, targets)
         self.int_sim_panel.set_report(attached.int_sim, pending=analysis.predicted)
         count = len(analysis.violations)
@@ -97,7 +110,7 @@ class Panels(QObject):
                      attached: Attached = NOTHING_ATTACHED,
                      targets: Mapping[str, TargetResult] | None = None) -> None:
         self.node_panel.show_summary(analysis, model, source, attached, targets)
-        self.channel_plot.set_node(analysis, model, None)
+        self.channel_plot.apply(lambda plot: plot.set_node(analysis, model, None))
         self._int_sim_of(attached)
         self.int_sim_panel.show_summary()
 
@@ -109,7 +122,7 @@ class Panels(QObject):
         `attached`: what was computed beside the analysis the node belongs to; `targets` the
         verdicts judged."""
         self.node_panel.show_node(analysis, model, node, prefix, source, fix, attached, targets)
-        self.channel_plot.set_node(analysis, model, node)
+        self.channel_plot.apply(lambda plot: plot.set_node(analysis, model, node))
         self._int_sim_of(attached)
         self.int_sim_panel.show_node(node)
 

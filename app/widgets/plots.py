@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
 from app import theme
+from app.widgets.plot_slot import pyqtgraph_module
 from vpu_core.formatting import op_label, scales_text
 from vpu_core.reports.summary_text import empty_weights_reason
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis
     from vpu_core.graph.model import GraphModel
 
-pg.setConfigOptions(background="w", foreground=theme.TEXT, antialias=True)
+pyqtgraph_module()          # the window's plot look, set once for every plot (app.widgets.plot_slot)
 _LABEL_STYLE = {"color": theme.MUTED, "font-size": "10pt"}
 
 

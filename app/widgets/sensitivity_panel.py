@@ -18,16 +18,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QScrollArea, QSizePolicy, QSplitter, QStackedLayout,
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from app import theme
+from app.widgets.plot_slot import PlotSlot, pyqtgraph_module
 from vpu_core.reports.sensitivity import change_title, fix_trade, search_summary
 
 if TYPE_CHECKING:
+    import pyqtgraph as pg
     from PySide6.QtGui import QResizeEvent
     from vpu_core.sensitivity.results import Fix, LayerSensitivity, SensitivityReport
 
@@ -124,19 +125,9 @@ class SensitivityPanel(QWidget):
         top.addWidget(self.metric_edit, 1)
         top.addWidget(self.run_button)
         top.addWidget(self.cancel_button)
-        self.plot = pg.PlotWidget()
-        self.plot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
-        item = self.plot.getPlotItem()
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        item.setMouseEnabled(x=False, y=False)
-        item.showGrid(x=True, y=False, alpha=0.25)
-        item.setLabel("bottom", "share of the end-to-end error (%)", color=theme.MUTED)
-        item.getViewBox().invertY(True)
-        item.hideAxis("left")            # each name sits over its bar: the chart fits a narrow dock
-        self.plot.scene().sigMouseClicked.connect(self._on_chart_click)
-        item.getViewBox().sigResized.connect(self._on_plot_resized)
-        self.plot.setMinimumHeight(90)
+        self.plot_slot = PlotSlot(self._style_chart)        # made with the first ranking
+        self.plot_slot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+        self.plot_slot.setMinimumHeight(90)
         self.layers = _table(LAYER_HEADERS)
         self.layers.itemSelectionChanged.connect(self._on_layer_row)
         self.fix_title = _wrapping(QLabel())
@@ -173,7 +164,7 @@ class SensitivityPanel(QWidget):
         fixes_layout.addLayout(buttons)
         self.ranking = QTabWidget()              # the chart, or every layer's numbers
         self.ranking.setDocumentMode(True)
-        self.ranking.addTab(self.plot, "Chart")
+        self.ranking.addTab(self.plot_slot, "Chart")
         self.ranking.addTab(self.layers, "All layers")
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.ranking)
@@ -269,9 +260,22 @@ class SensitivityPanel(QWidget):
         table.blockSignals(False)
         self._fit()
 
+    def _style_chart(self, plot: pg.PlotWidget) -> None:
+        plot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+        item = plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        item.setMouseEnabled(x=False, y=False)
+        item.showGrid(x=True, y=False, alpha=0.25)
+        item.setLabel("bottom", "share of the end-to-end error (%)", color=theme.MUTED)
+        item.getViewBox().invertY(True)
+        item.hideAxis("left")            # each name sits over its bar: the chart fits a narrow dock
+        plot.scene().sigMouseClicked.connect(self._on_chart_click)
+        item.getViewBox().sigResized.connect(self._on_plot_resized)
+
     def _chart_rows(self) -> int:
         """As many rows as fit legibly (a name over a bar: ROW_PX each), 3 to CHART_ROWS."""
-        return max(3, min(CHART_ROWS, int(self.plot.height() - 40) // ROW_PX))
+        return max(3, min(CHART_ROWS, int(self.plot_slot.height() - 40) // ROW_PX))
 
     def _on_plot_resized(self) -> None:
         fits = min(self._chart_rows(), sum(1 for r in self.ops() if r.error_share is not None))
@@ -279,7 +283,8 @@ class SensitivityPanel(QWidget):
             self._draw_chart()
 
     def _draw_chart(self) -> None:
-        item = self.plot.getPlotItem()
+        pg = pyqtgraph_module()
+        item = self.plot_slot.plot.getPlotItem()
         item.clear()
         rows = [r for r in self.ops() if r.error_share is not None][:self._chart_rows()]
         self._chart_rows_shown = [r.node for r in rows]
@@ -308,7 +313,7 @@ class SensitivityPanel(QWidget):
         rows = self._chart_rows_shown
         if not rows:
             return
-        point = self.plot.getPlotItem().getViewBox().mapSceneToView(event.scenePos())
+        point = self.plot_slot.plot.getPlotItem().getViewBox().mapSceneToView(event.scenePos())
         index = int(round(point.y()))
         if 0 <= index < len(rows):
             self.layer_selected.emit(rows[index])

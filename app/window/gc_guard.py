@@ -10,7 +10,8 @@ test-suite runs segfaulted about one run in three when torch ran on the window's
 once on the GUI thread in QObject::event, delivering a posted event to an object destroyed
 elsewhere.
 
-The cure is pyqtgraph's GarbageCollector: automatic collection off, the same generation
+The cure is pyqtgraph's GarbageCollector, done here in a few lines (importing pyqtgraph for it
+cost every start 0.35 s, app.widgets.plot_slot): automatic collection off, the same generation
 thresholds checked on a GUI-thread timer. It is held while any window is open; when the last one
 closes, what is left is collected here, on the GUI thread, and automatic collection comes back
 (the command line and the headless core never run without it).
@@ -19,12 +20,31 @@ from __future__ import annotations
 
 import gc
 
-from pyqtgraph.util.garbage_collector import GarbageCollector
+from PySide6.QtCore import QTimer
 
 INTERVAL_S = 0.5        # garbage from a torch stage waits at most this long
 
 _holders = 0
-_collector: GarbageCollector | None = None
+_collector: GuiThreadCollector | None = None
+
+
+class GuiThreadCollector:
+    """Automatic collection off; every INTERVAL_S, on this (the GUI) thread, each generation that
+    passed its threshold is collected, as the interpreter would have (pyqtgraph's recipe)."""
+
+    def __init__(self, interval_s: float) -> None:
+        self.threshold = gc.get_threshold()
+        gc.disable()
+        self.timer = QTimer()
+        self.timer.timeout.connect(self.check)
+        self.timer.start(int(interval_s * 1000))
+
+    def check(self) -> None:
+        counts = gc.get_count()
+        for generation in range(3):
+            if counts[generation] <= self.threshold[generation]:
+                return
+            gc.collect(generation)
 
 
 def hold() -> None:
@@ -32,7 +52,7 @@ def hold() -> None:
     global _holders, _collector
     _holders += 1
     if _collector is None:
-        _collector = GarbageCollector(interval=INTERVAL_S)
+        _collector = GuiThreadCollector(INTERVAL_S)
 
 
 def release() -> None:
