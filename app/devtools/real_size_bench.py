@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.devtools.first_graph_bench import floor_s, launch
+from app.devtools.first_graph_bench import compile_sources, floor_s, launch, launch_env
 
 FOLDER = Path(__file__).resolve().parents[2] / "benchmarks" / "real_size"
 MODELS = ("bert_base", "resnet50", "vit_b16", "gpt2_small", "whisper_base_encoder")
@@ -38,7 +38,7 @@ def model_path(name: str) -> str:
 
 def check_cold(model: str, cache: str) -> dict:
     """`check MODEL` in a fresh process from the empty cache `cache`: wall seconds and peak RSS."""
-    env = {**os.environ, "VPU_INSPECTOR_CACHE_DIR": cache}
+    env = launch_env({"VPU_INSPECTOR_CACHE_DIR": cache})
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "check", model, "--format", "json"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
@@ -52,6 +52,7 @@ def check_cold(model: str, cache: str) -> dict:
 
 def real_size_row(name: str, quantizer: str = "vpu") -> dict:
     model = model_path(name)
+    compile_sources()
     with tempfile.TemporaryDirectory(prefix="vpu-inspector-real-size-") as tmp:
         floor = floor_s(model)
         check = check_cold(model, os.path.join(tmp, "check-cache"))
