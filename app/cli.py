@@ -90,7 +90,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
         return core_cli.EXIT_OK
     if getattr(args, "first_graph", None) is not None:
-        rows = _first_graph_rows(args.first_graph)
+        rows = _first_graph_rows(args.first_graph, args.repeats)
         print(json.dumps(rows, indent=1) if args.json else _FIRST_GRAPH_TITLE + benchmark.format_table(rows))
         return core_cli.EXIT_OK
     if getattr(args, "real_size", None) is not None:
@@ -102,7 +102,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     sizes = benchmark.SIZES[:2] if args.quick else benchmark.SIZES
     graphs = benchmark.bench_graphs(sizes, repeats=1 if args.quick else 3, scene_measure=_scene_columns(measure_scene))
     startup = measure_window_startup()
-    first = _first_graph_rows(["resnet8"] if args.quick else [])
+    first = _first_graph_rows(["resnet8"] if args.quick else [], 1 if args.quick else args.repeats)
     responsive = {"cancel_latency_s": benchmark.bench_cancel()}
     zoo = benchmark.bench_zoo(models=("conv_relu", "resnet8") if args.quick else None)
     loop = benchmark.bench_loop(args.loop or (("conv_relu", "resnet8") if args.quick else None))
@@ -138,14 +138,14 @@ _FIRST_GRAPH_TITLE = ("First graph after launch, fresh processes (ms): first_gra
                       "torch and torch._dynamo,\nbuilds the model and exports it; first_graph_cold = the predicted "
                       "partition painted (empty cache),\nfinal_graph_cold = the quantized one, settled_cold = with "
                       "its integer simulation and what-if; first_graph_warm = the\nfinal analysis painted from "
-                      "the disk cache; gui_max_stall = the event loop's longest gap (cold run)\n")
+                      "the disk cache; gui_max_stall = the event loop's longest gap (cold run); medians of --repeats rounds\n")
 _REAL_SIZE_TITLE = ("The real-size corpus, side by side (fresh processes, empty caches; s and MiB): floor, check "
                     "cold, the window cold\n(first = predicted graph painted, final = quantized, settled = "
                     "follow-ups) and warm; peak memory of check (RSS)\nand of the window with its worker "
                     "(PSS and RSS sums of its process tree); final_over_target = final / (1.1 × check + 3 s)\n")
 
 
-def _first_graph_rows(models: list[str]) -> list[dict]:
+def _first_graph_rows(models: list[str], repeats: int) -> list[dict]:
     from pathlib import Path
 
     from app.devtools.first_graph_bench import measure_first_graph
@@ -153,7 +153,7 @@ def _first_graph_rows(models: list[str]) -> list[dict]:
     if not models:
         bert = Path(__file__).resolve().parents[1] / "tests" / "corpus" / "bert_text.py"
         models = ["resnet8", *([str(bert)] if bert.is_file() else [])]
-    return [measure_first_graph(m) for m in models]
+    return [measure_first_graph(m, repeats=repeats) for m in models]
 
 
 def _plot_zoom() -> list[dict]:

@@ -57,9 +57,9 @@ def test_first_graph_probe_a_cold_launch_shows_the_prediction_first_and_a_warm_o
     """The user's path in fresh processes (app.devtools.first_graph_bench): the window is up before
     torch is imported (the model runs in the worker), the first graph painted is the predicted one;
     a second launch paints the final analysis from the disk cache."""
-    from app.devtools.first_graph_bench import floor_s, measure_first_graph, model_imports
+    from app.devtools.first_graph_bench import floor_s, measure_round, model_imports
 
-    row = measure_first_graph("conv_relu", with_floor=False)        # the floor figure is the bench's
+    row = measure_round("conv_relu", with_floor=False)        # the floor figure is the bench's
     assert row["torch_imported_at_window"] is False
     assert row["first_graph_predicted"] is True
     assert row["warm_was_final"] is True and row["nodes"] > 0

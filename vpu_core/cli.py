@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="only the first-graph rows: cold / warm launches against the floor (torch, "
                             "torch._dynamo, the model and its export in a fresh process; default "
                             "models: resnet8 and the corpus BERT when present)")
+    bench.add_argument("--repeats", type=int, default=3, metavar="N",
+                       help="rounds of floor / cold / warm for the first-graph rows, side by side (medians; "
+                            "default 3)")
     bench.add_argument("--real-size", nargs="*", metavar="MODEL", dest="real_size", default=None,
                        help="the real-size corpus (benchmarks/real_size; default: all five): floor, check "
                             "cold, window cold and warm, peak memory, side by side")
