@@ -49,6 +49,22 @@ def test_colour_by_lists_the_target_registry_and_says_why_one_is_unavailable():
         targets.unregister("needs-nothing-here")
 
 
+def test_the_view_menu_colours_by_any_registered_target_and_follows_the_view_bar(qtbot, window):
+    view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
+    colour_menu = next(a.menu() for a in view_menu.actions() if a.text() == "Colour by")
+    entries = colour_menu.actions()
+    choices = colour_choices()
+    assert [a.text() for a in entries] == [c.title for c in choices]
+    assert [a.isEnabled() for a in entries] == [c.enabled for c in choices]
+    assert [a.isChecked() for a in entries] == [c.source == "simulated" for c in choices]
+    xnnpack = entries[[c.source for c in choices].index("xnnpack")]
+    xnnpack.trigger()                                   # no result on screen: nothing to lower yet
+    assert window.state.view.partition_source == "xnnpack"
+    assert window.view_bar.colour_combo.currentData() == "xnnpack"
+    _choose(window, "simulated")                        # the view bar's combo: the menu follows
+    assert entries[0].isChecked() and not xnnpack.isChecked()
+
+
 @pytest.mark.slow
 def test_coloured_by_ethos_u55_the_window_shows_the_compilers_verdict_and_velas_numbers(qtbot, window, run_and_wait):
     before = run_and_wait(window, {"model": PROBE})                     # the VPU quantizer's graph

@@ -4,7 +4,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QShortcut
+
+from app.features.shown import colour_choices
 
 if TYPE_CHECKING:
     from app.window.main_window import MainWindow
@@ -59,6 +61,7 @@ def build_menus(w: MainWindow) -> None:
     _action(w, view_menu, "Previous violation", lambda: w.presenter.step(-1), "Shift+V")
     view_menu.addSeparator()
     _action(w, view_menu, "Compare mode on / off", w.compare.toggle, "Ctrl+K")
+    _colour_by_menu(w, view_menu.addMenu("Colour by"))
     _action(w, view_menu, "Colour by XNNPACK delegation / VPU partition", w.overlay.toggle, "Ctrl+D")
     _action(w, view_menu, "Large labels", w.view_bar.large_font.click, "Ctrl+=")
     focus = _action(w, view_menu, "Focus mode: only the graph", w.focus.toggle, "F11",
@@ -87,3 +90,28 @@ def build_menus(w: MainWindow) -> None:
     for key, step in (("PgDown", 1), ("PgUp", -1)):
         shortcut = QShortcut(QKeySequence(key), w.graph_stack, lambda s=step: w.presenter.step(s))
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+
+
+def _colour_by_menu(w: MainWindow, menu) -> None:
+    """View ▸ Colour by: the view bar's choices (the target registry), one checked; an
+    unavailable target is greyed with the sentence saying which package it needs."""
+    group = QActionGroup(menu)
+    group.setExclusive(True)
+    actions: dict[str, QAction] = {}
+    for choice in colour_choices():
+        act = QAction(choice.title, menu, checkable=True, enabled=choice.enabled)
+        act.setStatusTip(choice.tooltip)
+        act.setToolTip(choice.tooltip)
+        act.triggered.connect(lambda _=False, source=choice.source: w.overlay.set_source(source))
+        group.addAction(act)
+        menu.addAction(act)
+        actions[choice.source] = act
+    menu.setToolTipsVisible(True)
+
+    def follow() -> None:
+        act = actions.get(w.state.view.partition_source)
+        if act is not None:
+            act.setChecked(True)
+
+    w.state.view_changed.connect(follow)
+    follow()

@@ -88,10 +88,12 @@ class SessionJob:
 
 
 def target_store(session: Session, keys: StageKeys | None, name: str) -> SideStore:
-    """Where `name`'s TargetResult of the configuration with `keys` is kept."""
+    """Where `name`'s TargetResult of the configuration with `keys` is kept: under the analysis'
+    key, or the quantized graph's for a target that does not read the profile (TargetInfo)."""
     from vpu_core import targets
 
-    key = None if keys is None else digest(keys.analysis, "target", name)
+    info = targets.info(name)
+    key = None if keys is None else digest(keys.analysis if info.reads_profile else keys.quantized, "target", name)
     modules = (*RESULT_MODULES, *targets.info(name).result_modules)
     return SideStore("target", "TargetResult", key, session.memory, session.disk(), modules)
 

@@ -38,6 +38,9 @@ class TargetInfo:
                     rebuilds a cached estimate from those classes only (vpu_core.cache.codec)
     static_shapes   it compiles fixed shapes only: a graph with a dynamic batch is refused (Vela and
                     the TOSA INT profile take static tensors, and would compile one size of it)
+    reads_profile   its result depends on the hardware profile's analysis (the VPU's partition, the
+                    profile's [timing] beside XNNPACK), so it is kept per profile; False: it reads the
+                    quantized graph only (Arm's backend and Vela), so another --profile reuses it
     requires        (module, pip package) pairs it cannot work without (Vela, the TOSA tools): a
                     missing one makes it unavailable here (`unavailable()`: the sentence saying so)
     """
@@ -52,6 +55,7 @@ class TargetInfo:
     verdict_title: str = ""
     result_modules: tuple[str, ...] = ()
     static_shapes: bool = False
+    reads_profile: bool = True
     requires: tuple[tuple[str, str], ...] = ()
 
     def unavailable(self) -> str | None:

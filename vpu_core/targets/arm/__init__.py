@@ -28,5 +28,5 @@ INFOS = {c.name: register(TargetInfo(
     implementation=f"vpu_core.targets.arm.target:{c.name}", quantizer="ethos-u",
     verdict_title=("Lowering with ExecuTorch's Arm backend and Vela" if c.uses_vela
                    else "Lowering with ExecuTorch's Arm backend (TOSA)"),
-    result_modules=("vpu_core.targets.arm.results",), static_shapes=True,
+    result_modules=("vpu_core.targets.arm.results",), static_shapes=True, reads_profile=False,
     requires=tuple((m, p) for m, p in ARM_PACKAGES.items() if c.uses_vela or m != "ethosu.vela"))) for c in ARM_TARGETS.values()}
