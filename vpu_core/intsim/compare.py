@@ -27,7 +27,7 @@ from vpu_core.analysis.qgraph import QGraph, is_getitem, is_op
 from vpu_core.analysis.results import Placement
 from vpu_core.analysis.sqnr import OutputsSum
 from vpu_core.fx_utils import op_name
-from vpu_core.intsim.executor import IntExecutor, Record, Settings
+from vpu_core.intsim.executor import ConstInt, IntExecutor, Record, Settings
 from vpu_core.intsim.prereq import refusal
 from vpu_core.intsim.results import IntSimLayer, IntSimReport
 from vpu_core.intsim.values import quantized_value
@@ -56,9 +56,10 @@ def simulate_graph(converted: GraphModule, profile: HardwareProfile, batches: li
     float_ops: dict[str, None] = {}
     vs_float, vs_qdq, qdq_vs_float = OutputsSum(), OutputsSum(), OutputsSum()
     identical = True
+    consts: dict[Node, ConstInt] = {}
     with torch.inference_mode():
         for k, batch in enumerate(batches):
-            run = _Lockstep(g, assignment, settings, batch)
+            run = _Lockstep(g, assignment, settings, batch, consts)
             outputs, qdq_outputs = run.all(_share(progress, k, len(batches)))
             layers = [_merged(a, b) for a, b in zip(layers, run.layers)] if layers else list(run.layers)
             float_ops.update(dict.fromkeys(run.free.float_ops))
@@ -143,16 +144,38 @@ def _is_activation(g: QGraph, node: Node) -> bool:
     return op_matches(f"{packet.rstrip('_')}.{overload}", g.profile.fused_activations)
 
 
+def _local_reader(g: QGraph, local_env: dict[Node, object], ref_env: dict[Node, object]) -> Callable[[Node], object]:
+    """How the local pass reads an input: its own value, else the Q/DQ graph's, a dequantized
+    activation as the int8 it stands for. (A closure over the two dicts, not a method: a method
+    would tie the executor and its lockstep in a cycle that only a full collection frees, with
+    every integer weight inside.)"""
+
+    def read(node: Node) -> object:
+        if node in local_env:
+            return local_env[node]
+        if is_dequantize(node) and node not in g.constants:
+            qp = g.qp[node]           # the Q/DQ graph's int8 input, recovered exactly (2^k scale)
+            q = torch.round(ref_env[node] * (1.0 / qp.scales[0])) + qp.zero_points[0]
+            value = quantized_value(q, qp.scales[0], qp.zero_points[0], qp.quant_min, qp.quant_max, qp.dtype)
+            local_env[node] = value   # a residual reads it twice
+            return value
+        return ref_env[node]
+
+    return read
+
+
 class _Lockstep:
-    def __init__(self, g: QGraph, assignment: Mapping[str, Placement], settings: Settings, batch: tuple) -> None:
+    def __init__(self, g: QGraph, assignment: Mapping[str, Placement], settings: Settings, batch: tuple,
+                 consts: dict[Node, ConstInt] | None = None) -> None:
         self.g, self.assignment = g, assignment
         self.points = layer_points(g, assignment)
         self.ref = Interpreter(g.gm)
         self.ref.env = {}
         self.free_env: dict[Node, object] = {}
         self.local_env: dict[Node, object] = {}
-        self.free = IntExecutor(g, assignment, settings, self.free_env.__getitem__)
-        self.local = IntExecutor(g, assignment, settings, self._local_read)
+        consts = {} if consts is None else consts        # one call alone: its own weights
+        self.free = IntExecutor(g, assignment, settings, self.free_env.__getitem__, consts)
+        self.local = IntExecutor(g, assignment, settings, _local_reader(g, self.local_env, self.ref.env), consts)
         inputs = g.gm.graph.process_inputs(*batch)
         self.ref.args_iter, self.free.interp.args_iter = iter(inputs), iter(list(inputs))
         self.layers: list[IntSimLayer] = []
@@ -176,6 +199,9 @@ class _Lockstep:
             for dead in self.ref.user_to_last_uses.get(node, []):
                 for env in (self.ref.env, self.free_env, self.local_env):
                     env.pop(dead, None)
+        # Nothing of this call outlives it (the envs held every output of the graph's last node).
+        for env in (self.ref.env, self.free_env, self.local_env):
+            env.clear()
         return outputs, qdq_outputs
 
     def _local_runs(self, node: Node) -> bool:
@@ -183,16 +209,6 @@ class _Lockstep:
             return False
         return is_op(node) or is_getitem(node) or node.name in self.points
 
-    def _local_read(self, node: Node):
-        if node in self.local_env:
-            return self.local_env[node]
-        if is_dequantize(node) and node not in self.g.constants:
-            qp = self.g.qp[node]          # the Q/DQ graph's int8 input, recovered exactly (2^k scale)
-            q = torch.round(self.ref.env[node] * (1.0 / qp.scales[0])) + qp.zero_points[0]
-            value = quantized_value(q, qp.scales[0], qp.zero_points[0], qp.quant_min, qp.quant_max, qp.dtype)
-            self.local_env[node] = value  # a residual reads it twice
-            return value
-        return self.ref.env[node]
 
     def _compare(self, q: Node) -> IntSimLayer:
         op, chain = self.points[q.name]

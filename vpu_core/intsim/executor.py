@@ -91,12 +91,14 @@ class IntExecutor:
     """One integer pass. `read(node)` supplies the value of an input node (the pass's environment)."""
 
     def __init__(self, g: QGraph, assignment: Mapping[str, Placement], settings: Settings,
-                 read: Callable[[Node], Any]) -> None:
+                 read: Callable[[Node], Any], consts: dict[Node, ConstInt] | None = None) -> None:
         self.g, self.assignment, self.settings, self.read = g, assignment, settings, read
         self.records: dict[str, Record] = {}
         self.float_ops: list[str] = []
         self.interp = Interpreter(g.gm)     # runs placeholders, attributes and CPU nodes
-        self._consts: dict[Node, ConstInt] = {}
+        # the integer weights, int64 (8 bytes a parameter): one dict for every pass over the graph
+        # (both passes of a call, every call), not one copy each — ResNet-50 kept 0.4 GB per call
+        self._consts: dict[Node, ConstInt] = {} if consts is None else consts
 
     def on_vpu(self, node: Node) -> bool:
         return self.assignment.get(node.name, "cpu") != "cpu"
