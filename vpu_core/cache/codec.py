@@ -59,19 +59,24 @@ def _enc(x, classes: dict[str, type]):
     raise TypeError(f"cannot cache a value of type {type(x).__name__}")
 
 
-def _dec(x, classes: dict[str, type]):
-    if isinstance(x, list):
-        return [_dec(v, classes) for v in x]
-    if not isinstance(x, dict):
-        return x
-    if "$t" in x:
-        return tuple(_dec(v, classes) for v in x["$t"])
-    if "$d" in x:
-        return {_dec(k, classes): _dec(v, classes) for k, v in x["$d"]}
-    if "$f" in x:
-        return _FLOAT_TAGS[x["$f"]]
-    cls = classes[x["$c"]]
-    return cls(**{k: _dec(v, classes) for k, v in x["v"].items()})
+def _object_hook(classes: dict[str, type]):
+    """The decoder of one JSON object, called by json's parser innermost first (its values are
+    decoded already): a tag becomes its value; a dataclass's field map stays a dict until its
+    "$c" object builds the class. Why a hook: a walk over every decoded value in Python took
+    1.8 s of BERT-base's 2.4 s warm start (a million values); the parser's own calls cost none."""
+
+    def hook(x: dict[str, Any]) -> Any:
+        if "$t" in x:
+            return tuple(x["$t"])
+        if "$d" in x:
+            return {k: v for k, v in x["$d"]}
+        if "$f" in x:
+            return _FLOAT_TAGS[x["$f"]]
+        if "$c" in x:
+            return classes[x["$c"]](**x["v"])
+        return x                     # a dataclass's field map ("v"): field names are never tags
+
+    return hook
 
 
 def encode(result: object, modules: Sequence[str] = DEFAULT_MODULES) -> bytes:
@@ -85,7 +90,7 @@ def decode(data: bytes, expected: str = "Analysis", modules: Sequence[str] = DEF
     """The result of `encode`, an instance of the class named `expected` of `modules`; raises
     ValueError (or KeyError / TypeError) on anything else."""
     classes = _classes(tuple(modules))
-    value = _dec(json.loads(data.decode()), classes)
+    value = json.loads(data.decode(), object_hook=_object_hook(classes))
     if type(value) is not classes[expected]:
         raise ValueError(f"not an {expected}")
     return value
