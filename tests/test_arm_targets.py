@@ -70,6 +70,26 @@ def test_a_node_the_checks_refused_but_the_lowering_delegated_is_not_a_cpu_node(
     assert result.verdict.lowered_counts["overruled"] == 1
 
 
+def test_another_profile_reuses_the_arm_verdict_of_the_same_quantized_graph():
+    """Arm's verdict reads the quantized graph only (TargetInfo.reads_profile): `check M --target
+    ethos-u55-128 --profile edge_npu` after the same without the profile lowers nothing."""
+    from dataclasses import replace
+
+    from vpu_core import targets
+
+    session = default_session()
+    config = _config(PROBE, "ethos-u")
+    first = session.target(config, "ethos-u55-128")
+    computed: list[str] = []
+    session.before_computing = computed.append          # what the session computes from here
+    try:
+        again = session.target(replace(config, profile="edge_npu"), "ethos-u55-128")
+    finally:
+        del session.before_computing
+    assert again == first and not any(c.startswith("target") for c in computed), computed
+    assert not targets.info("ethos-u55-128").reads_profile and targets.info("vpu").reads_profile
+
+
 @pytest.mark.slow
 def test_u85_takes_what_the_u55_refuses_but_no_operator_it_lacks():
     result, _ = _judged(PROBE, "ethos-u", "ethos-u85-256")
