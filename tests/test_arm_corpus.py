@@ -38,6 +38,12 @@ MEASURED = {
                                              "new_ones.default": "dtype", "to.device": "dtype", "to.dtype": "dtype",
                                              "where.self": "dtype"}),
     ("llama_decoder", "ethos-u85-256"): (1, {"dim_order_ops._to_dim_order_copy.default": "dtype"}),
+    ("mobilevit_hybrid", "ethos-u55-128"): (1, {}), ("mobilevit_hybrid", "ethos-u85-256"): (1, {}),
+    ("swin_vision", "ethos-u55-128"): (7, {"roll.default": "limit", "masked_fill.Scalar": "limit",
+                                           "ge.Tensor": "dtype", "eq.Tensor": "dtype", "to.dtype": "dtype",
+                                           "logical_not.default": "dtype", "flatten.using_ints": "partition"}),
+    ("swin_vision", "ethos-u85-256"): (5, {"roll.default": "limit", "masked_fill.Scalar": "limit",
+                                           "flatten.using_ints": "partition"}),
 }
 
 
