@@ -28,14 +28,16 @@ def test_edge_npu_against_the_u55_on_arms_graph_op_by_op(probe_agreement):
     # the 16×16 / 16 average pool: both refuse it, each for its own stride bound; the stride-4 max
     # pool: both take it (the U55 by its large-stride decomposition); atan2: neither computes it
     assert not {"avg_pool2d", "max_pool2d", "atan2"} & set(diff)
-    # the U55 computes the pieces Arm's quantizer left of mean / amax, the profile lists none of them
-    amax = diff["amax"]
-    assert (amax["direction"], amax["profile_cause"], amax["target_cause"]) == ("target_only", "op_list", "")
-    assert amax["profile_reason"] == "amax.default is not in the VPU op list (profile edge-npu)"
+    # the profile lists the pieces Arm's quantizer leaves of mean / amax, as the U55 runs them;
+    # the U55 also computes a zeros_like, which the profile does not list
+    assert not {"amax", "mean"} & set(diff)
+    zeros = diff["zeros_like"]
+    assert (zeros["direction"], zeros["profile_cause"], zeros["target_cause"]) == ("target_only", "op_list", "")
+    assert zeros["profile_reason"] == "zeros_like.default is not in the VPU op list (profile edge-npu)"
     assert m["ops"] == m["agreed"] + sum(d["quantized"] for d in m["differences"])
     assert a["share"] == pytest.approx(m["agreed"] / m["ops"]) and 0 < a["share"] < 1
     assert a["by_cause"]["target_only"]["op_list"] >= 1 and a["by_cause"]["profile_only"] == {}
-    group = next(g for g in a["groups"] if g["op"] == "amax.default")
+    group = next(g for g in a["groups"] if g["op"] == "zeros_like.default")
     assert group["count"] == 1 and group["models"] == ["arm_probe"] and group["profile_says"] == "op_list"
 
 
