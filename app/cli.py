@@ -90,7 +90,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
         return core_cli.EXIT_OK
     if getattr(args, "first_graph", None) is not None:
-        rows = _first_graph_rows(args.first_graph, args.repeats)
+        rows = _first_graph_rows(args.first_graph, args.repeats, args.first_only)
         print(json.dumps(rows, indent=1) if args.json else _FIRST_GRAPH_TITLE + benchmark.format_table(rows))
         return core_cli.EXIT_OK
     if getattr(args, "real_size", None) is not None:
@@ -145,7 +145,7 @@ _REAL_SIZE_TITLE = ("The real-size corpus, side by side (fresh processes, empty 
                     "(PSS and RSS sums of its process tree); final_over_target = final / (1.1 × check + 3 s)\n")
 
 
-def _first_graph_rows(models: list[str], repeats: int) -> list[dict]:
+def _first_graph_rows(models: list[str], repeats: int, first_only: bool = False) -> list[dict]:
     from pathlib import Path
 
     from app.devtools.first_graph_bench import measure_first_graph
@@ -153,7 +153,7 @@ def _first_graph_rows(models: list[str], repeats: int) -> list[dict]:
     if not models:
         bert = Path(__file__).resolve().parents[1] / "tests" / "corpus" / "bert_text.py"
         models = ["resnet8", *([str(bert)] if bert.is_file() else [])]
-    return [measure_first_graph(m, repeats=repeats) for m in models]
+    return [measure_first_graph(m, repeats=repeats, first_only=first_only) for m in models]
 
 
 def _plot_zoom() -> list[dict]:

@@ -116,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=int, default=3, metavar="N",
                        help="rounds of floor / cold / warm for the first-graph rows, side by side (medians; "
                             "default 3)")
+    bench.add_argument("--first-only", action="store_true", dest="first_only",
+                       help="first-graph rows: each cold launch ends at its first graph, no warm launch "
+                            "(the ratio to the floor of a real-size model in seconds, not minutes)")
     bench.add_argument("--real-size", nargs="*", metavar="MODEL", dest="real_size", default=None,
                        help="the real-size corpus (benchmarks/real_size; default: all five): floor, check "
                             "cold, window cold and warm, peak memory, side by side")

@@ -54,6 +54,9 @@ def drawn():
     marks[key] = time.time() - T0
     if key == "final_s":
         marks["nodes"] = len(r.analysis.nodes)
+    if os.environ.get("PROBE_UNTIL") == "first":        # only the first graph is asked for
+        marks["nodes"] = len(r.analysis.nodes)
+        QTimer.singleShot(0, app.quit)
 
 def settled(_result):
     app.processEvents()
@@ -147,10 +150,12 @@ def floor_s(model: str) -> dict:
     return _marked(proc.stdout, "FLOOR", proc.stderr)
 
 
-def launch(model: str, quantizer: str, cache: str, settings: str, memory: bool = False) -> dict:
+def launch(model: str, quantizer: str, cache: str, settings: str, memory: bool = False,
+           until_first: bool = False) -> dict:
     """One launch of the window on `model`: its marks (and, with `memory`, the peak memory of the
-    window's process tree)."""
+    window's process tree); `until_first`: it ends when its first graph is painted."""
     env = launch_env({"PROBE_MODEL": model, "PROBE_QUANTIZER": quantizer, "VPU_INSPECTOR_CACHE_DIR": cache,
+                      **({"PROBE_UNTIL": "first"} if until_first else {}),
                 "VPU_INSPECTOR_SETTINGS": settings, "PROBE_T0": repr(time.time())})
     proc = subprocess.Popen([sys.executable, "-c", _CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
@@ -171,13 +176,16 @@ class _nothing:
         return None
 
 
-def measure_first_graph(model: str = "resnet8", quantizer: str = "vpu", repeats: int = 3) -> dict:
+def measure_first_graph(model: str = "resnet8", quantizer: str = "vpu", repeats: int = 3,
+                        first_only: bool = False) -> dict:
     """One row from `repeats` rounds of floor, cold launch, warm launch in turn: the medians, each
     round's floor / cold / warm beside them. Why rounds: one import of torch varies by ±0.6 s
     here from one process to the next (3.1–3.7 s, quiet machine), which is more than the margin
-    the cold target leaves; side by side and repeated, the ratio says what the window adds."""
+    the cold target leaves; side by side and repeated, the ratio says what the window adds.
+    `first_only`: each cold launch ends at its first graph and no warm launch follows (a
+    real-size model's settled run takes minutes; the ratio needs only the first graph)."""
     compile_sources()
-    rounds = [measure_round(model, quantizer) for _ in range(max(repeats, 1))]
+    rounds = [measure_round(model, quantizer, first_only=first_only) for _ in range(max(repeats, 1))]
     row = dict(rounds[len(rounds) // 2])        # a whole round's marks, then the medians over it
     for key in ("first_graph_floor_s", "first_graph_cold_s", "final_graph_cold_s", "settled_cold_s",
                 "first_graph_warm_s", "window_s", "gui_max_stall_s", "floor_import_s", "floor_built_s"):
@@ -192,14 +200,14 @@ def measure_first_graph(model: str = "resnet8", quantizer: str = "vpu", repeats:
 
 
 def measure_round(model: str, quantizer: str = "vpu", with_floor: bool = True,
-                  memory: bool = False, cache: str | None = None) -> dict:
+                  memory: bool = False, cache: str | None = None, first_only: bool = False) -> dict:
     """One round: the floor (`with_floor`), the cold launch's marks, the warm launch's first graph.
     `cache`: the cache folder to start from (default: a new empty one)."""
     with tempfile.TemporaryDirectory(prefix="vpu-inspector-first-graph-") as tmp:
         settings, cache = os.path.join(tmp, "settings.ini"), cache or os.path.join(tmp, "cache")
         floor = floor_s(model) if with_floor else {}
-        cold = launch(model, quantizer, cache, settings, memory)
-        warm = launch(model, quantizer, cache, settings)
+        cold = launch(model, quantizer, cache, settings, memory, until_first=first_only)
+        warm = {} if first_only else launch(model, quantizer, cache, settings)
     first = cold.get("predicted_s", cold.get("final_s"))
     bottom = floor.get("floor_s")
     row = {"graph": f"{Path(model).stem}/{quantizer}", "nodes": cold.get("nodes"),

@@ -144,13 +144,13 @@ def _is_activation(g: QGraph, node: Node) -> bool:
     return op_matches(f"{packet.rstrip('_')}.{overload}", g.profile.fused_activations)
 
 
-def _local_reader(g: QGraph, local_env: dict[Node, object], ref_env: dict[Node, object]) -> Callable[[Node], object]:
+def _local_reader(g: QGraph, local_env: dict[Node, Any], ref_env: dict[Node, Any]) -> Callable[[Node], Any]:
     """How the local pass reads an input: its own value, else the Q/DQ graph's, a dequantized
     activation as the int8 it stands for. (A closure over the two dicts, not a method: a method
     would tie the executor and its lockstep in a cycle that only a full collection frees, with
     every integer weight inside.)"""
 
-    def read(node: Node) -> object:
+    def read(node: Node) -> Any:
         if node in local_env:
             return local_env[node]
         if is_dequantize(node) and node not in g.constants:
