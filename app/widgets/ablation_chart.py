@@ -16,11 +16,10 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QProgressBar, QPushB
                                QStackedLayout, QTextBrowser, QVBoxLayout, QWidget)
 
 from app import theme
-from app.widgets.plot_slot import PlotSlot, pyqtgraph_module
+from app.widgets.plot_slot import PlotSlot, pyqtgraph_module, ranked_bars_look
 from vpu_core.reports.whatif_text import NOISE_DB, ablation_headline, constraint_name, db, noise_note
 
 if TYPE_CHECKING:
-    import pyqtgraph as pg
 
     from vpu_core.whatif.results import AblationEntry, AblationReport
 
@@ -35,18 +34,6 @@ def _wrapping(label: QLabel) -> QLabel:
     label.setWordWrap(True)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)   # never widens the dock
     return label
-
-
-def _style_chart(plot: pg.PlotWidget) -> None:
-    plot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
-    item = plot.getPlotItem()
-    item.setMenuEnabled(False)
-    item.hideButtons()
-    item.setMouseEnabled(x=False, y=False)
-    item.showGrid(x=True, y=False, alpha=0.25)
-    item.setLabel("bottom", "dB gained when relaxed alone", color=theme.MUTED)
-    item.getViewBox().invertY(True)
-    item.hideAxis("left")            # each name sits over its bar: the chart fits a narrow dock
 
 
 class AblationChart(QWidget):
@@ -77,7 +64,7 @@ class AblationChart(QWidget):
         buttons.addStretch(1)
         progress.addWidget(self.progress, 1)
         progress.addWidget(self.status, 1)
-        self.plot_slot = PlotSlot(_style_chart)                  # made with the first report
+        self.plot_slot = PlotSlot(lambda plot: ranked_bars_look(plot, "dB gained when relaxed alone"))                  # made with the first report
         # Its 600 px size hint would widen the dock (and the window) once the chart appears.
         self.plot_slot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
         self.plot_slot.setToolTip("dB gained when the constraint alone is relaxed = what it costs on this model")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from app import theme
 
@@ -63,3 +63,18 @@ class PlotSlot(QWidget):
             if self._made is not None:
                 self._made(plot)
         return self._plot
+
+
+def ranked_bars_look(plot: pg.PlotWidget, bottom: str) -> None:
+    """The look of a ranked horizontal bar chart in a narrow dock (what-if's constraint costs,
+    sensitivity's error shares): fixed axes, rows top down, each name over its bar (no left axis),
+    and a size hint that never widens the dock."""
+    plot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+    item = plot.getPlotItem()
+    item.setMenuEnabled(False)
+    item.hideButtons()
+    item.setMouseEnabled(x=False, y=False)
+    item.showGrid(x=True, y=False, alpha=0.25)
+    item.setLabel("bottom", bottom, color=theme.MUTED)
+    item.getViewBox().invertY(True)
+    item.hideAxis("left")

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHBoxLayout, QHeaderVi
                                QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from app import theme
-from app.widgets.plot_slot import PlotSlot, pyqtgraph_module
+from app.widgets.plot_slot import PlotSlot, pyqtgraph_module, ranked_bars_look
 from vpu_core.reports.sensitivity import change_title, fix_trade, search_summary
 
 if TYPE_CHECKING:
@@ -261,17 +261,9 @@ class SensitivityPanel(QWidget):
         self._fit()
 
     def _style_chart(self, plot: pg.PlotWidget) -> None:
-        plot.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
-        item = plot.getPlotItem()
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        item.setMouseEnabled(x=False, y=False)
-        item.showGrid(x=True, y=False, alpha=0.25)
-        item.setLabel("bottom", "share of the end-to-end error (%)", color=theme.MUTED)
-        item.getViewBox().invertY(True)
-        item.hideAxis("left")            # each name sits over its bar: the chart fits a narrow dock
+        ranked_bars_look(plot, "share of the end-to-end error (%)")
         plot.scene().sigMouseClicked.connect(self._on_chart_click)
-        item.getViewBox().sigResized.connect(self._on_plot_resized)
+        plot.getPlotItem().getViewBox().sigResized.connect(self._on_plot_resized)
 
     def _chart_rows(self) -> int:
         """As many rows as fit legibly (a name over a bar: ROW_PX each), 3 to CHART_ROWS."""
