@@ -34,9 +34,10 @@ def _wait(app, until, seconds: float = 300.0) -> None:
 
 
 def _save(window, path: Path) -> None:
+    from app.widgets.deferred import grab_built
     from app.window.launch import layout_facts
 
-    window.grab().save(str(path), "PNG")
+    grab_built(window).save(str(path), "PNG")
     path.with_suffix(".json").write_text(json.dumps(layout_facts(window), indent=1), encoding="utf-8")
     print(f"wrote {path}")
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from PySide6.QtGui import QPaintEvent
+    from PySide6.QtGui import QPaintEvent, QPixmap
 
 W = TypeVar("W", bound=QWidget)
 
@@ -40,6 +40,8 @@ class Deferred(QWidget, Generic[W]):
         if self._widget is None:
             widget = self._widget = self._build()
             self._layout.addWidget(widget)
+            if self.isVisible():
+                widget.show()       # a layout shows a child added to a visible parent only later
             if self._pending is not None:
                 pending, self._pending = self._pending, None
                 pending(widget)
@@ -62,3 +64,11 @@ class Deferred(QWidget, Generic[W]):
         if self._widget is None and not self._scheduled:
             self._scheduled = True
             QTimer.singleShot(0, lambda: self.widget)
+
+
+def grab_built(widget: QWidget) -> QPixmap:
+    """`widget.grab()` with every Deferred on screen built and drawn: a first paint schedules
+    their builds, the events run them (a screenshot taken at once showed an empty Plots tab)."""
+    widget.grab()
+    QApplication.processEvents()
+    return widget.grab()

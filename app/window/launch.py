@@ -174,10 +174,11 @@ class Screenshot:
             (window.tables_dock if widget == "tables" else window.plots_dock).raise_()   # a tab beside the node panel
 
     def _save(self) -> None:
+        from app.widgets.deferred import grab_built
         from vpu_core.files import atomic_write
 
         path = Path(self.options.screenshot or "")
-        image = self.window.grab()
+        image = grab_built(self.window)
         facts = json.dumps(layout_facts(self.window), indent=1)
         try:
             atomic_write(path, lambda tmp: _save_image(image, tmp))
