@@ -63,7 +63,7 @@ class Deferred(QWidget, Generic[W]):
         super().paintEvent(event)
         if self._widget is None and not self._scheduled:
             self._scheduled = True
-            QTimer.singleShot(0, lambda: self.widget)
+            QTimer.singleShot(0, self, lambda: self.widget)     # not after this widget is gone
 
 
 def grab_built(widget: QWidget) -> QPixmap:
