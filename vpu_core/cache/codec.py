@@ -62,8 +62,8 @@ def _enc(x, classes: dict[str, type]):
 def _object_hook(classes: dict[str, type]):
     """The decoder of one JSON object, called by json's parser innermost first (its values are
     decoded already): a tag becomes its value; a dataclass's field map stays a dict until its
-    "$c" object builds the class. Why a hook: a walk over every decoded value in Python took
-    1.8 s of BERT-base's 2.4 s warm start (a million values); the parser's own calls cost none."""
+    "$c" object builds the class. Why a hook: a second walk over every decoded value in Python
+    (a million of them in BERT-base's 10 MB analysis) doubled its read, 0.55 s against 0.27 s."""
 
     def hook(x: dict[str, Any]) -> Any:
         if "$t" in x:
