@@ -155,8 +155,8 @@ def launch(model: str, quantizer: str, cache: str, settings: str, memory: bool =
     """One launch of the window on `model`: its marks (and, with `memory`, the peak memory of the
     window's process tree); `until_first`: it ends when its first graph is painted."""
     env = launch_env({"PROBE_MODEL": model, "PROBE_QUANTIZER": quantizer, "VPU_INSPECTOR_CACHE_DIR": cache,
-                      **({"PROBE_UNTIL": "first"} if until_first else {}),
-                "VPU_INSPECTOR_SETTINGS": settings, "PROBE_T0": repr(time.time())})
+                      "VPU_INSPECTOR_SETTINGS": settings, "PROBE_T0": repr(time.time()),
+                      **({"PROBE_UNTIL": "first"} if until_first else {})})
     proc = subprocess.Popen([sys.executable, "-c", _CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
     sampler = TreeMemory(proc.pid)

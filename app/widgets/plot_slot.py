@@ -7,16 +7,17 @@ node dock's integer-simulation chart opens folded, the What-if and Sensitivity c
 run, the Plots tabs are built when they are first shown (app.widgets.deferred).
 
 `pyqtgraph_module()` imports and configures it once; `PlotSlot` is the place in a layout where a
-`pg.PlotWidget` goes, made the first time its `.plot` is asked for (sizes, policies and tooltips
-are set on the slot, which the layout holds from the start).
+`pg.PlotWidget` goes, a Deferred made the first time its `.plot` is asked for or it is painted
+(sizes, policies and tooltips are set on the slot, which the layout holds from the start).
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSizePolicy
 
 from app import theme
+from app.widgets.deferred import Deferred
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -38,31 +39,24 @@ def pyqtgraph_module() -> ModuleType:
     return pyqtgraph
 
 
-class PlotSlot(QWidget):
-    """Holds one pyqtgraph PlotWidget, made (and passed to `made`, which styles and wires it) the
-    first time `plot` is read."""
+class PlotSlot(Deferred["pg.PlotWidget"]):
+    """A Deferred pyqtgraph PlotWidget: made (and passed to `made`, which styles and wires it)
+    the first time `plot` is read or the slot is painted; it takes the slot's tooltip."""
 
     def __init__(self, made: Callable[[pg.PlotWidget], None] | None = None) -> None:
-        super().__init__()
+        super().__init__(self._make)
         self._made = made
-        self._plot: pg.PlotWidget | None = None
-        self._layout = QVBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
 
-    @property
-    def built(self) -> bool:
-        return self._plot is not None
+    def _make(self) -> pg.PlotWidget:
+        plot = pyqtgraph_module().PlotWidget()
+        plot.setToolTip(self.toolTip())
+        if self._made is not None:
+            self._made(plot)
+        return plot
 
     @property
     def plot(self) -> pg.PlotWidget:
-        if self._plot is None:
-            plot = pyqtgraph_module().PlotWidget()
-            plot.setToolTip(self.toolTip())
-            self._layout.addWidget(plot)
-            self._plot = plot
-            if self._made is not None:
-                self._made(plot)
-        return self._plot
+        return self.widget
 
 
 def ranked_bars_look(plot: pg.PlotWidget, bottom: str) -> None:
