@@ -22,3 +22,7 @@ import vpu_core.session  # noqa: E402,F401
 import vpu_core.sweep.worker  # noqa: E402,F401
 import vpu_core.whatif.op_candidates  # noqa: E402,F401
 import vpu_core.zoo.models  # noqa: E402,F401
+
+from vpu_core.worker.server import ready_to_fork  # noqa: E402
+
+ready_to_fork()

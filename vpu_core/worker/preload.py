@@ -28,3 +28,7 @@ from vpu_core.cache.keys import environment  # noqa: E402
 # The content keys' hash of our code and package versions (a few hundred files read): once here,
 # inherited by every worker, instead of on the first graph's path in each.
 environment()
+
+from vpu_core.worker.server import ready_to_fork  # noqa: E402
+
+ready_to_fork()
