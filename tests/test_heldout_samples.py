@@ -137,3 +137,33 @@ def test_the_ablation_noise_estimate_rests_on_every_held_aside_sample(batch1):
     first = sample_noise(run_outputs(qm.float_graph, qm.heldout), run_outputs(qm.converted, qm.heldout), 1)
     assert float(per_sample[0]) == pytest.approx(float(first[0]))
 
+
+
+def test_the_weights_are_dequantized_once_for_all_calls(batch1):
+    """A weight's dequantize is the same in every call: computed in the first, read back in the
+    next (sqnr.call_independent); every node's value is what a fresh pass computes."""
+    from vpu_core.analysis.sqnr import call_independent, node_values
+
+    qm, _, _ = batch1
+    fixed = call_independent(qm.converted)
+    ops = [n for n in qm.converted.graph.nodes if n.name in fixed]
+    assert ops and all("dequantize_per_channel" in str(n.target) or "dequantize_per_tensor" in str(n.target)
+                       for n in ops)
+    assert not any(n.op == "placeholder" for n in qm.converted.graph.nodes if n.name in fixed)
+    reuse: dict = {}
+    with torch.inference_mode():
+        for b in qm.heldout_calls[:3]:
+            again = dict(node_values(qm.converted, b, reuse))
+            for node, value in node_values(qm.converted, b):
+                if isinstance(value, torch.Tensor):
+                    assert torch.equal(again[node], value), node.name
+    assert set(reuse) == fixed
+
+
+def test_finite_values_whose_difference_overflows_float32_have_an_sqnr():
+    big = 3e38                                   # finite float32; f - q = 6e38 is not
+    total = SqnrSum().add(torch.tensor([big, -big, 1.0]), torch.tensor([-big, big, 1.0])).result()
+    assert total.reason == "" and total.db == pytest.approx(10 * math.log10(1 / 4), abs=1e-6)
+    inf = SqnrSum().add(torch.tensor([1.0, 2.0]), torch.tensor([math.inf, 2.0])).add(
+        torch.tensor([1.0, 2.0]), torch.tensor([math.nan, math.nan])).result()
+    assert inf.db is None and "2 non-finite" not in inf.reason and "3 non-finite value(s) (inf / NaN) of 4" in inf.reason
