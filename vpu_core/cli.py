@@ -113,9 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="only the first-graph rows: cold / warm launches against the floor (torch, "
                             "torch._dynamo, the model and its export in a fresh process; default "
                             "models: resnet8 and the corpus BERT when present)")
-    bench.add_argument("--repeats", type=int, default=3, metavar="N",
-                       help="rounds of floor / cold / warm for the first-graph rows, side by side (medians; "
-                            "default 3)")
+    bench.add_argument("--repeats", type=int, default=None, metavar="N",
+                       help="rounds side by side (medians): of floor / cold / warm for the first-graph rows "
+                            "(default 3), of floor / check / window cold / warm for the real-size rows "
+                            "(default 1)")
     bench.add_argument("--first-only", action="store_true", dest="first_only",
                        help="first-graph rows: each cold launch ends at its first graph, no warm launch "
                             "(the ratio to the floor of a real-size model in seconds, not minutes)")

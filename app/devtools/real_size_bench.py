@@ -10,11 +10,13 @@ Whisper-base encoder; full-size configs, random weights) side by side, one model
 
 The targets read from the row: first_graph_cold_s ≤ 1.15 × first_graph_floor_s; final_graph_cold_s
 ≤ 1.1 × check_cold_s + 3 s (`final_over_target` ≤ 1); the window's peak ≤ 2 × check's
-(`memory_over_check` ≤ 2, PSS).
+(`memory_over_check` ≤ 2, PSS). `--repeats N` rounds per model (default 1: a round of the
+five takes 10-15 minutes here).
 """
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,9 +52,28 @@ def check_cold(model: str, cache: str) -> dict:
     return {"check_cold_s": seconds, "check_peak_rss_mib": usage.ru_maxrss / 1024}
 
 
-def real_size_row(name: str, quantizer: str = "vpu") -> dict:
+def real_size_row(name: str, quantizer: str = "vpu", repeats: int = 1) -> dict:
+    """One model's row from `repeats` rounds (each round: floor, check cold, window cold, window
+    warm in turn): the medians, the ratios as the median of each round's own ratio (a check and
+    the window launch beside it see the same machine; this one's speed drifts by a third over
+    minutes), and each round's check, window final and ratios beside them."""
     model = model_path(name)
     compile_sources()
+    rounds = [measure_round(model, quantizer) for _ in range(max(repeats, 1))]
+    row: dict = {"model": rounds[0]["model"], "nodes": rounds[0]["nodes"]}
+    for key in rounds[0]:
+        values = [r[key] for r in rounds if isinstance(r.get(key), (int, float)) and not isinstance(r[key], bool)]
+        if key not in row and values:
+            row[key] = statistics.median(values)
+    row["torch_in_window"] = any(r["torch_in_window"] for r in rounds)
+    for key in ("check_cold_s", "final_graph_cold_s", "cold_over_floor", "final_over_target", "memory_over_check"):
+        row[key.removesuffix("_s") + "_rounds"] = [None if r.get(key) is None else round(r[key], 2) for r in rounds]
+    row["repeats"] = len(rounds)
+    return row
+
+
+def measure_round(model: str, quantizer: str = "vpu") -> dict:
+    """Floor, check cold, window cold (with its peak memory) and warm, each from an empty cache."""
     with tempfile.TemporaryDirectory(prefix="vpu-inspector-real-size-") as tmp:
         floor = floor_s(model)
         check = check_cold(model, os.path.join(tmp, "check-cache"))
@@ -69,8 +90,8 @@ def real_size_row(name: str, quantizer: str = "vpu") -> dict:
             "check_peak_rss_mib": check["check_peak_rss_mib"],
             "window_peak_pss_mib": cold.get("peak_pss_mib"), "window_peak_rss_mib": cold.get("peak_rss_mib"),
             "memory_over_check": cold["peak_pss_mib"] / check["check_peak_rss_mib"],
-            "gui_max_stall_s": cold["stall_s"], "torch_in_window": cold.get("torch_in_window")}
+            "gui_max_stall_s": cold["stall_s"], "torch_in_window": bool(cold.get("torch_in_window"))}
 
 
-def bench_real_size(names: tuple[str, ...] = MODELS) -> list[dict]:
-    return [real_size_row(name) for name in names]
+def bench_real_size(names: tuple[str, ...] = MODELS, repeats: int = 1) -> list[dict]:
+    return [real_size_row(name, repeats=repeats) for name in names]
