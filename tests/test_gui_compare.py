@@ -195,9 +195,13 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     window.navigation.select_in("a", "layer_norm")
     text = plain(window.panels.node_panel.toPlainText())
     assert "not delegated (CPU)" in text and "XNNPACK has no kernel for native_layer_norm.default" in text
+    count = re.sub(r"<[^>]+>", "", window.view_bar.violation_label.text())
+    n = len(after.analysis.violations)
+    assert count == (f"{n} VPU violations" if n else "no VPU violations")     # the walk is the VPU's rules
 
     # back to the simulated VPU partition: no job, the inspection keeps its delegation
     combo.setCurrentIndex(combo.findData("simulated"))
+    assert re.sub(r"<[^>]+>", "", window.view_bar.violation_label.text()) == (f"{n} violations" if n else "no violations")
     assert not window.runs.is_running() and not legend.isVisible()
     assert window.graph_view.groups.grouped.flat == build_graph_model(after.analysis)
     assert window.panels.partition.top_titles()[0].startswith("Simulated VPU partition")

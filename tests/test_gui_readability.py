@@ -57,6 +57,25 @@ def test_the_compare_toolbar_count_says_which_side(qtbot):
     assert text() == "5 violations"
 
 
+def test_under_a_target_colouring_the_count_says_the_rules_are_the_vpus(qtbot):
+    """Coloured by a real backend, the graph shows that backend's CPU ops; the violation walk is
+    still through the VPU's rules: the count says so, and is not an alarm for that target."""
+    from app import theme
+    from app.widgets.view_bar import ViewBar
+
+    bar = ViewBar()
+    qtbot.addWidget(bar)
+    text = lambda: re.sub(r"<[^>]+>", "", bar.violation_label.text())   # noqa: E731
+    bar.set_violation_position(None, 467, colouring="Ethos-U55-128")
+    assert text() == "467 VPU violations" and theme.DANGER not in bar.violation_label.text()
+    assert "coloured by Ethos-U55-128" in bar.violation_label.toolTip()
+    bar.set_violation_position(2, 467, colouring="Ethos-U55-128")
+    assert text() == "3 of 467 VPU"
+    bar.set_violation_position(None, 467)
+    assert text() == "467 violations" and theme.DANGER in bar.violation_label.text()
+    assert "coloured by" not in bar.violation_label.toolTip()
+
+
 def test_the_node_plot_says_why_a_conv_has_nothing_per_channel(run, profiles):
     """A conv the profile leaves on the CPU is not quantized: the plot says so (it is a conv)."""
     from app.widgets.plots import ChannelPlot, no_channels_reason

@@ -17,8 +17,9 @@ from PySide6.QtCore import QObject, SignalInstance
 from PySide6.QtWidgets import QApplication
 
 from app import theme
-from app.features.shown import side_label
+from app.features.shown import side_label, source_of, source_title
 from app.state import AppState
+from vpu_core.config import SIMULATED
 from vpu_core.formatting import node_label
 from vpu_core.compare import Side
 
@@ -57,7 +58,8 @@ class PresenterBar(Protocol):
     def high_contrast_toggled(self) -> SignalInstance: ...
 
     def set_violation_position(self, index: int | None, count: int | None,
-                               sides: Sequence[tuple[str, int]] = (), side: str = "") -> None: ...
+                               sides: Sequence[tuple[str, int]] = (), side: str = "",
+                               colouring: str = "") -> None: ...
 
     def set_look(self, large_font: bool, high_contrast: bool) -> None: ...
 
@@ -106,13 +108,22 @@ class PresenterController(QObject):
         self._walk, self._index = self.entries(), None
         self.status_bar.clearMessage()
         shown = self.state.result is not None and not self.state.predicted   # no rules checked yet
-        self.view_bar.set_violation_position(None, len(self._walk) if shown else None, self._per_side())
+        self.view_bar.set_violation_position(None, len(self._walk) if shown else None, self._per_side(),
+                                             colouring=self._colouring())
 
     def _per_side(self) -> list[tuple[str, int]]:
         """Compare mode: each side's count ("A 0 · B 148"); [] for one graph."""
         if not self.state.showing_compare:
             return []
         return [(side.upper(), sum(1 for s, _, _ in self._walk if s == side)) for side in self.state.sides()]
+
+    def _colouring(self) -> str:
+        """The target every graph on screen is coloured by, when none shows the simulated VPU
+        partition ("Ethos-U55-128"); "" otherwise. The walk is through the VPU's rules either way."""
+        sources = {source_of(self.state.inspection(side)) for side in self.state.sides()}
+        if not sources or SIMULATED in sources:
+            return ""
+        return " / ".join(source_title(source) for source in sorted(sources))
 
     def step(self, step: int) -> str | None:
         """Select the next (step=1) or previous (-1) violation's node; returns the status text."""
@@ -134,7 +145,7 @@ class PresenterController(QObject):
                          node_label(info) if info is not None else violation.node, label)
         self.status_bar.showMessage(text)
         self.view_bar.set_violation_position(self._index, len(self._walk), self._per_side(),
-                                             side.upper() if self.state.showing_compare else "")
+                                             side.upper() if self.state.showing_compare else "", self._colouring())
         return text
 
     # -- presentation look -----------------------------------------------------------------------

@@ -92,7 +92,6 @@ class ViewBar(QToolBar):
             button.setFixedWidth(34)
         self.violation_label = QLabel("")
         self.violation_label.setMinimumWidth(90)
-        self.violation_label.setToolTip("Walk through the rule violations: V / Shift+V, or PgDown / PgUp")
         self.large_font = QPushButton("Aa")
         self.large_font.setToolTip("Large labels: bigger text on the graph and in the panels, for projectors")
         self.high_contrast = QPushButton("HC")
@@ -156,24 +155,34 @@ class ViewBar(QToolBar):
         _quietly(self.colour_combo.setCurrentIndex, self.colour_combo, max(self.colour_combo.findData(source), 0))
 
     def set_violation_position(self, index: int | None, count: int | None,
-                               sides: Sequence[tuple[str, int]] = (), side: str = "") -> None:
+                               sides: Sequence[tuple[str, int]] = (), side: str = "",
+                               colouring: str = "") -> None:
         """`count` None: no result yet, so no verdict either. Compare mode: `sides` = (side
         letter, its count) for both sides ("A 0 · B 148 violations") and `side` the side of the
-        violation shown ("B 3 of 148")."""
+        violation shown ("B 3 of 148"). `colouring`: the target the graph is coloured by when it
+        is not the simulated VPU ("Ethos-U55-128"): the walk is still through the VPU's rules,
+        which that colouring does not show, so the count says "VPU" and is not red."""
+        alarm = theme.MUTED if colouring else theme.DANGER
+        rules = "VPU violations" if colouring else "violations"
+
         def number(n: int) -> str:
-            return f'<b style="color:{theme.DANGER if n else theme.OK}">{n}</b>'
+            return f'<b style="color:{alarm if n else theme.OK}">{n}</b>'
 
         if count is None:
             text = ""
         elif index is not None:
-            text = f'{side + " " if side else ""}<b style="color:{theme.DANGER}">{index + 1}</b> of {count}'
+            text = f'{side + " " if side else ""}<b style="color:{alarm}">{index + 1}</b> of {count}' +                 (" VPU" if colouring else "")
         elif sides:
-            text = " · ".join(f"{letter} {number(n)}" for letter, n in sides) + " violations"
+            text = " · ".join(f"{letter} {number(n)}" for letter, n in sides) + f" {rules}"
         elif count == 0:
-            text = '<span style="color:%s">no violations</span>' % theme.OK
+            text = f'<span style="color:{theme.OK}">no {rules}</span>'
         else:
-            text = f'<b style="color:{theme.DANGER}">{count}</b> violations'
+            text = f"{number(count)} {rules}"
         self.violation_label.setText(text)
+        self.violation_label.setToolTip(
+            "Walk through the rule violations: V / Shift+V, or PgDown / PgUp" + (
+                f" — the VPU's rules: the graph is coloured by {colouring}, whose CPU ops and reasons "
+                "are in the node panel and the Partition table" if colouring else ""))
         # never narrower than its text: a full toolbar moves its last items into », the counter
         # is never cut ("A 0 · B 144 viola")
         self.violation_label.setMinimumWidth(max(90, self.violation_label.sizeHint().width()))
