@@ -171,7 +171,8 @@ class ViewBar(QToolBar):
         if count is None:
             text = ""
         elif index is not None:
-            text = f'{side + " " if side else ""}<b style="color:{alarm}">{index + 1}</b> of {count}' +                 (" VPU" if colouring else "")
+            where = f"{side} " if side else ""
+            text = f'{where}<b style="color:{alarm}">{index + 1}</b> of {count}' + (" VPU" if colouring else "")
         elif sides:
             text = " · ".join(f"{letter} {number(n)}" for letter, n in sides) + f" {rules}"
         elif count == 0:

@@ -168,15 +168,18 @@ def call_independent(gm: GraphModule) -> set[str]:
     such ops. Converted graphs dequantize every weight on every call; over the 8 held-aside calls
     of a batch-1 model that was a fifth of the SQNR's time (ViT-B/16), for the float size of the
     weights held meanwhile."""
-    fixed: set[str] = set()
-    attributes: set[str] = set()
+    changed = _mutated(gm)          # a value a later in-place op changes differs from call to call
+    constant, fixed = set(), set()
     for node in gm.graph.nodes:
+        if node.name in changed:
+            continue
         if node.op == "get_attr":
-            attributes.add(node.name)
+            constant.add(node.name)
         elif node.op == "call_function" and node.all_input_nodes and _pure(node) \
-                and all(a.name in attributes or a.name in fixed for a in node.all_input_nodes):
+                and all(a.name in constant for a in node.all_input_nodes):
+            constant.add(node.name)
             fixed.add(node.name)
-    return fixed - _mutated(gm)      # a value a later in-place op changes differs from call to call
+    return fixed
 
 
 def _pure(node: Node) -> bool:
