@@ -90,19 +90,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
         return core_cli.EXIT_OK
     if getattr(args, "first_graph", None) is not None:
-        rows = _first_graph_rows(args.first_graph, args.repeats or 3, args.first_only)
+        rows = _first_graph_rows(args.first_graph, _rounds(args, 3), args.first_only)
         print(json.dumps(rows, indent=1) if args.json else _FIRST_GRAPH_TITLE + benchmark.format_table(rows))
         return core_cli.EXIT_OK
     if getattr(args, "real_size", None) is not None:
         from app.devtools.real_size_bench import MODELS, bench_real_size
 
-        rows = bench_real_size(tuple(args.real_size) or MODELS, args.repeats or 1)
+        rows = bench_real_size(tuple(args.real_size) or MODELS, _rounds(args, 1))
         print(json.dumps(rows, indent=1) if args.json else _REAL_SIZE_TITLE + benchmark.format_table(rows))
         return core_cli.EXIT_OK
     sizes = benchmark.SIZES[:2] if args.quick else benchmark.SIZES
     graphs = benchmark.bench_graphs(sizes, repeats=1 if args.quick else 3, scene_measure=_scene_columns(measure_scene))
     startup = measure_window_startup()
-    first = _first_graph_rows(["resnet8"] if args.quick else [], 1 if args.quick else args.repeats or 3)
+    first = _first_graph_rows(["resnet8"] if args.quick else [], 1 if args.quick else _rounds(args, 3))
     responsive = {"cancel_latency_s": benchmark.bench_cancel()}
     zoo = benchmark.bench_zoo(models=("conv_relu", "resnet8") if args.quick else None)
     loop = benchmark.bench_loop(args.loop or (("conv_relu", "resnet8") if args.quick else None))
@@ -143,6 +143,11 @@ _REAL_SIZE_TITLE = ("The real-size corpus, side by side (fresh processes, empty 
                     "cold, the window cold\n(first = predicted graph painted, final = quantized, settled = "
                     "follow-ups) and warm; peak memory of check (RSS)\nand of the window with its worker "
                     "(PSS and RSS sums of its process tree); final_over_target = final / (1.1 × check + 3 s)\n")
+
+
+def _rounds(args: argparse.Namespace, default: int) -> int:
+    """--repeats, or the default of the rows asked for (3 first-graph rounds, 1 real-size round)."""
+    return default if args.repeats is None else args.repeats
 
 
 def _first_graph_rows(models: list[str], repeats: int, first_only: bool = False) -> list[dict]:

@@ -142,7 +142,7 @@ def test_the_ablation_noise_estimate_rests_on_every_held_aside_sample(batch1):
 def test_the_weights_are_dequantized_once_for_all_calls(batch1):
     """A weight's dequantize is the same in every call: computed in the first, read back in the
     next (sqnr.call_independent); every node's value is what a fresh pass computes."""
-    from vpu_core.analysis.sqnr import call_independent, node_values
+    from vpu_core.analysis.sqnr import CallConstants, call_independent, node_values
 
     qm, _, _ = batch1
     fixed = call_independent(qm.converted)
@@ -150,14 +150,14 @@ def test_the_weights_are_dequantized_once_for_all_calls(batch1):
     assert ops and all("dequantize_per_channel" in str(n.target) or "dequantize_per_tensor" in str(n.target)
                        for n in ops)
     assert not any(n.op == "placeholder" for n in qm.converted.graph.nodes if n.name in fixed)
-    reuse: dict = {}
+    constants = CallConstants(qm.converted)
     with torch.inference_mode():
         for b in qm.heldout_calls[:3]:
-            again = dict(node_values(qm.converted, b, reuse))
+            again = dict(node_values(qm.converted, b, constants))
             for node, value in node_values(qm.converted, b):
                 if isinstance(value, torch.Tensor):
                     assert torch.equal(again[node], value), node.name
-    assert set(reuse) == fixed
+    assert set(constants.values) == fixed
 
 
 def test_finite_values_whose_difference_overflows_float32_have_an_sqnr():

@@ -139,16 +139,14 @@ def _mutated(gm: GraphModule) -> set[str]:
     return out
 
 
-def node_values(gm: GraphModule, args: tuple, reuse: dict[str, object] | None = None) -> Iterator[tuple[Node, object]]:
+def node_values(gm: GraphModule, args: tuple, constants: CallConstants | None = None) -> Iterator[tuple[Node, object]]:
     """torch.fx.Interpreter, one node at a time: yields (node, value) as each node runs, and
-    frees values after their last use exactly as Interpreter.run does. `reuse` (a dict kept across
-    calls of the same graph): the values of its call-independent nodes (call_independent), computed
-    in the first call and read back in the next ones."""
+    frees values after their last use exactly as Interpreter.run does. `constants` (kept across
+    calls of `gm`): its call-independent ops are computed in the first call, read back in the next."""
     interp = Interpreter(gm)
     interp.env = {}
     interp.args_iter = iter(gm.graph.process_inputs(*args))
-    kept = reuse if reuse is not None else {}
-    fixed = call_independent(gm) if reuse is not None else set()
+    kept, fixed = (constants.values, constants.names) if constants is not None else ({}, frozenset())
     for node in gm.graph.nodes:
         if node.name in kept:
             value = kept[node.name]
@@ -160,6 +158,14 @@ def node_values(gm: GraphModule, args: tuple, reuse: dict[str, object] | None = 
         yield node, value
         for dead in interp.user_to_last_uses.get(node, []):
             del interp.env[dead]
+
+
+class CallConstants:
+    """A graph's call-independent ops (call_independent) and, once a call computed them, their values."""
+
+    def __init__(self, gm: GraphModule) -> None:
+        self.names = frozenset(call_independent(gm))
+        self.values: dict[str, object] = {}
 
 
 def call_independent(gm: GraphModule) -> set[str]:
@@ -297,13 +303,13 @@ def graph_sqnr_calls(float_gm: GraphModule, converted: GraphModule, batches: lis
     sums: dict[str, SqnrSum] = {}
     outputs = OutputsSum()
     recorded = list(float_values or [])
-    reuse: dict[str, object] | None = {} if len(batches) > 1 else None
+    constants = CallConstants(converted) if len(batches) > 1 else None
     with torch.inference_mode():
         for i, batch in enumerate(batches):
             test = None
             ref = _FloatCursor(float_gm, batch, {a for a, _ in pairs.values()},
                                recorded[i] if i < len(recorded) else None)
-            for node, value in node_values(converted, batch, reuse):
+            for node, value in node_values(converted, batch, constants):
                 if node.op == "output":
                     test = value
                 for name, float_name in by_node.get(node.name, ()):
