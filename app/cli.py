@@ -158,6 +158,10 @@ def _first_graph_rows(models: list[str], repeats: int, first_only: bool = False)
     if not models:
         bert = Path(__file__).resolve().parents[1] / "tests" / "corpus" / "bert_text.py"
         models = ["resnet8", *([str(bert)] if bert.is_file() else [])]
+    from vpu_core.preflight import check_model_spec
+
+    for model in models:            # a bad MODEL is one sentence before any probe starts
+        check_model_spec(model)
     return [measure_first_graph(m, repeats=repeats, first_only=first_only) for m in models]
 
 

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from app.devtools.first_graph_bench import compile_sources, floor_s, launch, launch_env
+from vpu_core.errors import InspectorError
 
 FOLDER = Path(__file__).resolve().parents[2] / "benchmarks" / "real_size"
 MODELS = ("bert_base", "resnet50", "vit_b16", "gpt2_small", "whisper_base_encoder")
@@ -33,8 +34,8 @@ def model_path(name: str) -> str:
     """A real-size model's file (a name of MODELS or a path)."""
     path = Path(name) if name.endswith(".py") else FOLDER / f"{name}.py"
     if not path.is_file():
-        raise SystemExit(f"vpu-inspector: error: no real-size model {name!r} (looked for {path}; "
-                         "the corpus lives in the repository's benchmarks/real_size)")
+        raise InspectorError(f"no real-size model {name!r} (looked for {path}; "
+                             "the corpus lives in the repository's benchmarks/real_size)")
     return str(path)
 
 
