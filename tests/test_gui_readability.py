@@ -280,3 +280,26 @@ def test_presentation_opens_at_1_to_1_clear_of_the_legend(qtbot, tall, comb):
     default.set_graph(short, layout_graph(short))
     assert default.zoom() < 1.0                          # the whole graph, zoomed out
     assert _presenting(qtbot, short, layout_graph(short, node_size=node_sizer(scale))).zoom() == 1.0
+
+
+def test_a_narrow_view_bar_keeps_colour_by_with_its_choice_and_its_separators_thin(qtbot):
+    """At every width the "Colour by" label and its combo are shown or moved into » together, and
+    the room the moved items leave is never spread over the separators (grey blocks)."""
+    from PySide6.QtWidgets import QLabel
+
+    from app.widgets.view_bar import ViewBar
+
+    bar = ViewBar()
+    qtbot.addWidget(bar)
+    bar.show()
+    bar.set_violation_position(None, 113, colouring="XNNPACK")
+    label = next(w for w in bar.findChildren(QLabel) if w.text() == "Colour by")
+    seen = set()
+    for width in range(700, 1500, 40):
+        bar.resize(width, bar.sizeHint().height())
+        qtbot.wait(5)
+        seen.add(bar.colour_combo.isVisible())
+        assert label.isVisible() == bar.colour_combo.isVisible(), width
+        separators = [bar.widgetForAction(a) for a in bar.actions() if a.isSeparator()]
+        assert all(s.width() <= 20 for s in separators if s.isVisible()), width
+    assert seen == {True, False}                 # both cases were met

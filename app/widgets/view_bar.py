@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QPushButton, QToolBar, QWidget
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QToolBar,
+                               QWidget)
 
 from app import theme
 from app.widgets.words import ColourChoice, fill_colour_combo
@@ -84,7 +85,6 @@ class ViewBar(QToolBar):
         self.colour_combo.setToolTip("Colour the graph by where a target runs each op: the simulated VPU "
                                      "partition, or a real backend's verdict (XNNPACK, an Arm Ethos-U NPU "
                                      "through Vela; lowering it takes seconds to a minute) — Ctrl+D: VPU / XNNPACK")
-        colour_box = self.colour_combo
         self.prev_violation, self.next_violation = QPushButton("◀"), QPushButton("▶")
         self.prev_violation.setToolTip("Previous violation (Shift+V, PgUp)")
         self.next_violation.setToolTip("Next violation (V, PgDown)")
@@ -101,6 +101,13 @@ class ViewBar(QToolBar):
             button.setStyleSheet("padding: 5px 9px;")
         colour_label = QLabel("Colour by")
         colour_label.setObjectName("muted")
+        # the label and its combo as one toolbar item: a narrow window moves them into » together,
+        # never leaving "Colour by" beside the » without its choice
+        colour_box = QWidget()
+        colour_row = QHBoxLayout(colour_box)
+        colour_row.setContentsMargins(0, 0, 0, 0)
+        colour_row.addWidget(colour_label)
+        colour_row.addWidget(self.colour_combo)
         widget: QWidget
         for widget in (self.fold, self.hide_qdq, self.fit, self.search, self.prev, self.next, self.matches):
             self.addWidget(widget)
@@ -108,11 +115,16 @@ class ViewBar(QToolBar):
         for widget in (self.prev_violation, self.violation_label, self.next_violation):
             self.addWidget(widget)
         self.addSeparator()
-        for widget in (self.compare, colour_label, colour_box, self.metric_combo):
+        for widget in (self.compare, colour_box, self.metric_combo):
             self.addWidget(widget)
         self.addSeparator()
         for widget in (self.large_font, self.high_contrast):
             self.addWidget(widget)
+        # a separator keeps its width: otherwise the room left when the last items move into »
+        # is spread over the separators, drawn as grey blocks
+        for action in self.actions():
+            if action.isSeparator():
+                self.widgetForAction(action).setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         self._connect()
         self.set_violation_position(None, None)
 
