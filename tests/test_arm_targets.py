@@ -263,3 +263,34 @@ def test_the_verdict_is_what_executorchs_own_arm_flow_gives_without_us(tmp_path,
     summary = next(tmp_path.rglob("*summary*.csv"))
     row = next(csv.DictReader(summary.open()))
     assert int(float(row["cycles_total"])) in {p.cycles for p in result.estimate.partitions}
+
+
+def test_the_ethos_u_primary_leads_check_and_its_exit_status(run_cli, check_json):
+    """`--target ethos-u55-128` alone: the Ethos-U quantizer, the NPU's verdict first, no VPU word,
+    exit 1 for the probe's CPU ops (docs/spec.md, section 9.0)."""
+    code, out, err = run_cli("check", PROBE, "--target", "ethos-u55-128")
+    assert code == 1, err
+    lines = out.splitlines()
+    assert lines[0].startswith("arm_probe.py · target Ethos-U55-128 · quantizer ethos-u") or \
+        " · target Ethos-U55-128 · quantizer ethos-u · " in lines[0]
+    assert lines[2].startswith("Verdict: Ethos-U55-128: ") and "on the CPU" in lines[2]
+    assert "Vela 5.1.0 estimate:" in lines[2]
+    assert "VPU" not in out and "violation" not in out and "cpu->vpu" not in out
+    code, data, _ = check_json(PROBE, "--target", "ethos-u55-128")
+    s, t = data["summary"], data["targets"]["ethos-u55-128"]
+    assert data["primary_target"] == "ethos-u55-128" and not s["ok"]
+    assert s["cpu_ops"] == len(t["cpu_nodes"]) > 0 and all(c["cause"] != "removed" for c in t["cpu_nodes"])
+    assert s["partitions"] == t["partitions"] == 2 and s["accelerator"] == "NPU"
+
+
+def test_the_report_opens_with_the_primary_targets_verdict(tmp_path, run_cli):
+    out = tmp_path / "probe.html"
+    code, _, err = run_cli("report", PROBE, "--target", "ethos-u55-128", "-o", str(out))
+    assert code == 0, err
+    html = out.read_text()
+    summary = html[html.index('id="summary"'):html.index('id="graph"')]
+    assert "Ethos-U55-128: " in summary and "on the CPU" in summary and "Vela 5.1.0 estimate" in summary
+    assert "MACs on the NPU" in summary and "SRAM / flash" in summary
+    body = html[html.index("<body>"):]
+    assert 'id="targets"' in body and 'id="rules"' not in body and "MACs on the VPU" not in body
+    assert "rule violation" not in body and "VPU partition" not in body

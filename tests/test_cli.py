@@ -37,7 +37,7 @@ def test_models_lists_the_zoo(capsys):
 
 def test_vpu_conv_relu_json_has_only_pow2_and_zero_points(capsys):
     code, data = check_json(capsys, "conv_relu")
-    assert TOP_KEYS <= set(data) and data["schema"] == 1 and data["quantizer"] == "vpu"
+    assert TOP_KEYS <= set(data) and data["schema"] == 2 and data["quantizer"] == "vpu"
     assert [r["id"] for r in data["rules"]] == RULE_IDS
     assert code == 0 and data["violations"] == []
     tensors = data["tensors"]
@@ -94,7 +94,7 @@ def test_a_saved_program_reports_the_quantizer_that_made_it(capsys, tmp_path):
     assert data["quantizer"] == "xnnpack" and data["already_quantized"] is True
     assert any(zp != 0 for t in data["tensors"] for zp in t["zero_points"])   # XNNPACK's affine grid
     code, text, _ = run_cli(capsys, "check", str(out), "--calib-batches", "2")
-    assert text.splitlines()[0].startswith("xq · quantizer XNNPACK (program file) · ")
+    assert text.splitlines()[0].startswith("xq · target VPU · quantizer XNNPACK (program file) · ")
     foreign = tmp_path / "foreign.pt2"
     with zipfile.ZipFile(out) as src, zipfile.ZipFile(foreign, "w") as dst:
         for item in src.infolist():
@@ -103,7 +103,7 @@ def test_a_saved_program_reports_the_quantizer_that_made_it(capsys, tmp_path):
     code, data = check_json(capsys, str(foreign))
     assert data["quantizer"] == "unknown" and data["already_quantized"] is True
     code, text, _ = run_cli(capsys, "check", str(foreign), "--quantizer", "xnnpack")
-    assert text.splitlines()[0].startswith("foreign · quantizer already quantized (program file) · ")
+    assert text.splitlines()[0].startswith("foreign · target VPU · quantizer already quantized (program file) · ")
 
 
 @pytest.mark.parametrize("argv, needle", [

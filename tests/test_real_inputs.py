@@ -222,7 +222,7 @@ def test_several_inputs_calibrate_from_a_file_through_the_cli(files, tmp_path):
     samples = [{"ids": torch.randint(5, 60, (7,)), "mask": torch.rand(7) > 0.2} for _ in range(9)]
     torch.save(samples, tmp_path / "calib.pt")
     code, data = check_json(str(files["tagger"]), "--calib-data", str(tmp_path / "calib.pt"))
-    assert code == 0 and [i["shape"] for i in data["inputs"]] == [[3, 7], [3, 7]]
+    assert code == 1 and [i["shape"] for i in data["inputs"]] == [[3, 7], [3, 7]]   # its int / bool ops: CPU
     assert isinstance(data["sqnr_db"], float)
 
 
@@ -263,13 +263,13 @@ def test_a_dynamic_batch_program_of_a_batch_1_model_saves_and_loads(tmp_path):
 def test_dataclass_outputs_are_measured_and_saved_flat(files, tmp_path):
     pt2 = tmp_path / "out.pt2"
     code, data = check_json(str(files["dataclass_out"]), "--save-program", str(pt2))
-    assert code == 0 and isinstance(data["sqnr_db"], float) and data["sqnr_reason"] is None
+    assert code in (0, 1) and data["summary"]["ok"] == (code == 0) and isinstance(data["sqnr_db"], float) and data["sqnr_reason"] is None
     program = torch.export.load(str(pt2))
     (x,) = program.example_inputs[0]
     outputs = program.module()(x)
     assert isinstance(outputs, tuple) and [tuple(o.shape) for o in outputs] == [(2, 8, 8, 8), (2, 8)]
     code, saved = check_json(str(pt2))
-    assert code == 0 and saved["partition"]["transfer_bytes"] == data["partition"]["transfer_bytes"]
+    assert code == (0 if saved["summary"]["ok"] else 1) and saved["partition"]["transfer_bytes"] == data["partition"]["transfer_bytes"]
     code, _, err = run_check(str(pt2), "--batch-size", "4")      # its shapes are fixed
     assert code == 2 and "Cannot change the batch of the saved program 'out' from 2 to 4" in err
 

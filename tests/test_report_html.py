@@ -12,7 +12,7 @@ from vpu_core.reports.html import OPTIONAL_IDS, SECTION_IDS, build_report_html
 from vpu_core.reports.html.svg_charts import bin_edges, count_bins, nice_ticks
 
 SINGLE_IDS = tuple(i for i in SECTION_IDS if i not in OPTIONAL_IDS)
-COMPARE_IDS = tuple(i for i in SECTION_IDS if i != "ablation")
+COMPARE_IDS = tuple(i for i in SECTION_IDS if i not in ("ablation", "targets"))   # no --target
 
 
 @pytest.fixture(scope="module")

@@ -39,9 +39,10 @@ def test_a_registered_target_is_a_cli_choice_and_a_json_entry(conv_only, capsys,
     monkeypatch.setenv("VPU_INSPECTOR_CACHE_DIR", str(tmp_path))
     args = build_parser().parse_args(["check", "conv_relu", "--target", "conv-only"])
     assert args.target == ["conv-only"]
-    assert main(["check", "conv_relu", "--target", "conv-only", "--format", "json"]) == 0
+    # the primary target: its relu falls back to the CPU (exit 1); the VPU is judged when asked for
+    assert main(["check", "conv_relu", "--target", "conv-only", "--target", "vpu", "--format", "json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert list(out["targets"]) == ["vpu", "conv-only"]                 # the VPU is always judged
+    assert list(out["targets"]) == ["conv-only", "vpu"] and out["primary_target"] == "conv-only"
     mine = out["targets"]["conv-only"]
     assert mine["subgraphs"] == 1 and mine["title"] == "Conv-only"
     assert [(c["op"], c["cause"]) for c in mine["cpu_nodes"]] == [("relu.default", "op_list")]
@@ -67,12 +68,14 @@ def test_a_target_refuses_a_quantizer_it_cannot_judge_before_torch(conv_only, ca
         Session(disk_cache=False).target(RunConfig("conv_relu"), "conv-only-xnnpack")
 
 
-def test_xnnpack_delegation_is_a_spelling_of_target_xnnpack():
+def test_xnnpack_delegation_judges_xnnpack_beside_the_primary_target():
     from vpu_core.cli import targets_from_args
 
     parser = build_parser()
     assert targets_from_args(parser.parse_args(["check", "m", "--xnnpack-delegation"])) == ("vpu", "xnnpack")
-    assert targets_from_args(parser.parse_args(["check", "m", "--target", "xnnpack"])) == ("vpu", "xnnpack")
+    assert targets_from_args(parser.parse_args(["check", "m", "--target", "xnnpack"])) == ("xnnpack",)
+    assert targets_from_args(parser.parse_args(["check", "m", "--target", "vpu", "--target", "xnnpack"])) == \
+        ("vpu", "xnnpack")
     assert targets_from_args(parser.parse_args(["check", "m"])) == ("vpu",)
 
 

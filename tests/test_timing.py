@@ -106,7 +106,7 @@ def test_timing_with_a_real_run_uses_the_measured_node_times(chain, run_cli):
     code, out, err = run_cli("check", CHAIN, "--batch-size", "1", "--calib-batches", "2", "--profile",
                              config.profile, "--run", "--runs", "3", "--format", "json")
     data = json.loads(out)
-    assert code == 0 and err == ""
+    assert code == 1 and err == ""       # its sigmoid falls back to the CPU (docs/spec.md, section 9.0)
     timing, run = data["timing"], data["runtime"]
     assert timing["assumptions"]["vpu_macs_per_s"] == 1.024e9 and "XNNPACK" in timing["assumptions"]["cpu"]
     measured = {o["node"]: o["us"] + o["overhead_us"] for o in run["ops"]}

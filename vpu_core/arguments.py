@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from vpu_core.config import RunConfig
+    from vpu_core.config import QuantizerName, RunConfig
 
 
 def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> None:
@@ -18,7 +18,9 @@ def add_run_options(p: argparse.ArgumentParser, model_required: bool = True) -> 
 
     from vpu_core.sensitivity.options import add_change_options
 
-    p.add_argument("--quantizer", choices=QUANTIZERS, default="vpu")
+    p.add_argument("--quantizer", choices=QUANTIZERS, default=None, help=(
+        "override the quantizer (default: the primary target's own: vpu for the VPU, xnnpack for "
+        "XNNPACK, ethos-u for the Ethos-U and TOSA targets)"))
     add_shared_run_options(p)
     p.add_argument("--profile", metavar="FILE", help="hardware profile (TOML)")
     add_change_options(p)
@@ -32,6 +34,29 @@ def add_target_option(p: argparse.ArgumentParser, several: bool = True, what: st
     p.add_argument("--target", action="append" if several else "store", default=[] if several else None,
                    choices=targets.names(), metavar="NAME",
                    help=f"{what} with this target{' (repeatable)' if several else ''}: {listed}")
+
+
+def primary_target(args: argparse.Namespace) -> str:
+    """The target the user ships to: the first `--target` (`check` and `report` take several, the
+    others one), else the VPU (the seeds' story: today's commands keep their meaning)."""
+    asked = getattr(args, "target", None)
+    if isinstance(asked, list):
+        asked = asked[0] if asked else None
+    return asked or "vpu"
+
+
+def resolve_quantizer(args: argparse.Namespace) -> QuantizerName:
+    """`--quantizer` when given, else the primary target's own quantizer (TargetInfo.quantizer):
+    `--target ethos-u55-128` alone quantizes with the Ethos-U quantizer."""
+    from vpu_core import targets
+    from vpu_core.config import is_quantizer
+
+    name = getattr(args, "quantizer", None) or targets.info(primary_target(args)).quantizer or "vpu"
+    if not is_quantizer(name):
+        from vpu_core.errors import InspectorError
+
+        raise InspectorError(f"The {primary_target(args)} target names the quantizer {name!r}, which is not installed.")
+    return name
 
 
 def add_shared_run_options(p: argparse.ArgumentParser) -> None:

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from vpu_core.arguments import (
-    add_run_options, add_runtime_options, add_target_option, positive, window_size,
+    add_run_options, add_runtime_options, add_target_option, positive, primary_target, resolve_quantizer,
+    window_size,
 )
 from vpu_core.errors import InspectorError, short_reason
 from vpu_core.graph.metrics import METRICS
@@ -145,7 +146,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
     from vpu_core.config import RunConfig
     from vpu_core.sensitivity.options import changes_from_args
 
-    return RunConfig(model=args.model, quantizer=args.quantizer, per_tensor=args.per_tensor,
+    return RunConfig(model=args.model, quantizer=resolve_quantizer(args), per_tensor=args.per_tensor,
                      dynamic_batch=args.dynamic_batch, calib_batches=args.calib_batches,
                      batch_size=args.batch_size, seed=args.seed, calib_data=args.calib_data,
                      profile=args.profile, reference_observers=args.reference_observers,
@@ -176,18 +177,21 @@ def _preflight(config: RunConfig, targets: Sequence[str] = ()) -> None:
 
 
 def targets_from_args(args: argparse.Namespace) -> tuple[str, ...]:
-    """The targets `check` / `report` judge: the VPU always, then --target, and --xnnpack-delegation
-    (its older spelling of --target xnnpack)."""
-    asked = [*(args.target or []), *(["xnnpack"] if getattr(args, "xnnpack_delegation", False) else [])]
-    return tuple(dict.fromkeys(["vpu", *asked]))
+    """The targets `check` / `report` judge, the primary first (the first --target, else the VPU),
+    then the other --target, and --xnnpack-delegation (the older spelling of judging XNNPACK beside
+    the primary). The VPU is judged only when it is one of them."""
+    asked = args.target or []
+    asked = [asked] if isinstance(asked, str) else list(asked)
+    extra = ["xnnpack"] if getattr(args, "xnnpack_delegation", False) else []
+    return tuple(dict.fromkeys([primary_target(args), *asked, *extra]))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     targets = targets_from_args(args)
     _preflight(config, targets)
-    from vpu_core.reports.json_report import analysis_to_json, targets_to_json
-    from vpu_core.reports.text_report import analysis_to_text, target_text
+    from vpu_core.reports.json_report import inspection_to_json
+    from vpu_core.reports.check_text import check_text, exit_status
     from vpu_core.progress import RunContext, TerminalProgress
     from vpu_core.session import STAGE_TITLES, default_session
 
@@ -225,7 +229,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.save_program:
         session.save_program(config, Path(args.save_program))
     if args.format == "json":
-        out = {**analysis_to_json(analysis, attached), "targets": targets_to_json(inspection.targets, runs, analysis.nodes)}
+        out = inspection_to_json(inspection, runs)
         if ablation is not None:
             from vpu_core.reports.json_report import ablation_to_json
 
@@ -236,7 +240,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             out["sensitivity"] = sensitivity_to_json(sensitivity)
         print(json.dumps(out, indent=1))
     else:
-        text = analysis_to_text(analysis, attached) + target_text(inspection.targets, runs, analysis.nodes)
+        text = check_text(inspection, runs)
         if ablation is not None:
             from vpu_core.reports.whatif_text import ablation_lines
 
@@ -258,7 +262,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     for name, run in runs.items():
         if run.refused:
             print(f"vpu-inspector: note: {inspection.targets[name].title}: {run.refused}", file=sys.stderr)
-    return EXIT_VIOLATIONS if analysis.violations else EXIT_OK
+    return exit_status(inspection)
 
 
 def note_lines(notes: Sequence[Note]) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from vpu_core.files import check_output_path
 from vpu_core.inspection import NOTHING_ATTACHED
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from vpu_core.config import RunConfig
     from vpu_core.inspection import Attached
     from vpu_core.reports.html import GraphImage
+    from vpu_core.targets.results import RuntimeReport, TargetResult
     from vpu_core.whatif.results import AblationReport
 
 REPORT_SUFFIXES = (".html", ".htm")
@@ -43,6 +44,7 @@ def report_model(config: RunConfig, output: str | Path, compare_config: RunConfi
     `int_sim` adds the integer simulation of `config`'s VPU partitions, `ablate` its constraint
     ablation, `runtime_runs` a run of its lowered program on this CPU (the runtime section),
     `targets` the verdicts of those targets (vpu_core.targets)."""
+    from vpu_core.progress import RunContext
     from vpu_core.session import default_session
 
     output = check_output(output)
@@ -55,35 +57,44 @@ def report_model(config: RunConfig, output: str | Path, compare_config: RunConfi
                                  runtime_runs=runtime_runs, targets=targets)
     other = session.inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
     ablation = session.ablate(config, progress) if ablate else None
+    runs = {name: session.target_run(config, name, runtime_runs, ctx=RunContext(progress))
+            for name in targets if name not in ("vpu", "xnnpack")} if runtime_runs else {}
     return export_report(output, inspection.analysis, compare_with=other, ablation=ablation,
-                         attached=inspection.attached)
+                         attached=inspection.attached, targets=inspection.targets, runs=runs)
 
 
 def export_report(output: str | Path, analysis: Analysis, compare_with: Analysis | None = None,
                   fold_params: bool = True,
-                  ablation: AblationReport | None = None, attached: Attached = NOTHING_ATTACHED) -> Path:
+                  ablation: AblationReport | None = None, attached: Attached = NOTHING_ATTACHED,
+                  targets: Mapping[str, TargetResult] | None = None,
+                  runs: Mapping[str, RuntimeReport] | None = None) -> Path:
     """Write the report of `analysis` (optionally compared with a second analysis, optionally with
     the constraint ablation of `analysis`, with what was computed beside it: `attached`) to
     `output`."""
     from vpu_core.reports.html import write_report_html
 
     output = check_output(output)
-    image = graph_image(analysis, fold_params)
+    image = graph_image(analysis, fold_params, targets)
     other_image = graph_image(compare_with, fold_params) if compare_with is not None else None
     return write_report_html(output, analysis, image, compare_with=compare_with,
-                             compare_graph_image=other_image, ablation=ablation, attached=attached)
+                             compare_graph_image=other_image, ablation=ablation, attached=attached,
+                             targets=targets, runs=runs)
 
 
-def graph_image(analysis: Analysis, fold_params: bool = True) -> GraphImage:
+def graph_image(analysis: Analysis, fold_params: bool = True,
+                targets: Mapping[str, TargetResult] | None = None) -> GraphImage:
     """The graph of `analysis` as a GraphImage: the model collapsed to its blocks (what the
     report's block table lists), with the flat graph beside it when that is still readable —
     PNGs drawn off screen like `vpu-inspector render`, at twice the size they are shown at
-    (sharp on high-DPI screens and in print). The report puts its own legend beside them."""
-    from vpu_core.config import ViewOptions
+    (sharp on high-DPI screens and in print), coloured by the first of `targets` (the primary).
+    The report puts its own legend beside them."""
+    from vpu_core.config import SIMULATED, ViewOptions
     from vpu_core.layout.grouped import report_view
     from vpu_core.session import display_graph
 
-    graph = display_graph(analysis, ViewOptions(fold_params=fold_params))
+    primary = next(iter(targets or {}), "vpu")      # coloured by the target the user ships to
+    source = SIMULATED if primary == "vpu" else primary
+    graph = display_graph(analysis, ViewOptions(fold_params=fold_params, partition_source=source), targets=targets)
     flat = _png(graph.model, graph.layout)
     if graph.grouped is None:
         return flat

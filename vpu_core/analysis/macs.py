@@ -44,10 +44,13 @@ def summary(g: QGraph, part: PartitionReport) -> Summary:
     """MAC share on the VPU, weights quantized, CPU ops by cause (JSON `summary`)."""
     on_vpu = part.assignment
     total = vpu = weights = quantized = weighted_vpu = 0
+    per_node: dict[str, int] = {}
     for node in g.nodes:
         if not is_op(node):
             continue
         macs = op_macs(g, node)
+        if macs:
+            per_node[node.name] = macs
         placed = isinstance(on_vpu.get(node.name), int)
         total += macs
         vpu += macs if placed else 0
@@ -56,4 +59,4 @@ def summary(g: QGraph, part: PartitionReport) -> Summary:
             weights += 1
             quantized += g.weight_dq(node) is not None
             weighted_vpu += placed
-    return Summary(total, vpu, weights, quantized, weighted_vpu, part.cpu_ops_by_cause())
+    return Summary(total, vpu, weights, quantized, weighted_vpu, part.cpu_ops_by_cause(), per_node)

@@ -152,6 +152,17 @@ class PartitionReport:
     aliases: dict = field(default_factory=dict)  # node name -> "runs as the VPU's linear kernel
                                        # (addmm with a constant weight)", for every aliased op
 
+    @property
+    def fallback_nodes(self) -> tuple[CpuNode, ...]:
+        """The ops that really run on the CPU: every CpuNode but those folded away while lowering
+        (cause "removed": the lowered program has no op left for them, so they run nowhere)."""
+        return tuple(c for c in self.cpu_nodes if c.cause != "removed")
+
+    @property
+    def removed_nodes(self) -> tuple[CpuNode, ...]:
+        """Ops folded away while lowering (cause "removed"): neither on the accelerator nor the CPU."""
+        return tuple(c for c in self.cpu_nodes if c.cause == "removed")
+
     def cpu_ops_by_cause(self) -> dict[CpuCause, int]:
         """Every cause of CAUSES with its number of CPU ops (0 included), in that order."""
         counts: dict[CpuCause, int] = {cause: 0 for cause in CAUSES}
@@ -190,6 +201,8 @@ class Summary:
     weights_quantized: int             # of those, read through a dequantize (int8 in the graph)
     weighted_on_vpu: int               # conv / linear ops (and aliases) placed on the VPU
     cpu_ops_by_cause: dict = field(default_factory=dict)   # cause -> count (CAUSES, 0 included)
+    node_macs: dict = field(default_factory=dict)   # op name -> its MACs (ops with any): what any
+                                       # target's share of the model counts (vpu_core.reports.headline)
 
     @property
     def vpu_mac_share(self) -> float:

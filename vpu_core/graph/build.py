@@ -68,7 +68,7 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str,
     owner = _fold_targets(infos, succs, constant)     # constant -> the op that consumes it
     home = owner if fold_params else {}
     assignment = dict(part.assignment)
-    cpu_names = {c.node for c in part.cpu_nodes}
+    cpu_names = {c.node for c in part.fallback_nodes}   # a node folded away while lowering is no CPU op
     counts = _violation_counts(analysis, home)
 
     folded: dict[str, list[str]] = {}

@@ -11,10 +11,14 @@ from vpu_core.inspection import NOTHING_ATTACHED, Attached
 from vpu_core.stages import JSON_TIMING_KEYS
 
 if TYPE_CHECKING:
+    from vpu_core.inspection import Inspection
+    from vpu_core.reports.headline import TargetHeadline
     from vpu_core.targets.results import RuntimeReport, TargetResult
     from vpu_core.whatif.results import AblationReport, Economics, OpCandidate
 
-SCHEMA_VERSION = 1
+# 2: the primary target leads (`primary_target`, `summary.target` …, `targets[*].cpu_nodes` without
+# the ops folded away while lowering, which moved to `removed_nodes`); every key of 1 is kept.
+SCHEMA_VERSION = 2
 
 
 def analysis_to_json(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> dict:
@@ -75,18 +79,38 @@ def analysis_to_json(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> dict
     return finite(out)
 
 
+def inspection_to_json(inspection: Inspection, runs: Mapping[str, RuntimeReport] | None = None) -> dict:
+    """What `check --format json` prints (and a sweep saves per run): the analysis and what is
+    attached, the primary target (the first judged, else the VPU) and its `summary`, and every
+    judged target with its run (`runs`, check --run)."""
+    from vpu_core.reports.check_text import primary_result
+
+    a = inspection.analysis
+    primary = primary_result(inspection)
+    return {**analysis_to_json(a, inspection.attached), "primary_target": primary.target,
+            "summary": primary_summary_to_json(a, primary),
+            "targets": targets_to_json(inspection.targets, runs, a.nodes, a)}
+
+
 def targets_to_json(results: Mapping[str, TargetResult], runs: Mapping[str, RuntimeReport] | None = None,
-                    nodes: Mapping[str, NodeInfo] | None = None) -> dict:
+                    nodes: Mapping[str, NodeInfo] | None = None, analysis: Analysis | None = None) -> dict:
     """`targets`: each target asked for (vpu_core.targets), by name: its CPU nodes with their
     cause (and what the target said, `detail`, when it says more), its number of subgraphs, its
     estimate (null when it has no cost model); with `check --run`, each target's `run` (the
     `runtime` object of its run, or the sentence saying why it cannot run here) and, for an
-    estimate that places a measured CPU side beside itself (Ethos-U), the `split` in time."""
+    estimate that places a measured CPU side beside itself (Ethos-U), the `split` in time. With
+    `analysis`, each entry also has its headline (headline_to_json: partitions, cpu_ops, mac_share,
+    ok, verdict)."""
+    from vpu_core.reports.headline import headline_of
+
     out = {}
     for name, r in results.items():
         entry = {"title": r.title, "subgraphs": len(r.verdict.subgraphs),
-                 "cpu_nodes": [_target_cpu_node(c) for c in r.verdict.cpu_nodes],
+                 "cpu_nodes": [_target_cpu_node(c) for c in r.verdict.fallback_nodes],
+                 "removed_nodes": [_target_cpu_node(c) for c in r.verdict.removed_nodes],
                  "estimate": estimate_to_json(r.estimate)}
+        if analysis is not None:
+            entry.update(headline_to_json(headline_of(r, analysis)))
         run = (runs or {}).get(name)
         if run is not None:
             from vpu_core.reports.runtime import runtime_to_json
@@ -133,6 +157,21 @@ def finite(x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return [finite(v) for v in x]
     return x
+
+
+def headline_to_json(h: TargetHeadline) -> dict:
+    """A target's verdict on the whole model (docs/spec.md, "Summary numbers"): the primary's is
+    the JSON `summary`'s `target` … `verdict`, every target's is in its `targets` entry."""
+    return {"target": h.target, "accelerator": h.accelerator, "partitions": h.partitions,
+            "cpu_ops": h.cpu_ops, "removed_ops": h.removed_ops, "rule_violations": h.rule_violations,
+            "mac_share": h.mac_share, "macs_on_target": h.macs_on, "ok": h.ok, "verdict": h.sentence()}
+
+
+def primary_summary_to_json(a: Analysis, primary: TargetResult) -> dict:
+    """`summary`: the primary target's headline beside the VPU's numbers of schema 1 (kept)."""
+    from vpu_core.reports.headline import headline_of
+
+    return {**(summary_to_json(a.summary) or {}), **headline_to_json(headline_of(primary, a))}
 
 
 def summary_to_json(s: Summary | None) -> dict | None:
@@ -198,7 +237,8 @@ def partition_to_json(p: PartitionReport) -> dict:
     return {
         "profile": p.profile, "source": p.source, "vpu_ops": list(p.vpu_ops),
         "subgraphs": [{"id": s.id, "nodes": list(s.nodes)} for s in p.subgraphs],
-        "cpu_nodes": [cpu_node_to_json(c) for c in p.cpu_nodes],
+        "cpu_nodes": [cpu_node_to_json(c) for c in p.fallback_nodes],
+        "removed_nodes": [cpu_node_to_json(c) for c in p.removed_nodes],
         "boundaries": [{"src": b.src, "dst": b.dst, "direction": b.direction, "bytes": b.bytes,
                         "shape": list(b.shape), "dtype": b.dtype} for b in p.boundaries],
         "transfer_bytes": p.transfer_bytes,

@@ -1,7 +1,8 @@
 """`check --format text`: reads like a linter.
 
-One line per violation grouped by rule, then the rule summary, the partition summary table,
-the shift summary and the timings.
+The pieces `check` composes (vpu_core.reports.check_text puts the primary target first): the
+VPU's sections (one line per violation grouped by rule, the rule table, its partition, the
+what-if, the shifts), any target's verdict section, the accuracy and the timings.
 """
 from __future__ import annotations
 
@@ -19,23 +20,44 @@ if TYPE_CHECKING:
 
 
 def analysis_to_text(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> str:
-    batch = "dynamic batch" if a.dynamic_batch else "static batch"
-    who = quantizer_label(a) if a.already_quantized else a.quantizer
-    lines = [f"{a.model} · quantizer {who} · {batch} · profile {a.partition.profile}"]
+    """The analysis as the VPU judges it (the VPU primary, no other target): header, headline,
+    notes, the VPU's sections, accuracy and timings, the violation count."""
+    lines = [header_line(a, "VPU", with_profile=True)]
     if a.summary is not None:
         lines.append(headline(a.summary))
-    lines.append("")
-    if a.notes:
-        lines += [f"Notes ({len(a.notes)}):", *(f"  ! {n.message}" for n in a.notes), ""]
-    lines += _violation_lines(a)
-    lines += ["", *_rule_table(a), "", *partition_lines(a.partition)]
+    lines += ["", *notes_lines(a), *vpu_lines(a, attached), "", *accuracy_lines(a, attached)]
+    lines.append(violation_count_line(a))
+    return "\n".join(lines)
+
+
+def header_line(a: Analysis, target: str, with_profile: bool) -> str:
+    """"resnet8 · target Ethos-U55-128 · quantizer ethos-u · static batch" (and the VPU's profile
+    when the VPU judges it)."""
+    batch = "dynamic batch" if a.dynamic_batch else "static batch"
+    who = quantizer_label(a) if a.already_quantized else a.quantizer
+    profile = f" · profile {a.partition.profile}" if with_profile else ""
+    return f"{a.model} · target {target} · quantizer {who} · {batch}{profile}"
+
+
+def notes_lines(a: Analysis) -> list[str]:
+    return [f"Notes ({len(a.notes)}):", *(f"  ! {n.message}" for n in a.notes), ""] if a.notes else []
+
+
+def vpu_lines(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> list[str]:
+    """What the VPU says: its rule violations and rule table, its partition, the op-list what-if,
+    the partition economics and the requantization shifts."""
+    lines = _violation_lines(a)
+    lines += ["", *_rule_table(a), "", *partition_lines(a.partition, title="VPU partition", side="VPU")]
     lines += _whatif_lines(attached)
-    if attached.delegation is not None:
-        lines += ["", *partition_lines(attached.delegation, title="Real XNNPACK delegation (ExecuTorch)")]
-    lines += ["", *_shift_lines(a), ""]
+    lines += ["", *_shift_lines(a)]
+    return lines
+
+
+def accuracy_lines(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> list[str]:
+    """SQNR, the integer simulation, the XNNPACK run (`--run`) and its timing model, the timings."""
     sqnr = f"not meaningful ({a.sqnr_reason or 'no float reference'})" if a.sqnr_db is None \
         else f"{a.sqnr_db:.1f} dB"
-    lines.append(f"SQNR (float vs quantized, {samples_text(a.accuracy_samples)} held aside): {sqnr}")
+    lines = [f"SQNR (float vs quantized, {samples_text(a.accuracy_samples)} held aside): {sqnr}"]
     if attached.int_sim is not None:
         from vpu_core.reports.int_sim import int_sim_lines
 
@@ -52,35 +74,38 @@ def analysis_to_text(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> str:
     lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
                                           for k in ("export", "import", "prepare", "calibrate", "convert",
                                                     "analyze", "sqnr")))
+    return lines
+
+
+def violation_count_line(a: Analysis) -> str:
+    """"66 violations in 4 rule(s)." (the VPU's rules), with the sentence a run without any
+    weighted op on the VPU owes its reader."""
     total = len(a.violations)
     warning = no_weighted_op_sentence(a.summary)
-    lines.append(f"{total} violation{'s' if total != 1 else ''} in "
-                 f"{sum(1 for r in a.rules if r.violations)} rule(s)." + (f" {warning}" if warning else ""))
-    return "\n".join(lines)
+    return (f"{total} VPU rule violation{'s' if total != 1 else ''} in "
+            f"{sum(1 for r in a.rules if r.violations)} rule(s)." + (f" {warning}" if warning else ""))
 
 
-def target_text(results: Mapping[str, TargetResult], runs: Mapping[str, RuntimeReport] | None = None,
-                nodes: Mapping[str, NodeInfo] | None = None) -> str:
-    """The verdict and estimate of every target but the VPU and XNNPACK (those two are above:
-    the partition and the real XNNPACK delegation), and each one's run with `check --run`."""
+def target_lines(r: TargetResult, run: RuntimeReport | None = None,
+                 nodes: Mapping[str, NodeInfo] | None = None) -> list[str]:
+    """One target's section: its partitions, CPU ops with its reasons, boundaries, its estimate
+    and, with `check --run`, its run."""
+    from vpu_core import targets
     from vpu_core.reports.json_report import target_split
     from vpu_core.reports.runtime import runtime_lines
 
-    lines = []
-    for r in results.values():
-        if r.target in ("vpu", "xnnpack"):
-            continue
-        lines += ["", *partition_lines(r.verdict, title=f"Target {r.title}", unit="partition")]
-        own = getattr(r.estimate, "text_lines", None)
-        if callable(own):
-            lines += own()
-        elif r.estimate is not None:
-            lines.append(f"  Estimate: {r.estimate.total:.4g} {r.estimate.unit} ({r.estimate.label})")
-        run = (runs or {}).get(r.target)
-        if run is not None:
-            split = target_split(r, run, nodes or {})
-            lines += split.text_lines() if split is not None else _target_run_lines(run, runtime_lines)
-    return "\n".join(lines)
+    known = r.target in targets.names()
+    lines = partition_lines(r.verdict, title=f"Target {r.title}", side=targets.info(r.target).side if known else r.title,
+                            on_side=targets.info(r.target).on_side if known else r.title)
+    own = getattr(r.estimate, "text_lines", None)
+    if callable(own):
+        lines += own()
+    elif r.estimate is not None:
+        lines.append(f"  Estimate: {r.estimate.total:.4g} {r.estimate.unit} ({r.estimate.label})")
+    if run is not None:
+        split = target_split(r, run, nodes or {})
+        lines += split.text_lines() if split is not None else _target_run_lines(run, runtime_lines)
+    return lines
 
 
 def _target_run_lines(run: RuntimeReport, runtime_lines) -> list[str]:
@@ -131,22 +156,37 @@ def _rule_table(a: Analysis) -> list[str]:
     return lines
 
 
-def partition_lines(p: PartitionReport, title: str = "Partition", unit: str = "VPU subgraph") -> list[str]:
-    lines = [f"{title}: {len(p.subgraphs)} {unit}(s), {len(p.cpu_nodes)} CPU node(s), "
-             f"{len(p.boundaries)} boundary edge(s) moving {human_bytes(p.transfer_bytes)}"]
+def partition_lines(p: PartitionReport, title: str = "Partition", side: str = "VPU",
+                    on_side: str = "the VPU") -> list[str]:
+    """A verdict as text: its partitions, the ops on the CPU with the judge's reasons, the ops
+    folded away while lowering, the boundaries ("CPU → NPU") with the bytes they move."""
+    fallback, removed = p.fallback_nodes, p.removed_nodes
+    lines = [f"{title}: {_n(len(p.subgraphs), 'partition')} on {on_side}, {_n(len(fallback), 'op')} on the CPU"
+             + (f", {len(removed)} removed while lowering" if removed else "")
+             + f", {_n(len(p.boundaries), 'boundary edge')} moving {human_bytes(p.transfer_bytes)}"]
     for s in p.subgraphs:
-        lines.append(f"  subgraph {s.id:<3} {len(s.nodes):>4} nodes  {_preview(s.nodes)}")
-    if p.cpu_nodes:
-        lines.append("  CPU fallback:")
-        width = max(len(c.node) for c in p.cpu_nodes)
-        cause = max(len(c.cause) for c in p.cpu_nodes) + 2
-        lines += [f"    {c.node:<{width}}  {'[' + c.cause + ']':<{cause}}  {c.reason}" for c in p.cpu_nodes]
+        lines.append(f"  partition {s.id:<3} {len(s.nodes):>4} nodes  {_preview(s.nodes)}")
+    for heading, listed in (("CPU fallback", fallback), ("Removed while lowering (run nowhere)", removed)):
+        if listed:
+            lines.append(f"  {heading}:")
+            width = max(len(c.node) for c in listed)
+            cause = max(len(c.cause) for c in listed) + 2
+            lines += [f"    {c.node:<{width}}  {'[' + c.cause + ']':<{cause}}  {c.reason}" for c in listed]
     if p.boundaries:
         lines.append("  Boundaries:")
         for b in p.boundaries:
-            lines.append(f"    {b.direction}  {b.src} -> {b.dst}  {human_bytes(b.bytes)}"
+            lines.append(f"    {direction_text(b.direction, side)}  {b.src} -> {b.dst}  {human_bytes(b.bytes)}"
                          f"{'  ' + b.dtype + str(list(b.shape)) if b.dtype else ''}")
     return lines
+
+
+def direction_text(direction: str, side: str) -> str:
+    """A boundary's direction in the target's words: "cpu->vpu" under Ethos-U is "CPU → NPU"."""
+    return "CPU → " + side if direction == "cpu->vpu" else side + " → CPU"
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _preview(nodes: tuple[str, ...], limit: int = 4) -> str:

@@ -59,11 +59,12 @@ def add_sweep_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     p.add_argument("models", nargs="+", metavar="MODEL", help=(
         "zoo name | file.py[:callable] | program.pt2 | a folder of .py/.pt2 | a text file listing them"))
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="the sweep folder (created)")
-    p.add_argument("--quantizer", type=_quantizers, default=("vpu",), metavar="vpu,xnnpack",
-                   help="quantizers, comma-separated (default vpu)")
+    p.add_argument("--quantizer", type=_quantizers, default=None, metavar="vpu,xnnpack",
+                   help="quantizers, comma-separated (default: the quantizer of each --target, else vpu)")
     p.add_argument("--target", type=_targets, default=(), metavar="NAME,...",
-                   help="also judge every run's graph with these targets, comma-separated "
-                        "(vpu_core.targets; the run's JSON `targets`)")
+                   help="judge every run's graph with these targets, comma-separated, the first the "
+                        "primary (vpu_core.targets; the run's JSON `targets`); without --quantizer each "
+                        "target's own quantizer is swept")
     p.add_argument("--profile", action="append", default=[], metavar="FILE",
                    help="hardware profile (TOML), repeatable (default: the shipped profile)")
     p.add_argument("--workers", type=_workers, default=None, metavar="N",
@@ -98,7 +99,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     base = RunConfig(per_tensor=args.per_tensor, dynamic_batch=args.dynamic_batch,
                      calib_batches=args.calib_batches, batch_size=args.batch_size, seed=args.seed,
                      calib_data=_absolute(args.calib_data), reference_observers=args.reference_observers)
-    plan = plan_sweep(args.models, args.quantizer, profiles or (None,), base)
+    plan = plan_sweep(args.models, sweep_quantizers(args.quantizer, args.target), profiles or (None,), base)
     options = SweepOptions(workers=args.workers or (0 if args.ray else os.cpu_count() or 1), timeout_s=args.timeout, no_cache=args.no_cache,
                            retry_failed=args.retry_failed, html=not args.no_pages, targets=args.target)
     _terminate_as_interrupt()
@@ -110,6 +111,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print("vpu-inspector: error: no run of the sweep finished (see the reasons in "
               f"{out / 'summary.csv'})", file=sys.stderr)
     return result.exit_code
+
+
+def sweep_quantizers(asked: tuple[str, ...] | None, target_names: tuple[str, ...]) -> tuple[str, ...]:
+    """The quantizers a sweep runs: --quantizer when given, else each target's own (`--target
+    ethos-u55-128,xnnpack` sweeps the ethos-u and xnnpack quantizers), else the VPU's."""
+    if asked:
+        return asked
+    from vpu_core import targets
+
+    own = [targets.info(name).quantizer for name in target_names]
+    return tuple(dict.fromkeys(q for q in own if q)) or ("vpu",)
 
 
 def _terminate_as_interrupt() -> None:

@@ -75,15 +75,15 @@ def run_task(task: dict) -> RunOutput:
 
 
 def _inspect(task: dict, config: RunConfig, start: float) -> RunOutput:
-    from vpu_core.reports.json_report import analysis_to_json, targets_to_json
+    from vpu_core.reports.json_report import inspection_to_json
     from vpu_core.session import default_session
 
     session = default_session()
     session.set_disk_cache(not task.get("no_cache", False))
-    targets = tuple(dict.fromkeys(["vpu", *task["base"].get("targets", [])]))     # as `check --target`
+    targets = tuple(dict.fromkeys(task["base"].get("targets", []))) or ("vpu",)    # as `check --target`
     inspection = session.inspect(config, view=None, whatif=True, targets=targets)  # the JSON `check` prints
     analysis = inspection.analysis
-    check = {**analysis_to_json(analysis, inspection.attached), "targets": targets_to_json(inspection.targets)}
+    check = inspection_to_json(inspection)
     html = None
     if task.get("html", True):
         from vpu_core.reports.html import build_report_html

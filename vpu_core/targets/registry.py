@@ -43,6 +43,8 @@ class TargetInfo:
                     quantized graph only (Arm's backend and Vela), so another --profile reuses it
     requires        (module, pip package) pairs it cannot work without (Vela, the TOSA tools): a
                     missing one makes it unavailable here (`unavailable()`: the sentence saying so)
+    accelerator     what its accelerator side is called in a sentence and on a boundary ("NPU":
+                    "CPU → NPU", "runs on the NPU"); "" means the title
     """
 
     name: str
@@ -57,6 +59,18 @@ class TargetInfo:
     static_shapes: bool = False
     reads_profile: bool = True
     requires: tuple[tuple[str, str], ...] = ()
+    accelerator: str = ""
+
+    @property
+    def side(self) -> str:
+        """The accelerator side's word ("NPU", "VPU", "XNNPACK")."""
+        return self.accelerator or self.title
+
+    @property
+    def on_side(self) -> str:
+        """Where its ops run, for "runs … on …": "the NPU" for a named accelerator, else the
+        target itself ("XNNPACK")."""
+        return f"the {self.accelerator}" if self.accelerator else self.title
 
     def unavailable(self) -> str | None:
         """One sentence when a package it needs is not installed here (the window's "Colour by"

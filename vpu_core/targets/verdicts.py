@@ -39,6 +39,39 @@ def follow_consumers(g: QGraph, placed: Mapping[str, Placement]) -> dict[str, Pl
     return assignment
 
 
+def _folded_into(g: QGraph, assignment: Mapping[str, Placement],
+                 cpu_node: Callable[[Node], CpuNode]) -> dict[str, Placement]:
+    """The ops the lowering folded away ("removed") inside one partition -> that partition. Such an
+    op runs nowhere, so it neither cuts its partition nor moves bytes: every placed op around it
+    (through Q/DQ nodes and other removed ops) must be in the same partition for it to count as
+    folded into it; one at the edge between two sides stays "cpu" (its boundary is real)."""
+    removed = {n.name for n in g.nodes if is_op(n) and assignment[n.name] == "cpu"
+               and cpu_node(n).cause == "removed"}
+
+    def reach(node: Node, step: Callable[[Node], list[Node]]) -> set[Placement]:
+        found: set[Placement] = set()
+        todo, seen = step(node), set()
+        while todo:
+            n = todo.pop()
+            if n.name in seen:
+                continue
+            seen.add(n.name)
+            if n.name in removed or is_qdq(n):
+                todo += step(n)
+            elif n.op not in ("get_attr",) and n not in g.constants:
+                found.add(assignment[n.name])
+        return found
+
+    out: dict[str, Placement] = {}
+    for node in g.nodes:
+        if node.name not in removed:
+            continue
+        around = reach(node, lambda n: [a for a in n.all_input_nodes]) | reach(node, lambda n: list(n.users))
+        if len(around) == 1 and isinstance(next(iter(around)), int):
+            out[node.name] = next(iter(around))
+    return out
+
+
 def placement_report(g: QGraph, placed: Mapping[str, Placement], cpu_node: Callable[[Node], CpuNode], *,
                      source: str, profile: str, ops: tuple[str, ...] = (),
                      lowered_counts: dict | None = None, subgraph_count: int | None = None) -> PartitionReport:
@@ -46,6 +79,9 @@ def placement_report(g: QGraph, placed: Mapping[str, Placement], cpu_node: Calla
     names its accelerator takes (PartitionReport.vpu_ops), `profile` what judged ("XnnpackPartitioner"),
     `subgraph_count` how many subgraphs it formed when some may hold none of our nodes."""
     assignment = follow_consumers(g, placed)
+    folded = _folded_into(g, assignment, cpu_node)
+    if folded:
+        assignment = follow_consumers(g, {**placed, **folded})
     count = 1 + max((s for s in assignment.values() if isinstance(s, int)), default=-1)
     count = max(count, subgraph_count or 0)
     members: list[list[str]] = [[] for _ in range(count)]
@@ -53,7 +89,7 @@ def placement_report(g: QGraph, placed: Mapping[str, Placement], cpu_node: Calla
         where = assignment[node.name]
         if isinstance(where, int):
             members[where].append(node.name)
-    cpu_nodes = tuple(cpu_node(n) for n in g.nodes if is_op(n) and assignment[n.name] == "cpu")
+    cpu_nodes = tuple(cpu_node(n) for n in g.nodes if is_op(n) and (assignment[n.name] == "cpu" or n.name in folded))
     bounds = boundaries(g, assignment)
     return PartitionReport(
         profile=profile, vpu_ops=ops, subgraphs=tuple(Subgraph(i, tuple(m)) for i, m in enumerate(members)),

@@ -17,6 +17,7 @@ from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, human_macs,
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, PartitionReport, RuleResult
+    from vpu_core.targets.results import TargetResult
 
 QUANTIZER_NAMES = {"vpu": "VPU — MyVPUQuantizer (this project)",
                    "xnnpack": "XNNPACK — ExecuTorch XNNPACKQuantizer"}
@@ -148,16 +149,18 @@ def image_tag(image: GraphImage | bytes | str | None, alt: str) -> str:
     return f'<img src="{uri}" alt="{esc(alt)}"{size}>'
 
 
-def legend_html() -> str:
-    """The canvas' colour language (app/graph_view/style.py), for the images above."""
+def legend_html(side: str = "VPU", violations: bool = True) -> str:
+    """The canvas' colour language (app/graph_view/style.py), for the images above, in the words
+    of the target that colours them (`side`: "NPU"; `violations`: the VPU's rule badges shown)."""
     shades = "".join(f'<span class="sw" style="background:{c}"></span>' for c in style.GRAPH_VPU_SHADES[:3])
-    items = [f"<li>{shades}VPU subgraph <span class=\"muted\">(one shade each)</span></li>"]
+    items = [f"<li>{shades}{esc(side)} partition <span class=\"muted\">(one shade each)</span></li>"]
     items += [f'<li><span class="sw" style="background:{color}"></span>{esc(name)}</li>'
               for name, color in style.GRAPH_LEGEND]
-    items.append('<li><span class="edge"></span>VPU ↔ CPU boundary edge</li>')
-    items.append('<li><span class="badge">2</span>rule violations on the node</li>')
+    items.append(f'<li><span class="edge"></span>{esc(side)} ↔ CPU boundary edge</li>')
+    if violations:
+        items.append('<li><span class="badge">2</span>VPU rule violations on the node</li>')
     items.append('<li><span class="sharebar" style="width:22px"><span style="width:60%"></span></span>'
-                 ' module group: share of its ops on the VPU | CPU (▸ closed box, ▾ open frame)</li>')
+                 f' module group: share of its ops on the {esc(side)} | CPU (▸ closed box, ▾ open frame)</li>')
     return f'<ul class="legend vertical">{"".join(items)}</ul>'
 
 
@@ -182,23 +185,45 @@ def hotspots_html(a: Analysis, limit: int = 8) -> str:
 
 
 def graph_section(a: Analysis, image: GraphImage | bytes | str | None, b: Analysis | None = None,
-                  image_b: GraphImage | bytes | str | None = None) -> str:
-    columns = [_graph_column(a, image, "side-a" if b is not None else "")]
+                  image_b: GraphImage | bytes | str | None = None, primary: TargetResult | None = None) -> str:
+    """The graph picture(s), its legend and what stands out: the VPU's worst violations, or under
+    another primary target the ops it leaves on the CPU (the picture is coloured by it)."""
+    vpu = primary is None or primary.target == "vpu"
+    side_word = "VPU" if primary is None or primary.target == "vpu" else _side(primary)
+    columns = [_graph_column(a, image, "side-a" if b is not None else "", primary)]
     if b is not None:
         columns.append(_graph_column(b, image_b, "side-b"))
-    side = (f'<aside class="graphside"><h3>Legend</h3>{legend_html()}'
-            f'<h3>Most violations{" · " + esc(default_label(a)) if b else ""}</h3>{hotspots_html(a)}'
-            + (f'<h3>Most violations · {esc(default_label(b))}</h3>{hotspots_html(b)}' if b else "")
-            + "</aside>")
+    if primary is None or primary.target == "vpu":
+        standout = (f'<h3>Most violations{" · " + esc(default_label(a)) if b else ""}</h3>{hotspots_html(a)}'
+                    + (f'<h3>Most violations · {esc(default_label(b))}</h3>{hotspots_html(b)}' if b else ""))
+    else:
+        standout = f"<h3>On the CPU under {esc(primary.title)}</h3>{_cpu_list(a, primary)}"
+    side = f'<aside class="graphside"><h3>Legend</h3>{legend_html(side_word, vpu)}{standout}</aside>'
     body = f'<div class="graphgrid cols{len(columns)}">{"".join(columns)}{side}</div>'
+    badges = "; red badges count the VPU's rule violations" if vpu else ""
     return card("graph", "Quantized graph", body, lede=(
         "The converted Q/DQ graph, top to bottom, collapsed to its blocks (module groups): each box "
-        "shows its node count, a bar of the share of its ops on the VPU (green) and the CPU (amber) "
-        "and its violations; the table below lists them. Parameters are folded into the op that uses "
-        "them; colour says where each node runs, red badges count rule violations."))
+        f"shows its node count and a bar of the share of its ops on the {esc(side_word)} (green) and "
+        "the CPU (amber); the table below lists them. Parameters are folded into the op that uses "
+        f"them; colour says where each node runs{badges}."))
 
 
-def _graph_column(a: Analysis, image, side_class: str) -> str:
+def _side(r: TargetResult) -> str:
+    from vpu_core import targets
+
+    return targets.info(r.target).side if r.target in targets.names() else r.title
+
+
+def _cpu_list(a: Analysis, r: TargetResult, limit: int = 8) -> str:
+    cpu = r.verdict.fallback_nodes
+    if not cpu:
+        return '<p class="muted small">No op falls back to the CPU.</p>'
+    rows = [f'<li title="{esc(c.reason)}">{esc(_name(a, c.node)).replace(".", ".<wbr>")}</li>' for c in cpu[:limit]]
+    tail = f'<li class="muted small">… and {len(cpu) - limit} more ops</li>' if len(cpu) > limit else ""
+    return f'<ul class="legend vertical">{"".join(rows)}{tail}</ul>'
+
+
+def _graph_column(a: Analysis, image, side_class: str, primary: TargetResult | None = None) -> str:
     from vpu_core.reports.html.blocks import blocks_html
 
     title = f'<h3 class="{side_class}">{esc(default_label(a))}</h3>' if side_class else ""
@@ -212,7 +237,7 @@ def _graph_column(a: Analysis, image, side_class: str) -> str:
         flat = (f'<p class="muted small">The flat graph ({image.flat_nodes} nodes) is too tall to read '
                 "as one picture: open the model in the app, or <code>vpu-inspector render</code> it.</p>")
     return (f'<div>{title}<div class="graphbox">{image_tag(image, f"Q/DQ graph of {a.model}")}</div>'
-            f"{flat}{blocks_html(a)}</div>")
+            f"{flat}{blocks_html(a, primary)}</div>")
 
 
 # -- rules -----------------------------------------------------------------------------------------

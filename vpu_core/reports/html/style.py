@@ -101,6 +101,8 @@ dl.facts dt { color: var(--muted); font-weight: 550; } dl.facts dd { margin: 0; 
 .muted { color: var(--muted); } .small { font-size: 12px; }
 .warnline { background: #fff7ed; border-left: 3px solid var(--cpu); padding: 8px 12px;
   border-radius: 0 6px 6px 0; margin: 10px 0; color: #7c2d12; }
+.okline { background: #f0fdf4; border-left: 3px solid var(--vpu); padding: 8px 12px;
+  border-radius: 0 6px 6px 0; margin: 10px 0; color: #14532d; }
 .reason { background: #f6f8fb; border-left: 3px solid #94a3b8; padding: 8px 12px; border-radius: 0 6px 6px 0;
   margin: 6px 0 10px; color: #344054; }
 details.group { border: 1px solid var(--border); border-radius: 9px; margin: 10px 0; background: #fff; }

@@ -29,4 +29,5 @@ INFOS = {c.name: register(TargetInfo(
     verdict_title=("Lowering with ExecuTorch's Arm backend and Vela" if c.uses_vela
                    else "Lowering with ExecuTorch's Arm backend (TOSA)"),
     result_modules=("vpu_core.targets.arm.results",), static_shapes=True, reads_profile=False,
+    accelerator="NPU" if c.uses_vela else "TOSA",
     requires=tuple((m, p) for m, p in ARM_PACKAGES.items() if c.uses_vela or m != "ethosu.vela"))) for c in ARM_TARGETS.values()}

@@ -159,6 +159,14 @@ class VelaEstimate:
 
         return arm_split(nodes, verdict, self, run)
 
+    def brief(self) -> str:
+        """One clause for a headline: "Vela 5.1.0 estimate: 0.446 ms (223 k cycles), SRAM 50.8 KiB, flash 81.0 KiB"."""
+        from vpu_core.formatting import human_bytes
+        from vpu_core.targets.arm.report_text import cycles_text
+
+        return (f"Vela {self.vela_version} estimate: {self.inference_ms:.3f} ms ({cycles_text(self.total_cycles)}), "
+                f"SRAM {human_bytes(self.sram_bytes)}, flash {human_bytes(self.flash_bytes)}")
+
     def text_lines(self) -> list[str]:
         """Its lines in the text report (report_text.py)."""
         from vpu_core.targets.arm.report_text import estimate_lines

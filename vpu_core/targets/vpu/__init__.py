@@ -9,5 +9,5 @@ from vpu_core.targets.registry import TargetInfo, register
 INFO = register(TargetInfo(
     name="vpu", title="VPU",
     description="The simulated VPU of the hardware profile: its op list, per-op limits, SRAM and [timing].",
-    implementation="vpu_core.targets.vpu.target:VpuTarget", quantizer="vpu",
+    implementation="vpu_core.targets.vpu.target:VpuTarget", quantizer="vpu", accelerator="VPU",
     result_modules=("vpu_core.hardware.timing", "vpu_core.timing.results")))
