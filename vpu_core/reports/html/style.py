@@ -85,6 +85,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.total td { font-weight: 650; background: #f3f5f8 !important; border-top: 1px solid var(--border); }
 tr.diff td:first-child { box-shadow: inset 3px 0 0 var(--danger); }
 .tablewrap { overflow-x: auto; border: 1px solid var(--border); border-radius: 8px; }
+td code { overflow-wrap: anywhere; }   /* a long module path wraps instead of widening the table past the page */
 .tablewrap table td:first-child, .tablewrap table th:first-child { padding-left: 14px; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 6px 22px; margin: 0; }
 dl.facts dt { color: var(--muted); font-weight: 550; } dl.facts dd { margin: 0; }
@@ -159,9 +160,11 @@ footer { color: var(--muted); font-size: 12px; text-align: center; padding: 8px 
   header.band { -webkit-print-color-adjust: exact; print-color-adjust: exact; padding: 18px 24px; }
   main { max-width: none; padding: 12px 0; }
   section.card { box-shadow: none; break-inside: avoid-page; border-color: #ccd; }
-  .graphbox, .verdict { font-size: 15px; background: #f3f8f6; border: 1px solid #d5ebe0; border-radius: 9px;
-  padding: 12px 16px; margin: 4px 0 18px; }
-.scroll { max-height: none; height: auto; overflow: visible; }
+  /* printed, nothing scrolls: a graph box or a wide table shows all of itself on the page */
+  .graphbox, .scroll, .tablewrap { max-height: none; height: auto; overflow: visible; }
+  .graphbox img { min-width: 0 !important; max-width: 100%%; }
+  details.flatgraph > .graphbox, details.group > .body { display: block; }
+  td, th { overflow-wrap: anywhere; }
   .pill, .kpi, tbody tr td, svg { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   .grid2 { grid-template-columns: 1fr 1fr; }
 }

@@ -25,7 +25,12 @@ if TYPE_CHECKING:
 def whatif_section(a: Attached, tag: str = "") -> str:
     """The op-list candidates and the partition economics attached to the analysis."""
     body = "<h3>Which kernel should the next chip add first?</h3>" + _candidates(a)
-    body += "<h3>Does each VPU subgraph pay for its transfers?</h3>" + _economics(a)
+    if a.timing is not None:    # the run's table answers it in time, per subgraph: one table, not two
+        body += ("<h3>Does each VPU subgraph pay for its transfers?</h3><p>Answered in time, with this run's "
+                 'measured CPU side: <a href="#runtime">Run on this CPU ▸ Does each VPU subgraph pay, in '
+                 "time?</a></p>")
+    else:
+        body += "<h3>Does each VPU subgraph pay for its transfers?</h3>" + _economics(a)
     return card("whatif", "Partition what-if", body, tag=tag, lede=(
         "Each op type that falls back to the CPU, added alone to the VPU op list, and each per-op "
         "limit an op breaks, relaxed alone (the graph is partitioned again, nothing is "
