@@ -14,21 +14,11 @@ from vpu_core.reports.summary_text import causes_text, headline, weights_text
 from vpu_core.reports.text_report import (
     accuracy_lines, header_line, notes_lines, target_lines, violation_count_line, vpu_lines,
 )
-from vpu_core.reports.headline import TargetHeadline, headline_of
+from vpu_core.reports.headline import TargetHeadline, headline_of, primary_result
 
 if TYPE_CHECKING:
     from vpu_core.inspection import Inspection
-    from vpu_core.targets.results import RuntimeReport, TargetResult
-
-
-def primary_result(inspection: Inspection) -> TargetResult:
-    """The primary target's judgement: the first of the targets asked for (the session keeps
-    their order), the VPU's when none was."""
-    if inspection.targets:
-        return next(iter(inspection.targets.values()))
-    from vpu_core.targets.results import TargetResult
-
-    return TargetResult("vpu", "VPU", inspection.analysis.partition)
+    from vpu_core.targets.results import RuntimeReport
 
 
 def primary_headline(inspection: Inspection) -> TargetHeadline:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, CpuCause
+    from vpu_core.inspection import Inspection
     from vpu_core.targets.results import TargetResult
 
 
@@ -69,6 +70,16 @@ class TargetHeadline:
                 problems.append(_count(self.rule_violations, "rule violation"))
             text = (f"{self.title}: {' and '.join(problems)}; {parts} run {macs} {where}{removed}.")
         return text + (f" {self.estimate}." if self.estimate else "")
+
+
+def primary_result(inspection: Inspection) -> TargetResult:
+    """The primary target's judgement: the first of the targets asked for (the session keeps
+    their order), the VPU's when none was."""
+    if inspection.targets:
+        return next(iter(inspection.targets.values()))
+    from vpu_core.targets.results import TargetResult
+
+    return TargetResult("vpu", "VPU", inspection.analysis.partition)
 
 
 def headline_of(result: TargetResult, analysis: Analysis) -> TargetHeadline:

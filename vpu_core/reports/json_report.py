@@ -83,7 +83,7 @@ def inspection_to_json(inspection: Inspection, runs: Mapping[str, RuntimeReport]
     """What `check --format json` prints (and a sweep saves per run): the analysis and what is
     attached, the primary target (the first judged, else the VPU) and its `summary`, and every
     judged target with its run (`runs`, check --run)."""
-    from vpu_core.reports.check_text import primary_result
+    from vpu_core.reports.headline import primary_result
 
     a = inspection.analysis
     primary = primary_result(inspection)

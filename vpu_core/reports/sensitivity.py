@@ -6,7 +6,8 @@ import dataclasses
 
 from vpu_core.formatting import db_text, human_bytes, time_text
 from vpu_core.reports.json_report import finite
-from vpu_core.sensitivity.results import USEFUL_GAIN_DB, Fix, Outcome, SensitivityReport, TargetOutcome
+from vpu_core.sensitivity.results import (USEFUL_GAIN_DB, Fix, LayerSensitivity, Outcome, SensitivityReport,
+                                          TargetOutcome)
 
 TOP_ROWS = 10       # layers the text report lists (the JSON has all)
 CHANGE_TEXT = {"keep_float": "keep an op in float (--keep-float)", "per_channel": "per-channel weights (--per-channel)",
@@ -55,11 +56,13 @@ def sensitivity_lines(r: SensitivityReport) -> list[str]:
              + (f", {r.metric_name} {_metric(r.metric_float)} float → {_metric(b.metric)} quantized"
                 if r.metric_name else ""),
              f"  The {r.quantizer} quantizer offers: {', '.join(CHANGE_TEXT[c] for c in r.offers)}."]
-    lines.append("  rank  layer                         local   cumul.  weights  activ.  share  alone")
+    lines.append(f"  rank  {'layer (module)':<{LAYER_WIDTH}} local   cumul.  weights  activ.  share  alone")
     for row in [x for x in r.layers if x.kind == "op"][:TOP_ROWS]:
         share = f"{100 * row.error_share:5.1f}%" if row.error_share is not None else "    —"
-        lines.append(f"  {row.rank or '—':>4}  {row.node[:28]:<28} {_db(row.local_db)} {_db(row.cumulative_db)} "
+        lines.append(f"  {row.rank or '—':>4}  {layer_name(row)[:LAYER_WIDTH - 1]:<{LAYER_WIDTH - 1}} "
+                     f"{_db(row.local_db)} {_db(row.cumulative_db)} "
                      f"{_db(row.weight_db)}  {_db(row.activation_db)} {share} {_db(row.alone_db)}")
+    lines += ranking_notes(r)
     out = next((x for x in r.layers if x.kind == "output"), None)
     if out is not None:
         lines.append(f"  model output: {db_text(out.cumulative_db)} (its last quantizer alone: {db_text(out.local_db)})")
@@ -80,13 +83,61 @@ def sensitivity_lines(r: SensitivityReport) -> list[str]:
     return lines
 
 
+LAYER_WIDTH = 46
+
+
+def layer_name(row: LayerSensitivity) -> str:
+    """"linear_11 · encoder.layer.3.output.dense": the node and the module it belongs to, so a
+    ranked layer is found in the model's code, not only in the graph."""
+    return f"{row.node} · {row.module}" if row.module else row.node
+
+
+def ranking_notes(r: SensitivityReport) -> list[str]:
+    """Why the ranking reads as it does: it is by share of the end-to-end error, not by local
+    SQNR (a layer whose own rounding is large can barely reach the output); and why the shares do
+    not add up to 100 % (first-order projections of correlated errors)."""
+    ops = [x for x in r.layers if x.kind == "op" and x.error_share is not None]
+    lines = []
+    inverted = [x for x in ops if x.local_db is not None and x.error_share is not None and x.error_share < 0.01
+                and any(y.local_db is not None and y.local_db > x.local_db and (y.rank or 0) < (x.rank or 0) for y in ops)]
+    if inverted:
+        x = min(inverted, key=lambda row: row.local_db if row.local_db is not None else 0.0)
+        lines.append(f"  Ranked by share of the end-to-end error, not by local SQNR: {layer_name(x)} distorts its "
+                     f"own output to {db_text(x.local_db)} yet carries {100 * (x.error_share or 0.0):.1f} % of the "
+                     "model's output error (what it gets wrong is absorbed downstream: a mask, a small residual "
+                     "branch, a normalisation or a max).")
+    total = sum(x.error_share or 0.0 for x in ops)
+    if ops and abs(total - 1.0) > 0.05:
+        lines.append(f"  The shares add up to {100 * total:.0f} %, not 100 %: each is a first-order projection of "
+                     "one layer's rounding on the output error, and the layers' errors are correlated (they "
+                     f"{'reinforce' if total > 1 else 'cancel'} one another downstream).")
+    return lines
+
+
 def no_fix_helps_text(r: SensitivityReport) -> str:
     """Why no fix is proposed as the one to apply, and where to look instead."""
     layers = sorted({f.node for f in r.fixes})
     shares = [x.error_share for x in r.layers if x.kind == "op" and x.node in layers and x.error_share is not None]
     carried = f" (they carry {100 * sum(shares):.1f} % of the error)" if shares else ""
-    return (f"  No fix gains {USEFUL_GAIN_DB} dB: the error is not in {', '.join(layers)}{carried}; "
-            "--fix-layers N predicts fixes for the N worst layers, --reach-db DB searches for a set of fixes.")
+    return (f"  No single-layer fix gains {USEFUL_GAIN_DB} dB: the error is not in {', '.join(layers)}{carried}; "
+            "--fix-layers N predicts fixes for the N worst layers, --reach-db DB searches for a set of fixes. "
+            "What acts on every layer at once (not predicted here): " + "; ".join(global_remedies(r)) + ".")
+
+
+def global_remedies(r: SensitivityReport) -> list[str]:
+    """The changes that act on the whole model, for an error spread over many layers."""
+    out = []
+    if "per_channel" in r.offers:
+        out.append("per-channel weights everywhere (drop --per-tensor)")
+    out.append(f"more or real calibration data (calibrated on {r.calibration_samples} samples: "
+               "--calib-data FILE, --calib-batches N)")
+    if "wide_activation" in r.offers:
+        out.append("16-bit activations on the worst layers together (--a16w8 NODE, repeated)")
+    if "observer" in r.offers:
+        out.append("another observer on the worst layers (--observer NODE=histogram)")
+    out.append("quantization-aware training (torchao's QAT flow) when post-training quantization's error is "
+               "spread over the whole model")
+    return out
 
 
 def change_title(f: Fix) -> str:

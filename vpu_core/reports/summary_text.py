@@ -81,6 +81,18 @@ def headline(s: Summary) -> str:
             f"CPU ops by cause: {causes_text(s.cpu_ops_by_cause)}")
 
 
+POOR_SQNR_DB = 20.0   # below it, the quantized output is off by more than a tenth of its signal's energy
+
+
+def poor_sqnr_sentence(sqnr_db: float | None) -> str:
+    """The sentence a poor end-to-end SQNR owes its reader (the report, the text, the status
+    bar), "" when it is fine or not measured."""
+    if sqnr_db is None or sqnr_db >= POOR_SQNR_DB:
+        return ""
+    return (f"The end-to-end SQNR of {sqnr_db:.1f} dB is poor (under {POOR_SQNR_DB:.0f} dB): check --sensitivity "
+            "says which layers cost it and what brings it back.")
+
+
 def empty_weights_reason(s: Summary | None, short: bool = False) -> str:
     """Why a chart of weights (scales per channel, shifts) has nothing to show; "" when it has.
     `short`: one line for a small plot."""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Mapping
 from vpu_core.analysis.results import Analysis, PartitionReport
 from vpu_core.formatting import human_bytes, quantizer_label, samples_text
 from vpu_core.inspection import NOTHING_ATTACHED, Attached
-from vpu_core.reports.summary_text import headline, no_weighted_op_sentence
+from vpu_core.reports.summary_text import headline, no_weighted_op_sentence, poor_sqnr_sentence
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import NodeInfo
@@ -58,6 +58,8 @@ def accuracy_lines(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> list[s
     sqnr = f"not meaningful ({a.sqnr_reason or 'no float reference'})" if a.sqnr_db is None \
         else f"{a.sqnr_db:.1f} dB"
     lines = [f"SQNR (float vs quantized, {samples_text(a.accuracy_samples)} held aside): {sqnr}"]
+    if poor_sqnr_sentence(a.sqnr_db):
+        lines.append(f"  ! {poor_sqnr_sentence(a.sqnr_db)}")
     if attached.int_sim is not None:
         from vpu_core.reports.int_sim import int_sim_lines
 

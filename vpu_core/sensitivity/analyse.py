@@ -162,7 +162,8 @@ def _rows(ranked: list[LayerError], shares: dict[str, float], analysis: Analysis
           float_output: Any) -> tuple[LayerSensitivity, ...]:
     rows = [LayerSensitivity(
         e.node, e.op, e.output_node, e.local_db, analysis.layer_sqnr.get(e.output_node), e.weight_db,
-        e.activation_db, i + 1 if e.local_db is not None else None, shares.get(e.node), alone.get(e.node))
+        e.activation_db, i + 1 if e.local_db is not None else None, shares.get(e.node), alone.get(e.node),
+        module=analysis.nodes[e.node].module if e.node in analysis.nodes else "")
         for i, e in enumerate(ranked)]
     rows.append(LayerSensitivity("output", "output", "output", output_local_db(fq, qm.heldout, float_output),
                                  analysis.sqnr_db, None, None, None, kind="output"))

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 RowKind = Literal["op", "output"]
 
 
-USEFUL_GAIN_DB = 0.1   # a predicted gain below this is not worth a fix's partition cost
+USEFUL_GAIN_DB = 0.5   # a predicted gain below this is not worth a fix's partition cost (issue 40: 0.5 dB)
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class LayerSensitivity:
     error_share: float | None = None    # its share of the end-to-end error energy, to first order
     alone_db: float | None = None   # end-to-end SQNR with only this layer quantized (top layers)
     kind: RowKind = "op"
+    module: str = ""                # the module path it belongs to ("encoder.layer.3.output.dense")
 
     @property
     def inherited_db(self) -> float | None:

@@ -12,7 +12,7 @@ from vpu_core.reports.html import style
 from vpu_core.stages import TimingKey
 from vpu_core.reports.html.html_kit import card, code, details, esc, facts, kpi, pill, table
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, human_macs, mac_share_caveat,
-                                           mac_share_standing, no_weighted_op_sentence,
+                                           mac_share_standing, no_weighted_op_sentence, poor_sqnr_sentence,
                                            share_text, weights_text)
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def summary_section(a: Analysis, tag: str = "") -> str:
         kpi("SQNR end to end", esc(db_text(a.sqnr_db)),
             f"float vs quantized output · {esc(samples_text(a.accuracy_samples))}"),
     ])
-    return card("summary", "Summary", f'<div class="kpis">{tiles}</div>' + no_weighted_op_html(a)
+    return card("summary", "Summary", f'<div class="kpis">{tiles}</div>' + no_weighted_op_html(a) + poor_sqnr_html(a)
                 + facts(summary_facts(a)), tag=tag,
                 lede="What happens to this model when it is quantized for the VPU, at a glance.")
 
@@ -79,6 +79,12 @@ def mac_share_tiles(a: Analysis) -> list[str]:
            else "the model has no multiply-accumulate") + (f" · {esc(caveat)}" if caveat else "")
     tone = {"runs": "vpu", "low": "cpu", "blocked": "bad"}[mac_share_standing(s, len(a.violations))]
     return [kpi("MACs on the VPU", esc(value), sub, tone)]
+
+
+def poor_sqnr_html(a: Analysis) -> str:
+    """The one sentence a poor end-to-end SQNR owes ("" when it is fine or not measured)."""
+    sentence = poor_sqnr_sentence(a.sqnr_db)
+    return f'<p class="warnline">{esc(sentence)}</p>' if sentence else ""
 
 
 def no_weighted_op_html(a: Analysis) -> str:

@@ -26,7 +26,9 @@ def primary_summary_section(a: Analysis, primary: TargetResult, run: RuntimeRepo
                      kpi("SQNR end to end", esc(db_text(a.sqnr_db)),
                          f"float vs quantized output · {esc(samples_text(a.accuracy_samples))}")])
     verdict = f'<p class="{"okline" if h.ok else "warnline"}">{esc(h.sentence())}</p>'
-    return card("summary", "Summary", f'<div class="kpis">{tiles}</div>{verdict}', lede=(
+    from vpu_core.reports.html.sections import poor_sqnr_html
+
+    return card("summary", "Summary", f'<div class="kpis">{tiles}</div>{verdict}{poor_sqnr_html(a)}', lede=(
         f"What happens to this model when it is quantized ({esc(a.quantizer)} quantizer) and compiled "
         f"for {esc(h.title)}, at a glance."))
 
