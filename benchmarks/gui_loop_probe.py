@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from app.devtools.child_window import WINDOW_CHILD_HEAD
+from tools.bench.child_window import WINDOW_CHILD_HEAD
 
 CHILD = WINDOW_CHILD_HEAD + r"""runs = window.runs
 
