@@ -219,7 +219,7 @@ def _cell(key: str, value) -> str:
     return str(value)
 
 
-ABLATION_TARGET_S = 60.0      # `check resnet8 --ablate` on a 2-core machine (README: What-if)
+ABLATION_TARGET_S = 60.0      # `check resnet8 --ablate` on a 2-core machine (docs/performance.md)
 
 
 def bench_ablation(models: Sequence[str] | None = ("resnet8",)) -> list[dict]:

@@ -1,4 +1,4 @@
-"""The README's pictures that need the window driven first, which `gui --screenshot` cannot take:
+"""The documentation's pictures that need the window driven first, which `gui --screenshot` cannot take:
 
     python -m tools.shots.doc_shots [docs/screenshots] [NAME.png …] [--size 1280x720]
 
