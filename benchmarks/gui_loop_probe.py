@@ -1,6 +1,8 @@
 """Times the GUI's responsiveness targets on the real window (offscreen), from a fresh interpreter.
 
-    python benchmarks/gui_loop_probe.py            # runs itself twice: empty cache, then warm cache
+    python -m benchmarks.gui_loop_probe            # runs itself twice: empty cache, then warm cache
+
+(from the repository's root: it imports tools.bench, which is not installed)
 
 Reported (seconds): first graph after launch (process start → the default model's graph painted),
 switching to XNNPACK, switching back to a configuration seen this session, the fold toggle (a new
@@ -15,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from app.devtools.child_window import WINDOW_CHILD_HEAD
+from tools.bench.child_window import WINDOW_CHILD_HEAD
 
 CHILD = WINDOW_CHILD_HEAD + r"""runs = window.runs
 

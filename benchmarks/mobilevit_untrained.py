@@ -2,7 +2,7 @@
 
 The observer benchmark model: MobileViTConfig's own defaults (MobileViT-S widths) at 64x64, whose
 random-init activations collapse towards zero — the case where torchao's HistogramObserver
-search used to take many minutes under the XNNPACK quantizer. Used by `vpu-inspector bench --loop`
+search used to take many minutes under the XNNPACK quantizer. Used by `python -m tools.bench --loop`
 and the closing measurements; not a test model (it takes tens of seconds).
 
     vpu-inspector check benchmarks/mobilevit_untrained.py --quantizer xnnpack --format json

@@ -1,4 +1,4 @@
-"""The public functions of vpu_core and app are annotated. Parses the sources (no imports).
+"""The public functions of vpu_core, app and tools are annotated. Parses the sources (no imports).
 
 A function is public when its name does not start with "_" (dunders such as __init__ count), it is
 not nested in another function, and no class around it is private. Each of its parameters (but
@@ -41,8 +41,8 @@ def unannotated(source: str, filename: str = "<source>") -> list[str]:
     return out
 
 
-def test_the_public_functions_of_the_core_and_the_gui_are_annotated():
-    files = sorted(p for package in ("vpu_core", "app") for p in (ROOT / package).rglob("*.py"))
+def test_the_public_functions_of_the_core_the_gui_and_the_tools_are_annotated():
+    files = sorted(p for package in ("vpu_core", "app", "tools") for p in (ROOT / package).rglob("*.py"))
     assert len(files) > 150
     missing = [m for p in files for m in unannotated(p.read_text(encoding="utf-8"), str(p.relative_to(ROOT)))]
     assert missing == []

@@ -1,13 +1,25 @@
-"""The benchmark's plumbing (not its timings: targets live in `vpu-inspector bench`, not in tests)."""
+"""The benchmark's plumbing (not its timings: targets live in `python -m tools.bench`, not in tests)."""
 from pathlib import Path
 
 import pytest
 
-from app.graph_view.bench import measure_scene
-from app.devtools.startup_bench import measure_window_startup
-from vpu_core import bench as benchmark
+from tools.bench.scene import measure_scene
+from tools.bench.startup import measure_window_startup
+from tools.bench import core as benchmark
 
 CORPUS = Path(__file__).parent / "corpus"
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--real-size", "no_such_model"], "no real-size model 'no_such_model'"),
+    (["--first-graph", "/nonexistent.py"], "Cannot load /nonexistent.py: no such file."),
+])
+def test_bad_bench_arguments_exit_2(capsys, argv, needle):
+    from tools.bench.__main__ import main
+
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
 
 
 def test_bench_graphs_reports_every_column():
@@ -26,9 +38,9 @@ def test_bench_graphs_reports_every_column():
 
 def test_fx_shape_is_an_exported_transformer_with_module_groups():
     from vpu_core.layout import check_layout, layout_graph
-    from vpu_core.layout.dagre_reference import to_json
-    from vpu_core.layout.synthetic import synthetic_tree
-    from vpu_core.layout.synthetic_fx import synthetic_fx_graph
+    from tools.layouts.dagre_reference import to_json
+    from tools.layouts.synthetic import synthetic_tree
+    from tools.layouts.synthetic_fx import synthetic_fx_graph
 
     model = synthetic_fx_graph(1200, seed=1)
     assert len(model.nodes) == 1200
@@ -54,10 +66,10 @@ def test_window_starts_without_torch():
 
 @pytest.mark.slow
 def test_first_graph_probe_a_cold_launch_shows_the_prediction_first_and_a_warm_one_the_final():
-    """The user's path in fresh processes (app.devtools.first_graph_bench): the window is up before
+    """The user's path in fresh processes (tools.bench.first_graph): the window is up before
     torch is imported (the model runs in the worker), the first graph painted is the predicted one;
     a second launch paints the final analysis from the disk cache."""
-    from app.devtools.first_graph_bench import floor_s, measure_round, model_imports
+    from tools.bench.first_graph import floor_s, measure_round, model_imports
 
     row = measure_round("conv_relu", with_floor=False)        # the floor figure is the bench's
     assert row["torch_imported_at_window"] is False

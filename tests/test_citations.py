@@ -15,8 +15,8 @@ CITATION = re.compile(r"docs/spec\.md\W{1,3}\"([^\"]+)\"")
 
 
 def _sources() -> list[Path]:
-    files = [p for d in ("vpu_core", "app", "tests", "benchmarks") for p in (ROOT / d).rglob("*.py")]
-    return [p for p in files if p.name != Path(__file__).name] + [ROOT / "README.md", SPEC]
+    files = [p for d in ("vpu_core", "app", "tools", "tests", "benchmarks") for p in (ROOT / d).rglob("*.py")]
+    return [p for p in files if p.name != Path(__file__).name] + [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
 
 
 def issue_references(text: str) -> list[str]:

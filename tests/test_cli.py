@@ -110,8 +110,6 @@ def test_a_saved_program_reports_the_quantizer_that_made_it(capsys, tmp_path):
     (["check", "no_such_model"], "Unknown model 'no_such_model'"),
     (["check", "conv_relu", "--profile", "/nonexistent.toml"], "does not exist"),
     (["check", "conv_relu", "--calib-data", "/nonexistent.pt"], "does not exist"),
-    (["bench", "--real-size", "no_such_model"], "no real-size model 'no_such_model'"),
-    (["bench", "--first-graph", "/nonexistent.py"], "Cannot load /nonexistent.py: no such file."),
 ])
 def test_bad_arguments_exit_2(capsys, argv, needle):
     code, out, err = run_cli(capsys, *argv)

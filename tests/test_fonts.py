@@ -122,7 +122,7 @@ def test_the_html_report_carries_the_bundled_fonts(analysis):
 RENDER = """
 import sys
 from vpu_core.layout import layout_graph
-from vpu_core.layout.synthetic import synthetic_qdq_graph
+from tools.layouts.synthetic import synthetic_qdq_graph
 from app.graph_view.export import render_to_image
 model = synthetic_qdq_graph(60, seed=5)
 render_to_image(model, layout_graph(model), sys.argv[1])

@@ -6,10 +6,10 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QImage
 
 from app.graph_view import GraphView, Theme, render_to_image, render_view_to_image
-from app.graph_view.bench import measure_scene
+from tools.bench.scene import measure_scene
 from app.graph_view.nodes import MATCHED, NEIGHBOUR, SELECTED
 from vpu_core.layout import layout_graph
-from vpu_core.layout.synthetic import synthetic_qdq_graph
+from tools.layouts.synthetic import synthetic_qdq_graph
 
 
 @pytest.fixture(scope="module")
@@ -219,7 +219,7 @@ def test_render_current_view(view, tmp_path):
 
 
 def test_measure_scene(graph, qapp):
-    """Every column is measured (how fast is `vpu-inspector bench`'s to print, not a test's to bound)."""
+    """Every column is measured (how fast is `python -m tools.bench`'s to print, not a test's to bound)."""
     out = measure_scene(*graph, frames=4)
     for key in ("scene_build_s", "first_frame_s", "pan_frame_s", "fit_first_frame_s", "fit_frame_s",
                 "zoomed_out_pan_frame_s"):

@@ -15,7 +15,7 @@ from vpu_core.layout.grouped import GroupedGraph, grouped_graph
 from vpu_core.graph.groups import group_id
 from vpu_core.analysis.hierarchy import build_tree, module_tree
 from vpu_core.layout import check_layout
-from vpu_core.layout.synthetic import synthetic_qdq_graph, synthetic_tree
+from tools.layouts.synthetic import synthetic_qdq_graph, synthetic_tree
 from vpu_core.reports.json_report import analysis_to_json
 
 QDQ = "quantized_decomposed."

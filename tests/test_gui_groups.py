@@ -14,7 +14,7 @@ from app.graph_view.nodes import SHARED
 from vpu_core.config import ViewOptions
 from vpu_core.layout.grouped import GroupedGraph
 from vpu_core.graph.groups import group_id
-from vpu_core.layout.synthetic import synthetic_qdq_graph, synthetic_tree
+from tools.layouts.synthetic import synthetic_qdq_graph, synthetic_tree
 from vpu_core.session import display_graph
 
 

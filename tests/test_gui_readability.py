@@ -10,7 +10,7 @@ import pytest
 
 from app.graph_view import GraphView
 from vpu_core.layout import layout_graph
-from vpu_core.layout.synthetic import synthetic_qdq_graph
+from tools.layouts.synthetic import synthetic_qdq_graph
 
 
 @pytest.fixture(scope="module")

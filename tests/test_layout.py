@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from vpu_core.graph.model import GraphEdge, GraphModel, GraphNode
 from vpu_core.layout import (check_layout, count_crossings, default_node_size, layout_graph,
                              layout_stats, overlapping_boxes)
-from vpu_core.layout.dot_reference import dot_available, parse_plain, run_dot, to_dot
+from tools.layouts.dot_reference import dot_available, parse_plain, run_dot, to_dot
 from vpu_core.layout.metrics import count_polyline_crossings, edges_through_nodes
-from vpu_core.layout.synthetic import synthetic_qdq_graph
+from tools.layouts.synthetic import synthetic_qdq_graph
 from vpu_core.layout.types import OP_H, SMALL_H
 
 

@@ -17,7 +17,7 @@ from vpu_core.layout.grouped import GroupedGraph
 from vpu_core.graph.legend import legend_facts
 from vpu_core.graph.metrics import metric_range
 from vpu_core.graph.model import GraphModel
-from vpu_core.layout.synthetic import synthetic_qdq_graph, synthetic_tree
+from tools.layouts.synthetic import synthetic_qdq_graph, synthetic_tree
 
 
 def _names(colors) -> set[str]:

@@ -132,7 +132,7 @@ def test_bert_mask_arithmetic_is_bertmodels_own_not_the_encoders(corpus_check, q
 
 @pytest.mark.slow
 def test_whispers_first_gelu_is_the_encoders_not_conv2s():
-    """The README's example: WhisperEncoder.forward writes `gelu(self.conv1(x))`."""
+    """docs/guide.md's example: WhisperEncoder.forward writes `gelu(self.conv1(x))`."""
     a = _analysis(os.path.join(MODELS, "whisper_encoder.py"), "vpu")
     tree = module_tree(a)
     gelus = [n for n, i in a.nodes.items() if i.op.startswith("gelu")]

@@ -1,5 +1,5 @@
 """No test measures speed: a clock in a test makes it pass alone and fail under load (a full run
-once failed on "18 ticks in 4.0 s"). Speed targets are `vpu-inspector bench` figures."""
+once failed on "18 ticks in 4.0 s"). Speed targets are `python -m tools.bench` figures."""
 import ast
 import re
 from pathlib import Path

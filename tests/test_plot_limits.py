@@ -3,7 +3,7 @@ raise and never show past the data; integer axes tick from the visible range.
 
 Before: the Shifts and per-channel plots kept a fixed tick spacing of 1, so zooming out thirty
 notches asked the axis for millions of ticks (seconds per repaint, then MemoryError). Timing is
-`vpu-inspector bench`'s job (plot_zoom rows), never a test's.
+`python -m tools.bench`'s job (plot_zoom rows), never a test's.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The real-size corpus (benchmarks/real_size) is what it says: full-size transformers configs with
 random weights, built in code (no download), each a model file as a user brings one. Only built
-here — quantizing them takes minutes: their time and memory are `vpu-inspector bench --real-size`
+here — quantizing them takes minutes: their time and memory are `python -m tools.bench --real-size`
 figures."""
 from pathlib import Path
 

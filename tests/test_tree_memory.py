@@ -1,9 +1,9 @@
-"""The benchmark's memory sampler (app/devtools/tree_memory.py) on a real process tree: a parent
+"""The benchmark's memory sampler (tools/bench/tree_memory.py) on a real process tree: a parent
 and the child it starts, each holding memory of its own; PSS is read sparingly but the peak is seen."""
 import subprocess
 import sys
 
-from app.devtools.tree_memory import TreeMemory
+from tools.bench.tree_memory import TreeMemory
 
 HOLD = """
 import subprocess, sys, time

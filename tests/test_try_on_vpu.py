@@ -1,4 +1,4 @@
-"""The core of the three-click story (README: "Why is this on the CPU, and what would fix it?"): which profile edit moves a CPU node to
+"""The core of the three-click story (docs/guide.md: "Why is this on the CPU, and what would fix it?"): which profile edit moves a CPU node to
 the VPU, and the before / after card of applying it — real runs of the zoo transformer."""
 from __future__ import annotations
 

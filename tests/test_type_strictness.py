@@ -21,7 +21,7 @@ STRICT = {"check_untyped_defs": True, "strict_optional": True}
 RELAXING = {"check_untyped_defs": False, "strict_optional": False, "ignore_errors": True,
             "disallow_untyped_globals": False, "warn_unused_ignores": False, "strict_equality": False,
             "follow_imports": ("skip", "silent"), "disable_error_code": None, "allow_redefinition": True}
-OURS = ("vpu_core", "app")
+OURS = ("vpu_core", "app", "tools")
 
 
 def _mypy() -> dict:

@@ -102,37 +102,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="add what each constraint 2-8 costs (quantizes once per constraint)")
     add_target_option(report, what="add the verdict of the graph")
     add_runtime_options(report)
-    bench = sub.add_parser("bench", help="benchmark: layout, rendering and every zoo model")
-    bench.add_argument("--json", action="store_true", help="machine-readable output")
-    bench.add_argument("--quick", action="store_true", help="fewer repeats and sizes")
-    bench.add_argument("--ablate", action="store_true",
-                       help="only time `check resnet8 --ablate` (target: 60 s)")
-    bench.add_argument("--sensitivity", nargs="*", metavar="MODEL", default=None,
-                       help="only time `check MODEL --sensitivity` against the PTQ it analyses (default: the corpus "
-                            "MobileViT; target: at most 2x)")
-    bench.add_argument("--first-graph", nargs="*", metavar="MODEL", dest="first_graph",
-                       help="only the first-graph rows: cold / warm launches against the floor (torch, "
-                            "torch._dynamo, the model and its export in a fresh process; default "
-                            "models: resnet8 and the corpus BERT when present)")
-    bench.add_argument("--repeats", type=int, default=None, metavar="N",
-                       help="rounds side by side (medians): of floor / cold / warm for the first-graph rows "
-                            "(default 3), of floor / check / window cold / warm for the real-size rows "
-                            "(default 1)")
-    bench.add_argument("--first-only", action="store_true", dest="first_only",
-                       help="first-graph rows: each cold launch ends at its first graph, no warm launch "
-                            "(the ratio to the floor of a real-size model in seconds, not minutes)")
-    bench.add_argument("--real-size", nargs="*", metavar="MODEL", dest="real_size", default=None,
-                       help="the real-size corpus (benchmarks/real_size; default: all five): floor, check "
-                            "cold, window cold and warm, peak memory, side by side")
-    bench.add_argument("--run", nargs="*", metavar="MODEL", default=None,
-                       help="only time `check MODEL --quantizer xnnpack` against the same with --run, cold "
-                            "and warm cache, medians of 3 (default resnet8; target: at most 3x)")
-    bench.add_argument("--loop", nargs="+", metavar="MODEL",
-                       help="models for the cold / warm / toggle rows (default: the zoo)")
-    bench.add_argument("--sweep", action="store_true", help=(
-        "only time a sweep of 4 models x 2 quantizers with --workers 2 against the same 8 `check` "
-        "runs one after another (target: 0.75x)"))
-    bench.add_argument("--repeat", type=positive, default=1, metavar="N", help="bench --sweep: rounds")
     sub.add_parser("models", help="list the built-in model zoo")
     from vpu_core.sweep.cli import add_sweep_parser
     from vpu_core.agree import add_agree_parser

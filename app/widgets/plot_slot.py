@@ -1,7 +1,7 @@
 """pyqtgraph, imported when the first plot is made, not when the window starts.
 
 Why: `import pyqtgraph` costs about 0.35 s of CPU (measured with `python -X importtime` and in
-`vpu-inspector bench --first-graph`: a warm launch of resnet8 painted its graph at 1.66–1.74 s
+`python -m tools.bench --first-graph`: a warm launch of resnet8 painted its graph at 1.66–1.74 s
 with it at the top of five widget modules), and no plot is on screen before the first graph: the
 node dock's integer-simulation chart opens folded, the What-if and Sensitivity charts wait for a
 run, the Plots tabs are built when they are first shown (app.widgets.deferred).

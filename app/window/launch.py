@@ -59,16 +59,22 @@ def run_gui(config: RunConfig | None = None, options: GuiOptions = GuiOptions())
     The worker's server starts first (milliseconds here): it imports torch on the other core while
     this process imports Qt and builds the window, and the first worker is forked as soon as it
     is ready, so the first graph waits for little more than those imports and the model's export."""
+    from app.window.display import display_problem
     from vpu_core.worker.host import default_host
 
     if options.screenshot:
         from app.export.image_export import check_screenshot_path
 
         check_screenshot_path(options.screenshot)      # fail before the seconds of PTQ
-        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        if display_problem(os.environ):         # no display, or no X libraries: a picture needs no screen
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
         settings = Path(tempfile.mkdtemp(prefix="vpu-inspector-shot-")) / "settings.ini"
         os.environ["VPU_INSPECTOR_SETTINGS"] = str(settings)
+    problem = display_problem(os.environ)   # before Qt, whose own failure is an abort
+    if problem:
+        from vpu_core.errors import InspectorError
+
+        raise InspectorError(problem)
     host = default_host()
     host.start_server()
     from PySide6.QtWidgets import QApplication

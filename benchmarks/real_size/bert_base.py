@@ -1,6 +1,6 @@
 """BERT-base (12 layers, hidden 768, 110M parameters) at 128 tokens, batch 1, random weights.
 
-Real size for the time and memory rows of `vpu-inspector bench --real-size`: BertConfig's own
+Real size for the time and memory rows of `python -m tools.bench --real-size`: BertConfig's own
 defaults are bert-base-uncased's shape (built in code from the config, nothing downloaded).
 """
 import torch

@@ -1,4 +1,4 @@
-"""The smallest real target (the README's example): an accelerator that runs conv2d and nothing else.
+"""The smallest real target (docs/architecture.md's example): an accelerator that runs conv2d and nothing else.
 
 Importing this package registers it; the registry needs no torch to list it.
 """

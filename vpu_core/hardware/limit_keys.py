@@ -31,7 +31,7 @@ class LimitKey:
     key: str                     # "kernel_max"
     kind: LimitKind
     quantity: Quantity           # the quantity of an op it bounds
-    doc: str                     # what it means, one line (README, profile editor tooltips)
+    doc: str                     # what it means, one line (docs/profile.md, profile editor tooltips)
 
     @property
     def id(self) -> str:

@@ -8,7 +8,7 @@ igraph's Sugiyama exceeded 4 GB of memory, grandalf took minutes, OGDF is GPL. T
 we draw have a very regular shape (a long data-flow spine, each op fed by a short weight
 chain, residual skips), which a plain-Python layered layout exploits to stay well under a
 second at 20k nodes with no extra dependency. Graphviz, when installed, is used only as a
-quality reference (`dot_reference`), never at run time.
+quality reference (`tools/layouts/dot_reference.py`, a developer tool), never at run time.
 
 Pipeline (one module each, all deterministic)
   layering     longest-path layers; parameters (weights and their Q/DQ chain) and plain

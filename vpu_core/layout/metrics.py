@@ -2,7 +2,7 @@
 
 Crossings are counted geometrically on the drawn polylines (not on our internal layer
 order), so the same counter applies unchanged to Graphviz dot's output
-(`dot_reference`). Rules, identical for both:
+(`tools/layouts/dot_reference.py`). Rules, identical for both:
   * every proper intersection of two segments of two different edges counts once;
   * edges that share an endpoint node are never counted against each other (they meet at
     the node, and whether their ports fan out is a matter of where the ports sit, not layout);

@@ -15,8 +15,8 @@ is that decomposed graph.
 
 Three changes to how ExecuTorch ships it, none to its annotations:
 - torch.export's shape guard (`_guards_fn`, a call_module with no users) is removed before its
-  transform_for_annotation, whose ExportPass cannot run call_module nodes (the README's
-  `check_guards=False` for the Arm quantizer, for a program exported with guards).
+  transform_for_annotation, whose ExportPass cannot run call_module nodes (what ExecuTorch's
+  own Arm flow gets with `.module(check_guards=False)`, for a program exported with guards).
 - The activation observers are FastHistogramObservers (vpu_core.quantizers.fast_observers, as for
   XNNPACK): the same min/max search, bit-identical qparams, unless `reference_observers`.
 - Its report of the patterns it rejected (QuantizerReporter, logged and dropped by ExecuTorch) is

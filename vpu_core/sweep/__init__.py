@@ -10,7 +10,6 @@ worker processes):
 - worker.py     one run in this process (Session + disk cache, like `check`); `python -m` entry
 - preload.py    what the local engine's fork server imports once (no run imports it again)
 - folder.py     a sweep folder read back (the window's sweep table)
-- bench.py      `bench --sweep`: a sweep with 2 workers against the same `check` runs in a row
 - cli.py        the `sweep` command line
 - rows.py       the summary row of a run, from its `check --format json` (summary, causes, MACs)
 - ledger.py     what both engines share: the ledger of runs (reuse, order, recording), the options

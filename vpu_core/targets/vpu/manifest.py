@@ -6,7 +6,7 @@ name), its dequantizes only read it. Each op of the subgraph, in graph order, re
 writes the tensor its output quantize (after a fused relu / relu6) defines. Scales are powers of
 two, stored as their exponent k (scale = 2^k); a requantization is then a right shift by
 n = k_out − (k_in + k_w[c]) per output channel; an add / cat / pool input whose scale differs from
-the output's is aligned by a shift of k_out − k_in. The schema is in the README ("VPU hand-off").
+the output's is aligned by a shift of k_out − k_in. The schema is in docs/targets.md ("Export: the .pte and the VPU hand-off").
 """
 from __future__ import annotations
 

@@ -11,7 +11,6 @@ Everything the project knows about XNNPACK is here; importing this package impor
     why.py         why XnnpackPartitioner left an op out, in its configs' own words
     service.py     lower once (cached: store.py), run on every request (measure.py: latency, ETDump
                    per-op times through op_map.py and xnn_blob.py, SQNR, output digests)
-    bench.py       `vpu-inspector bench --run`
 """
 from vpu_core.targets.registry import TargetInfo, register
 

@@ -1,6 +1,6 @@
 """The accuracy story, as pictures: Analyse → the worst layer → its fixes → Apply → the card.
 
-    python -m app.devtools.sensitivity_story [MODEL] [--eval FILE.py:fn] [--size 1280x720] [--out DIR]
+    python -m tools.shots.sensitivity_story [MODEL] [--eval FILE.py:fn] [--size 1280x720] [--out DIR]
 
 Drives the real window (offscreen unless a display is set) as a user does — Analyse on the
 Sensitivity dock, the worst layer's row, the fix with the most decibels, Apply — and saves the
@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.devtools.story import _save, _wait, open_window
+from tools.shots.story import _save, _wait, open_window
 
 ROOT = Path(__file__).resolve().parents[2]
 DIGITS = ROOT / "tests" / "models" / "digits_cnn.py"

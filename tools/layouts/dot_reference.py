@@ -18,9 +18,9 @@ from pathlib import Path
 
 from vpu_core.graph.model import GraphModel
 
-from .engine import layout_graph
-from .metrics import count_crossings
-from .types import NODE_SEP, RANK_SEP, EdgeRoute, Layout, NodeSize, default_node_size
+from vpu_core.layout.engine import layout_graph
+from vpu_core.layout.metrics import count_crossings
+from vpu_core.layout.types import NODE_SEP, RANK_SEP, EdgeRoute, Layout, NodeSize, default_node_size
 
 BEZIER_STEPS = 6
 

@@ -1,6 +1,6 @@
 """Rebuild the bundled fonts in resources/fonts from their upstream packages:
 
-    python -m app.devtools.bundle_fonts [resources/fonts]
+    python -m tools.bundle_fonts [resources/fonts]
 
 Needs `npm`, `apt-get` and `dpkg-deb` (the packages are fetched with their own clients) and
 fontTools with brotli (`pip install fonttools brotli`, in any venv: not a dependency of the app).
@@ -121,7 +121,7 @@ def build(face: Face, work: Path, out_dir: Path) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    out_dir = Path(argv[0] if argv else Path(__file__).resolve().parents[2] / "resources" / "fonts")
+    out_dir = Path(argv[0] if argv else Path(__file__).resolve().parents[1] / "resources" / "fonts")
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="vpu-fonts-") as tmp:
         work = Path(tmp)

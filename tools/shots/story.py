@@ -1,6 +1,6 @@
 """The three-click story, as pictures: select a CPU node → Try it on the VPU → Apply → the card.
 
-    python -m app.devtools.story [MODEL] [OP] [--size 1280x720] [--out DIR]
+    python -m tools.shots.story [MODEL] [OP] [--size 1280x720] [--out DIR]
 
 Drives the real window (offscreen unless a display is set) the way a user's mouse does — a click
 on the node's box, a click on the node panel's "Try it on the VPU" link, a click on Apply — and

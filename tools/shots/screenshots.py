@@ -1,6 +1,6 @@
 """Regenerate the documentation screenshots with `vpu-inspector gui … --screenshot`:
 
-    python -m app.devtools.screenshots [docs/screenshots] [NAME.png …] [--size 1600x1000]
+    python -m tools.shots.screenshots [docs/screenshots] [NAME.png …] [--size 1600x1000]
 
 Each shot is one fresh `vpu-inspector gui` process (the real window, the real pipeline), so the
 pictures show exactly what a user gets from the same command line; naming files regenerates only

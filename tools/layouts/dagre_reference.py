@@ -18,8 +18,8 @@ from pathlib import Path
 
 from vpu_core.graph.model import GraphModel
 
-from .metrics import count_crossings
-from .types import NODE_SEP, RANK_SEP, EdgeRoute, Layout, NodeSize, default_node_size
+from vpu_core.layout.metrics import count_crossings
+from vpu_core.layout.types import NODE_SEP, RANK_SEP, EdgeRoute, Layout, NodeSize, default_node_size
 
 ENV_DIR = "VPU_INSPECTOR_DAGRE_DIR"
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from vpu_core.graph.model import Category, GraphModel
 
-from .synthetic import _Builder, _finish
+from tools.layouts.synthetic import _Builder, _finish
 
 if TYPE_CHECKING:
     from vpu_core.analysis.results import RunsOn

@@ -1,6 +1,6 @@
-"""The README's pictures that need the window driven first, which `gui --screenshot` cannot take:
+"""The documentation's pictures that need the window driven first, which `gui --screenshot` cannot take:
 
-    python -m app.devtools.doc_shots [docs/screenshots] [NAME.png …] [--size 1280x720]
+    python -m tools.shots.doc_shots [docs/screenshots] [NAME.png …] [--size 1280x720]
 
 - predicted.png: the transformer's predicted partition while PT2E runs (a fresh result cache, so
   that the quantization runs; saved as soon as the predicted graph is drawn), its first CPU
@@ -10,7 +10,7 @@
   max_shift 24) and a pending one (softmax.int added to the op list, not applied).
 
 Offscreen unless a display is set; run it with FONTCONFIG_FILE=tests/fontconfig/fonts.conf for the
-bundled fonts (app.devtools.screenshots takes the other pictures, each from a `gui` process).
+bundled fonts (tools.shots.screenshots takes the other pictures, each from a `gui` process).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from app.devtools.story import _save, _wait, open_window
+from tools.shots.story import _save, _wait, open_window
 
 MODEL = "transformer"
 SHOTS = ("predicted.png", "whatif_constraint_cost.png", "whatif_profile_editor.png")
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         import subprocess
 
         size_arg = ["--size", f"{size[0]}x{size[1]}"]
-        return max(subprocess.run([sys.executable, "-m", "app.devtools.doc_shots", str(out), *names, *size_arg]).returncode
+        return max(subprocess.run([sys.executable, "-m", "tools.shots.doc_shots", str(out), *names, *size_arg]).returncode
                    for names in (sorted(whatifs), ["predicted.png"]))
     if whatifs:
         whatif(out, size, only)

@@ -1,4 +1,4 @@
-"""`bench --sweep`: a sweep with 2 workers against the same `check` runs one after another.
+"""`python -m tools.bench --sweep`: a sweep with 2 workers against the same `check` runs one after another.
 
 Both sides start from an empty disk cache of their own and run the same 8 configurations
 (4 zoo models × the two quantizers, default options) as fresh processes of the real command

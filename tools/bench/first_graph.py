@@ -27,8 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.devtools.child_window import WINDOW_CHILD_HEAD
-from app.devtools.tree_memory import TreeMemory
+from tools.bench.child_window import WINDOW_CHILD_HEAD
+from tools.bench.tree_memory import TreeMemory
 
 _CHILD = WINDOW_CHILD_HEAD + r"""app.processEvents()
 marks = {"window_s": time.time() - T0, "torch_at_window": "torch" in sys.modules, "stall_s": 0.0}

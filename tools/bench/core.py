@@ -1,10 +1,10 @@
-"""`vpu-inspector bench`: numbers for the performance targets, printed as a table or JSON.
+"""`python -m tools.bench`: numbers for the performance targets, printed as a table or JSON.
 
 Synthetic Q/DQ-shaped graphs (1k / 5k / 20k nodes) measure layout, crossings and — through the
 `scene_measure` callback the GUI side supplies — scene build, first frame and pan frame. Every zoo
 model runs end to end to measure each pipeline stage and the analysis' share of the PTQ time.
 Graphviz `dot` and dagre (Netron's layout: node + the npm package, see
-vpu_core.layout.dagre_reference) are reference columns only when they are installed.
+tools.layouts.dagre_reference) are reference columns only when they are installed.
 """
 from __future__ import annotations
 
@@ -62,10 +62,10 @@ DAGRE_MAX_NODES = {"qdq": 20_000, "fx": 5_000}
 def synthetic_graph(shape: str, n: int, seed: int = 0) -> GraphModel:
     """The synthetic graph of `shape` ("qdq" or "fx") with `n` nodes."""
     if shape == "fx":
-        from vpu_core.layout.synthetic_fx import synthetic_fx_graph
+        from tools.layouts.synthetic_fx import synthetic_fx_graph
 
         return synthetic_fx_graph(n, seed=seed)
-    from vpu_core.layout.synthetic import synthetic_qdq_graph
+    from tools.layouts.synthetic import synthetic_qdq_graph
 
     return synthetic_qdq_graph(n, seed=seed)
 
@@ -114,7 +114,7 @@ def bench_group_toggle(model: GraphModel, width: int = 1280, height: int = 800) 
     the middle closed and opened again.
     """
     from vpu_core.layout.grouped import GroupedGraph
-    from vpu_core.layout.synthetic import synthetic_tree
+    from tools.layouts.synthetic import synthetic_tree
 
     grouped = GroupedGraph(model, synthetic_tree(model))
     grouped.show(grouped.fitting_view(width, height))
@@ -140,7 +140,7 @@ def bench_group_toggle(model: GraphModel, width: int = 1280, height: int = 800) 
 
 
 def _dot_columns(model) -> dict:
-    from vpu_core.layout import dot_reference
+    from tools.layouts import dot_reference
 
     ref = dot_reference.run_dot(model) if dot_reference.dot_available() else None
     if not ref:
@@ -149,7 +149,7 @@ def _dot_columns(model) -> dict:
 
 
 def _dagre_columns(model: GraphModel, layout_s: float) -> dict:
-    from vpu_core.layout import dagre_reference
+    from tools.layouts import dagre_reference
 
     ref = dagre_reference.run_dagre(model)
     if not ref:
@@ -219,7 +219,7 @@ def _cell(key: str, value) -> str:
     return str(value)
 
 
-ABLATION_TARGET_S = 60.0      # `check resnet8 --ablate` on a 2-core machine (README: What-if)
+ABLATION_TARGET_S = 60.0      # `check resnet8 --ablate` on a 2-core machine (docs/performance.md)
 
 
 def bench_ablation(models: Sequence[str] | None = ("resnet8",)) -> list[dict]:

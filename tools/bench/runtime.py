@@ -1,4 +1,4 @@
-"""`vpu-inspector bench --run`: what `check --run` costs next to a plain `check`, as a user runs them.
+"""`python -m tools.bench --run`: what `check --run` costs next to a plain `check`, as a user runs them.
 
 Each command runs in a fresh process (interpreter start and imports included), in the same cache
 state: "cold" in an empty cache folder, "warm" the same command again over the folder the cold

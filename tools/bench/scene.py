@@ -1,4 +1,4 @@
-"""Frame-time measurements of the graph view, for `vpu-inspector bench`.
+"""Frame-time measurements of the graph view, for `python -m tools.bench`.
 
 Frames are rendered offscreen into a QImage with QWidget.render, which runs the view's
 real paintEvent over the whole viewport: an upper bound of what an on-screen pan costs
@@ -12,11 +12,11 @@ import time
 from PySide6.QtGui import QImage
 
 from vpu_core.graph.model import GraphModel
-from vpu_core.bench import rss_mib
+from tools.bench.core import rss_mib
 from vpu_core.layout import Layout
 
-from .export import ensure_app
-from .view import GraphView
+from app.graph_view.export import ensure_app
+from app.graph_view.view import GraphView
 
 
 def _frame(view: GraphView, img: QImage) -> float:

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.devtools.first_graph_bench import compile_sources, floor_s, launch, launch_env
+from tools.bench.first_graph import compile_sources, floor_s, launch, launch_env
 from vpu_core.errors import InspectorError
 
 FOLDER = Path(__file__).resolve().parents[2] / "benchmarks" / "real_size"
