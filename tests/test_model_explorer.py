@@ -272,3 +272,20 @@ def get_model():
     torch.manual_seed(0)
     return Tiny().eval(), (torch.randn(1, 3, 8, 8),)
 '''
+
+
+@pytest.mark.slow
+def test_a_corpus_bert_is_placed_node_for_node_even_where_saving_added_nodes(cli, tmp_path):
+    """BERT's saved program holds torch.export's dtype asserts, which our graph has not: the
+    placement names them too (every adapter id), and every other file's keys stay the adapter's."""
+    folder = tmp_path / "bert"
+    code, out, err = cli("export", "tests/corpus/bert_text.py", "--format", "model-explorer", "-o", str(folder))
+    assert code == 0, err
+    ids = adapter_ids(folder / "program.pt2")
+    files = node_data_files(folder)
+    placement = files["placement_vpu"]["results"]
+    assert set(placement) == ids and f"program.pt2 ({len(ids)} nodes)" in out
+    added = {k for k, v in placement.items() if v["value"].startswith("added by torch.export")}
+    assert added and all(k.startswith("_assert_tensor_metadata") for k in added)
+    for stem, data in files.items():
+        assert set(data["results"]) <= ids, stem

@@ -64,9 +64,12 @@ def export_model_explorer(session: Session, config: RunConfig, folder: str | Pat
     analysis, judged, attached = inspection.analysis, inspection.targets, inspection.attached
     program = out / PROGRAM
     session.save_program(config, program)
-    ids = adapter_ids(session.quantized(config).converted, torch.export.load(str(program)))
-    files = [node_data.placement(analysis, name, registry.info(name).title, ids, attached.delegation, judged)
-             for name in names]
+    loaded = torch.export.load(str(program))
+    ids = adapter_ids(session.quantized(config).converted, loaded)
+    # nodes the saved program has and our graph has not (torch.export's dtype asserts)
+    added = [n.name for n in loaded.graph_module.graph.nodes if n.name not in set(ids.values())]
+    files = [node_data.placement(analysis, name, registry.info(name).title, ids, attached.delegation, judged,
+                                 added) for name in names]
     files += [node_data.violations(analysis, ids), node_data.scales(analysis, ids)]
     files += _metrics(analysis, judged, attached.runtime, ids)
     written = []
@@ -79,7 +82,8 @@ def export_model_explorer(session: Session, config: RunConfig, folder: str | Pat
                                                    attached.delegation, judged))
     command = "model-explorer " + shlex.quote(f"{program},{graph}") + " --node_data_paths " + \
         shlex.quote(",".join(written))
-    return ModelExplorerExport(str(out), str(program), str(graph), tuple(written), len(set(ids.values())), command)
+    return ModelExplorerExport(str(out), str(program), str(graph), tuple(written), len(set(ids.values())) + len(added),
+                               command)
 
 
 def _metrics(analysis, judged, runtime, ids) -> list:

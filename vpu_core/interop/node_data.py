@@ -10,7 +10,7 @@ the gradient listed beside it is only Model Explorer's legend. Pure Python, no t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from vpu_core.config import SIMULATED
 from vpu_core.graph import colours
@@ -68,11 +68,15 @@ def category_fill(node: GraphNode) -> str:
             "io": colours.IO_FILL}.get(node.category, colours.QDQ_FILL)
 
 
+ADDED = "added by torch.export when saving (not an op of our graph)"
+
+
 def placement(analysis: Analysis, target: str, title: str, ids: Ids,
               delegation: PartitionReport | None = None,
-              targets: Mapping[str, TargetResult] | None = None) -> NodeDataFile:
+              targets: Mapping[str, TargetResult] | None = None, added: Sequence[str] = ()) -> NodeDataFile:
     """Where `target` places every node (its verdict; "vpu": the simulated VPU partition), coloured
-    as our canvas colours it, with the CPU reason as the text."""
+    as our canvas colours it, with the CPU reason as the text. `added`: the saved program's nodes
+    that are none of ours (the dtype asserts torch.export inserts), named as such in Q/DQ grey."""
     from vpu_core.graph.build import build_graph_model
     from vpu_core.graph.legend import accelerator_word
 
@@ -88,6 +92,8 @@ def placement(analysis: Analysis, target: str, title: str, ids: Ids,
             fill = category_fill(node)
             results[ids[node.id]] = {"value": placement_text(node, accelerator, reasons), "bgColor": fill,
                                      "textColor": colours.text_on(fill)}
+    for name in added:
+        results[name] = {"value": ADDED, "bgColor": colours.QDQ_FILL, "textColor": colours.text_on(colours.QDQ_FILL)}
     return NodeDataFile(f"placement_{_stem(target)}", f"{title} placement", {"name": f"{title} placement",
                                                                             "results": results})
 

@@ -22,7 +22,7 @@ from vpu_core.files import SaveError, atomic_write
 from vpu_core.quantizers import QUANTIZERS
 
 if TYPE_CHECKING:
-    from torch.fx import GraphModule
+    from torch.fx import Graph, GraphModule
 
     from vpu_core.pipeline import QuantizedModel
 
@@ -85,7 +85,7 @@ def save_program(qm: QuantizedModel, path: Path) -> None:
 _EXPORT_WRAPPER = "<locals>.Wrapper"   # the module torch.export wraps a re-exported GraphModule in
 
 
-def tidy_module_stacks(graph) -> None:
+def tidy_module_stacks(graph: Graph) -> None:
     """The re-export records its own wrapper module as the module of every node that had none (the
     Q/DQ nodes), so a viewer that nests nodes by nn_module_stack (Model Explorer, Netron) shows
     them in a top-level "torch.export._trace…Wrapper" layer. Drop that entry; a quantize then
