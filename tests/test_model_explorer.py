@@ -289,3 +289,26 @@ def test_a_corpus_bert_is_placed_node_for_node_even_where_saving_added_nodes(cli
     assert added and all(k.startswith("_assert_tensor_metadata") for k in added)
     for stem, data in files.items():
         assert set(data["results"]) <= ids, stem
+
+
+@pytest.mark.slow
+def test_a_dynamic_batch_xnnpack_program_opens_and_its_violations_name_the_rules(cli, tmp_path):
+    """Model Explorer 0.1.34's adapter cannot write a symbolic shape among several outputs: the
+    program is written at its example batch. XNNPACK scales break the VPU's rules: each broken rule
+    is on its node, in the canvas' violation red."""
+    from vpu_core.config import RunConfig
+    from vpu_core.graph.colours import VIOLATION
+    from vpu_core.session import default_session
+
+    folder = tmp_path / "dyn"
+    code, out, err = cli("export", "resnet8", "--quantizer", "xnnpack", "--dynamic-batch", "--format",
+                         "model-explorer", "-o", str(folder))
+    assert code == 0, err
+    ids = adapter_ids(folder / "program.pt2")
+    files = node_data_files(folder)
+    assert set(files["placement_vpu"]["results"]) == ids
+    a = default_session().analysis(RunConfig(model="resnet8", quantizer="xnnpack", dynamic_batch=True))
+    violations = files["violations"]["results"]
+    assert violations and set(violations) <= ids
+    assert {r for v in violations.values() for r in v["value"].split(", ")} == {v.rule for v in a.violations}
+    assert {v["bgColor"] for v in violations.values()} == {VIOLATION}

@@ -3,7 +3,7 @@ it, for Google's Model Explorer (ai-edge-model-explorer).
 
 DIR/program.pt2      the converted Q/DQ program (torch.export.save; Model Explorer's own PyTorch
                      adapter opens it: `import torchao` registers its quantize ops, and the adapter
-                     imports executorch, which does)
+                     imports executorch, which does); a dynamic-batch one at its example batch
 DIR/graph.json       our folded, grouped view in Model Explorer's graph format (interop.graph_json)
 DIR/<overlay>.json   one node-data file per overlay (interop.node_data), keyed by the ids the
                      adapter gives program.pt2 (interop.node_ids): each target's placement (the
@@ -63,7 +63,7 @@ def export_model_explorer(session: Session, config: RunConfig, folder: str | Pat
     inspection = session.inspect(config, view=None, ctx=ctx, targets=names, runtime_runs=runs)
     analysis, judged, attached = inspection.analysis, inspection.targets, inspection.attached
     program = out / PROGRAM
-    session.save_program(config, program)
+    save_for_model_explorer(session, config, program)
     loaded = torch.export.load(str(program))
     ids = adapter_ids(session.quantized(config).converted, loaded)
     # nodes the saved program has and our graph has not (torch.export's dtype asserts)
@@ -119,5 +119,19 @@ def adapter_id_map(session: Session, config: RunConfig) -> dict[str, str]:
 
     with tempfile.TemporaryDirectory(prefix="vpu-inspector-ids-") as tmp:
         path = Path(tmp) / PROGRAM
-        session.save_program(config, path)
+        save_for_model_explorer(session, config, path)
         return adapter_ids(session.quantized(config).converted, torch.export.load(str(path)))
+
+
+def save_for_model_explorer(session: Session, config: RunConfig, path: Path) -> None:
+    """The converted program as `--save-program` saves it, but a dynamic-batch one at its example
+    batch: Model Explorer 0.1.34's adapter fails on a symbolic shape among a node's several
+    outputs ("Object of type SymInt is not JSON serializable"), and a picture needs no symbol."""
+    import dataclasses
+
+    from vpu_core.pipeline.program_file import save_program
+
+    qm = session.quantized(config)
+    if qm.config.dynamic_batch:
+        qm = dataclasses.replace(qm, config=dataclasses.replace(qm.config, dynamic_batch=False))
+    save_program(qm, path)
