@@ -50,13 +50,21 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ablate", action="store_true",
                        help="also quantize once per constraint 2-8 relaxed and report what each costs")
     add_runtime_options(check)
+    check.add_argument("--overlay", action="append", default=[], metavar="FILE", help=(
+        "a Model Explorer node-data file (e.g. a latency measured on the device) read as per-node values "
+        "on this graph, listed in the report (JSON \"overlays\"); repeatable"))
     export = sub.add_parser("export", help=(
         "XNNPACK: write the ExecuTorch program (.pte); VPU: a hand-off folder (manifest.json + weights.npz)"))
     add_run_options(export)
     export.add_argument("-o", "--output", required=True, metavar="F",
-                        help="F.pte (--target xnnpack) or a folder (--target vpu)")
-    add_target_option(export, several=False, what=(
-        "write the artefact of this target (default: the target of the quantizer)"))
+                        help="F.pte (--target xnnpack) or a folder (--target vpu, --format model-explorer)")
+    export.add_argument("--format", choices=("target", "model-explorer"), default="target", help=(
+        "target: the target's own artefact; model-explorer: a folder for Google's Model Explorer (the "
+        "program .pt2, graph.json and one node-data file per overlay, docs/model-explorer.md)"))
+    add_target_option(export, what=(
+        "write the artefact of this target (default: the target of the quantizer); with --format "
+        "model-explorer, the placement overlay of each (the first is the primary)"))
+    add_runtime_options(export)
     gui = sub.add_parser("gui", help="open the inspector window on MODEL")
     add_run_options(gui, model_required=False)
     gui.add_argument("--screenshot", metavar="F.png",
@@ -167,6 +175,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     from vpu_core.sensitivity.options import options_from_args
 
     session = default_session()
+    overlay_files = getattr(args, "overlay", [])
+    if overlay_files:
+        from vpu_core.interop.overlay import read_results
+
+        for path in overlay_files:           # a file that is no node data fails before any work
+            read_results(path)
     ablate = getattr(args, "ablate", False)
     if ablate:
         from vpu_core.whatif.ablation import check_quantizer
@@ -197,8 +211,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         terminal.close()
     if args.save_program:
         session.save_program(config, Path(args.save_program))
+    from vpu_core.interop.commands import check_overlays
+
+    overlays = check_overlays(session, config, analysis, overlay_files)
     if args.format == "json":
         out = inspection_to_json(inspection, runs)
+        if overlays:
+            from vpu_core.interop.overlay import overlay_json
+
+            out["overlays"] = [overlay_json(o) for o in overlays]
         if ablation is not None:
             from vpu_core.reports.json_report import ablation_to_json
 
@@ -218,6 +239,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             from vpu_core.reports.sensitivity import sensitivity_lines
 
             text += "\n\n" + "\n".join(sensitivity_lines(sensitivity))
+        if overlays:
+            from vpu_core.interop.overlay import overlay_lines
+
+            text += "".join("\n\n" + "\n".join(overlay_lines(o, analysis)) for o in overlays)
         print(text)
     for line in note_lines(analysis.notes):
         print(f"vpu-inspector: note: {line}", file=sys.stderr)
@@ -247,13 +272,24 @@ def note_lines(notes: Sequence[Note]) -> list[str]:
 
 def cmd_export(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    _preflight(config, [args.target] if args.target else [])
+    if args.format == "target" and len(args.target) > 1:
+        raise InspectorError("export writes one target's artefact: give one --target "
+                             "(or --format model-explorer, which shows the placement of several).")
+    if args.format == "target" and args.run:
+        raise InspectorError("--run adds the measured µs overlay of --format model-explorer; "
+                             "a target's artefact does not use it.")
+    _preflight(config, args.target)
     from vpu_core.progress import RunContext, TerminalProgress
     from vpu_core.session import STAGE_TITLES, default_session
 
     progress = TerminalProgress(STAGE_TITLES)
     try:
-        done = default_session().export(config, args.output, RunContext(progress), args.target)
+        if args.format == "model-explorer":
+            from vpu_core.interop.commands import export_command
+
+            return export_command(args, config, RunContext(progress))
+        done = default_session().export(config, args.output, RunContext(progress),
+                                        args.target[0] if args.target else None)
     finally:
         progress.close()
     what = "ExecuTorch program" if done.kind == "pte" else "VPU hand-off"

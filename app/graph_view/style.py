@@ -17,15 +17,15 @@ from app.fonts import UI_FAMILIES, bundled_font
 from vpu_core.graph.legend import LegendFacts
 from vpu_core.layout.types import CHAR_W, OP_H
 
-# VPU subgraph shades, ordered so neighbouring ids differ in hue family as well as lightness.
-VPU_PALETTE = ("#6cc58a", "#4db6ac", "#74a9e4", "#a3d468", "#4fc3dd", "#9aa6ec",
-               "#3fae8c", "#8ccbf2", "#b6dc9a", "#6f98d6")
-CPU_FILL = "#f4a640"
-QDQ_FILL = "#cfd3d8"
-PARAM_FILL = "#eef0f3"
-IO_FILL = "#37474f"
-VIOLATION = "#e53935"
-BOUNDARY = "#e65100"
+# The category and gradient colours are the core's (vpu_core.graph.colours): the Model Explorer
+# files are written with the same ones.
+from vpu_core.graph.colours import (  # re-exported: the canvas' modules import them from here
+    BOUNDARY, CPU_FILL, IO_FILL, NO_VALUE, PARAM_FILL, QDQ_FILL, VIOLATION, VPU_PALETTE, gradient,
+)
+
+__all__ = ["BOUNDARY", "CPU_FILL", "IO_FILL", "NO_VALUE", "PARAM_FILL", "QDQ_FILL", "VIOLATION", "VPU_PALETTE",
+           "gradient", "Theme", "gradient_color", "legend_entries"]
+
 SELECT = "#c51162"        # selected node outline and its edges (magenta: no category uses it)
 MATCH = "#fbc02d"         # search matches
 GROUP_FILL = "#f4f6f9"    # a collapsed module group
@@ -33,10 +33,6 @@ GROUP_EDGE = "#5f6b7a"
 FRAME_FILLS = ("#fbfcfd", "#f3f6f9")   # expanded groups, alternating by depth
 FRAME_EDGE = "#b3bcc7"
 SHARED = "#7b1fa2"        # tensors forced to share a scale with the selection
-NO_VALUE = "#e3e6ea"      # metric overlay: an op the metric says nothing about
-# Metric gradients, worst end first: red → amber → green for good/bad metrics, blues otherwise.
-GRADIENT_GOOD_BAD = ("#d73027", "#fc8d59", "#fee08b", "#d9ef8b", "#91cf60", "#1a9850")
-GRADIENT_NEUTRAL = ("#eff3ff", "#c6dbef", "#9ecae1", "#6baed6", "#3182bd", "#08519c")
 
 LABEL_SAMPLE = "embedding unsqueeze"      # wide lowercase glyphs (m, w, q): the worst labels
 DETAIL_SAMPLE = "1×3×64×64 fp32"          # a shape line
@@ -122,10 +118,6 @@ class Theme:
 
     def match_pen(self) -> QPen:
         return QPen(QColor(MATCH), 4.0)
-
-
-def gradient(neutral: bool) -> tuple[str, ...]:
-    return GRADIENT_NEUTRAL if neutral else GRADIENT_GOOD_BAD
 
 
 def gradient_color(fraction: float, neutral: bool = False) -> QColor:

@@ -22,7 +22,7 @@ from vpu_core.files import SaveError, atomic_write
 from vpu_core.quantizers import QUANTIZERS
 
 if TYPE_CHECKING:
-    from torch.fx import GraphModule
+    from torch.fx import Graph, GraphModule
 
     from vpu_core.pipeline import QuantizedModel
 
@@ -74,8 +74,43 @@ def save_program(qm: QuantizedModel, path: Path) -> None:
     except Exception as exc:
         raise SaveError(f"Could not export the converted program for saving: {short_reason(exc)}",
                         traceback.format_exc()) from None
+    tidy_module_stacks(program.graph_module.graph)
     try:
         extra = {PROGRAM_META: program_meta(qm.quantizer, qm.name)}
         atomic_write(path, lambda tmp: torch.export.save(program, str(tmp), extra_files=extra))
     except OSError as exc:
         raise SaveError(f"Cannot write {path}: {exc.strerror or short_reason(exc)}.") from None
+
+
+_EXPORT_WRAPPER = "<locals>.Wrapper"   # the module torch.export wraps a re-exported GraphModule in
+
+
+def tidy_module_stacks(graph: Graph) -> None:
+    """The re-export records its own wrapper module as the module of every node that had none (the
+    Q/DQ nodes), so a viewer that nests nodes by nn_module_stack (Model Explorer, Netron) shows
+    them in a top-level "torch.export._trace…Wrapper" layer. Drop that entry; a quantize then
+    takes the module of the op it quantizes, a dequantize the module of the op that reads it (as
+    our own module groups place them, vpu_core.analysis.hierarchy), so they sit in its layer."""
+    stacks = {}
+    for node in graph.nodes:
+        stack = node.meta.get("nn_module_stack") or {}
+        stacks[node] = {k: v for k, v in stack.items() if _EXPORT_WRAPPER not in str(v[1])}
+    nodes = list(graph.nodes)
+    for node in nodes:                               # a quantize: its producer's module
+        src = node.args[0] if node.args else None
+        if not stacks[node] and _is_qdq(node) and "dequantize" not in str(node.target) and src in stacks:
+            stacks[node] = stacks[src]
+    for node in reversed(nodes):                     # the rest: the module of a reader
+        if not stacks[node] and _is_qdq(node):
+            stacks[node] = next((stacks[u] for u in node.users if stacks.get(u)), {})
+    for node in nodes:
+        if node.op != "call_function":
+            continue
+        if stacks[node]:
+            node.meta["nn_module_stack"] = stacks[node]
+        else:
+            node.meta.pop("nn_module_stack", None)
+
+
+def _is_qdq(node) -> bool:
+    return node.op == "call_function" and "quantized_decomposed" in str(node.target)
