@@ -101,14 +101,14 @@ def test_placement_says_where_each_op_runs_and_why_in_the_canvas_colours(exporte
     assert "not in the VPU op list" in results[softmax]["value"]
     linear = next(n for n, sub in a.partition.assignment.items() if n.startswith("linear") and sub != "cpu")
     sub = a.partition.assignment[linear]
-    assert results[linear]["value"] == f"VPU subgraph {sub}"
+    assert results[linear]["value"] == f"VPU partition {sub}"
     assert results[linear]["bgColor"] == VPU_PALETTE[sub % len(VPU_PALETTE)]
     q = next(n for n in results if n.startswith("quantize_per_tensor"))   # Model Explorer's name for it
     assert results[q] == {"value": "quantize / dequantize", "bgColor": QDQ_FILL, "textColor": "#1b1f23"}
     # resnet8 under the VPU quantizer: every op in subgraph 0, no rule broken
     r8 = node_data_files(exported["resnet8"][0])
     ops = [n for n, i in ours("resnet8").nodes.items() if n.startswith(("conv2d", "relu", "add"))]
-    assert ops and {r8["placement_vpu"]["results"][n]["value"] for n in ops} == {"VPU subgraph 0"}
+    assert ops and {r8["placement_vpu"]["results"][n]["value"] for n in ops} == {"VPU partition 0"}
     assert r8["violations"]["results"] == {}
 
 
@@ -227,7 +227,7 @@ def test_every_target_asked_has_a_placement_file_the_first_one_leading(cli, tmp_
     ids = adapter_ids(folder / "program.pt2")
     assert set(files["placement_xnnpack"]["results"]) == ids
     assert {v["value"] for k, v in files["placement_xnnpack"]["results"].items() if k.startswith("conv2d")} == \
-        {"XNNPACK delegate subgraph 0"}
+        {"XNNPACK partition 0"}
 
 
 @needs_me

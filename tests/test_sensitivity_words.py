@@ -1,4 +1,4 @@
-"""The sensitivity report guides (issue 40, item 5): layers named with their module, the ranking
+"""The sensitivity report guides: layers named with their module, the ranking
 explained against local SQNR, shares that say why they do not add up, and global remedies when no
 single-layer fix is worth applying. Pure formatting of real SensitivityReport values."""
 import dataclasses

@@ -34,9 +34,9 @@ class NodeDataFile:
 
 
 def placement_text(node: GraphNode, accelerator: str, reasons: Mapping[str, str]) -> str:
-    """What a placement overlay says of one node: "VPU subgraph 0", "CPU: softmax is not in …"."""
+    """What a placement overlay says of one node: "VPU partition 0", "CPU: softmax is not in …"."""
     if node.category == "vpu":
-        return f"{accelerator} subgraph {node.subgraph if node.subgraph is not None else 0}"
+        return f"{accelerator} partition {node.subgraph if node.subgraph is not None else 0}"
     if node.category == "cpu":
         reason = reasons.get(node.id, "")
         return f"CPU: {reason}" if reason else "CPU"
@@ -84,8 +84,11 @@ def placement(analysis: Analysis, target: str, title: str, ids: Ids,
     model = build_graph_model(analysis, fold_params=False, partition_source=source,
                               delegation=delegation, targets=targets)
     reasons = cpu_reasons(analysis, source, delegation, targets)
-    word = accelerator_word(source) if target != "vpu" else "VPU"
-    accelerator = f"{title} {word}" if word != "VPU" else "VPU"
+    from vpu_core import targets as registry
+
+    known = target in registry.names()
+    word = registry.info(target).side if known else accelerator_word(source)
+    accelerator = word if word == title or not known else f"{title} {word}"   # "Ethos-U55-128 NPU", "XNNPACK"
     results = {}
     for node in model.nodes:
         if node.id in ids:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 RowKind = Literal["op", "output"]
 
 
-USEFUL_GAIN_DB = 0.5   # a predicted gain below this is not worth a fix's partition cost (issue 40: 0.5 dB)
+USEFUL_GAIN_DB = 0.5   # a predicted gain below this is not worth a fix's partition cost
 
 
 @dataclass(frozen=True)
