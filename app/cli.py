@@ -16,6 +16,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
     from app.window.launch import GuiOptions, run_gui
     from vpu_core.arguments import compare_spec
 
+    # the target is the first choice: its own quantizer unless --quantizer overrides it
+    # (config_from_args: vpu_core.arguments.resolve_quantizer)
     config = core_cli.config_from_args(args)
     target = "xnnpack" if args.xnnpack_delegation and not args.target else args.target
     if target:                  # one sentence and exit 2 before the window, as `check` does

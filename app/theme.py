@@ -8,7 +8,7 @@ from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
 from app import fonts
-from app.graph_view.style import CPU_FILL, IO_FILL, PARAM_FILL, QDQ_FILL, VPU_PALETTE
+from app.graph_view.style import ACCELERATOR_FILL, CPU_FILL, IO_FILL, PARAM_FILL, QDQ_FILL, REMOVED_FILL
 
 MONO_CSS = f"'{fonts.MONO_FAMILIES[0]}', '{fonts.MONO_FAMILIES[1]}'"   # rich text: font-family:{MONO_CSS}
 BASE_PT = fonts.BASE_PT
@@ -25,7 +25,7 @@ OK = "#15803d"
 WARN = "#b45309"
 
 # Partition categories: the canvas' own fills, so badges and status chips match the graph.
-CATEGORY_COLORS = {"vpu": VPU_PALETTE[0], "cpu": CPU_FILL, "qdq": QDQ_FILL, "param": PARAM_FILL,
+CATEGORY_COLORS = {"vpu": ACCELERATOR_FILL, "cpu": CPU_FILL, "removed": REMOVED_FILL, "qdq": QDQ_FILL, "param": PARAM_FILL,
                    "io": IO_FILL}
 CATEGORY_NAMES = {
     "vpu": "VPU", "cpu": "CPU fallback", "qdq": "Quantize / dequantize", "param": "Parameter",

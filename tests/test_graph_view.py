@@ -143,10 +143,12 @@ def test_wheel_zooms_around_the_cursor(view):
 def test_colours_and_painted_pixels(view, graph):
     t = Theme.make()
     vpu0, vpu1, cpu = t.fill("vpu", 0), t.fill("vpu", 1), t.fill("cpu", None)
-    assert len({vpu0.name(), vpu1.name(), cpu.name(), t.fill("qdq", None).name(),
+    assert len({vpu0.name(), cpu.name(), t.fill("qdq", None).name(), t.fill("removed", None).name(),
                 t.fill("param", None).name(), t.fill("io", None).name()}) == 6
-    assert 15 <= cpu.hslHue() <= 50                                   # warm amber
-    assert all(75 <= t.fill("vpu", i).hslHue() <= 240 for i in range(10))   # cool family
+    assert 15 <= cpu.hslHue() <= 50                                   # warm amber: the CPU
+    # one green for every partition: a partition is told by its numbered tag, never a second shade
+    assert {t.fill("vpu", i).name() for i in range(10)} == {vpu0.name()} == {vpu1.name()}
+    assert 90 <= vpu0.hslHue() <= 160
     m, _ = graph
     node = next(n for n in m.nodes if n.category == "cpu")
     view.center_on(node.id)
@@ -196,7 +198,7 @@ def test_render_whole_graph_png_and_svg(graph, tmp_path, qapp):
     svg = render_to_image(m, lay, tmp_path / "g.svg")
     text = (tmp_path / "g.svg").read_text()
     assert svg["scale"] == 1.0 and "<svg" in text and "softmax" in text
-    assert "VPU ↔ CPU boundary" in text                                     # the legend
+    assert "CPU ↔ VPU boundary" in text                                     # the legend
     assert (tmp_path / "g.svg").stat().st_size > 50_000
 
 

@@ -30,8 +30,8 @@ def plain(text: str) -> str:
 
 
 def _choose(window, source: str) -> None:
-    combo = window.view_bar.colour_combo
-    combo.setCurrentIndex(combo.findData(source))
+    """The same graph judged by `source` (Ctrl+D's path: the quantizer stays, an override)."""
+    window.overlay.set_source(source)
 
 
 def test_colour_by_lists_the_target_registry_and_says_why_one_is_unavailable():
@@ -49,26 +49,28 @@ def test_colour_by_lists_the_target_registry_and_says_why_one_is_unavailable():
         targets.unregister("needs-nothing-here")
 
 
-def test_the_view_menu_colours_by_any_registered_target_and_follows_the_view_bar(qtbot, window):
-    view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
-    colour_menu = next(a.menu() for a in view_menu.actions() if a.text() == "Colour by")
-    entries = colour_menu.actions()
+def test_the_run_menu_and_the_toolbar_list_every_registered_target_and_follow_each_other(qtbot, window):
+    run_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Run")
+    target_menu = next(a.menu() for a in run_menu.actions() if a.text() == "Target")
+    entries = target_menu.actions()
     choices = colour_choices()
     assert [a.text() for a in entries] == [c.title for c in choices]
     assert [a.isEnabled() for a in entries] == [c.enabled for c in choices]
     assert [a.isChecked() for a in entries] == [c.source == "simulated" for c in choices]
+    assert window.controls.target_sources() == [c.source for c in choices]
     xnnpack = entries[[c.source for c in choices].index("xnnpack")]
     xnnpack.trigger()                                   # no result on screen: nothing to lower yet
     assert window.state.view.partition_source == "xnnpack"
-    assert window.view_bar.colour_combo.currentData() == "xnnpack"
-    _choose(window, "simulated")                        # the view bar's combo: the menu follows
+    assert window.state.config.quantizer == "xnnpack"   # the target picks its quantizer
+    assert window.controls.target.currentData() == "xnnpack"
+    window.targets.choose("simulated")                  # the toolbar's choice: the menu follows
     assert entries[0].isChecked() and not xnnpack.isChecked()
+    assert window.state.config.quantizer == "vpu"
 
 
 @pytest.mark.slow
 def test_coloured_by_ethos_u55_the_window_shows_the_compilers_verdict_and_velas_numbers(qtbot, window, run_and_wait):
     before = run_and_wait(window, {"model": PROBE})                     # the VPU quantizer's graph
-    assert window.view_bar.colour_sources() == [c.source for c in colour_choices()]
     after = run_and_wait(window, action=lambda: _choose(window, U55))   # lowered in the worker
     assert after.analysis.timings_s["convert"] == before.analysis.timings_s["convert"]     # no new PTQ
     judged = after.targets[U55]
@@ -77,20 +79,25 @@ def test_coloured_by_ethos_u55_the_window_shows_the_compilers_verdict_and_velas_
     # the graph is coloured by the Arm verdict: its CPU nodes, its partitions
     model = window.graph_view.groups.grouped.flat
     cpu = {c.node: c for c in verdict.cpu_nodes}
-    assert {n.id for n in model.nodes if n.category == "cpu"} == set(cpu) & {n.id for n in model.nodes}
+    ops = {name for name, c in cpu.items() if c.cause != "removed"}       # a removed node runs nowhere
+    assert {n.id for n in model.nodes if n.category == "cpu"} == ops & {n.id for n in model.nodes}
     assert "avg_pool2d" in cpu and cpu["avg_pool2d"].cause == "limit"
     legend = window.overlay.delegation_legend(window.graph_view)
     assert legend.isVisible() and legend.title == "Ethos-U55-128"
-    assert any(text == "CPU (the Arm backend refused it)" for _, text, _ in legend.rows)
+    assert [text for _, text, _ in legend.rows][:2] == ["on the NPU (partitions)" if len(verdict.subgraphs) > 1
+                                                        else "on the NPU", "on the CPU"]
+    assert not [text for _, text, _ in legend.rows if "violation" in text]     # the VPU's rules: not here
     # the status bar: the NPU time is Vela's estimate, said so with its version
     status = plain(window.summary.toolTip())
     assert f"NPU {vela.inference_ms:.3f} ms, Vela {vela.vela_version} estimate" in status
-    assert f"{len(verdict.subgraphs)} Ethos-U55-128 partitions" in status and f"{len(cpu)} CPU ops" in status
+    n = len(verdict.subgraphs)
+    assert f"Ethos-U55-128 {n} partition{'s' if n != 1 else ''}" in status and f"{len(cpu)} CPU ops" in status
+    assert "violation" not in status and "profile" not in status
     # the Partition table: the Arm verdict first, each partition with Vela's cycles
     table = window.panels.partition
-    assert table.top_titles()[0].startswith("Ethos-U55-128")
+    assert table.top_titles()[0] == "Totals" and "Ethos-U55-128 partitions (" in " ".join(table.top_titles())
     assert window.panels.tables.tabText(1) == f"Partition ({len(cpu)} CPU)"
-    rows = [table.tree.topLevelItem(0)]
+    rows = [table.tree.topLevelItem(i) for i in range(table.tree.topLevelItemCount())]
     texts = []
     while rows:
         item = rows.pop()
@@ -104,7 +111,7 @@ def test_coloured_by_ethos_u55_the_window_shows_the_compilers_verdict_and_velas_
     text = plain(window.panels.node_panel.toPlainText())
     reason = cpu["avg_pool2d"].reason.removeprefix("not delegated to Ethos-U55-128: ")
     assert reason == "Avgpool2d needs stride <= 3, got [16, 16]" and f"Ethos-U55-128 CPU — {reason}" in text
-    assert "check AvgPool2dSupported" in text and "cause limit" in text and "CPU (Ethos-U55-128 refused it)" in text
+    assert "check AvgPool2dSupported" in text and "cause limit" in text and "CPU (Ethos-U55-128 leaves it there)" in text
     # an NPU op: Vela's figures for it, equal to the core's per-node numbers
     window.navigation.select_in("a", "conv2d")
     text = plain(window.panels.node_panel.toPlainText())
@@ -142,7 +149,8 @@ def test_compare_puts_the_vpu_beside_an_ethos_u_from_the_window_and_the_command_
     views = window.compare_view.views
     a_cpu = {n.id for n in views["a"].graph_scene().model.nodes if n.category == "cpu"}
     b_cpu = {n.id for n in views["b"].graph_scene().model.nodes if n.category == "cpu"}
-    assert b_cpu == {c.node for c in verdict.cpu_nodes} & {n.id for n in views["b"].graph_scene().model.nodes}
+    ops = {c.node for c in verdict.cpu_nodes if c.cause != "removed"}      # a removed node runs nowhere
+    assert b_cpu == ops & {n.id for n in views["b"].graph_scene().model.nodes}
     assert a_cpu == {c.node for c in pair.a.analysis.partition.cpu_nodes} & {n.id for n in views["a"].graph_scene().model.nodes}
     cmp = pair.comparison
     assert cmp.a_label == "VPU · VPU partition" and cmp.b_label == "VPU · Ethos-U55-128"
@@ -163,7 +171,9 @@ def test_compare_puts_the_vpu_beside_an_ethos_u_from_the_window_and_the_command_
 def test_gui_target_opens_coloured_by_it_and_a_cancel_falls_back_to_the_vpu(qtbot, window, run_and_wait, tmp_path):
     # --target: the window opens coloured by the Arm verdict (read from the disk cache)
     shot = tmp_path / "t.png"
-    out = subprocess.run([sys.executable, "-m", "app", "gui", PROBE, "--target", U55, "--metric", "npu_cycles",
+    # (--quantizer vpu overrides the target's own: the VPU's graph lowered by the first test, cached)
+    out = subprocess.run([sys.executable, "-m", "app", "gui", PROBE, "--target", U55, "--quantizer", "vpu",
+                          "--metric", "npu_cycles",
                           "--size", "1280x720", "--screenshot", str(shot)],
                          cwd=REPO, capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
@@ -177,7 +187,7 @@ def test_gui_target_opens_coloured_by_it_and_a_cancel_falls_back_to_the_vpu(qtbo
     window.runs.cancel()
     qtbot.waitUntil(lambda: not window.runs.is_running(), timeout=60_000)
     qtbot.waitUntil(lambda: window.state.view.partition_source == "simulated", timeout=10_000)
-    assert window.view_bar.colour_combo.currentData() == "simulated"
+    assert window.controls.target.currentData() == "simulated"
     assert window.state.run.cancelled and U55 not in window.state.result.targets
 
 

@@ -164,9 +164,9 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     before = run_and_wait(window, {"model": probe, "quantizer": "vpu"})
     assert before.attached.delegation is None                   # not lowered until asked
     simulated = window.state.graph().model
-    combo = window.view_bar.colour_combo                       # "Colour by": the target registry
-    assert window.view_bar.colour_sources()[:2] == ["simulated", "xnnpack"]
-    after = run_and_wait(window, action=lambda: combo.setCurrentIndex(combo.findData("xnnpack")))
+    assert window.controls.target_sources()[:2] == ["simulated", "xnnpack"]   # the target registry
+    # Ctrl+D's path: the same graph judged by XNNPACK (the quantizer stays: the override)
+    after = run_and_wait(window, action=lambda: window.overlay.set_source("xnnpack"))
     # only lowered: PTQ was not re-run (the same quantized program, so the same stage timings)
     assert after.analysis.timings_s["convert"] == before.analysis.timings_s["convert"]
     delegation = after.attached.delegation
@@ -180,31 +180,35 @@ def test_xnnpack_overlay_colours_by_what_executorch_delegated(qtbot, window, run
     assert {n.id for n in overlay.nodes if n.category == "cpu"} == not_delegated
     assert {n.id for n in simulated.nodes if n.category == "cpu"} == {"transpose", "embedding", "layer_norm", "add_1"}
     legend = window.overlay.delegation_legend(window.graph_view)
-    assert isinstance(legend, DelegationLegend) and legend.isVisible()
-    assert any(text.startswith("XNNPACK delegate") for _, text, _ in legend.rows)
+    assert isinstance(legend, DelegationLegend) and legend.isVisible() and legend.title == "XNNPACK"
+    assert [text for _, text, _ in legend.rows][:2] == ["on XNNPACK", "on the CPU"]
+    assert "ops XNNPACK leaves on the CPU" in [text for _, text, _ in legend.rows]     # its badges
     part = delegation
-    assert "1 XNNPACK delegate" in window.summary.text() and f"{len(not_delegated)} not delegated" in window.summary.text()
+    status = plain(window.summary.toolTip())
+    assert "XNNPACK 1 partition" in status and f"{len(not_delegated)} CPU ops" in status
+    assert "violation" not in status
     # the overlay's numbers agree everywhere: status bar, node panel summary and the tables
     assert f"{len(part.boundaries)} boundaries" in window.summary.text()
     assert window.state.selection is None                        # the node panel shows the summary
     summary = " ".join(plain(window.panels.node_panel.toPlainText()).split())
-    assert f"Ops not delegated {len(not_delegated)}" in summary
+    assert f"CPU ops {len(not_delegated)}" in summary and "VPU rule violations" not in summary
     assert f"Boundary transfers {len(part.boundaries)} edges" in summary
-    assert window.panels.partition.top_titles()[0].startswith("Real XNNPACK delegation")
-    assert window.panels.tables.tabText(1) == f"Partition ({len(not_delegated)} not delegated)"
+    titles = window.panels.partition.top_titles()            # XNNPACK's verdict only
+    assert titles[0] == "Totals" and "XNNPACK partitions (1)" in titles and f"CPU ops ({len(not_delegated)})" in titles
+    assert window.panels.tables.tabText(1) == f"Partition ({len(not_delegated)} CPU)"
     window.navigation.select_in("a", "layer_norm")
     text = plain(window.panels.node_panel.toPlainText())
-    assert "not delegated (CPU)" in text and "XNNPACK has no kernel for native_layer_norm.default" in text
+    assert "CPU (XNNPACK leaves it there)" in text and "XNNPACK has no kernel for native_layer_norm.default" in text
     count = re.sub(r"<[^>]+>", "", window.view_bar.violation_label.text())
+    assert count == f"{len(not_delegated)} CPU ops"                 # the walk is XNNPACK's CPU ops
     n = len(after.analysis.violations)
-    assert count == (f"{n} VPU violations" if n else "no VPU violations")     # the walk is the VPU's rules
 
-    # back to the simulated VPU partition: no job, the inspection keeps its delegation
-    combo.setCurrentIndex(combo.findData("simulated"))
+    # back to the VPU's partition: no job, the inspection keeps its delegation
+    window.overlay.set_source("simulated")
     assert re.sub(r"<[^>]+>", "", window.view_bar.violation_label.text()) == (f"{n} violations" if n else "no violations")
     assert not window.runs.is_running() and not legend.isVisible()
     assert window.graph_view.groups.grouped.flat == build_graph_model(after.analysis)
-    assert window.panels.partition.top_titles()[0].startswith("Simulated VPU partition")
+    assert f"VPU partitions ({len(after.analysis.partition.subgraphs)})" in window.panels.partition.top_titles()
 
 
 def test_presentation_options_reach_every_canvas_the_docks_and_persist(qtbot, window):

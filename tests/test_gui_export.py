@@ -43,7 +43,7 @@ def test_export_images_and_report_from_the_menus(qtbot, window, tmp_path, monkey
     assert graph_svg.startswith("<?xml") and "<svg" in graph_svg
     assert all(label in graph_svg for label in ops)                                     # labels
     assert "quantize / dequantize" in graph_svg and "input / output" in graph_svg       # the legend,
-    assert "CPU fallback" not in graph_svg           # of the colours drawn only: all of it is on the VPU
+    assert "on the CPU" not in graph_svg             # of the colours drawn only: all of it is on the VPU
     view_png = QImage(str(tmp_path / "view.png"))
     viewport = window.graph_view.viewport()
     assert (view_png.width(), view_png.height()) == (viewport.width(), viewport.height())

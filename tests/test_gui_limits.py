@@ -61,11 +61,12 @@ def test_tables_status_and_next_kernel_follow_the_cause(qtbot, limited):
     qtbot.addWidget(table)
     table.set_analysis(a)
     cpu = next(table.tree.topLevelItem(i) for i in range(table.tree.topLevelItemCount())
-               if table.tree.topLevelItem(i).text(0).startswith("CPU fallback ops"))
+               if table.tree.topLevelItem(i).text(0).startswith("CPU ops"))
     groups = [cpu.child(i).text(0) for i in range(cpu.childCount())]
     assert groups[0] == "over a per-op limit (2)" and groups[0] != groups[-1]
     status = _text(single_html(a, limited.graph.model, profile="channels8"))
-    assert status.startswith("whatif_chain · VPU · channels8 · VPU 0 % of")
+    n = len(a.partition.subgraphs)
+    assert status.startswith(f"whatif_chain · VPU · channels8 · ■ VPU {n} partition{'s' if n != 1 else ''} · VPU 0 % of")
     assert "0 violations — no conv / linear runs on the VPU (2 of 2 weights quantized) ·" in status
     panel = OpCandidatesPanel()
     qtbot.addWidget(panel)

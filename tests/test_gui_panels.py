@@ -40,7 +40,7 @@ def test_summary_lists_every_rule_with_its_count_and_rule_1(xnn):
     for result in xnn.rules:
         assert result.rule.title in text
     assert xnn.partition_rule.title in text                            # the op list, with the others
-    assert f"Rule violations {len(xnn.violations)}" in " ".join(text.split())
+    assert f"VPU rule violations {len(xnn.violations)}" in " ".join(text.split())
     assert "Inputs x " in " ".join(text.split())                       # the graph's inputs and shapes
 
 
@@ -55,7 +55,7 @@ def test_conv_panel_shows_violations_of_its_folded_weights_shifts_and_partition(
     for v in found:
         assert rules[v.rule].title in text and v.message in text
         assert " ".join(rules[v.rule].reason.split()) in text          # the hardware reason
-    assert "conv2d.default" in text and "VPU , subgraph" in text
+    assert "conv2d.default" in text and "VPU , partition" in text
     assert "ARGUMENTS" in text and "stride [1, 1]" in text and "padding [1, 1]" in text
     site = next(r for r in xnn.requant if r.node == conv.id)
     assert ("no exact shift" in text) == (not site.exact)
@@ -74,5 +74,5 @@ def test_a_qdq_on_the_cpu_side_says_why_not_just_cpu(xnn):
                if side == "cpu" and xnn.nodes[n].qparams is not None]
     assert cpu_qdq and not xnn.partition.cpu_nodes
     text = " ".join(_text(node_html(xnn, model, cpu_qdq[0])).split())
-    assert "outside a VPU subgraph" in text and "not an op" in text
-    assert "CPU fallback ops 0" in " ".join(_text(summary_html(xnn, model)).split())
+    assert "outside a VPU partition" in text and "not an op" in text
+    assert "CPU ops 0" in " ".join(_text(summary_html(xnn, model)).split())

@@ -38,7 +38,7 @@ def test_a_badge_beyond_99_says_99_plus_and_the_tooltip_the_full_count(view, tal
     _, _, busy = tall
     item = view.graph_scene().items[busy]
     assert item.badge_text() == "99+"
-    assert "113 rule violations" in view.node_tooltip(item.box.center())
+    assert "113 VPU rule violations" in view.node_tooltip(item.box.center())
     quiet = next(i for i in view.graph_scene().items.values() if not i.node.violations)
     assert quiet.badge_text() == "" and view.node_tooltip(quiet.box.center()) == ""
 
@@ -57,23 +57,26 @@ def test_the_compare_toolbar_count_says_which_side(qtbot):
     assert text() == "5 violations"
 
 
-def test_under_a_target_colouring_the_count_says_the_rules_are_the_vpus(qtbot):
-    """Coloured by a real backend, the graph shows that backend's CPU ops; the violation walk is
-    still through the VPU's rules: the count says so, and is not an alarm for that target."""
+def test_under_another_target_the_walk_counts_its_cpu_ops_not_the_vpus_violations(qtbot):
+    """Coloured by a real backend, the badges and the walk are that backend's CPU ops: the count
+    says "CPU ops", in the CPU's colour, never the VPU's red violations."""
     from app import theme
     from app.widgets.view_bar import ViewBar
 
     bar = ViewBar()
     qtbot.addWidget(bar)
     text = lambda: re.sub(r"<[^>]+>", "", bar.violation_label.text())   # noqa: E731
-    bar.set_violation_position(None, 467, colouring="Ethos-U55-128")
-    assert text() == "467 VPU violations" and theme.DANGER not in bar.violation_label.text()
-    assert "coloured by Ethos-U55-128" in bar.violation_label.toolTip()
-    bar.set_violation_position(2, 467, colouring="Ethos-U55-128")
-    assert text() == "3 of 467 VPU"
+    bar.set_violation_position(None, 2, colouring="Ethos-U55-128")
+    assert text() == "2 CPU ops" and theme.DANGER not in bar.violation_label.text()
+    assert theme.WARN in bar.violation_label.text()
+    assert "ops Ethos-U55-128 leaves on the CPU" in bar.violation_label.toolTip()
+    bar.set_violation_position(1, 2, colouring="Ethos-U55-128")
+    assert text() == "2 of 2 CPU ops"
+    bar.set_violation_position(None, 0, colouring="Ethos-U55-128")
+    assert text() == "no CPU ops"
     bar.set_violation_position(None, 467)
     assert text() == "467 violations" and theme.DANGER in bar.violation_label.text()
-    assert "coloured by" not in bar.violation_label.toolTip()
+    assert "VPU's rule violations" in bar.violation_label.toolTip()
 
 
 def test_the_node_plot_says_why_a_conv_has_nothing_per_channel(run, profiles):
@@ -283,7 +286,8 @@ def test_presentation_opens_at_1_to_1_clear_of_the_legend(qtbot, tall, comb):
 
 
 def test_a_narrow_view_bar_keeps_colour_by_with_its_choice_and_its_separators_thin(qtbot):
-    """At every width the "Colour by" label and its combo are shown or moved into » together, and
+    """At every width the "Colour by" label and its combo (the partition or a metric) are shown or
+    moved into » together, and
     the room the moved items leave is never spread over the separators (grey blocks)."""
     from PySide6.QtWidgets import QLabel
 
@@ -298,8 +302,8 @@ def test_a_narrow_view_bar_keeps_colour_by_with_its_choice_and_its_separators_th
     for width in range(700, 1500, 40):
         bar.resize(width, bar.sizeHint().height())
         qtbot.wait(5)
-        seen.add(bar.colour_combo.isVisible())
-        assert label.isVisible() == bar.colour_combo.isVisible(), width
+        seen.add(bar.metric_combo.isVisible())
+        assert label.isVisible() == bar.metric_combo.isVisible(), width
         separators = [bar.widgetForAction(a) for a in bar.actions() if a.isSeparator()]
         assert all(s.width() <= 20 for s in separators if s.isVisible()), width
     assert seen == {True, False}                 # both cases were met

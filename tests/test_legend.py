@@ -66,7 +66,10 @@ def test_the_legend_lists_every_colour_the_picture_uses_and_no_other(qapp, pictu
     assert drawn <= listed, drawn - listed
     if name == "flat":
         subs = {n.subgraph for n in model.nodes if n.category == "vpu"}
-        assert len(subs) > 4 and any(kind == "shades" for kind, _, _ in rows)   # every shade, one row
+        # one green for all of them, and the numbered tag that tells them apart
+        assert len(subs) > 4 and [text for kind, text, _ in rows if kind == "tag"] == [
+            f"partition number ({len(subs)} drawn)"]
+        assert len({theme.fill("vpu", s).name() for s in subs}) == 1
     if name == "collapsed":
         kinds = {kind for kind, _, _ in rows}
         assert {"group", "frame"} <= kinds and QColor(GROUP_FILL).name() in listed
@@ -138,18 +141,17 @@ def test_the_legend_follows_the_colouring_on_screen(qapp, pictures):
     assert op_fills <= _names(c for kind, _, c in legend_entries(theme, facts) if kind in ("box", "shades"))
 
 
-def test_subgraphs_in_closed_groups_and_cycling_shades_are_said(qapp, pictures):
-    """A legend of the drawn picture says how many subgraphs only closed groups hold, and two drawn
-    subgraphs in one shade come with the cycling note (never two subgraphs in one colour unsaid)."""
-    from app.graph_view.style import VPU_PALETTE
-
+def test_partitions_in_closed_groups_are_said(qapp, pictures):
+    """A legend of the drawn picture says how many partitions only closed groups hold; partitions
+    share one green (never two near-identical shades): a tag row says they are numbered."""
     theme = Theme.make()
     facts = legend_facts(pictures["collapsed"], pictures["flat"])
     assert facts.hidden_subgraphs == len(set(legend_facts(pictures["flat"]).subgraphs) - set(facts.subgraphs)) > 0
     notes = [text for kind, text, _ in legend_entries(theme, facts) if kind == "note"]
-    assert f"{facts.hidden_subgraphs} more VPU subgraphs inside closed groups" in notes
-    alike = legend_entries(theme, replace(facts, subgraphs=(0, 1, len(VPU_PALETTE)), hidden_subgraphs=0))
-    assert [t for k, t, _ in alike if k == "note"] == [
-        f"colours cycle every {len(VPU_PALETTE)}: subgraphs 0 and {len(VPU_PALETTE)} alike"]
-    distinct = legend_entries(theme, replace(facts, subgraphs=(0, 1, 2), hidden_subgraphs=0))
-    assert not [t for k, t, _ in distinct if k == "note"]
+    assert f"{facts.hidden_subgraphs} more partitions inside closed groups" in notes
+    one = legend_entries(theme, replace(facts, subgraphs=(0,), hidden_subgraphs=0))
+    assert [t for k, t, _ in one if k in ("box", "tag")][0] == "on the VPU" and not [k for k, _, _ in one if k == "tag"]
+    many = legend_entries(theme, replace(facts, subgraphs=(0, 1, 2), hidden_subgraphs=0))
+    assert [t for k, t, _ in many if k == "tag"] == ["partition number (3 drawn)"]
+
+

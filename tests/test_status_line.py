@@ -94,23 +94,39 @@ def test_the_headline_says_what_it_means_and_on_how_many_samples(analysis):
 
     vpu, xnn = analysis("resnet8"), analysis("resnet8", "xnnpack")
     ok, blocked = (single_html(a, build_graph_model(a)) for a in (vpu, xnn))
-    assert f"color:{theme.CATEGORY_COLORS['vpu']}" in ok.chips[1][1] and "once its" not in ok
-    assert xnn.violations and f"color:{theme.DANGER}" in blocked.chips[1][1]
+    share = next(text for _, text in ok.chips if "% of" in text)         # "VPU 94.1 % of 2.5 MMAC"
+    assert f"color:{theme.CATEGORY_COLORS['vpu']}" in share and "once its" not in ok
+    assert xnn.violations and f"color:{theme.DANGER}" in next(text for _, text in blocked.chips if "% of" in text)
     assert f"once its {len(xnn.violations)} rule violations are fixed" in _plain(blocked)
     assert vpu.inputs[0].shape[0] == 4 and vpu.accuracy_calls == 2 and vpu.accuracy_samples == 8
     assert f"SQNR {vpu.sqnr_db:.1f} dB (8 samples)" in _plain(ok)           # two calls at the run's batch
 
 
 
-def test_coloured_by_another_target_the_vpu_violations_are_named_and_not_a_red_headline(analysis):
-    """Under the XNNPACK (or an Arm) colouring the VPU's rules do not judge what is drawn: the
-    count says whose rules they are, in the muted colour, beside the target's own CPU ops."""
-    from app import theme
-    from app.widgets.status import violations_chip
+def test_under_another_target_the_status_line_speaks_for_it_alone(analysis):
+    """The primary target leads: its name and partitions, its CPU ops; under a target other than
+    the VPU no VPU rule violation, MAC share or hardware profile (they are the VPU's), and an op
+    the target's lowering removed is counted apart, never as a CPU op."""
+    from dataclasses import replace
+
+    from vpu_core.analysis.results import CpuNode
+    from vpu_core.targets.results import TargetResult
 
     xnn = analysis("resnet8", "xnnpack")
-    n = len(xnn.violations)
-    assert n and f"{n} violations" in _plain(single_html(xnn, build_graph_model(xnn)))
-    chip = violations_chip(n, xnn.summary, vpu_colouring=False)
-    assert _plain(chip) == f"{n} VPU rule violations"
-    assert f"color:{theme.MUTED}" in chip and theme.DANGER not in chip
+    assert xnn.violations
+    vpu_line = _plain(single_html(xnn, build_graph_model(xnn), profile="default profile"))
+    assert f"{len(xnn.violations)} violations" in vpu_line and "default profile" in vpu_line
+    # the same graph judged by an Arm target (its verdict: the VPU's partition renamed, one op removed)
+    gone = next(n for n, info in xnn.nodes.items() if info.kind == "call_function" and info.qparams is None
+                and isinstance(xnn.partition.assignment.get(n), int))
+    verdict = replace(xnn.partition, source="ethos-u55-128", assignment={**xnn.partition.assignment, gone: "cpu"},
+                      cpu_nodes=(*xnn.partition.cpu_nodes, CpuNode(gone, "x", "folded", cause="removed")))
+    judged = {"ethos-u55-128": TargetResult("ethos-u55-128", "Ethos-U55-128", verdict)}
+    model = build_graph_model(xnn, partition_source="ethos-u55-128", targets=judged)
+    line = _plain(single_html(xnn, model, "ethos-u55-128", "default profile", targets=judged))
+    n = len(verdict.subgraphs)
+    assert line.split(" · ")[2].strip().startswith(f"■ Ethos-U55-128 {n} partition")
+    assert f"■ {len(xnn.partition.cpu_nodes)} CPU ops" in line and "1 removed while lowering" in line
+    for vpu_word in ("violation", "profile", "VPU", "subgraph"):
+        assert vpu_word not in line, (vpu_word, line)
+    assert next(node for node in model.nodes if node.id == gone).category == "removed"

@@ -1,57 +1,41 @@
-"""Colour by a target: the graph coloured by where a backend runs each op.
+"""The graph coloured by the primary target: where that backend runs each op.
 
-The view bar's "Colour by" offers the target registry (vpu_core.targets): the simulated VPU
-partition, XNNPACK and each Arm target (an unavailable one is listed disabled, its tooltip saying
-which package it needs). A choice is the state's partition source; the run feature then draws the
-results on screen again, judging them with that target first (a job in the worker: lowering
-takes seconds to a minute) when they were not judged yet. The canvas' own legend (which says
-VPU) gives way to a DelegationLegend worded for the target. If the lowering fails or is
-cancelled, the colouring goes back to the simulated VPU partition rather than showing a graph
-that does not match the choice (the status bar says what failed).
+The target is chosen in the run toolbar (app.features.target: it sets the quantizer too); this
+feature keeps the colouring honest. The state's partition source names the target; the run
+feature draws the results on screen again, judging them with that target first (a job in the
+worker: lowering takes seconds to a minute) when they were not judged yet. Under a target other
+than the VPU the canvas' own legend gives way to a DelegationLegend titled with the target's
+name. If the lowering fails or is cancelled, the colouring goes back to what the results on
+screen were coloured by rather than showing a graph that does not match the choice (the status
+bar says what failed). Ctrl+D judges the same graph by XNNPACK or the VPU (`toggle`: the
+quantizer stays, the seeds' case).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, SignalInstance
+from PySide6.QtCore import QObject
 
-from app.features.shown import SIMULATED, XNNPACK, colour_choices, source_of, source_title
+from app.features.shown import SIMULATED, XNNPACK, source_of, source_title
 from app.state import AppState
 from vpu_core.compare import SIDES, Side
 from app.widgets.delegation_legend import DelegationLegend
-from app.widgets.words import ColourChoice
 
 if TYPE_CHECKING:
     from app.graph_view import GraphView
     from app.widgets.compare_view import CompareView
 
 
-class ColourSwitch(Protocol):
-    """The view bar's "Colour by" control."""
-
-    @property
-    def partition_source_changed(self) -> SignalInstance: ...
-
-    def set_colour_choices(self, choices: Sequence[ColourChoice]) -> None: ...
-
-    def set_partition_source(self, source: str) -> None: ...
-
-
 class OverlayController(QObject):
-    def __init__(self, state: AppState, switch: ColourSwitch, graph_view: GraphView,
-                 compare_view: CompareView) -> None:
+    def __init__(self, state: AppState, graph_view: GraphView, compare_view: CompareView) -> None:
         super().__init__(state)
-        self.state, self.switch = state, switch
+        self.state = state
         self.graph_view, self.compare_view = graph_view, compare_view
         self._legends: dict[GraphView, DelegationLegend] = {}
-        switch.set_colour_choices(colour_choices())
-        switch.partition_source_changed.connect(self.set_source)
-        state.view_changed.connect(lambda: switch.set_partition_source(state.view.partition_source))
         state.run_changed.connect(self._on_run)
         state.drawn.connect(self.refresh_legends)
         state.look_changed.connect(self.refresh_legends)
         state.metric_changed.connect(self.refresh_legends)
-        switch.set_partition_source(state.view.partition_source)
 
     def set_source(self, source: str) -> None:
         self.state.set_partition_source(source)
@@ -67,7 +51,7 @@ class OverlayController(QObject):
         source = self.state.view.partition_source
         shown = [self.state.inspection(side) for side in self.state.sides()]
         if source != SIMULATED and any(i is not None and not i.can_colour_by(source) for i in shown):
-            self.set_source(SIMULATED)
+            self.set_source(source_of(self.state.result))
 
     def all_views(self) -> list[GraphView]:
         return [self.graph_view, *self.compare_view.views_list()]

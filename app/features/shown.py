@@ -44,8 +44,8 @@ def colour_choices() -> list[ColourChoice]:
     for info in targets.infos():
         missing = info.unavailable()
         if info.name == "vpu":
-            choices.append(ColourChoice(SIMULATED, info.title, "Colour by the simulated VPU partition "
-                                                               "(the profile's op list and limits)"))
+            choices.append(ColourChoice(SIMULATED, info.title, "The VPU: its partition from the hardware "
+                                                               "profile's op list and limits, and its rules"))
         else:
             choices.append(ColourChoice(info.name, info.title, missing or f"{info.description} "
                                         "(judged once per graph, in the worker: seconds to a minute)",

@@ -17,7 +17,7 @@ from vpu_core.graph.model import GroupStats, MetricBar
 from vpu_core.layout.compound import HEADER
 
 from .nodes import LOD_SHAPES, LOD_TEXT, NodeItem, StyleCache, fitted
-from .style import CPU_FILL, FRAME_EDGE, FRAME_FILLS, GROUP_EDGE, VIOLATION, VPU_PALETTE, gradient
+from .style import ACCELERATOR_FILL, CPU_FILL, FRAME_EDGE, FRAME_FILLS, GROUP_EDGE, gradient
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -35,7 +35,7 @@ def paint_split_bar(p: QPainter, r: QRectF, s: GroupStats) -> None:
         p.fillRect(r, QColor("#d5d9de"))
         return
     vpu_w = r.width() * s.vpu_ops / s.ops
-    p.fillRect(QRectF(r.x(), r.y(), vpu_w, r.height()), QColor(VPU_PALETTE[0]))
+    p.fillRect(QRectF(r.x(), r.y(), vpu_w, r.height()), QColor(ACCELERATOR_FILL))
     p.fillRect(QRectF(r.x() + vpu_w, r.y(), r.width() - vpu_w, r.height()), QColor(CPU_FILL))
 
 
@@ -169,7 +169,7 @@ class FrameItem(QGraphicsRectItem):
         if s.violations:
             badge = QRectF(head.right() - right - 26.0, head.y() + 3.0, 24.0, 14.0)
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(VIOLATION))
+            painter.setBrush(self.cache.badge_color)
             painter.drawRoundedRect(badge, 7.0, 7.0)
             painter.setPen(QColor("#ffffff"))
             painter.setFont(self.cache.badge_font)

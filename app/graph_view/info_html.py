@@ -36,13 +36,17 @@ def group_html(model: GraphModel, node_id: str) -> str | None:
     stats = (model.meta.get("group_stats") or {}).get(path) if model is not None and path else None
     if stats is None or path is None:
         return None
+    from vpu_core.graph.legend import accelerator_word
+
     share = f"{100 * stats.vpu_ops / stats.ops:.0f} %" if stats.ops else "—"
     viol = (f'<b style="color:{DANGER}">{stats.violations}</b>' if stats.violations
             else f'<span style="color:{OK}">0</span>')
+    vpu_rules = model.meta.get("badges", "violations") == "violations"   # the VPU is the target
     rows = [("Module", _esc(call_text(path))), ("Nodes inside", str(stats.nodes)), ("Ops", str(stats.ops)),
-            ("On the VPU", f"{stats.vpu_ops} ops ({share})"),
-            ("CPU fallback", f'<span style="color:{WARN if stats.cpu_ops else OK}">{stats.cpu_ops}</span> ops'),
-            ("Rule violations", viol)]
+            (f"On the {accelerator_word(model.meta.get('partition_source', 'simulated'))}",
+             f"{stats.vpu_ops} ops ({share})"),
+            ("On the CPU", f'<span style="color:{WARN if stats.cpu_ops else OK}">{stats.cpu_ops}</span> ops'),
+            *([("VPU rule violations", viol)] if vpu_rules else [])]
     for bar in stats.metrics:
         if bar.worst is not None:
             rows.append((f"worst {bar.metric}", f"{bar.worst:.4g}"))

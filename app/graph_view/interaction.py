@@ -71,7 +71,9 @@ def node_tooltip(scene: GraphScene | None, pt: QPointF, zoom: float) -> str:
     node = scene.items[nid].node if nid is not None and nid in scene.items else None
     if node is None or not node.violations:
         return ""
-    return f"{node.label} · {count_text(node.violations, 'rule violation')}"
+    if scene.model.meta.get("badges", "violations") != "violations":
+        return f"{node.label} · {count_text(node.violations, 'op')} on the CPU"
+    return f"{node.label} · {count_text(node.violations, 'VPU rule violation')}"
 
 
 def is_click(press: QPointF | None, release: QMouseEvent) -> bool:

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QWidget
 
 from vpu_core.graph.legend import LegendFacts
 
-from .style import FRAME_EDGE, SHARED, Theme, legend_entries
+from .style import ACCELERATOR_FILL, FRAME_EDGE, REMOVED_FILL, SHARED, Theme, legend_entries
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QMouseEvent, QPaintEvent
@@ -178,9 +178,27 @@ def _paint_swatch(painter: QPainter, kind: str, sw: QRectF, color) -> None:
     if kind == "note":                      # a line of text only
         return
     if kind == "box":
-        painter.setPen(QPen(QColor("#41484f"), 1.0))
+        removed = color.name() == QColor(REMOVED_FILL).name()
+        painter.setPen(QPen(QColor("#9aa0a6" if removed else "#41484f"), 1.0,
+                            Qt.PenStyle.DashLine if removed else Qt.PenStyle.SolidLine))
         painter.setBrush(QBrush(color))
         painter.drawRoundedRect(sw, 3.0, 3.0)
+    elif kind == "tag":                     # a green box with its partition's numbered tag
+        painter.setPen(QPen(QColor("#41484f"), 1.0))
+        painter.setBrush(QBrush(QColor(ACCELERATOR_FILL)))
+        painter.drawRoundedRect(sw, 3.0, 3.0)
+        tag = QRectF(sw.left() - 2, sw.top() - 3, 11, 10)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QBrush(color))
+        painter.drawRoundedRect(tag, 3.0, 3.0)
+        painter.setPen(QColor("#ffffff"))
+        small = QFont(painter.font())
+        small.setPixelSize(8)
+        small.setBold(True)
+        painter.save()
+        painter.setFont(small)
+        painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, "1")
+        painter.restore()
     elif kind == "group":
         painter.setPen(QPen(QColor("#5f6b7a"), 1.2))
         painter.setBrush(QBrush(color))

@@ -100,10 +100,11 @@ class MiniMap(QWidget):
         marks = []
         for nid, it in s.items.items():
             n = it.node
-            if n.violations or n.category == "cpu":
+            rules = n.violations and s.model.meta.get("badges", "violations") == "violations"
+            if rules or n.category == "cpu":
                 c = it.box.center()
                 marks.append(((c.x() - ox) * sx + 1, (c.y() - oy) * sy + 1,
-                              QColor(VIOLATION) if n.violations else QColor(CPU_FILL)))
+                              QColor(VIOLATION) if rules else QColor(CPU_FILL)))
         marks.sort(key=lambda m: m[2].name() == QColor(VIOLATION).name())   # red on top
         self._marks = marks
         return image

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QStyleOptionGraphicsItem
 from vpu_core.formatting import badge_count_text, shorter_shapes
 from vpu_core.graph.model import GraphNode
 
-from .style import MATCH, SELECT, SHARED as SHARED_COLOR, VIOLATION, Theme
+from .style import CPU_BADGE, MATCH, PARTITION_TAG, SELECT, SHARED as SHARED_COLOR, VIOLATION, Theme
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -32,13 +32,19 @@ SELECTED, NEIGHBOUR, MATCHED, SHARED = 1, 2, 4, 8   # NodeItem.state bits
 
 
 class StyleCache:
-    """Per-theme brushes, pens and text colours shared by every node item."""
+    """Per-theme brushes, pens and text colours shared by every node item. `badges`: what the
+    graph's badges count (GraphModel.meta["badges"]): the VPU's rule "violations" (red) or the
+    ops another target leaves on the "cpu" (deep orange). `numbered`: the graph has several
+    partitions, so each op on the accelerator wears its partition's number."""
 
-    def __init__(self, theme: Theme) -> None:
+    def __init__(self, theme: Theme, badges: str = "violations", numbered: bool = False) -> None:
         self.theme = theme
+        self.badges, self.numbered = badges, numbered
         self._fills: dict[tuple[str, int | None], tuple[QBrush, QColor, QColor]] = {}
-        self.outline = {c: theme.outline(c) for c in ("vpu", "cpu", "qdq", "param", "io")}
-        self.badge_brush = QBrush(QColor(VIOLATION))
+        self.outline = {c: theme.outline(c) for c in ("vpu", "cpu", "removed", "qdq", "param", "io")}
+        self.badge_color = QColor(VIOLATION if badges == "violations" else CPU_BADGE)
+        self.badge_brush = QBrush(self.badge_color)
+        self.tag_brush = QBrush(QColor(PARTITION_TAG))
         self.badge_pen = QPen(QColor("#ffffff"), 1.2)
         self.no_pen = QPen(Qt.PenStyle.NoPen)
         self.select_pen = QPen(QColor(SELECT), 3.0)
@@ -153,11 +159,26 @@ class NodeItem(QGraphicsRectItem):
                 painter.drawStaticText(alone, label.static)
         if n.violations:
             self._paint_badge(painter, lod)
+        if cache.numbered and n.category == "vpu" and n.subgraph is not None and lod >= LOD_TEXT:
+            self._paint_tag(painter, n.subgraph)
         if self.state:
             self._paint_state(painter, cosmetic=False)
 
+    def _paint_tag(self, painter: QPainter, partition: int) -> None:
+        """The partition's number on a dark green tag over the box's top-left corner: which
+        partition an op is in, without a second shade of green."""
+        cache, r = self.cache, self.box
+        text = str(partition)
+        w = max(14.0, cache.badge_metrics.horizontalAdvance(text) + 6.0)
+        tag = QRectF(r.left() - 3.0, r.top() - 6.0, w, 13.0)
+        painter.setPen(cache.badge_pen)
+        painter.setBrush(cache.tag_brush)
+        painter.drawRoundedRect(tag, 4.0, 4.0)
+        painter.setFont(cache.badge_font)
+        painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, text)
+
     def _paint_badge(self, painter: QPainter, lod: float) -> None:
-        """A red disc with the count; a pill for "99+" (more than 99: the hover tooltip and the
+        """A disc with the count (red: VPU rule violations; deep orange: CPU ops of another target); a pill for "99+" (more than 99: the hover tooltip and the
         group's panel give the full count)."""
         cache, r = self.cache, self.box
         rad = 8.0

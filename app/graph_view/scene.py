@@ -38,7 +38,7 @@ class GraphScene(QGraphicsScene):
         super().__init__(parent)
         self.model, self.layout = model, layout
         self.theme = theme or Theme.make()
-        self.cache = StyleCache(self.theme)
+        self.cache = self._style(self.theme)
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self.setSceneRect(QRectF(0.0, 0.0, max(layout.width, 1.0), max(layout.height, 1.0)))
         self.setBackgroundBrush(QBrush(QColor("#ffffff")))
@@ -130,9 +130,15 @@ class GraphScene(QGraphicsScene):
             self.highlight.setVisible(not on)
             self.overview.setVisible(on)
 
+    def _style(self, theme: Theme) -> StyleCache:
+        """The items' shared style for this graph: what its badges count, whether its ops wear
+        their partition's number (more than one partition)."""
+        parts = {n.subgraph for n in self.model.nodes if n.category == "vpu" and n.subgraph is not None}
+        return StyleCache(theme, self.model.meta.get("badges", "violations"), numbered=len(parts) > 1)
+
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
-        old, self.cache = self.cache, StyleCache(theme)
+        old, self.cache = self.cache, self._style(theme)
         self.cache.overrides = old.overrides
         items: list[NodeItem | FrameItem] = [*self.items.values(), *self.frames.values(), *self.headers.values()]
         for item in items:

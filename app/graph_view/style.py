@@ -1,8 +1,11 @@
 """Colours, fonts and pens of the graph canvas, in one place.
 
-Cool colours mean "runs on the VPU" (one shade per VPU subgraph, green/teal/blue families),
-warm amber means "fell back to the CPU"; Q/DQ and parameters are quiet greys so the ops
-stand out; inputs/outputs are dark slate. A Theme is immutable: switching the large-font or
+The same colours mean the same things under every target: green is "runs on the target's
+accelerator" (one green for every partition: a partition's identity is its numbered tag, never a
+second near-identical shade), amber "left on the CPU"; an op the lowering removed is a pale grey
+with a dashed outline; Q/DQ and parameters are quiet greys so the ops stand out; inputs/outputs
+are dark slate. A badge is red for the VPU's rule violations, deep orange for the ops another
+target leaves on the CPU. A Theme is immutable: switching the large-font or
 high-contrast option builds a new one and the items repaint with it.
 """
 from __future__ import annotations
@@ -20,11 +23,13 @@ from vpu_core.layout.types import CHAR_W, OP_H
 # The category and gradient colours are the core's (vpu_core.graph.colours): the Model Explorer
 # files are written with the same ones.
 from vpu_core.graph.colours import (  # re-exported: the canvas' modules import them from here
-    BOUNDARY, CPU_FILL, IO_FILL, NO_VALUE, PARAM_FILL, QDQ_FILL, VIOLATION, VPU_PALETTE, gradient,
+    ACCELERATOR_FILL, BOUNDARY, CPU_BADGE, CPU_FILL, IO_FILL, NO_VALUE, PARAM_FILL, PARTITION_TAG, QDQ_FILL,
+    REMOVED_FILL, VIOLATION, VPU_PALETTE, gradient,
 )
 
-__all__ = ["BOUNDARY", "CPU_FILL", "IO_FILL", "NO_VALUE", "PARAM_FILL", "QDQ_FILL", "VIOLATION", "VPU_PALETTE",
-           "gradient", "Theme", "gradient_color", "legend_entries"]
+__all__ = ["ACCELERATOR_FILL", "BOUNDARY", "CPU_BADGE", "CPU_FILL", "IO_FILL", "NO_VALUE", "PARAM_FILL",
+           "PARTITION_TAG", "QDQ_FILL", "REMOVED_FILL", "VIOLATION", "VPU_PALETTE", "gradient", "Theme",
+           "gradient_color", "legend_entries"]
 
 SELECT = "#c51162"        # selected node outline and its edges (magenta: no category uses it)
 MATCH = "#fbc02d"         # search matches
@@ -81,11 +86,8 @@ class Theme:
 
     # ---- node colours -------------------------------------------------------------------
     def fill(self, category: str, subgraph: int | None) -> QColor:
-        if category == "vpu":
-            c = QColor(VPU_PALETTE[(subgraph or 0) % len(VPU_PALETTE)])
-        else:
-            c = QColor({"cpu": CPU_FILL, "qdq": QDQ_FILL, "param": PARAM_FILL,
-                        "io": IO_FILL, "group": GROUP_FILL}.get(category, QDQ_FILL))
+        c = QColor({"vpu": ACCELERATOR_FILL, "cpu": CPU_FILL, "removed": REMOVED_FILL, "qdq": QDQ_FILL,
+                    "param": PARAM_FILL, "io": IO_FILL, "group": GROUP_FILL}.get(category, QDQ_FILL))
         return c          # high contrast keeps the fills (black text on them reads best)
 
     def text_color(self, fill: QColor) -> QColor:
@@ -93,8 +95,10 @@ class Theme:
 
     def outline(self, category: str) -> QPen:
         col = QColor("#000000") if self.high_contrast else QColor(
-            "#9aa0a6" if category in ("qdq", "param") else "#41484f")
+            "#9aa0a6" if category in ("qdq", "param", "removed") else "#41484f")
         pen = QPen(col, (1.6 if self.high_contrast else 1.0) * (1.5 if self.presentation else 1.0))
+        if category == "removed":
+            pen.setStyle(Qt.PenStyle.DashLine)
         pen.setCosmetic(False)
         return pen
 
@@ -130,31 +134,36 @@ def gradient_color(fraction: float, neutral: bool = False) -> QColor:
                   round(a.blue() + (b.blue() - a.blue()) * t))
 
 
-MAX_SHADE_ROWS = 4        # VPU subgraphs listed one per row; beyond, one row of all the shades
-
-
 def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, object]]:
     """(kind, text, colour) rows of the legend, one per colour the picture uses (vpu_core.graph.
-    legend.LegendFacts) in its current colouring; kind is "box", "shades" (a tuple of colours),
-    "edge", "mark", "badge", "group", "frame", "outline" or "note" (a line without a colour:
-    subgraphs hidden in closed groups, shades that repeat)."""
+    legend.LegendFacts) in its current colouring, worded for the target that colours it; kind is
+    "box", "tag" (a partition's numbered tag), "edge", "mark", "badge", "group", "frame",
+    "outline" or "note" (a line without a colour: partitions hidden in closed groups)."""
     rows: list[tuple[str, str, object]] = []
-    cats = facts.categories
+    cats, acc = facts.categories, facts.accelerator
+    the = f"the {acc}" if acc in ("VPU", "NPU") else acc        # "the NPU", "XNNPACK"
     if not facts.by_metric:          # a metric colours the ops: its gradient is their legend
-        rows += _subgraph_rows(theme, facts.subgraphs)
+        if facts.subgraphs:
+            rows.append(("box", f"on {the}" if len(facts.subgraphs) <= 1 else f"on {the} (partitions)",
+                         theme.fill("vpu", None)))
+        if len(facts.subgraphs) > 1:
+            rows.append(("tag", f"partition number ({len(facts.subgraphs)} drawn)", QColor(PARTITION_TAG)))
         if "cpu" in cats:
-            rows.append(("box", "CPU fallback", theme.fill("cpu", None)))
+            rows.append(("box", "on the CPU", theme.fill("cpu", None)))
+        if "removed" in cats:
+            rows.append(("box", "removed while lowering (runs nowhere)", theme.fill("removed", None)))
     for cat, text in (("qdq", "quantize / dequantize"), ("param", "parameter"), ("io", "input / output")):
         if cat in cats:
             rows.append(("box", text, theme.fill(cat, None)))
     if facts.boundary:
-        rows.append(("edge", f"{facts.accelerator} ↔ CPU boundary", QColor(BOUNDARY)))
+        rows.append(("edge", f"CPU ↔ {acc} boundary", QColor(BOUNDARY)))
     if facts.violations:
-        rows.append(("badge", "rule violations", QColor(VIOLATION)))
-    if facts.edge_violations:
-        rows.append(("mark", "folded Q/DQ breaks a rule", QColor(VIOLATION)))
+        rows.append(("badge", "VPU rule violations", QColor(VIOLATION)) if facts.badges == "violations"
+                    else ("badge", f"ops {the} leaves on the CPU", QColor(CPU_BADGE)))
+    if facts.edge_violations and facts.badges == "violations":
+        rows.append(("mark", "folded Q/DQ breaks a VPU rule", QColor(VIOLATION)))
     if "group" in cats:
-        rows.append(("group", f"module group: {facts.accelerator} | CPU share", QColor(GROUP_FILL)))
+        rows.append(("group", f"module group: {acc} | CPU share", QColor(GROUP_FILL)))
     if facts.frames:
         rows.append(("frame", "open module group", QColor(FRAME_FILLS[0])))
     if facts.shared:
@@ -163,29 +172,5 @@ def legend_entries(theme: Theme, facts: LegendFacts) -> list[tuple[str, str, obj
         rows.append(("outline", "search match", QColor(MATCH)))
     if facts.hidden_subgraphs and not facts.by_metric:
         n = facts.hidden_subgraphs
-        rows.append(("note", f"{n} more VPU subgraph{'s' if n != 1 else ''} inside closed groups", None))
-    return rows
-
-
-def _subgraph_rows(theme: Theme, subs: tuple[int, ...]) -> list[tuple[str, str, object]]:
-    """One row per drawn VPU subgraph (its shade), the rest as one row of their shades; a note
-    when two drawn subgraphs share a shade (more subgraphs than VPU_PALETTE has colours)."""
-    if subs == (0,):
-        return [("box", "VPU", theme.fill("vpu", 0))]
-    rows: list[tuple[str, str, object]] = []
-    if len(subs) <= MAX_SHADE_ROWS:
-        rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in subs]
-    elif subs:
-        head = subs[:MAX_SHADE_ROWS - 1]
-        rows += [("box", f"VPU subgraph {i}", theme.fill("vpu", i)) for i in head]
-        rest = subs[len(head):]
-        shades = tuple(dict.fromkeys(theme.fill("vpu", i).name() for i in rest))
-        rows.append(("shades", f"{len(rest)} more VPU subgraphs ({rest[0]}–{rest[-1]})",
-                     tuple(QColor(c) for c in shades)))
-    seen: dict[int, int] = {}
-    alike = next(((seen[i % len(VPU_PALETTE)], i) for i in subs
-                  if seen.setdefault(i % len(VPU_PALETTE), i) != i), None)
-    if alike is not None:
-        rows.append(("note", f"colours cycle every {len(VPU_PALETTE)}: subgraphs {alike[0]} and "
-                             f"{alike[1]} alike", None))
+        rows.append(("note", f"{n} more partition{'s' if n != 1 else ''} inside closed groups", None))
     return rows

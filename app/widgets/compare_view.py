@@ -27,6 +27,7 @@ from app.graph_view import GraphView
 from vpu_core.formatting import db_on_samples
 from vpu_core.graph.groups import GROUP_PREFIX
 from app.widgets.words import side_words
+from vpu_core.graph.build import cpu_ops
 from vpu_core.graph.placement import partition_report
 from vpu_core.compare import SIDES, Side
 
@@ -280,14 +281,15 @@ class CompareView(QWidget):
         for side in SIDES:
             run = result.a if side == "a" else result.b
             a = run.analysis
-            part = partition_report(a, run.view.partition_source if run.view else "simulated",
-                                    run.attached.delegation, run.targets)
-            words = side_words(part.source)
+            source = run.view.partition_source if run.view else "simulated"
+            part = partition_report(a, source, run.attached.delegation, run.targets)
+            words = side_words(source)
             unit = words.short    # short: one line at 720
-            n_sub, n_cpu, n_v = len(part.subgraphs), len(part.cpu_nodes), len(a.violations)
+            n_sub, n_cpu, n_v = len(part.subgraphs), len(cpu_ops(part)), len(a.violations)
             bits = [(2, f"{n_sub} {unit}{'s' if n_sub != 1 else ''}"),
-                    (3, f"{n_cpu} {words.cpu}"),
-                    (0, f'<b style="color:{theme.DANGER if n_v else theme.OK}">{n_v} violations</b>')]
+                    (3, f"{n_cpu} {words.cpu}")]
+            if source == "simulated":          # the VPU's rules: when the VPU judges this side
+                bits.append((0, f'<b style="color:{theme.DANGER if n_v else theme.OK}">{n_v} violations</b>'))
             if a.sqnr_db is not None:
                 bits.append((1, f"SQNR {db_on_samples(a.sqnr_db, a.accuracy_samples)}"))
             missing = len(self.unmatched[side])

@@ -1,9 +1,8 @@
 """The legend of a graph coloured by a target's verdict (XNNPACK, an Ethos-U, TOSA INT).
 
-With the graph coloured by what ExecuTorch's XnnpackPartitioner delegated, green means "inside an
-XNNPACK delegate" and orange "left to portable CPU kernels"; under an Arm target green is "in an
-NPU partition" and orange "left on the CPU by the Arm backend". The canvas' own legend (which says
-VPU) is replaced by `DelegationLegend`, painted in the same style.
+Green means "on the target's accelerator" and orange "on the CPU" under every target (XNNPACK's
+delegates, an Ethos-U's NPU partitions); the canvas' own legend is replaced by `DelegationLegend`,
+painted in the same style and titled with the target's name.
 """
 from __future__ import annotations
 
@@ -22,27 +21,15 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QPaintEvent
     from app.graph_view.view import GraphView
 
-# (the boundary and group rows are worded by the facts: vpu_core.graph.legend.accelerator_word)
-_RELABEL = {"VPU": "XNNPACK delegate", "CPU fallback": "not delegated (portable CPU kernel)"}
-_ARM_RELABEL = {"VPU": "NPU partition", "CPU fallback": "CPU (the Arm backend refused it)"}
-
-
 def delegation_entries(theme: Theme, facts: LegendFacts, source: str = "xnnpack") -> list[tuple[str, str, object]]:
-    """The canvas legend's rows, worded for the verdict of target `source`."""
-    xnn = source == "xnnpack"
-    unit, relabel = ("XNNPACK delegate", _RELABEL) if xnn else ("partition", _ARM_RELABEL)
-    rows = []
-    for kind, text, color in legend_entries(theme, facts):
-        if text.startswith("VPU subgraphs"):
-            text = text.replace("VPU subgraphs", unit + "s")
-        elif text.startswith("VPU subgraph"):
-            text = text.replace("VPU subgraph", unit)
-        rows.append((kind, relabel.get(text, text), color))
-    return rows
+    """The canvas legend's rows, worded for the verdict of target `source` (the facts carry its
+    accelerator's name and what its badges count: vpu_core.graph.legend)."""
+    return legend_entries(theme, facts)
 
 
 def legend_title(source: str, title: str) -> str:
-    return "XNNPACK delegation" if source == "xnnpack" else title
+    """The legend names the target whose verdict colours the graph ("XNNPACK", "Ethos-U55-128")."""
+    return title
 
 
 TITLE = legend_title("xnnpack", "XNNPACK")

@@ -18,7 +18,9 @@ from vpu_core.formatting import (argument_text, compact_ints, db_on_samples, dty
                                  time_text, value_text, zero_points_text)
 from app.widgets.wrapping import breakable
 from app.widgets.target_html import estimate_facts, target_rows
-from app.widgets.words import side_words
+from app.widgets.words import boundary_text, side_words
+from vpu_core.config import SIMULATED
+from vpu_core.graph.build import cpu_ops
 from vpu_core.graph.placement import partition_report, placement
 from vpu_core.reports.summary_text import (CAUSE_WORDS, causes_text, mac_share_caveat, mac_share_text,
                                            no_weighted_op_sentence, weights_text)
@@ -34,7 +36,8 @@ if TYPE_CHECKING:
     from vpu_core.inspection import Attached
     from vpu_core.targets.results import RuntimeReport
 
-_CAT_TEXT = {"vpu": "VPU", "cpu": "CPU fallback", "qdq": "Q/DQ", "param": "parameter", "io": "graph I/O"}
+_CAT_TEXT = {"vpu": "VPU", "cpu": "CPU", "removed": "removed while lowering", "qdq": "Q/DQ",
+             "param": "parameter", "io": "graph I/O"}
 
 
 def esc(value: object) -> str:
@@ -91,45 +94,52 @@ def breakable_html(markup: str) -> str:
 def summary_html(analysis: Analysis, model: GraphModel | None = None, source: str = "simulated",
                  attached: Attached = NOTHING_ATTACHED,
                  targets: Mapping[str, TargetResult] | None = None) -> str:
-    """The model at a glance; partition numbers are those of `source` (the colouring shown);
-    `attached`: what was computed beside the analysis (the real XNNPACK delegation, a refused
-    run on this CPU); `targets`: the targets judged (an Ethos-U's verdict and Vela's estimate)."""
+    """The model at a glance, for the primary target `source` (the one the graph is coloured by):
+    its partitions, CPU ops and (an Ethos-U) the compiler's estimate; the VPU's rules, MAC share
+    and hardware profile only when the VPU is that target. `attached`: what was computed beside
+    the analysis (a refused run on this CPU); `targets`: the targets judged."""
     part = partition_report(analysis, source, attached.delegation, targets)
-    xnn = part.source == "xnnpack"
+    vpu = source == SIMULATED
     words = side_words(source)
+    profile = f" · profile {esc(analysis.partition.profile)}" if vpu else ""
     head = (f'<h2 style="margin:0">{esc(analysis.model)}</h2>'
-            f'<p style="color:{theme.MUTED}; margin-top:2px">{esc(quantizer_phrase(analysis))} · '
-            f'{"dynamic" if analysis.dynamic_batch else "static"} batch · profile {esc(analysis.partition.profile)}</p>')
+            f'<p style="color:{theme.MUTED}; margin-top:2px">{esc(words.label)} target · '
+            f'{esc(quantizer_phrase(analysis))} · '
+            f'{"dynamic" if analysis.dynamic_batch else "static"} batch{profile}</p>')
     s = analysis.summary
-    lead = [("MACs on the VPU", mac_share_html(s, len(analysis.violations))), ("Weights", esc(weights_text(s))),
-            ("CPU ops by cause", esc(causes_text(s.cpu_ops_by_cause, short=False)))] if s is not None else []
+    ops, removed = cpu_ops(part), len(part.cpu_nodes) - len(cpu_ops(part))
+    placed = [(f"{words.unit}s", str(len(part.subgraphs))), (words.cpu_ops, count_text(len(ops), theme.WARN)),
+              *([("Removed while lowering", str(removed))] if removed else [])]
+    if vpu and s is not None:
+        lead = [("MACs on the VPU", mac_share_html(s, len(analysis.violations))), ("Weights", esc(weights_text(s))),
+                ("CPU ops by cause", esc(causes_text(s.cpu_ops_by_cause, short=False)))]
+    else:                                   # another target's verdict leads, with its estimate
+        lead, placed = [*placed, *estimate_facts((targets or {}).get(source))], []
     warning = no_weighted_op_sentence(s)
     violations = count_text(len(analysis.violations), theme.DANGER) + (
         f'<br><span style="color:{theme.WARN}">{esc(warning)}</span>' if warning else "")
-    placed = [(f"{words.unit}s", str(len(part.subgraphs))),
-              ("Ops not delegated" if xnn else words.cpu_ops, count_text(len(part.cpu_nodes), theme.WARN))]
-    if source not in ("simulated", "xnnpack"):      # coloured by an Arm target: its verdict leads
-        lead = [*placed, *estimate_facts((targets or {}).get(source))]
-        placed = []
     facts = [*lead,
              ("Graph nodes", f"{len(analysis.nodes)}" + (f" ({len(model.nodes)} shown)" if model else "")),
              ("Inputs", inputs_html(analysis.inputs)), *placed,
              ("Boundary transfers", f"{len(part.boundaries)} edges, {human_bytes(part.transfer_bytes)}"),
-             ("Rule violations", violations),
+             *([("VPU rule violations", violations)] if vpu else []),
              ("SQNR (model output)", esc(db_on_samples(analysis.sqnr_db, analysis.accuracy_samples))
               if analysis.sqnr_db is not None else "—")]
-    other = analysis.partition if source != "simulated" else attached.delegation
-    if other is not None:
-        facts.append(("VPU partition" if source != "simulated" else "XNNPACK (real)", _other_partition(other)))
+    if vpu and attached.delegation is not None:
+        facts.append(("XNNPACK (real)", _other_partition(attached.delegation)))
     if attached.runtime is not None and attached.runtime.refused:
         facts.append(("Run on this CPU", f'<span style="color:{theme.DANGER}">refused:</span> '
                                          f"{esc(attached.runtime.refused)}"))
-    rules_table = f'<table cellspacing="0" cellpadding="3" width="100%">{rules_rows(analysis)}</table>'
+    tables = "the Violations / Partition tables" if vpu else "the Partition table"
+    about = "partition decision, rule violations and shift counts" if vpu else \
+        f"partition decision and {esc(words.label)}'s reason for a CPU op"
     hint = (f'<p style="color:{theme.MUTED}; margin-top:14px">Click a node in the graph, or a row in '
-            'the Violations / Partition tables, to see its operation, arguments, quantization '
-            'parameters, partition decision, rule violations and shift counts here.<br>'
+            f'{tables}, to see its operation, arguments, quantization parameters, {about} here.<br>'
             '<b>F</b> fits the graph · <b>Ctrl+F</b> searches (names, ops, module paths) · '
             'drop a .py or .pt2 file to open it.</p>')
+    if not vpu:
+        return head + rows(facts) + hint
+    rules_table = f'<table cellspacing="0" cellpadding="3" width="100%">{rules_rows(analysis)}</table>'
     return head + rows(facts) + section("VPU rules", rules_table) + hint
 
 
@@ -147,9 +157,7 @@ def inputs_html(inputs: tuple[InputInfo, ...]) -> str:
 
 def _other_partition(part) -> str:
     n = len(part.subgraphs)
-    unit = "delegate" if part.source == "xnnpack" else "subgraph"
-    what = "ops not delegated" if part.source == "xnnpack" else "CPU fallback ops"
-    return f"{n} {unit}{'s' if n != 1 else ''}, {count_text(len(part.cpu_nodes), theme.WARN)} {what}"
+    return f"{n} partition{'s' if n != 1 else ''}, {count_text(len(cpu_ops(part)), theme.WARN)} CPU ops"
 
 
 def rules_rows(analysis: Analysis) -> str:
@@ -206,8 +214,8 @@ def node_html(analysis: Analysis, model: GraphModel, node_id: str, source: str =
     judged = (targets or {}).get(source)
     parts = [_header(info, gnode, source), _partition(analysis, node_id, source, fix, attached.delegation, targets),
              target_section(judged, members), _measured(attached.runtime, members),
-             _operation(info, gnode), _arguments(info), _quantization(analysis, info, members),
-             _violations(analysis, members), _requant(analysis, node_id),
+             _operation(info, gnode, side_words(source).on), _arguments(info), _quantization(analysis, info, members),
+             *((_violations(analysis, members), _requant(analysis, node_id)) if source == SIMULATED else ()),
              shared_scale_html(analysis, node_id, model), _accuracy(analysis, info),
              _folded(analysis, gnode), _source(info)]
     return "".join(p for p in parts if p)
@@ -225,17 +233,15 @@ def _graph_node(model, node_id):
 def _header(info, gnode, source: str) -> str:
     category = gnode.category if gnode else ""
     color = theme.CATEGORY_COLORS.get(category, theme.MUTED)
+    words = side_words(source)
     text = _CAT_TEXT.get(category, category)
     if gnode is not None and gnode.subgraph is not None and category in ("vpu", "qdq", "param"):
-        text += f" · subgraph {gnode.subgraph}"
-    if source == "xnnpack" and category in ("vpu", "cpu"):     # coloured by the real delegation
-        text = f"XNNPACK delegate {gnode.subgraph}" if category == "vpu" else "not delegated (CPU)"
-    elif source != "simulated" and category in ("vpu", "cpu"):  # coloured by another target's verdict
-        words = side_words(source)
-        text = f"{words.on} · {words.unit} {gnode.subgraph}" if category == "vpu" else f"CPU ({words.label} refused it)"
+        text = f"{words.unit} {gnode.subgraph}" if category == "vpu" else f"{text} · partition {gnode.subgraph}"
+    elif category == "cpu":
+        text = "CPU" if source == SIMULATED else f"CPU ({words.label} leaves it there)"
     label = gnode.label if gnode else info.op
     warn = ""
-    if gnode is not None and gnode.violations:
+    if gnode is not None and gnode.violations and source == SIMULATED:     # the VPU's rules: its own badge
         warn = " " + badge(f"{gnode.violations} violation{'s' if gnode.violations > 1 else ''}", theme.DANGER)
     where = f"{_breakable(module_name(info))} · " if module_name(info) else ""
     return (f'<h2 style="margin:0">{esc(label)}</h2>'
@@ -243,25 +249,26 @@ def _header(info, gnode, source: str) -> str:
             f'<p style="margin:6px 0 0 0">{badge(text, color) if text else ""}{warn}</p>')
 
 
-def _dtype_row(info, gnode) -> str:
-    """The dtype the node's box states (GraphNode.dtype), and the Q/DQ graph's when it differs."""
+def _dtype_row(info, gnode, on: str = "VPU") -> str:
+    """The dtype the node's box states (GraphNode.dtype), and the Q/DQ graph's when it differs;
+    `on`: the target's accelerator ("VPU", "NPU")."""
     ref = esc(info.dtype)
     if gnode is None or gnode.category not in ("vpu", "cpu"):
         return ref
     if not gnode.dtype:
-        return f"none: fused into the next op on the VPU ({ref} in the Q/DQ graph)" if ref else ""
+        return f"none: fused into the next op on the {on} ({ref} in the Q/DQ graph)" if ref else ""
     if gnode.dtype == dtype_short(info.dtype):
         return ref
-    return f"{esc(gnode.dtype)} on the VPU ({ref} in the Q/DQ graph)" if ref else esc(gnode.dtype)
+    return f"{esc(gnode.dtype)} on the {on} ({ref} in the Q/DQ graph)" if ref else esc(gnode.dtype)
 
 
-def _operation(info, gnode=None) -> str:
+def _operation(info, gnode=None, on: str = "VPU") -> str:
     named = {r for arg in info.arguments for r in arg.refs}
     inputs = [n for n in info.inputs if n not in named]    # the arguments list the others by name
     return section("Operation", rows([
         ("op", _breakable(info.op)), ("target", _breakable(info.target) if info.target != info.op else ""),
         ("module", _module_row(info)), ("kind", esc(info.kind)),
-        ("shape", esc(shape_text(info.shape))), ("dtype", _dtype_row(info, gnode)),
+        ("shape", esc(shape_text(info.shape))), ("dtype", _dtype_row(info, gnode, on)),
         ("inputs", ", ".join(node_link(n) for n in inputs)),
         ("outputs", ", ".join(node_link(n) for n in info.outputs)),
     ]))
@@ -312,10 +319,11 @@ def placement_html(analysis: Analysis, node_id: str, source: str, delegation: Pa
     where = placement(analysis, node_id, source, delegation, targets)
     words = side_words(source)
     if where.runs_on == "vpu":
-        unit = words.unit if source != "simulated" else words.short
-        return f'<b style="color:{theme.OK}">{words.on}</b>, {unit} {where.subgraph}'
+        return f'<b style="color:{theme.OK}">{words.on}</b>, {words.short} {where.subgraph}'
     if where.runs_on == "cpu":     # an Arm reason names its target, which the row's label already does
         reason = where.reason.removeprefix(f"not delegated to {words.label}: ")
+        if where.removed:
+            return f'<b style="color:{theme.MUTED}">removed</b> — {esc(reason)} (no op runs for it)'
         return f'<b style="color:{theme.WARN}">{words.cpu}</b> — {esc(reason)}'
     return esc(where.reason)
 
@@ -348,10 +356,9 @@ def _partition(analysis: Analysis, node_id: str, source: str, fix: VpuFix | None
     for b in part.boundaries:
         if node_id in (b.src, b.dst):
             other = b.dst if b.src == node_id else b.src
-            pairs.append(("boundary", f"{esc(b.direction)} with {node_link(other)}: {b.bytes:,} bytes"))
-    if source != "simulated":                  # the VPU partition, for comparison
-        pairs.append(("VPU partition", placement_html(analysis, node_id, "simulated")))
-    elif delegation is not None:
+            pairs.append(("boundary", f"{esc(boundary_text(b.direction, source))} with {node_link(other)}: "
+                                      f"{b.bytes:,} bytes"))
+    if source == SIMULATED and delegation is not None:
         pairs.append(("XNNPACK", placement_html(analysis, node_id, "xnnpack", delegation)))
     return section("Partition", rows(pairs))
 

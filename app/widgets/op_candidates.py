@@ -32,11 +32,11 @@ NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 CANDIDATE_HEADERS = (("Op added / limit", "Op type added alone to the VPU op list, or one per-op limit "
                                           "relaxed alone (conv2d kernel_max 3×3→5×5)"),
                      ("Moved", "CPU nodes that join the VPU"),
-                     ("Merged", "Existing VPU subgraphs that join another one"),
-                     ("New", "New subgraphs made only of moved ops (islands)"),
+                     ("Merged", "Existing VPU partitions that join another one"),
+                     ("New", "New partitions made only of moved ops (islands)"),
                      ("Saved", "Boundary bytes saved: before minus after (negative: more traffic)"),
                      ("Left", "CPU nodes left after the change"))
-ECONOMICS_HEADERS = (("Subgraph", ""), ("Ops", "Compute ops in the subgraph"),
+ECONOMICS_HEADERS = (("Partition", ""), ("Ops", "Compute ops in the partition"),
                      ("MAC", "Multiply-accumulates kept on the VPU"), ("In", "Bytes entering"),
                      ("Out", "Bytes leaving"), ("B/MAC", "Boundary bytes per MAC"),
                      ("Pays", "✓ its work pays for its transfers; ✗ the transfer outweighs the work"))
@@ -131,7 +131,7 @@ class OpCandidatesPanel(QWidget):
             table.setMinimumHeight(120)          # a header and four rows, even at 720 px high
         layout.addWidget(intro)
         layout.addWidget(self.candidates, 3)
-        layout.addWidget(_wrapped("<b>Does each VPU subgraph pay for its transfers?</b>"))
+        layout.addWidget(_wrapped("<b>Does each VPU partition pay for its transfers?</b>"))
         layout.addWidget(self.economics_note)
         layout.addWidget(self.economics, 2)
 
@@ -178,7 +178,7 @@ class OpCandidatesPanel(QWidget):
         bad = QBrush(QColor("#fdecea"))
         for row, s in enumerate(subgraphs):
             ratio = "—" if s.bytes_per_mac is None else f"{s.bytes_per_mac:.3g}"
-            cells = [_cell(f"sg {s.subgraph}", s.first_op), _cell(s.ops, numeric=True),
+            cells = [_cell(f"p {s.subgraph}", s.first_op), _cell(s.ops, numeric=True),
                      _cell(human_macs(s.macs), numeric=True), _cell(human_bytes(s.bytes_in), numeric=True),
                      _cell(human_bytes(s.bytes_out), numeric=True), _cell(ratio, numeric=True),
                      _cell("✓" if s.pays else "✗")]
@@ -198,7 +198,7 @@ class OpCandidatesPanel(QWidget):
         more = f" ({len(flagged) - 1} more in red below)" if len(flagged) > 1 else ""
         self.economics_note.setText(
             head + (f"<span style='color:{theme.DANGER}'>{flagged[0]}</span>{more}" if flagged
-                    else "Every subgraph keeps enough work on the VPU to pay for its transfers."))
+                    else "Every partition keeps enough work on the VPU to pay for its transfers."))
 
     def _jump(self, table: QTableWidget, row: int) -> None:
         item = table.item(row, 0)

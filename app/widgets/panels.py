@@ -11,6 +11,8 @@ from app.widgets.node_panel import NodePanel
 from app.widgets.deferred import Deferred
 from app.widgets.tables import PartitionTable, RequantTable, ViolationsTable
 from app.widgets.words import side_words
+from vpu_core.config import SIMULATED
+from vpu_core.graph.build import cpu_ops
 from vpu_core.graph.placement import partition_report
 from app.widgets.int_sim_panel import IntSimPanel
 from vpu_core.inspection import NOTHING_ATTACHED
@@ -90,11 +92,12 @@ class Panels(QObject):
             plot.apply(lambda widget: widget.set_analysis(analysis))
         self.partition.set_analysis(analysis, source, attached.delegation, targets)
         self.int_sim_panel.set_report(attached.int_sim, pending=analysis.predicted)
+        self.int_sim_panel.setVisible(source == SIMULATED)     # what the VPU computes: its target only
         count = len(analysis.violations)
         self.tables.setTabText(0, f"Violations ({count})" if count else "Violations")
+        self.tables.setTabVisible(0, source == SIMULATED)       # the VPU's rules: when it is the target
         part = partition_report(analysis, source, attached.delegation, targets)
-        unit = side_words(source).cpu
-        self.tables.setTabText(1, f"Partition ({len(part.cpu_nodes)} {unit})")
+        self.tables.setTabText(1, f"Partition ({len(cpu_ops(part))} {side_words(source).cpu})")
 
     def set_comparison(self, comparison: Comparison | None, names: dict | None) -> None:
         """Show (comparison) or hide (None) the Compare tab."""

@@ -1,4 +1,9 @@
-"""The run toolbar: model picker, quantizer, Run / Cancel, weights, batch, calibration, profile.
+"""The run toolbar: the target first, then the model picker, the quantizer (an override: the
+target chooses its own), Run / Cancel, weights, batch, calibration, profile.
+
+The target picker lists the target registry (an unavailable target disabled, its tooltip saying
+which package it needs) and announces a choice with `target_chosen(source)` (a
+ViewOptions.partition_source: "simulated" for the VPU); app.features.target binds it to the state.
 
 `config()` returns the RunConfig the controls describe; every change by the user is announced
 with `options_changed`, and every change of the configuration shown (by the user or `set_config`)
@@ -9,7 +14,7 @@ model's own example inputs; the inputs the last run used are in the tooltip.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from dataclasses import replace
 from pathlib import Path
@@ -23,6 +28,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QListView, QMenu,
 from app import theme
 from app.widgets.profile_combo import ProfileCombo
 from app.widgets.quantizer_buttons import ARM_TIP, arm_missing, button_of, quantizer_of, quantizer_switch, segmented
+from app.widgets.words import ColourChoice, fill_colour_combo
 from vpu_core.config import RunConfig
 
 if TYPE_CHECKING:
@@ -91,6 +97,7 @@ class RunControls(QObject):
     open_model_requested = Signal()
     open_profile_requested = Signal()
     open_calib_requested = Signal()
+    target_chosen = Signal(str)        # the user chose a target (its partition source)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -105,6 +112,11 @@ class RunControls(QObject):
         self.model.setMinimumContentsLength(12)
         self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.model.setToolTip("Model: the built-in zoo, recent files, or Open… a .py / .pt2 file")
+        self.target = QComboBox()          # entries: set_target_choices (the target registry)
+        self.target.setObjectName("targetCombo")
+        self.target.setToolTip("Target: the backend you ship to (the VPU, XNNPACK, an Arm Ethos-U NPU through "
+                               "Vela, …). It picks its own quantizer and colours the graph by its verdict: "
+                               "green on its accelerator, orange on the CPU")
         self.quantizer, self.vpu_button, self.xnn_button, self.arm_button = quantizer_switch()
         self.vpu_button.setChecked(True)
         self.weights = QComboBox()
@@ -163,7 +175,10 @@ class RunControls(QObject):
         row.setSpacing(6)
         row.addWidget(self.run_button)
         row.addWidget(self.cancel_button)
-        for item in (labelled("Model", self.model), seg, run):
+        quantizer_tip = ("The quantizer: the target chooses its own; another one here is an override, its "
+                         "graph judged by the target (XNNPACK's graph judged by the VPU)")
+        for item in (labelled("Target", self.target), labelled("Model", self.model),
+                     labelled("Quantizer", seg, tip=quantizer_tip), run):
             bar.addWidget(item)
         bar.addSeparator()
         for item in (self.weights, labelled("Batch", self.batch_size, self.batch),
@@ -174,6 +189,7 @@ class RunControls(QObject):
 
     def _connect(self) -> None:
         self.model.activated.connect(self._on_model_activated)
+        self.target.activated.connect(lambda i: self.target_chosen.emit(self.target.itemData(i)))
         self.profile.changed.connect(self._changed)
         self.profile.open_requested.connect(self.open_profile_requested)
         self.quantizer.idClicked.connect(self._on_quantizer)
@@ -203,6 +219,23 @@ class RunControls(QObject):
         self.weights.setEnabled(not is_vpu)
         self.weights.setToolTip("The VPU quantizer is always per-channel (constraint 3)" if is_vpu
                                 else "Weight quantization: per-channel or per-tensor")
+
+    # -- target picker ---------------------------------------------------------------------------
+    def set_target_choices(self, choices: Sequence[ColourChoice]) -> None:
+        """The targets offered (app.features.shown.colour_choices), announcing nothing."""
+        fill_colour_combo(self.target, choices)
+
+    def set_target(self, source: str) -> None:
+        """Show `source` as the target (the window chose it), announcing nothing."""
+        self.target.blockSignals(True)
+        try:
+            self.target.setCurrentIndex(max(self.target.findData(source), 0))
+        finally:
+            self.target.blockSignals(False)
+
+    def target_sources(self) -> list[str]:
+        """The targets offered, in order (enabled or not)."""
+        return [self.target.itemData(i) for i in range(self.target.count())]
 
     # -- model picker ----------------------------------------------------------------------------
     def set_catalogue(self, entries: list[tuple[str, str]], recent: list[str] | None = None) -> None:

@@ -42,7 +42,7 @@ LAYER_HEADERS = (("Layer", "Ranked by share of the end-to-end error, the largest
                  ("Share", "Its share of the end-to-end error energy, to first order"))
 FIX_HEADERS = (("Fix", ""), ("dB", "SQNR gained end to end (predicted by quantizing the fix for real)"),
                ("Metric", "Your metric with the fix (--eval)"), ("CPU", "CPU ops after (before)"),
-               ("Sub.", "VPU subgraphs after (before)"), ("MACs", "The VPU's share of the MACs after"))
+               ("Part.", "VPU partitions after (before)"), ("MACs", "The VPU's share of the MACs after"))
 FOLD = {"layers": (3, 4, 2), "fixes": (2, 4)}     # columns that step aside first in a narrow dock
 
 
@@ -354,7 +354,7 @@ class SensitivityPanel(QWidget):
         self.fix_title.setText(f"<b>Fixes for {node}</b>" if self._fixes else
                                f"<b>{node}</b>: no fix predicted yet" if node else "")
         self.fix_title.setToolTip("Each fix quantized for real: the decibels it gains against what it costs "
-                                  "the partition (CPU ops, subgraphs, the VPU's share of the MACs)")
+                                  "the partition (CPU ops, partitions, the VPU's share of the MACs)")
         self.predict_button.setVisible(bool(node) and not self._fixes)
         self.predict_button.setEnabled(bool(node))
         self.apply_button.setVisible(bool(self._fixes))

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy
 from app import theme
 from app.widgets.words import side_words
 from vpu_core.formatting import count_text, db_on_samples, human_bytes, quantizer_label, time_text
+from vpu_core.graph.build import cpu_ops
 from vpu_core.graph.placement import partition_report
 from vpu_core.inspection import NOTHING_ATTACHED
 from vpu_core.reports.summary_text import (mac_share_caveat, mac_share_standing, mac_share_text,
@@ -56,12 +57,9 @@ class ChipLine(str):
         return line
 
 
-def violations_chip(n: int, summary: Summary | None = None, vpu_colouring: bool = True) -> str:
-    """"0 violations"; when no conv / linear runs on the VPU, with the sentence that says so.
-    `vpu_colouring` False (the graph coloured by another target's verdict): the VPU's rules do not
-    judge what is drawn, so the count says whose rules they are and is not a red headline."""
-    if not vpu_colouring:
-        return f'<span style="color:{theme.MUTED}">{n} VPU rule violation{"s" if n != 1 else ""}</span>'
+def violations_chip(n: int, summary: Summary | None = None) -> str:
+    """"0 violations" (the VPU's rules: shown when the VPU is the target); when no conv / linear
+    runs on the VPU, with the sentence that says so."""
     chip = f'<b style="color:{theme.DANGER if n else theme.OK}">{n} violation{"s" if n != 1 else ""}</b>'
     warning = no_weighted_op_short(summary)
     return chip + (f' <span style="color:{theme.WARN}">— {html.escape(warning)}</span>' if warning else "")
@@ -85,11 +83,17 @@ def mac_share_chip(summary: Summary | None, violations: int = 0) -> str:
 def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated", profile: str = "",
                 attached: Attached = NOTHING_ATTACHED,
                 targets: Mapping[str, TargetResult] | None = None) -> ChipLine:
-    """The status line of one result; `attached`: what was computed beside it (a run on this CPU);
-    `targets`: the targets judged (an Ethos-U's estimate gives the NPU time)."""
+    """The status line of one result, spoken for its primary target `source` (the one the graph
+    is coloured by): the target and its partitions lead, then its estimate (an Ethos-U's NPU
+    time), its CPU ops; the VPU's MAC share, rule violations and hardware profile only when the
+    VPU is that target. `attached`: what was computed beside it (a run on this CPU); `targets`:
+    the targets judged."""
     part = partition_report(analysis, source, attached.delegation, targets)
     words = side_words(source)
+    vpu = source == "simulated"
     subs = len(part.subgraphs)
+    ops = cpu_ops(part)
+    removed = len(part.cpu_nodes) - len(ops)
     sqnr = db_on_samples(analysis.sqnr_db, analysis.accuracy_samples) if analysis.sqnr_db is not None else "—"
     head = f"<b>{html.escape(analysis.model)}</b> · {html.escape(quantizer_label(analysis))}"
     runtime = attached.runtime
@@ -98,17 +102,20 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
         (1, f'<span style="color:{theme.DANGER}">CPU run refused: {html.escape(runtime.refused or "no latency was measured")}</span>'
          if runtime.refused or latency is None
          else f"<b>CPU {time_text(latency.median_ms * 1e3)}</b> median (XNNPACK)")]
-    vpu_colouring = source == "simulated"
-    summary = analysis.summary if vpu_colouring else None     # the MAC share of the simulated VPU
+    summary = analysis.summary if vpu else None     # the MAC share of the VPU's partition
     judged = (targets or {}).get(source)
     estimate = estimate_chip(judged.estimate) if judged is not None else ""
+    green = theme.CATEGORY_COLORS["vpu"]
+    target = (f'<span style="color:{green}">■</span> <b>{html.escape(words.label)}</b> '
+              + count_text(subs, "partition"))
     return ChipLine([
-        (0, head + (f" · {html.escape(profile)}" if profile else "")),          # the profile in use
+        (0, head + (f" · {html.escape(profile)}" if profile and vpu else "")),   # the VPU's profile
+        (0, target),
         *([(0, mac_share_chip(summary, len(analysis.violations)))] if summary is not None else []),
         *([(0, estimate)] if estimate else []),
-        (2, violations_chip(len(analysis.violations), analysis.summary, vpu_colouring=vpu_colouring)),
-        (4, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> {subs} {words.unit}' + ("s" if subs != 1 else "")),
-        (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} {words.cpu_ops}'),
+        *([(2, violations_chip(len(analysis.violations), analysis.summary))] if vpu else []),
+        (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(ops)} {words.cpu_ops}'),
+        *([(4, f'<span style="color:{theme.MUTED}">{removed} removed while lowering</span>')] if removed else []),
         (3, f"SQNR {sqnr}"),
         (5, f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})"),
         (6, f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)"), *run_chip])
@@ -236,8 +243,8 @@ def predicted_html(analysis: Analysis, model: GraphModel, quantizing: bool) -> C
         (0, f'<b style="color:{theme.WARN}">{state}</b>'),
         (0, f"<b>{html.escape(analysis.model)}</b> · {analysis.quantizer.upper()}"),
         (5, f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)"),
-        (3, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> ' + count_text(subs, "VPU subgraph")),
-        (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} CPU fallback ops'),
+        (3, f'<span style="color:{theme.CATEGORY_COLORS["vpu"]}">■</span> ' + count_text(subs, "VPU partition")),
+        (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(part.cpu_nodes)} CPU ops'),
         (4, f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})")])
 
 

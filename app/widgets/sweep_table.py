@@ -24,7 +24,7 @@ COLUMNS = ("model", "quantizer", "profile", "status", "VPU MACs", "CPU ops", "su
            "rules broken", "SQNR dB", "seconds", "reason")
 NUMERIC = {"VPU MACs", "CPU ops", "subgraphs", "rules broken", "SQNR dB", "seconds"}
 HEADER_TIPS = {"VPU MACs": "share of the model's multiply-accumulates that run on the VPU",
-               "CPU ops": "ops that fall back to the CPU", "subgraphs": "VPU subgraphs",
+               "CPU ops": "ops that fall back to the CPU", "subgraphs": "VPU partitions",
                "rules broken": "VPU rules the quantized graph breaks", "seconds": "the run's wall time"}
 
 

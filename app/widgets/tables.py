@@ -19,8 +19,9 @@ from PySide6.QtWidgets import (QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, 
 from app import theme
 from app.widgets.target_html import vela_of
 from app.widgets.tree_items import child_items, top_level_items
-from app.widgets.words import side_words
+from app.widgets.words import boundary_text, side_words
 from app.widgets.wrapping import Col, ColumnFit
+from vpu_core.graph.placement import partition_report
 from vpu_core.formatting import compact_ints, count_text, human_bytes, node_label
 from vpu_core.targets.arm.report_text import cycles_text
 from vpu_core.reports.summary_text import CAUSE_WORDS
@@ -209,8 +210,8 @@ class ViolationsTable(_NodeTable):
 
 
 class PartitionTable(_NodeTable):
-    """Totals, VPU subgraphs, CPU fallback nodes with reasons, boundary edges with bytes; and,
-    when the analysis has it, the same for the real XNNPACK delegation (ExecuTorch)."""
+    """The primary target's verdict: totals, its partitions, its CPU ops with reasons (the ops its
+    lowering removed apart), boundary edges with bytes."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -229,36 +230,21 @@ class PartitionTable(_NodeTable):
         the real XNNPACK one (Inspection.attached.delegation), when it was computed; `targets` the
         verdicts of the other targets judged (an Ethos-U's with Vela's cycles per partition)."""
         self.tree.clear()
-        reports: list[tuple[str, PartitionReport]] = [("simulated", analysis.partition)]
-        if delegation is not None:
-            reports.append(("xnnpack", delegation))
-        reports += [(name, t.verdict) for name, t in (targets or {}).items() if name not in ("vpu", "xnnpack")]
-        reports.sort(key=lambda r: r[0] != source)
-        for kind, part in reports:
-            parent: QTreeWidget | QTreeWidgetItem = self.tree
-            judged = (targets or {}).get(kind)
-            if len(reports) > 1:
-                title = ("Real XNNPACK delegation — ExecuTorch XnnpackPartitioner" if kind == "xnnpack"
-                         else f"Simulated VPU partition — profile {part.profile}" if kind == "simulated"
-                         else f"{judged.title if judged else kind} — {part.profile}")
-                header = _item(self.tree, [title, "", ""])
-                header.setFirstColumnSpanned(True)
-                _bold(header, theme.ACCENT)
-                parent = header
-            self._report(parent, part, analysis, judged)
+        # the primary target's verdict only: the table speaks for the target the user chose
+        judged = (targets or {}).get(source)
+        part = partition_report(analysis, source, delegation, targets)
+        self._report(self.tree, part, analysis, judged)
         for top in top_level_items(self.tree):
             _bold(top)
             top.setExpanded(top.childCount() <= 300)
-            for child in child_items(top) if len(reports) > 1 else ():    # a report's groups
-                _bold(child)
-                child.setExpanded(child.childCount() <= 300)
         self._refit()
 
     def _report(self, parent, part, analysis, judged: TargetResult | None = None) -> None:
         xnn = part.source == "xnnpack"
-        words = side_words(part.source)
+        words = side_words(judged.target if judged is not None else part.source)
         unit = f"{words.unit}s"
-        cpu = "Not delegated (CPU)" if xnn else words.cpu_ops[0].upper() + words.cpu_ops[1:]
+        cpu = "CPU ops"
+        removed = [c for c in part.cpu_nodes if c.cause == "removed"]
         vela = vela_of(judged)
         detail = (f"{part.lowered_counts.get('delegated_nodes', 0)} lowered nodes delegated, "
                   f"{part.lowered_counts.get('non_delegated_nodes', 0)} not" if xnn
@@ -266,11 +252,13 @@ class PartitionTable(_NodeTable):
                   else f"{part.profile}" + (f" · {vela.label}" if vela is not None else ""))
         totals = _item(parent, ["Totals", detail, ""])
         _item(totals, [unit, str(len(part.subgraphs)), ""])
-        _item(totals, [cpu, str(len(part.cpu_nodes)), ""])
+        _item(totals, [cpu, str(len(part.cpu_nodes) - len(removed)), ""])
+        if removed:
+            _item(totals, ["Removed while lowering", str(len(removed)), ""])
         edges = _item(totals, ["Boundary edges", str(len(part.boundaries)), f"{part.transfer_bytes:,}"])
         edges.setToolTip(1, f"{part.transfer_bytes:,} bytes cross the boundary")
         self._cpu_nodes(parent, part, cpu, analysis)     # what fell back (and why) first: the question asked
-        self._boundaries(parent, part, analysis)
+        self._boundaries(parent, part, analysis, judged.target if judged is not None else part.source)
         if vela is not None:
             _item(totals, ["NPU time (Vela)", f"{vela.inference_ms:.3f} ms · {cycles_text(vela.total_cycles)}", ""])
         self._subgraphs(parent, part, analysis.nodes, words.short, unit, vela)
@@ -295,10 +283,11 @@ class PartitionTable(_NodeTable):
 
     def _cpu_nodes(self, parent, part, title: str, analysis) -> None:
         """The CPU ops, grouped by cause (limit and memory first: the hardware's own "no")."""
-        group = _item(parent, [f"{title} ({len(part.cpu_nodes)})", "", ""])
+        ops = [c for c in part.cpu_nodes if c.cause != "removed"]
+        group = _item(parent, [f"{title} ({len(ops)})", "", ""])
         group.setForeground(0, QBrush(QColor(theme.WARN)))
         by_cause: dict[CpuCause, list] = {}
-        for c in part.cpu_nodes:
+        for c in ops:
             by_cause.setdefault(c.cause, []).append(c)
         order = ("limit", "memory", "float", "op_list", "dtype")
         grouped = part.source != "xnnpack"        # the real delegation gives no causes
@@ -311,12 +300,17 @@ class PartitionTable(_NodeTable):
                 row.setToolTip(1, detail)
             if sub is not group:
                 sub.setExpanded(len(nodes) <= 300)
+        removed = [c for c in part.cpu_nodes if c.cause == "removed"]
+        if removed:         # folded away while lowering: no op runs for them, CPU or accelerator
+            gone = _item(parent, [f"Removed while lowering ({len(removed)})", "", ""])
+            for c in removed:
+                _item(gone, [label(analysis, c.node), c.reason, ""], node=c.node)
 
-    def _boundaries(self, parent, part, analysis) -> None:
+    def _boundaries(self, parent, part, analysis, source: str) -> None:
         group = _item(parent, [f"Boundaries ({len(part.boundaries)})", "", f"{part.transfer_bytes:,}"])
         for b in part.boundaries:
             shape = "×".join(str(d) for d in b.shape)
-            detail = f"{b.direction}" + (f" · {shape} {b.dtype}" if shape else "")
+            detail = boundary_text(b.direction, source) + (f" · {shape} {b.dtype}" if shape else "")
             row = _item(group, [f"{label(analysis, b.src)} → {label(analysis, b.dst)}", detail, f"{b.bytes:,}"],
                         node=b.dst)
             row.setToolTip(0, f"{b.src} → {b.dst} — click to show {b.dst} in the graph")

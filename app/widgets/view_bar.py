@@ -1,5 +1,6 @@
-"""The view toolbar: fold, hide Q/DQ, metric colouring, fit, search, compare mode, partition
-colouring, the violation walk and the presentation options.
+"""The view toolbar: fold, hide Q/DQ, fit, search, the walk through what the target rejects,
+compare mode, colouring by the partition or a metric, and the presentation options (the target
+itself is the run toolbar's first choice: app.widgets.run_controls).
 
 A QToolBar, so a narrow window moves its last items into the overflow menu (») instead of
 clipping them or widening the window. The colour legend is drawn by the graph view itself.
@@ -14,7 +15,6 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineE
                                QWidget)
 
 from app import theme
-from app.widgets.words import ColourChoice, fill_colour_combo
 
 METRIC_CHOICES = (("", "Partition"), ("sqnr", "Layer SQNR"), ("pow2_loss", "Pow2 loss"),
                   ("shift", "Shift"), ("boundary_bytes", "Bytes"), ("measured_us", "Measured µs"),
@@ -38,7 +38,6 @@ class ViewBar(QToolBar):
     large_font_toggled = Signal(bool)
     high_contrast_toggled = Signal(bool)
     compare_toggled = Signal(bool)
-    partition_source_changed = Signal(str)      # "simulated" | a target's name ("xnnpack", "ethos-u55-128")
     violation_step = Signal(int)                # +1 next, -1 previous
     hide_qdq_toggled = Signal(bool)
     metric_changed = Signal(str)                # metric key, "" = colour by partition
@@ -56,7 +55,7 @@ class ViewBar(QToolBar):
         self.metric_combo = QComboBox()
         for key, text in METRIC_CHOICES:
             self.metric_combo.addItem(text, key)
-        self.metric_combo.setToolTip("Colour ops by the partition, or by a number the analysis has (layer "
+        self.metric_combo.setToolTip("Colour ops by the target's partition, or by a number the analysis has (layer "
                                      "SQNR, pow2 rounding loss, requant shift, boundary bytes, µs measured on "
                                      "this CPU by Run ▸ Run on this CPU) on a gradient with a legend")
         self.fit = QPushButton("Fit")
@@ -80,11 +79,6 @@ class ViewBar(QToolBar):
         self.compare = QPushButton("⇆ Compare")
         self.compare.setCheckable(True)
         self.compare.setToolTip("Compare mode: this configuration (A) side by side with another (B) — Ctrl+K")
-        self.colour_combo = QComboBox()     # its entries: set_colour_choices (the target registry)
-        self.colour_combo.setObjectName("colourBy")
-        self.colour_combo.setToolTip("Colour the graph by where a target runs each op: the simulated VPU "
-                                     "partition, or a real backend's verdict (XNNPACK, an Arm Ethos-U NPU "
-                                     "through Vela; lowering it takes seconds to a minute) — Ctrl+D: VPU / XNNPACK")
         self.prev_violation, self.next_violation = QPushButton("◀"), QPushButton("▶")
         self.prev_violation.setToolTip("Previous violation (Shift+V, PgUp)")
         self.next_violation.setToolTip("Next violation (V, PgDown)")
@@ -107,7 +101,7 @@ class ViewBar(QToolBar):
         colour_row = QHBoxLayout(colour_box)
         colour_row.setContentsMargins(0, 0, 0, 0)
         colour_row.addWidget(colour_label)
-        colour_row.addWidget(self.colour_combo)
+        colour_row.addWidget(self.metric_combo)
         widget: QWidget
         for widget in (self.fold, self.hide_qdq, self.fit, self.search, self.prev, self.next, self.matches):
             self.addWidget(widget)
@@ -115,7 +109,7 @@ class ViewBar(QToolBar):
         for widget in (self.prev_violation, self.violation_label, self.next_violation):
             self.addWidget(widget)
         self.addSeparator()
-        for widget in (self.compare, colour_box, self.metric_combo):
+        for widget in (self.compare, colour_box):
             self.addWidget(widget)
         self.addSeparator()
         for widget in (self.large_font, self.high_contrast):
@@ -140,8 +134,6 @@ class ViewBar(QToolBar):
         self.large_font.toggled.connect(self.large_font_toggled)
         self.high_contrast.toggled.connect(self.high_contrast_toggled)
         self.compare.toggled.connect(self.compare_toggled)
-        self.colour_combo.currentIndexChanged.connect(
-            lambda i: self.partition_source_changed.emit(self.colour_combo.itemData(i)) if i >= 0 else None)
         self.prev_violation.clicked.connect(lambda: self.violation_step.emit(-1))
         self.next_violation.clicked.connect(lambda: self.violation_step.emit(1))
 
@@ -153,29 +145,16 @@ class ViewBar(QToolBar):
         else:
             self.matches.setText(f"{index + 1 if index is not None else 1} of {count}")
 
-    def set_colour_choices(self, choices: Sequence[ColourChoice]) -> None:
-        """The "Colour by" entries; one that cannot be chosen here is shown disabled, its tooltip
-        saying why."""
-        fill_colour_combo(self.colour_combo, choices)
-
-    def colour_sources(self) -> list[str]:
-        """The partition sources offered, in order (enabled or not)."""
-        return [self.colour_combo.itemData(i) for i in range(self.colour_combo.count())]
-
-    def set_partition_source(self, source: str) -> None:
-        """Show `source` as chosen without announcing it (the window changed it)."""
-        _quietly(self.colour_combo.setCurrentIndex, self.colour_combo, max(self.colour_combo.findData(source), 0))
-
     def set_violation_position(self, index: int | None, count: int | None,
                                sides: Sequence[tuple[str, int]] = (), side: str = "",
                                colouring: str = "") -> None:
         """`count` None: no result yet, so no verdict either. Compare mode: `sides` = (side
         letter, its count) for both sides ("A 0 · B 148 violations") and `side` the side of the
-        violation shown ("B 3 of 148"). `colouring`: the target the graph is coloured by when it
-        is not the simulated VPU ("Ethos-U55-128"): the walk is still through the VPU's rules,
-        which that colouring does not show, so the count says "VPU" and is not red."""
-        alarm = theme.MUTED if colouring else theme.DANGER
-        rules = "VPU violations" if colouring else "violations"
+        one shown ("B 3 of 148"). `colouring`: the target the graph is coloured by when it is not
+        the VPU ("Ethos-U55-128"): then the walk is through that target's CPU ops, counted in the
+        CPU's orange; "" the VPU's rule violations, in red."""
+        alarm = theme.WARN if colouring else theme.DANGER
+        rules = "CPU ops" if colouring else "violations"
 
         def number(n: int) -> str:
             return f'<b style="color:{alarm if n else theme.OK}">{n}</b>'
@@ -184,7 +163,7 @@ class ViewBar(QToolBar):
             text = ""
         elif index is not None:
             where = f"{side} " if side else ""
-            text = f'{where}<b style="color:{alarm}">{index + 1}</b> of {count}' + (" VPU" if colouring else "")
+            text = f'{where}<b style="color:{alarm}">{index + 1}</b> of {count}' + (" CPU ops" if colouring else "")
         elif sides:
             text = " · ".join(f"{letter} {number(n)}" for letter, n in sides) + f" {rules}"
         elif count == 0:
@@ -193,9 +172,9 @@ class ViewBar(QToolBar):
             text = f"{number(count)} {rules}"
         self.violation_label.setText(text)
         self.violation_label.setToolTip(
-            "Walk through the rule violations: V / Shift+V, or PgDown / PgUp" + (
-                f" — the VPU's rules: the graph is coloured by {colouring}, whose CPU ops and reasons "
-                "are in the node panel and the Partition table" if colouring else ""))
+            f"Walk through the ops {colouring} leaves on the CPU (their reasons in the node panel): "
+            "V / Shift+V, or PgDown / PgUp" if colouring else
+            "Walk through the VPU's rule violations: V / Shift+V, or PgDown / PgUp")
         # never narrower than its text: a full toolbar moves its last items into », the counter
         # is never cut ("A 0 · B 144 viola")
         self.violation_label.setMinimumWidth(max(90, self.violation_label.sizeHint().width()))

@@ -48,24 +48,37 @@ def fill_colour_combo(combo: QComboBox, choices: Sequence[ColourChoice]) -> None
 
 @dataclass(frozen=True)
 class SideWords:
-    label: str       # what places the node: "VPU partition", "XNNPACK", "Ethos-U55-128"
-    unit: str        # one accelerator part: "VPU subgraph", "XNNPACK delegate", "Ethos-U55-128 partition"
-    short: str       # the same, short: "subgraph", "delegate", "partition"
-    on: str          # a node on the accelerator: "VPU", "delegated", "NPU"
-    cpu: str         # a node left on the CPU: "CPU", "not delegated", "CPU"
-    cpu_ops: str     # the count's noun: "CPU fallback ops", "not delegated", "CPU ops"
+    """The words of one target's verdict, the same shape for every target: "partition" for a
+    part on its accelerator (never "subgraph" or "delegate"), "CPU" for what it leaves there."""
+
+    label: str       # the target: "VPU", "XNNPACK", "Ethos-U55-128"
+    unit: str        # one accelerator part: "VPU partition", "XNNPACK partition", "Ethos-U55-128 partition"
+    short: str       # the same, short: "partition"
+    on: str          # its accelerator: "VPU", "XNNPACK", "NPU", "TOSA" (a boundary reads "CPU → NPU")
+    cpu: str         # a node left on the CPU: "CPU"
+    cpu_ops: str     # the count's noun: "CPU ops"
 
 
 def side_words(source: str) -> SideWords:
-    if source == SIMULATED:
-        return SideWords("VPU partition", "VPU subgraph", "subgraph", "VPU", "CPU", "CPU fallback ops")
-    if source == "xnnpack":
-        return SideWords("XNNPACK", "XNNPACK delegate", "delegate", "delegated", "not delegated", "not delegated")
+    from vpu_core.graph.legend import accelerator_word
+
+    title = target_title(source)
+    return SideWords(title, f"{title} partition", "partition", accelerator_word(source), "CPU", "CPU ops")
+
+
+def target_title(source: str) -> str:
+    """The registry's title of the target a graph is coloured by ("VPU" for the simulated one)."""
     from vpu_core import targets
 
+    if source == SIMULATED:
+        return "VPU"
     try:
-        title = targets.info(source).title
+        return targets.info(source).title
     except targets.UnknownTarget:
-        title = source
-    on = "TOSA" if source == "tosa-int" else "NPU"
-    return SideWords(title, f"{title} partition", "partition", on, "CPU", "CPU ops")
+        return source
+
+
+def boundary_text(direction: str, source: str) -> str:
+    """A boundary edge in the user's words: "CPU → NPU", "VPU → CPU" (never "cpu->vpu")."""
+    on = side_words(source).on
+    return f"CPU → {on}" if direction == "cpu->vpu" else f"{on} → CPU"

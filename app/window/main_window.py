@@ -1,6 +1,7 @@
 """The main window: the layout of the widgets, and the features composed over one AppState.
 
-    toolbars   run options (app.widgets.run_controls) · view options (app.widgets.view_bar)
+    toolbars   the target first, then the run options (app.widgets.run_controls) · view options
+               (app.widgets.view_bar)
     centre     compare bar (compare mode) over the canvas, or the compare view, or a placeholder
     docks      node panel and What-if (right, full height, tabbed) · report tables and plots (bottom)
     status     summary of the result, stage and progress of the run
@@ -33,6 +34,7 @@ from app.features.runs import RunController
 from app.features.runtime import RuntimeController
 from app.features.sensitivity import SensitivityController
 from app.features.sweep import SweepController
+from app.features.target import TargetController
 from app.features.shown import window_title
 from app.features.status import StatusController
 from app.features.view_options import ViewOptionsController
@@ -162,12 +164,13 @@ class MainWindow(QMainWindow):
         state, status = self.state, self.statusBar()
         canvases = [self.graph_view, *self.compare_view.views_list()]
         self.runs = RunController(state, self.controls)
+        self.targets = TargetController(state, self.controls)
         self.display = DisplayController(state, self.graph_stack, self.panels, self.tables_dock, self.plots_dock)
         self.status = StatusController(state, self.summary, self.stage, self.progress)
         self.navigation = NavigationController(state, self.graph_view, self.compare_view, self.view_bar,
                                                self.panels, self.panels.compare)
         self.presenter = PresenterController(state, self.view_bar, status, canvases)
-        self.overlay = OverlayController(state, self.view_bar, self.graph_view, self.compare_view)
+        self.overlay = OverlayController(state, self.graph_view, self.compare_view)
         self.compare = CompareController(state, self.view_bar, self.compare_bar, self.plots_dock)
         self.files = FilesController(state, self.controls, self.store)
         self.exports = ExportController(state, self.graph_view, self.compare_view, status, self.store)

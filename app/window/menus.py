@@ -42,6 +42,8 @@ def build_menus(w: MainWindow) -> None:
     _action(w, file_menu, "Quit", w.close, "Ctrl+Q")
 
     run_menu = bar.addMenu("&Run")
+    _target_menu(w, run_menu.addMenu("Target"))
+    run_menu.addSeparator()
     _action(w, run_menu, "Run", lambda: runs.start(), "Ctrl+R")
     _action(w, run_menu, "Cancel", runs.cancel, "Ctrl+.")
     _action(w, run_menu, "Time limit of a run…", runs.ask_time_limit,
@@ -61,8 +63,8 @@ def build_menus(w: MainWindow) -> None:
     _action(w, view_menu, "Previous violation", lambda: w.presenter.step(-1), "Shift+V")
     view_menu.addSeparator()
     _action(w, view_menu, "Compare mode on / off", w.compare.toggle, "Ctrl+K")
-    _colour_by_menu(w, view_menu.addMenu("Colour by"))
-    _action(w, view_menu, "Colour by XNNPACK delegation / VPU partition", w.overlay.toggle, "Ctrl+D")
+    _action(w, view_menu, "Judge this graph by XNNPACK / the VPU", w.overlay.toggle, "Ctrl+D",
+            "The same quantized graph judged by the other target (the quantizer stays: an override)")
     _action(w, view_menu, "Large labels", w.view_bar.large_font.click, "Ctrl+=")
     focus = _action(w, view_menu, "Focus mode: only the graph", w.focus.toggle, "F11",
                     "Hide the docks, toolbars and status bar: the canvas fills the window")
@@ -92,8 +94,9 @@ def build_menus(w: MainWindow) -> None:
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
 
 
-def _colour_by_menu(w: MainWindow, menu) -> None:
-    """View ▸ Colour by: the view bar's choices (the target registry), one checked; an
+def _target_menu(w: MainWindow, menu) -> None:
+    """Run ▸ Target: the run toolbar's choices (the target registry), one checked; choosing one
+    picks its quantizer and colours the graph by its verdict (app.features.target); an
     unavailable target is greyed with the sentence saying which package it needs."""
     group = QActionGroup(menu)
     group.setExclusive(True)
@@ -102,7 +105,7 @@ def _colour_by_menu(w: MainWindow, menu) -> None:
         act = QAction(choice.title, menu, checkable=True, enabled=choice.enabled)
         act.setStatusTip(choice.tooltip)
         act.setToolTip(choice.tooltip)
-        act.triggered.connect(lambda _=False, source=choice.source: w.overlay.set_source(source))
+        act.triggered.connect(lambda _=False, source=choice.source: w.targets.choose(source))
         group.addAction(act)
         menu.addAction(act)
         actions[choice.source] = act

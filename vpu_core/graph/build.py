@@ -1,8 +1,14 @@
 """Analysis → GraphModel: what the graph canvas paints, decided here so the view only draws.
 
-Per node: a category (vpu / cpu / qdq / param / io), the VPU subgraph it belongs to, its
-violation count, a short label ("conv2d") and a detail line ("16×8×16×16 int8"). Per edge: whether
-it crosses a VPU/CPU boundary.
+Per node: a category (vpu / cpu / removed / qdq / param / io), the partition it belongs to, its
+badge count, a short label ("conv2d") and a detail line ("16×8×16×16 int8"). Per edge: whether
+it crosses an accelerator/CPU boundary.
+
+The graph speaks for the target it is coloured by (its *primary* target): "vpu" reads "on that
+target's accelerator", "cpu" "left on the CPU", and a node the target's lowering folded away is
+"removed" (never a CPU op). The badges count what that target rejects: the VPU's rule violations
+when the VPU colours the graph, else one per op the target leaves on the CPU (`meta["badges"]`
+says which, so the legend and the panels word them).
 
 Partition source: `partition_source="simulated"` colours by the VPU partition the core simulated
 from the profile's op list; a target's name (vpu_core.targets: "xnnpack", "ethos-u55-128") colours
@@ -68,8 +74,11 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str,
     owner = _fold_targets(infos, succs, constant)     # constant -> the op that consumes it
     home = owner if fold_params else {}
     assignment = dict(part.assignment)
+    removed = {c.node for c in part.removed_nodes}      # folded away while lowering: runs nowhere
     cpu_names = {c.node for c in part.fallback_nodes}   # a node folded away while lowering is no CPU op
-    counts = _violation_counts(analysis, home)
+    vpu_rules = partition_source == SIMULATED
+    counts = _violation_counts(analysis, home) if vpu_rules else \
+        {n: 1 for n in cpu_names if n in infos and not _is_qdq(infos[n]) and infos[n].kind == "call_function"}
 
     folded: dict[str, list[str]] = {}
     for name in infos:                          # graph order
@@ -79,7 +88,7 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str,
     for name, info in infos.items():
         if name in home:
             continue
-        category = _category(info, name in constant, assignment.get(name), name in cpu_names)
+        category = _category(info, name in constant, assignment.get(name), name in cpu_names, name in removed)
         dtype = display_dtype(info, category, [infos[u] for u in succs.get(name, ())])
         nodes.append(GraphNode(
             id=name, label=_label(info), category=category,
@@ -101,6 +110,7 @@ def _build(analysis: Analysis, fold_params: bool, partition_source: str,
     return GraphModel(tuple(nodes), graph_edges, title=title,
                       meta={"folded_into": home, "fold_params": fold_params,
                             "partition_source": partition_source,
+                            "badges": "violations" if vpu_rules else "cpu",
                             "scale_groups": analysis.scale_groups},
                       metrics=_display_metrics(analysis, home, shown, measured_us, targets.get(partition_source)))
 
@@ -119,6 +129,12 @@ def partition_report(analysis: Analysis, partition_source: str = SIMULATED,
     if partition_source == "xnnpack" and delegation is not None:
         return delegation
     raise ValueError(f"this result has no verdict of the {partition_source!r} target: ask the session to judge it")
+
+
+def cpu_ops(part: PartitionReport) -> tuple:
+    """The CpuNodes of ops that really run on the CPU (PartitionReport.fallback_nodes: the ones
+    the target's lowering removed left out)."""
+    return part.fallback_nodes
 
 
 def _target_title(name: str, targets: Judged) -> str:
@@ -195,7 +211,7 @@ def _violation_counts(analysis: Analysis, home: dict) -> dict[str, int]:
 
 # -- classification ----------------------------------------------------------------------------
 
-def _category(info: NodeInfo, is_constant: bool, assigned, is_cpu: bool) -> Category:
+def _category(info: NodeInfo, is_constant: bool, assigned, is_cpu: bool, removed: bool = False) -> Category:
     if info.kind in ("placeholder", "output"):
         return "io"
     if info.kind == "get_attr":
@@ -204,6 +220,8 @@ def _category(info: NodeInfo, is_constant: bool, assigned, is_cpu: bool) -> Cate
         return "qdq"
     if is_constant:
         return "param"
+    if removed:                 # runs nowhere, even when the lowering folded it inside a partition
+        return "removed"
     if _is_subgraph_id(assigned) and not is_cpu:
         return "vpu"
     return "cpu"

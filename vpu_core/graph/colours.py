@@ -1,15 +1,19 @@
 """The graph's colours as CSS hex strings: the canvas draws with them (app.graph_view.style) and the
 Model Explorer files are written with them (vpu_core.interop), so both pictures agree.
 
-Cool colours mean "runs on the accelerator" (one shade per subgraph), warm amber "fell back to the
-CPU"; Q/DQ and parameters are quiet greys, inputs / outputs dark slate. Pure Python, no Qt.
+The same colours mean the same things under every target: green "runs on the target's accelerator"
+(one green for every partition: a partition is told by its number, never by a second shade), warm
+amber "runs on the CPU", a pale grey with a dashed outline "removed while lowering"; Q/DQ and
+parameters are quiet greys, inputs / outputs dark slate. Pure Python, no Qt.
 """
 from __future__ import annotations
 
-# VPU subgraph shades, ordered so neighbouring ids differ in hue family as well as lightness.
-VPU_PALETTE = ("#6cc58a", "#4db6ac", "#74a9e4", "#a3d468", "#4fc3dd", "#9aa6ec",
-               "#3fae8c", "#8ccbf2", "#b6dc9a", "#6f98d6")
+ACCELERATOR_FILL = "#6cc58a"   # on the target's accelerator, whichever target and partition
+VPU_PALETTE = (ACCELERATOR_FILL,)   # one shade for every partition (ten near-identical teals were read as one)
+PARTITION_TAG = "#1b5e20"      # a partition's numbered tag (dark green, white digits)
 CPU_FILL = "#f4a640"
+REMOVED_FILL = "#f5f6f8"       # folded away while lowering: runs nowhere
+CPU_BADGE = "#d84315"          # a badge counting the ops a target other than the VPU leaves on the CPU
 QDQ_FILL = "#cfd3d8"
 PARAM_FILL = "#eef0f3"
 IO_FILL = "#37474f"
@@ -22,8 +26,8 @@ GRADIENT_NEUTRAL = ("#eff3ff", "#c6dbef", "#9ecae1", "#6baed6", "#3182bd", "#085
 
 
 def subgraph_fill(subgraph: int | None) -> str:
-    """The shade of accelerator subgraph `subgraph` (colours cycle every len(VPU_PALETTE))."""
-    return VPU_PALETTE[(subgraph or 0) % len(VPU_PALETTE)]
+    """The fill of an op in accelerator partition `subgraph`: the one green of every partition."""
+    return ACCELERATOR_FILL
 
 
 def gradient(neutral: bool) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from vpu_core.graph.model import GraphModel
 
 @dataclass(frozen=True)
 class LegendFacts:
-    subgraphs: tuple[int, ...] = ()          # VPU subgraph ids of the ops drawn, ascending
+    subgraphs: tuple[int, ...] = ()          # partition ids of the ops drawn, ascending
     categories: frozenset[str] = frozenset()  # node categories drawn ("vpu", "cpu", "qdq", …)
     boundary: bool = False                    # a VPU ↔ CPU boundary edge is drawn
     violations: bool = False                  # a node carries a violation badge
@@ -26,9 +26,11 @@ class LegendFacts:
     matches: bool = False                     # the canvas outlines search matches
     by_metric: bool = False                   # ops are coloured by a metric's gradient (their own
                                               # legend), not by VPU subgraph / CPU fallback
-    hidden_subgraphs: int = 0                 # VPU subgraphs drawn only inside closed groups
-    accelerator: str = "VPU"                  # what the green side is called: "VPU", "delegate"
-                                              # (XNNPACK), "NPU" (an Arm target's verdict)
+    hidden_subgraphs: int = 0                 # partitions drawn only inside closed groups
+    accelerator: str = "VPU"                  # what the green side is called: "VPU", "XNNPACK",
+                                              # "NPU" (an Ethos-U), "TOSA" (accelerator_word)
+    badges: str = "violations"                # what a badge counts: the VPU's rule "violations",
+                                              # or "cpu": ops the target leaves on the CPU
 
     @property
     def groups(self) -> bool:
@@ -49,12 +51,14 @@ def legend_facts(model: GraphModel, whole: GraphModel | None = None) -> LegendFa
         violations=any(n.violations for n in model.nodes),
         edge_violations=any(e.violations for e in model.edges),
         frames=bool(model.frames),
-        accelerator=accelerator_word(model.meta.get("partition_source", "simulated")))
+        accelerator=accelerator_word(model.meta.get("partition_source", "simulated")),
+        badges=model.meta.get("badges", "violations"))
 
 
 def accelerator_word(source: str) -> str:
-    """The accelerator side of a colouring, in the legend's words."""
-    return {"simulated": "VPU", "xnnpack": "delegate"}.get(source, "NPU")
+    """The accelerator side of a colouring, in the user's words: "VPU", "XNNPACK", "TOSA", "NPU"
+    (an Ethos-U's), so a boundary reads "CPU → NPU"."""
+    return {"simulated": "VPU", "vpu": "VPU", "xnnpack": "XNNPACK", "tosa-int": "TOSA"}.get(source, "NPU")
 
 
 def _subgraphs(model: GraphModel) -> list[int]:

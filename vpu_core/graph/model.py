@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from vpu_core.analysis.results import BoundaryDirection
 
-# What a node is drawn as: an op on the VPU (inside a subgraph) or the CPU, a quantize /
-# dequantize, a parameter, a graph input / output, a collapsed module group drawn as one box, or
-# (the layout's own, never drawn) a frame's port (vpu_core.layout.compound).
-Category = Literal["vpu", "cpu", "qdq", "param", "io", "group", "port"]
-CATEGORIES: tuple[Category, ...] = ("vpu", "cpu", "qdq", "param", "io", "group")   # drawn, in legend order
+# What a node is drawn as: an op on the target's accelerator (inside a partition; "vpu" for every
+# target) or the CPU, an op the target's lowering removed (folded away: it runs nowhere), a
+# quantize / dequantize, a parameter, a graph input / output, a collapsed module group drawn as one
+# box, or (the layout's own, never drawn) a frame's port (vpu_core.layout.compound).
+Category = Literal["vpu", "cpu", "removed", "qdq", "param", "io", "group", "port"]
+CATEGORIES: tuple[Category, ...] = ("vpu", "cpu", "removed", "qdq", "param", "io", "group")   # drawn, in legend order
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,8 @@ class GraphNode:
     detail: str = ""             # second line, e.g. "1×16×32×32 int8"
     category: Category = "vpu"
     subgraph: int | None = None  # VPU subgraph id (vpu nodes and the Q/DQ feeding them)
-    violations: int = 0          # number of rule violations on this node
+    violations: int = 0          # its badge: the VPU's rule violations on it, or (coloured by
+                                 # another target) 1 for an op that target leaves on the CPU
     is_param: bool = False       # parameter/constant (and its Q/DQ chain): placed beside its consumer
     folded: tuple[str, ...] = () # ids of parameter nodes folded into this one
     group: GroupStats | None = None  # category "group": the collapsed module group it stands for

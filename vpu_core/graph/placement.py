@@ -2,7 +2,7 @@
 
 The status bar, the node panel's summary and its per-node decision all read the same
 PartitionReport (`partition_report(analysis, source, delegation, targets)`), so their numbers agree
-whichever partition (simulated VPU, real XNNPACK delegation, an Arm target's verdict) is shown.
+whichever target's verdict (the VPU's, XNNPACK's, an Arm target's) is shown.
 """
 from __future__ import annotations
 
@@ -32,7 +32,9 @@ class NodePlacement:
 
     runs_on: RunsWhere
     subgraph: int | None = None
-    reason: str = ""           # why it is there (empty for a node inside a subgraph)
+    reason: str = ""           # why it is there (empty for a node inside a partition)
+    removed: bool = False      # "cpu" as the verdict lists it, yet folded away while lowering:
+                               # no op runs for it (never counted as a CPU op)
 
 
 def placement(analysis: Analysis, node: str, source: str = SIMULATED,
@@ -42,7 +44,7 @@ def placement(analysis: Analysis, node: str, source: str = SIMULATED,
     info = analysis.nodes.get(node)
     cpu = next((c for c in part.cpu_nodes if c.node == node), None)
     if cpu is not None:
-        return NodePlacement("cpu", reason=cpu.reason)
+        return NodePlacement("cpu", reason=cpu.reason, removed=cpu.cause == "removed")
     assigned = part.assignment.get(node)
     if isinstance(assigned, int) and not isinstance(assigned, bool):
         return NodePlacement("vpu", assigned)
@@ -55,7 +57,7 @@ def placement(analysis: Analysis, node: str, source: str = SIMULATED,
     if info.kind == "get_attr":
         return NodePlacement("consumer", reason="a parameter: loaded with the op that reads it")
     if info.qparams is not None:
-        unit = {"xnnpack": "an XNNPACK delegate", "simulated": "a VPU subgraph"}.get(part.source, "an NPU partition")
+        unit = {"xnnpack": "an XNNPACK partition", "simulated": "a VPU partition"}.get(part.source, "an NPU partition")
         return NodePlacement("cpu", reason=f"a quantize / dequantize outside {unit}: it runs where its "
                                        "neighbours run (not an op: no kernel needed)")
     return NodePlacement("cpu", reason="not an op of the model (no kernel needed)")

@@ -64,8 +64,8 @@ def cpu_reasons(analysis: Analysis, source: str, delegation: PartitionReport | N
 def category_fill(node: GraphNode) -> str:
     if node.category == "vpu":
         return colours.subgraph_fill(node.subgraph)
-    return {"cpu": colours.CPU_FILL, "qdq": colours.QDQ_FILL, "param": colours.PARAM_FILL,
-            "io": colours.IO_FILL}.get(node.category, colours.QDQ_FILL)
+    return {"cpu": colours.CPU_FILL, "removed": colours.REMOVED_FILL, "qdq": colours.QDQ_FILL,
+            "param": colours.PARAM_FILL, "io": colours.IO_FILL}.get(node.category, colours.QDQ_FILL)
 
 
 ADDED = "added by torch.export when saving (not an op of our graph)"

@@ -43,6 +43,8 @@ def grouped_graph(analysis: Analysis, model: GraphModel,
     tree = module_tree(analysis)
     if not tree.groups:
         return None
+    if model.meta.get("badges", "violations") != "violations":
+        return GroupedGraph(model, tree, None, node_size)    # another target's: its CPU ops, as drawn
     counts: dict[str, int] = {}
     for v in analysis.violations:
         counts[v.node] = counts.get(v.node, 0) + 1

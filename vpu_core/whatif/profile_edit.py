@@ -45,9 +45,9 @@ _SECTION_NOTES = {
     "constraints": "Constraint switches: false stops requiring (and checking) a rule.",
     "requant": "Requantization: the right-shift range, and how the integer simulation rounds, "
                "accumulates and divides average pools.",
-    "economics": "A VPU subgraph pays when it moves at most this many bytes per MAC it keeps on the VPU.",
+    "economics": "A VPU partition pays when it moves at most this many bytes per MAC it keeps on the VPU.",
     "timing": "The VPU side of the timing model (check --run measures the CPU side): MAC rate, link "
-              "bandwidth, launch overhead per subgraph and latency per transfer.",
+              "bandwidth, launch overhead per partition and latency per transfer.",
     "op.conv2d": "Per-op limits (a key left out does not constrain): conv2d, also conv1d as 1×k.",
     "op.linear": "linear, also addmm / mm / matmul with a constant 2-D weight.",
     "memory": "One VPU op's int8 inputs + output + weights must fit (biases not counted).",

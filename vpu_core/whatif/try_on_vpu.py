@@ -126,7 +126,7 @@ def before_after(before: Analysis, after: Analysis, change: str = "", extra: tup
     rows = []
     for key, title, better, unit, value in (
             ("cpu_ops", "CPU ops", "low", "", lambda a: float(len(a.partition.cpu_nodes))),
-            ("subgraphs", "VPU subgraphs", "low", "", lambda a: float(len(a.partition.subgraphs))),
+            ("subgraphs", "VPU partitions", "low", "", lambda a: float(len(a.partition.subgraphs))),
             ("boundary_bytes", "Boundary bytes", "low", "B", lambda a: float(a.partition.transfer_bytes)),
             ("sqnr_db", "SQNR", "high", "dB", lambda a: a.sqnr_db),
             ("vpu_mac_share", "VPU MAC share", "high", "share", _mac_share)):
