@@ -159,10 +159,10 @@ class NodeItem(QGraphicsRectItem):
                 painter.drawStaticText(alone, label.static)
         if n.violations:
             self._paint_badge(painter, lod)
-        if cache.numbered and n.category == "vpu" and n.subgraph is not None and lod >= LOD_TEXT:
-            self._paint_tag(painter, n.subgraph)
         if self.state:
             self._paint_state(painter, cosmetic=False)
+        if cache.numbered and n.category == "vpu" and n.subgraph is not None and lod >= LOD_TEXT:
+            self._paint_tag(painter, n.subgraph)        # over the selection's outline: always legible
 
     def _paint_tag(self, painter: QPainter, partition: int) -> None:
         """The partition's number on a dark green tag over the box's top-left corner: which

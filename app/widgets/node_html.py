@@ -251,15 +251,16 @@ def _header(info, gnode, source: str) -> str:
 
 def _dtype_row(info, gnode, on: str = "VPU") -> str:
     """The dtype the node's box states (GraphNode.dtype), and the Q/DQ graph's when it differs;
-    `on`: the target's accelerator ("VPU", "NPU")."""
+    `on`: the target's accelerator ("VPU", "NPU", "XNNPACK")."""
+    on = f"the {on}" if on in ("VPU", "NPU") else on
     ref = esc(info.dtype)
     if gnode is None or gnode.category not in ("vpu", "cpu"):
         return ref
     if not gnode.dtype:
-        return f"none: fused into the next op on the {on} ({ref} in the Q/DQ graph)" if ref else ""
+        return f"none: fused into the next op on {on} ({ref} in the Q/DQ graph)" if ref else ""
     if gnode.dtype == dtype_short(info.dtype):
         return ref
-    return f"{esc(gnode.dtype)} on the {on} ({ref} in the Q/DQ graph)" if ref else esc(gnode.dtype)
+    return f"{esc(gnode.dtype)} on {on} ({ref} in the Q/DQ graph)" if ref else esc(gnode.dtype)
 
 
 def _operation(info, gnode=None, on: str = "VPU") -> str:

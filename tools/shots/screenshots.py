@@ -41,7 +41,11 @@ SIZED = {"laptop_1280x720.png": (["resnet8", "--quantizer", "xnnpack", "--select
                                                 "--select", "bmm"], "1280x720"),
          # the node panel of the op the U55 refuses: the Arm backend's sentence and its check
          "ethos_u55_rejected_1280x720.png": (["tests/models/arm_probe.py", "--quantizer", "ethos-u", "--target",
-                                              "ethos-u55-128", "--select", "avg_pool2d"], "1280x720")}
+                                              "ethos-u55-128", "--select", "avg_pool2d"], "1280x720"),
+         # the target first: --target alone picks its quantizer, and the window speaks for it
+         # (the same colours on every target: green on its accelerator, orange on the CPU)
+         "target_ethos_u55_1280x720.png": (["resnet8", "--target", "ethos-u55-128"], "1280x720"),
+         "target_xnnpack_1280x720.png": (["transformer", "--target", "xnnpack", "--select", "softmax"], "1280x720")}
 
 
 def commands(out_dir: Path, size: str, only: Iterable[str] = ()) -> list[list[str]]:
