@@ -67,6 +67,21 @@ def test_the_target_picks_its_quantizer_and_the_quantizer_stays_an_override(wind
     window.runs.cancel()
 
 
+def test_gui_target_alone_picks_its_quantizer_and_quantizer_overrides_it():
+    """`gui MODEL --target NAME` opens with the target's own quantizer unless --quantizer is given
+    (vpu_core.arguments.resolve_quantizer: the first --target is the primary)."""
+    from vpu_core.arguments import resolve_quantizer
+    from vpu_core.cli import build_parser
+
+    parse = build_parser().parse_args
+    assert resolve_quantizer(parse(["gui", "resnet8", "--target", U55])) == "ethos-u"
+    assert resolve_quantizer(parse(["gui", "resnet8", "--target", "xnnpack"])) == "xnnpack"
+    assert resolve_quantizer(parse(["gui", "resnet8", "--target", U55, "--quantizer", "vpu"])) == "vpu"
+    assert resolve_quantizer(parse(["gui", "resnet8"])) == "vpu"                   # the seeds' default
+    assert resolve_quantizer(parse(["gui", "resnet8", "--xnnpack-delegation"])) == "vpu"   # "also judge"
+    assert resolve_quantizer(parse(["check", "resnet8", "--target", "xnnpack", "--target", U55])) == "xnnpack"
+
+
 def test_partitions_share_one_green_and_wear_their_number(qapp):
     """Two partitions never get near-identical teals: one green, a numbered tag each."""
     theme = Theme.make()
