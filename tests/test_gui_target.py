@@ -67,6 +67,25 @@ def test_the_target_picks_its_quantizer_and_the_quantizer_stays_an_override(wind
     window.runs.cancel()
 
 
+def test_compare_bs_target_picks_bs_quantizer_and_as_a_keeps_it(qtbot):
+    from app.features.shown import colour_choices
+    from app.widgets.compare_bar import CompareBar
+
+    bar = CompareBar()
+    qtbot.addWidget(bar)
+    bar.set_colour_choices(colour_choices())
+    a = RunConfig(model="resnet8")
+    bar.set_config(RunConfig(model="resnet8", quantizer="xnnpack"))
+    bar.colour.setCurrentIndex(bar.colour.findData(U55))
+    bar.colour.activated.emit(bar.colour.currentIndex())        # the user chose B's target
+    assert bar.config_b(a).quantizer == "ethos-u" and bar.colour_b() == U55
+    bar.vpu_button.click()                                       # the override: the VPU's graph on the U55
+    assert bar.config_b(a).quantizer == "vpu" and bar.colour_b() == U55
+    bar.colour.setCurrentIndex(0)
+    bar.colour.activated.emit(0)                                 # "as A": B's quantizer stays
+    assert bar.config_b(a).quantizer == "vpu" and bar.colour_b() is None
+
+
 def test_gui_target_alone_picks_its_quantizer_and_quantizer_overrides_it():
     """`gui MODEL --target NAME` opens with the target's own quantizer unless --quantizer is given
     (vpu_core.arguments.resolve_quantizer: the first --target is the primary)."""

@@ -19,8 +19,7 @@ from PySide6.QtCore import QObject, SignalInstance
 
 from app.features.shown import colour_choices
 from app.state import AppState
-from app.widgets.words import ColourChoice
-from vpu_core.config import SIMULATED, QuantizerName, is_quantizer
+from app.widgets.words import ColourChoice, own_quantizer
 
 
 class TargetPicker(Protocol):
@@ -32,25 +31,6 @@ class TargetPicker(Protocol):
     def set_target_choices(self, choices: Sequence[ColourChoice]) -> None: ...
 
     def set_target(self, source: str) -> None: ...
-
-
-def target_name(source: str) -> str:
-    """The registry's name of a partition source ("simulated" is the VPU target, "vpu")."""
-    return "vpu" if source == SIMULATED else source
-
-
-def own_quantizer(source: str, current: QuantizerName) -> QuantizerName:
-    """The quantizer target `source` names (TargetInfo.quantizer); `current` when it names none,
-    or when it is already a config of that quantizer (ethos-u-a16w8 for an Ethos-U)."""
-    from vpu_core import targets
-
-    try:
-        own = targets.info(target_name(source)).quantizer
-    except targets.UnknownTarget:
-        return current
-    if own is None or not is_quantizer(own) or current.startswith(own):
-        return current
-    return own
 
 
 class TargetController(QObject):

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QToolBar
 from app.widgets.profile_combo import ProfileCombo
 from app.widgets.quantizer_buttons import VPU_ID, button_of, quantizer_of, quantizer_switch, segmented
 from app.widgets.run_controls import labelled
-from app.widgets.words import ColourChoice, fill_colour_combo
+from app.widgets.words import ColourChoice, fill_colour_combo, own_quantizer
 from vpu_core.config import QuantizerName, RunConfig
 
 
@@ -47,21 +47,23 @@ class CompareBar(QToolBar):
         self.profile = ProfileCombo()
         self.colour = QComboBox()          # entries: set_colour_choices ("as A" first, then the targets)
         self.colour.setObjectName("colourB")
-        self.colour.setToolTip("What side B is coloured by: as A, or a target of its own (the VPU on A "
-                               "beside an Ethos-U on B)")
+        self.colour.setToolTip("B's target: as A, or a target of its own (the VPU on A beside an Ethos-U "
+                               "on B); choosing one picks its quantizer for B, the quantizer switch stays "
+                               "an override")
         self.close_button = QPushButton("✕  Leave")
         self.close_button.setToolTip("Back to a single graph (the A configuration) — Ctrl+K")
         seg, _ = segmented(self.vpu_button, self.xnn_button, self.arm_button)
         self.addWidget(title)
         for item in (labelled("Quantizer", seg), self.close_button, labelled("Weights", self.weights),
                      labelled("Batch", self.batch), labelled("Profile", self.profile),
-                     labelled("Colour B by", self.colour)):
+                     labelled("B's target", self.colour)):
             self.addWidget(item)
         self.quantizer.idClicked.connect(lambda _id: self._changed())
         self.weights.currentIndexChanged.connect(self._changed)
         self.batch.currentIndexChanged.connect(self._changed)
         self.profile.changed.connect(self._changed)
         self.colour.currentIndexChanged.connect(self._changed)
+        self.colour.activated.connect(self._on_target)
         self.profile.open_requested.connect(self.open_profile_requested)
         self.close_button.clicked.connect(self.closed)
         self.set_profiles([])
@@ -72,6 +74,19 @@ class CompareBar(QToolBar):
             self.configured = True
             self.changed.emit()
             self.config_changed.emit()
+
+    def _on_target(self, index: int) -> None:
+        """The user chose B's target: B's quantizer becomes the target's own (as the run toolbar's
+        Target does for A); "as A" keeps it."""
+        source = self.colour.itemData(index)
+        if not source:
+            return
+        current = quantizer_of(self.quantizer.checkedId(), self._quantizer)
+        quantizer = own_quantizer(source, current)
+        if quantizer != current:
+            self._quantizer = quantizer
+            self.quantizer.button(button_of(quantizer)).setChecked(True)
+            self._changed()
 
     def _settings(self) -> tuple:
         return (self.quantizer.checkedId(), self.weights.currentIndex(), self.batch.currentIndex(),

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
     from PySide6.QtGui import QResizeEvent
-    from vpu_core.analysis.results import Analysis, PredictionChange, Summary
+    from vpu_core.analysis.results import Analysis, PartitionReport, PredictionChange, Summary
     from vpu_core.graph.model import GraphModel
     from vpu_core.inspection import Attached
     from vpu_core.session import InspectionPair
@@ -102,7 +102,7 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
         (1, f'<span style="color:{theme.DANGER}">CPU run refused: {html.escape(runtime.refused or "no latency was measured")}</span>'
          if runtime.refused or latency is None
          else f"<b>CPU {time_text(latency.median_ms * 1e3)}</b> median (XNNPACK)")]
-    summary = analysis.summary if vpu else None     # the MAC share of the VPU's partition
+    summary = analysis.summary if vpu else None     # the MAC share of the VPU's partition, its caveats
     judged = (targets or {}).get(source)
     estimate = estimate_chip(judged.estimate) if judged is not None else ""
     green = theme.CATEGORY_COLORS["vpu"]
@@ -111,7 +111,8 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
     return ChipLine([
         (0, head + (f" · {html.escape(profile)}" if profile and vpu else "")),   # the VPU's profile
         (0, target),
-        *([(0, mac_share_chip(summary, len(analysis.violations)))] if summary is not None else []),
+        *([(0, mac_share_chip(summary, len(analysis.violations)))] if summary is not None
+          else [(0, share)] if (share := target_share_chip(analysis, part, words.on)) else []),
         *([(0, estimate)] if estimate else []),
         *([(2, violations_chip(len(analysis.violations), analysis.summary))] if vpu else []),
         (1, f'<span style="color:{theme.CATEGORY_COLORS["cpu"]}">■</span> {len(ops)} {words.cpu_ops}'),
@@ -119,6 +120,22 @@ def single_html(analysis: Analysis, model: GraphModel, source: str = "simulated"
         (3, f"SQNR {sqnr}"),
         (5, f"{len(part.boundaries)} boundaries ({human_bytes(part.transfer_bytes)})"),
         (6, f"{len(analysis.nodes)} nodes ({len(model.nodes)} shown)"), *run_chip])
+
+
+def target_share_chip(analysis: Analysis, part: PartitionReport, accelerator: str) -> str:
+    """Another target's share of the model's MACs, as the headline counts it (ops it placed in a
+    partition, Summary.node_macs): "NPU 100 % of 12.5 MMAC"; "" when the analysis has no MACs
+    per op (a result cached before they were kept)."""
+    from vpu_core.reports.summary_text import share_text
+    from vpu_core.reports.whatif_text import human_macs
+
+    node_macs = analysis.summary.node_macs if analysis.summary is not None else {}
+    total = sum(node_macs.values())
+    if not total:
+        return ""
+    on = sum(m for n, m in node_macs.items() if isinstance(part.assignment.get(n), int))
+    color = theme.CATEGORY_COLORS["vpu"] if on * 2 >= total else theme.WARN
+    return f'<b style="color:{color}">{html.escape(accelerator)} {share_text(on / total)} of {human_macs(total)}</b>'
 
 
 def estimate_chip(estimate: object) -> str:

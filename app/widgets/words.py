@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox
 
-from vpu_core.config import SIMULATED
+from vpu_core.config import SIMULATED, QuantizerName, is_quantizer
 
 
 @dataclass(frozen=True)
@@ -82,3 +82,22 @@ def boundary_text(direction: str, source: str) -> str:
     """A boundary edge in the user's words: "CPU → NPU", "VPU → CPU" (never "cpu->vpu")."""
     on = side_words(source).on
     return f"CPU → {on}" if direction == "cpu->vpu" else f"{on} → CPU"
+
+
+def target_name(source: str) -> str:
+    """The registry's name of a partition source ("simulated" is the VPU target, "vpu")."""
+    return "vpu" if source == SIMULATED else source
+
+
+def own_quantizer(source: str, current: QuantizerName) -> QuantizerName:
+    """The quantizer target `source` names (TargetInfo.quantizer); `current` when it names none,
+    or when it is already a config of that quantizer (ethos-u-a16w8 for an Ethos-U)."""
+    from vpu_core import targets
+
+    try:
+        own = targets.info(target_name(source)).quantizer
+    except targets.UnknownTarget:
+        return current
+    if own is None or not is_quantizer(own) or current.startswith(own):
+        return current
+    return own
