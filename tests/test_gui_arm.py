@@ -84,8 +84,9 @@ def test_coloured_by_ethos_u55_the_window_shows_the_compilers_verdict_and_velas_
     assert "avg_pool2d" in cpu and cpu["avg_pool2d"].cause == "limit"
     legend = window.overlay.delegation_legend(window.graph_view)
     assert legend.isVisible() and legend.title == "Ethos-U55-128"
-    assert [text for _, text, _ in legend.rows][:2] == ["on the NPU (partitions)" if len(verdict.subgraphs) > 1
-                                                        else "on the NPU", "on the CPU"]
+    texts = [text for _, text, _ in legend.rows]
+    assert texts[0] == ("on the NPU (partitions)" if len(verdict.subgraphs) > 1 else "on the NPU")
+    assert "on the CPU" in texts and "ops the NPU leaves on the CPU" in texts      # its badges
     assert not [text for _, text, _ in legend.rows if "violation" in text]     # the VPU's rules: not here
     # the status bar: the NPU time is Vela's estimate, said so with its version
     status = plain(window.summary.toolTip())
