@@ -8,8 +8,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from vpu_core import cli as core_cli
+
+if TYPE_CHECKING:
+    from vpu_core.config import RunConfig
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -19,6 +23,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
     # the target is the first choice: its own quantizer unless --quantizer overrides it
     # (config_from_args: vpu_core.arguments.resolve_quantizer)
     config = core_cli.config_from_args(args)
+    check_gui_paths(config, args)
     target = "xnnpack" if args.xnnpack_delegation and not args.target else args.target
     if target:                  # one sentence and exit 2 before the window, as `check` does
         from vpu_core.errors import InspectorError
@@ -38,8 +43,29 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return run_gui(config, options)
 
 
+def check_gui_paths(config: RunConfig, args: argparse.Namespace) -> None:
+    """Every path `gui` was given, one sentence and exit 2 before the window (as `check` does)."""
+    from vpu_core.paths import input_problem, shown
+    from vpu_core.preflight import check_paths
+    from vpu_core.sweep.plan import SweepError
+
+    check_paths(config)
+    if args.screenshot:
+        from vpu_core.files import check_output_path
+
+        check_output_path(args.screenshot, (".png",), "a screenshot")
+    problem = input_problem(args.sweep, "folder") if args.sweep else None
+    if problem:
+        raise SweepError(f"Cannot open the sweep folder {shown(args.sweep)}: {problem}.")
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from vpu_core.files import check_output_path
+    from vpu_core.preflight import check_paths
+
+    check_output_path(args.output, (".png", ".svg"), "an image")
+    check_paths(core_cli.config_from_args(args))
     from app.export.render import render_model
 
     render_model(core_cli.config_from_args(args), args.output, fold_params=not args.unfold,
@@ -53,8 +79,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     from app.export.report import check_output, report_model
     from vpu_core.compare import config_variant
 
+    from vpu_core.preflight import check_paths
+
     output = check_output(args.output)
     config = core_cli.config_from_args(args)
+    check_paths(config)
     other = config_variant(config, args.compare) if args.compare else None
     report_model(config, output, compare_config=other, int_sim=args.int_sim, ablate=args.ablate,
                  runtime_runs=args.runs if args.run else None, targets=core_cli.targets_from_args(args))

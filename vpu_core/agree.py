@@ -48,7 +48,13 @@ def add_agree_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
 def cmd_agree(args: argparse.Namespace) -> int:
     from vpu_core.targets.agreement import Agreement
 
+    from vpu_core.preflight import check_calibration_path, check_profile_path
+
     profiles = args.profile or ["edge_npu"]
+    for profile in profiles:                # shared by every model: refused once, before any
+        check_profile_path(profile)
+    if args.calib_data:
+        check_calibration_path(args.calib_data)
     rows: list[list[ModelAgreement]] = []       # per model, one per profile
     failed: dict[str, str] = {}
     for model in args.models:

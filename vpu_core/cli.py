@@ -167,6 +167,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     targets = targets_from_args(args)
     _preflight(config, targets)
+    if args.save_program:
+        from vpu_core.files import check_output_path
+
+        check_output_path(args.save_program, (".pt2",), "the program")
     from vpu_core.reports.json_report import inspection_to_json
     from vpu_core.reports.check_text import check_text, exit_status
     from vpu_core.progress import RunContext, TerminalProgress
@@ -279,6 +283,14 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise InspectorError("--run adds the measured µs overlay of --format model-explorer; "
                              "a target's artefact does not use it.")
     _preflight(config, args.target)
+    from vpu_core.files import check_output_folder, check_output_path
+
+    if args.output.endswith(".pte"):        # XNNPACK / Ethos-U: a program
+        check_output_path(args.output, (".pte",), "the ExecuTorch program")
+    elif args.format == "target":           # the VPU: a hand-off folder (its parent must exist)
+        check_output_folder(args.output, "the hand-off")
+    else:                                   # Model Explorer's files: a folder made with its parents
+        check_output_folder(args.output, "the Model Explorer files", parents=True)
     from vpu_core.progress import RunContext, TerminalProgress
     from vpu_core.session import STAGE_TITLES, default_session
 

@@ -1,8 +1,8 @@
 """What to inspect: the run configuration, importable without torch (the GUI reads it at start-up)."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal, TypeGuard, get_args
 
 SIMULATED = "simulated"                # ViewOptions.partition_source of the VPU's simulated partition
@@ -24,7 +24,7 @@ HELDOUT_SAMPLES = 8
 def split_model_spec(spec: str) -> tuple[str, str]:
     """(path, callable) of a MODEL `path/to/file.py[:callable]`: the callable is "" when there is
     none; an existing file's whole name is the path (a ':' in it is part of the name)."""
-    if Path(spec).exists():
+    if os.path.exists(spec):         # not Path.exists: it raises on a name the system refuses
         return spec, ""
     path, _, attr = spec.partition(":")
     return path, attr

@@ -9,11 +9,13 @@ imports no torch.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vpu_core.config import split_model_spec
 from vpu_core.errors import CalibrationError, ModelLoadError, ProfileError
+from vpu_core.paths import MISSING, input_problem, refusal, shown
 
 if TYPE_CHECKING:
     from vpu_core.config import RunConfig
@@ -28,12 +30,17 @@ def preflight(config: RunConfig) -> list[str]:
     return notes on options this configuration ignores."""
     from vpu_core.quantizers.overrides import check_offered
 
+    check_paths(config)
+    check_offered(config)           # a per-op change the quantizer does not offer (--keep-float, …)
+    return [PER_TENSOR_IGNORED] if config.per_tensor and config.quantizer == "vpu" else []
+
+
+def check_paths(config: RunConfig) -> None:
+    """Every file `config` names can be read (the window checks a request with it before a job)."""
     check_model_spec(config.model)
     check_profile_path(config.profile)
     if config.calib_data:
         check_calibration_path(config.calib_data)
-    check_offered(config)           # a per-op change the quantizer does not offer (--keep-float, …)
-    return [PER_TENSOR_IGNORED] if config.per_tensor and config.quantizer == "vpu" else []
 
 
 def check_model_spec(spec: str) -> None:
@@ -42,30 +49,40 @@ def check_model_spec(spec: str) -> None:
 
     if spec in ZOO:
         return
-    path = Path(split_model_spec(spec)[0])
-    if path.suffix in (".py", ".pt2"):
-        if not path.is_file():
-            raise ModelLoadError(f"Cannot load {path}: no such file.")
+    path = split_model_spec(spec)[0]
+    if Path(path).suffix in (".py", ".pt2") or refusal(path):
+        problem = input_problem(path)
+        if problem:
+            raise ModelLoadError(f"Cannot load {shown(path)}: {problem}.")
+        if Path(path).suffix not in (".py", ".pt2"):
+            raise ModelLoadError(f"Cannot load {shown(path)}: expected a .py file or a .pt2 program.")
         return
-    if not path.exists():
-        raise ModelLoadError(f"Unknown model '{spec}': not a zoo name (see `vpu-inspector models`) "
+    if not os.path.lexists(path):
+        raise ModelLoadError(f"Unknown model '{shown(spec)}': not a zoo name (see `vpu-inspector models`) "
                              "and no such file.")
-    raise ModelLoadError(f"Cannot load {path}: expected a .py file or a .pt2 program.")
+    problem = input_problem(path)
+    raise ModelLoadError(f"Cannot load {shown(path)}: "
+                         f"{problem if problem and problem != MISSING else 'expected a .py file or a .pt2 program'}.")
 
 
 def check_profile_path(spec: str | None) -> None:
-    """The profile file exists (its content is validated by vpu_core.profile, which names ops
+    """The profile file can be read (its content is validated by vpu_core.profile, which names ops
     torch knows: that waits for torch)."""
     from vpu_core.profile import resolve_profile
 
     path = resolve_profile(spec)
-    if not path.is_file():
-        raise ProfileError(f"Hardware profile {path} does not exist.")
+    problem = input_problem(path)
+    if problem == MISSING:
+        raise ProfileError(f"Hardware profile {shown(path)} does not exist.")
+    if problem:
+        raise ProfileError(f"Hardware profile {shown(path)}: {problem}.")
 
 
 def check_calibration_path(path: str | Path) -> None:
-    path = Path(path)
-    if not path.is_file():
-        raise CalibrationError(f"Calibration file {path} does not exist.")
-    if path.suffix not in (".npz", ".pt", ".pth"):
-        raise CalibrationError(f"Calibration file {path}: expected .pt or .npz.")
+    problem = input_problem(path)
+    if problem == MISSING:
+        raise CalibrationError(f"Calibration file {shown(path)} does not exist.")
+    if problem:
+        raise CalibrationError(f"Calibration file {shown(path)}: {problem}.")
+    if Path(path).suffix not in (".npz", ".pt", ".pth"):
+        raise CalibrationError(f"Calibration file {shown(path)}: expected .pt or .npz.")

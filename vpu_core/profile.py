@@ -7,6 +7,7 @@ made of sub-tables, like [op.conv2d]); the per-op limit keys live in vpu_core.ha
 """
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
@@ -60,7 +61,7 @@ def resolve_profile(spec: str | Path | None) -> Path:
     if not spec:
         return DEFAULT_PROFILE
     path = Path(spec)
-    if not path.exists() and path.suffix == "" and len(path.parts) == 1:
+    if not os.path.exists(path) and path.suffix == "" and len(path.parts) == 1:
         return shipped_profile(str(spec)) or path
     return path
 

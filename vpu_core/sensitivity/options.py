@@ -3,6 +3,7 @@ runs them before any work)."""
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +32,7 @@ class MetricError(InspectorError):
 
 def split_spec(spec: str) -> tuple[Path, str]:
     """(file, function) of FILE.py[:fn]; the function is `evaluate` when none is named."""
-    if Path(spec).exists() or ":" not in spec:
+    if os.path.exists(spec) or ":" not in spec:
         return Path(spec), DEFAULT_FUNCTION
     path, name = spec.rsplit(":", 1)
     return Path(path), name or DEFAULT_FUNCTION
@@ -39,11 +40,17 @@ def split_spec(spec: str) -> tuple[Path, str]:
 
 def check_spec(spec: str) -> None:
     """The file of --eval exists and is a .py file."""
+    from vpu_core.paths import MISSING, input_problem, refusal, shown
+
     path, _ = split_spec(spec)
-    if path.suffix != ".py":
-        raise MetricError(f"--eval {spec}: expected FILE.py:function (a Python file).")
-    if not path.is_file():
-        raise MetricError(f"--eval {spec}: {path} does not exist.")
+    problem = refusal(path)
+    if problem is None and path.suffix != ".py":
+        raise MetricError(f"--eval {shown(spec)}: expected FILE.py:function (a Python file).")
+    problem = problem or input_problem(path)
+    if problem == MISSING:
+        raise MetricError(f"--eval {shown(spec)}: {shown(path)} does not exist.")
+    if problem:
+        raise MetricError(f"--eval {shown(spec)}: {problem}.")
 
 
 # -- the command line (argparse: no torch) ---------------------------------------------------------

@@ -88,14 +88,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from vpu_core.sweep.plan import SweepError, plan_sweep
     from vpu_core.sweep.run import run_sweep
 
+    from vpu_core.paths import output_problem, shown
+
     out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        raise SweepError(f"Cannot write the sweep to {out}: it is a file, not a folder.")
+    problem = output_problem(args.output, "folder", parents=True)
+    if problem:
+        raise SweepError(f"Cannot write the sweep to {shown(out)}: {problem}.")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SweepError(f"Cannot create the sweep folder {out}: {exc.strerror or exc}.") from None
     profiles = sweep_profiles(args.profile)
+    if args.calib_data:                     # one file for every run: refused once, before any
+        from vpu_core.preflight import check_calibration_path
+
+        check_calibration_path(args.calib_data)
     base = RunConfig(per_tensor=args.per_tensor, dynamic_batch=args.dynamic_batch,
                      calib_batches=args.calib_batches, batch_size=args.batch_size, seed=args.seed,
                      calib_data=_absolute(args.calib_data), reference_observers=args.reference_observers)
@@ -143,11 +150,16 @@ def sweep_profiles(specs: list[str]) -> tuple[str, ...]:
     from vpu_core.profile import resolve_profile
     from vpu_core.sweep.plan import SweepError
 
+    from vpu_core.paths import MISSING, input_problem, shown
+
     out = []
     for spec in specs:
         path = resolve_profile(spec)
-        if not path.is_file():
-            raise SweepError(f"Cannot read the profile {spec}: no such file (nor a shipped profile's name).")
+        problem = input_problem(path)
+        if problem == MISSING:
+            raise SweepError(f"Cannot read the profile {shown(spec)}: no such file (nor a shipped profile's name).")
+        if problem:
+            raise SweepError(f"Cannot read the profile {shown(spec)}: {problem}.")
         out.append(str(path.resolve()))
     return tuple(out)
 

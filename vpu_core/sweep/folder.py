@@ -4,6 +4,7 @@ RunConfig that reproduces any row (double-click opens that model with its quanti
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +51,7 @@ class SweepSummary:
 def load_sweep(folder: str | Path) -> SweepSummary:
     """The sweep in `folder` (its summary.json). Raises SweepFolderError with one sentence."""
     folder = Path(folder)
-    path = folder / "summary.json" if folder.is_dir() else folder
+    path = folder / "summary.json" if os.path.isdir(folder) else folder
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         rows = tuple(_row(r, data.get("options") or {}, path.parent) for r in data["rows"])

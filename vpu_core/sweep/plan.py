@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import re
 import tomllib
 from dataclasses import dataclass
@@ -67,10 +68,12 @@ def expand_models(args: list[str] | tuple[str, ...]) -> list[str]:
 
 def _expand(arg: str, depth: int) -> list[str]:
     path = Path(arg)
-    if path.is_dir():
+    # os.path, not Path.is_dir: a name the system refuses (too long, a NUL) is a model the run
+    # reports with its sentence, not an OSError here
+    if os.path.isdir(arg):
         return [str(p) for p in sorted(path.iterdir())
                 if p.suffix in MODEL_SUFFIXES and p.is_file() and not p.name.startswith(("_", "."))]
-    if path.is_file() and (path.suffix in LIST_SUFFIXES or not path.suffix):
+    if os.path.isfile(arg) and (path.suffix in LIST_SUFFIXES or not path.suffix):
         if depth > 4:
             raise SweepError(f"Model list {path} includes lists nested too deeply.")
         return _read_list(path, depth)
