@@ -224,3 +224,53 @@ def test_os_refusals_are_one_sentence(stubbed, argv, needle):
     code, err = _run(argv)
     assert code == 2 and err.count("\n") == 1 and err.startswith("vpu-inspector: error: "), (argv, err)
     assert needle in err, err
+
+
+def _as_unprivileged(fn):
+    """fn() in a user that file permissions apply to: this process when it is not root, else a
+    forked child that drops to `nobody` (root reads and writes everything: a permission test run
+    as root would pass without testing anything). Returns what fn returned (a short string)."""
+    if os.geteuid() != 0:
+        return fn()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                   # the child: never returns into pytest
+        try:
+            os.close(read)
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            os.write(write, fn().encode("utf-8", "backslashreplace"))
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        out = pipe.read().decode()
+    os.waitpid(pid, 0)
+    return out
+
+
+def test_no_permission_is_one_sentence(stubbed):
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="vpu-perm-")      # not under pytest's folder: that one is 0700
+    secret, shut = os.path.join(folder, "secret.py"), os.path.join(folder, "shut")
+    with open(secret, "w") as f:
+        f.write("x = 1\n")
+    os.makedirs(shut, exist_ok=True)
+    os.chmod(secret, 0o000)
+    os.chmod(shut, 0o555)                 # readable, not writable
+    os.chmod(folder, 0o755)
+
+    def run(*argv: str) -> str:
+        return lambda: "{} {}".format(*_run(list(argv)))
+
+    try:
+        assert _as_unprivileged(run("check", secret)) == (
+            f"2 vpu-inspector: error: Cannot load {secret}: permission denied.\n")
+        out = _as_unprivileged(run("report", "resnet8", "-o", os.path.join(shut, "r.html")))
+        assert out.startswith("2 vpu-inspector: error: Cannot write the report to ") and \
+            "cannot be written to (permission denied" in out, out
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
