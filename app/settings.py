@@ -42,7 +42,7 @@ class Store:
     def recent_files(self) -> list[str]:
         value: Any = self.qs.value("recent_files", [])
         items = [value] if isinstance(value, str) else list(value or [])
-        return [p for p in items if p and Path(p).exists()]
+        return [p for p in items if p and os.path.exists(p)]
 
     def add_recent_file(self, path: str) -> list[str]:
         path = str(Path(path).resolve())
@@ -56,7 +56,7 @@ class Store:
     def recent_profiles(self) -> list[str]:
         value: Any = self.qs.value("recent_profiles", [])
         items = [value] if isinstance(value, str) else list(value or [])
-        return [p for p in items if p and Path(p).exists()]
+        return [p for p in items if p and os.path.exists(p)]
 
     def add_recent_profile(self, path: str) -> None:
         path = str(Path(path).resolve())

@@ -7,6 +7,7 @@ takes about a second), and any failure ends in the usual error dialog.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -61,7 +62,7 @@ class ExportController(QObject):
 
     def _export_dir(self) -> Path:
         last = self.store.qs.value("export/dir")
-        return Path(last) if last and Path(last).is_dir() else Path.cwd()
+        return Path(last) if last and os.path.isdir(last) else Path.cwd()
 
     def _nothing_to_export(self) -> bool:
         if self.state.result is None:

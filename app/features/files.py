@@ -7,6 +7,7 @@ them). Drag & drop reaches this controller through an event filter the window in
 """
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -63,14 +64,14 @@ class FilesController(QObject):
         """Open a .py / .pt2 model and run it. A .py runs code: ask unless a dialog already warned."""
         if Path(path).suffix == ".py" and not trusted and not dialogs.confirm_python_model(self._parent(), path):
             return
-        spec = str(Path(path).resolve()) if Path(path).exists() else path
+        spec = str(Path(path).resolve()) if os.path.exists(path) else path   # os.path: never raises
         self.state.config = replace(self.state.config, model=spec)
         self.state.request_run(fresh=True)
 
     def _remember_model(self) -> None:
         result = self.state.result
         spec = result.config.model if result is not None else ""
-        if Path(spec).suffix in MODEL_SUFFIXES and Path(spec).exists():
+        if Path(spec).suffix in MODEL_SUFFIXES and os.path.exists(spec):
             self.state.add_recent_model(spec)
 
     # -- profiles ----------------------------------------------------------------------------------

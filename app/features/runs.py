@@ -33,13 +33,14 @@ from app.jobs.runner import JobRunner
 from app.jobs.worker import CatalogueLoader, CompareJob, InspectJob, window_session
 from app.state import AppState, CompareB
 from vpu_core.config import RunConfig
+from vpu_core.errors import InspectorError
+from vpu_core.preflight import check_paths
 from vpu_core.session import STAGE_TITLES, InspectionPair
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from vpu_core.analysis.results import InputInfo
-    from vpu_core.errors import InspectorError
     from vpu_core.session import Inspection
 
 RERUN_DELAY_MS = 350
@@ -179,9 +180,16 @@ class RunController(QObject):
         self._timer.stop()
         state = self.state
         view, a = state.view, state.config
-        if state.compare_mode:
-            b, view_b = state.config_b(), state.view_b()
-            self.jobs.request(lambda: CompareJob(a, b, view, view_b))
+        b = state.config_b() if state.compare_mode else None
+        try:        # a path the system refuses (too long, a folder, …): one sentence, no job
+            for config in (a, b) if b is not None else (a,):
+                check_paths(config)
+        except InspectorError as error:
+            self._refused(error)
+            return
+        if b is not None:
+            side_b, view_b = b, state.view_b()
+            self.jobs.request(lambda: CompareJob(a, side_b, view, view_b))
         else:
             runs = RUNTIME_RUNS if state.measure else None
             self.jobs.request(lambda: InspectJob(a, view, fresh, runtime_runs=runs))
@@ -270,6 +278,11 @@ class RunController(QObject):
     def _on_failed(self, error: InspectorError) -> None:
         if self.state.predicted and self.state.result is not None and self.state.result.config == self.state.run.config:
             self.state.set_result(self._before_preview)   # the quantization failed: its prediction goes
+        self._refused(error)
+
+    def _refused(self, error: InspectorError) -> None:
+        """A run failed or could not start: what is shown stays, the request goes back to it, the
+        status bar and a dialog say why."""
         self._back_to_shown()
         self.state.set_run(stage="", error=error)
         shown = self.state.comparison if self.state.showing_compare else self.state.result

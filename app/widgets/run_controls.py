@@ -104,6 +104,7 @@ class RunControls(QObject):
         self._updating = False
         self._base = RunConfig()
         self._spec: str | None = None
+        self._extra: str | None = None      # the spec shown at the top that is not in the list
         self._recent: list[str] = []
         self._calib_data: str | None = None
         self.model = QComboBox()
@@ -111,7 +112,11 @@ class RunControls(QObject):
         self.model.setItemDelegate(_ModelDelegate(self.model))
         self.model.setMinimumContentsLength(12)
         self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.model.setToolTip("Model: the built-in zoo, recent files, or Open… a .py / .pt2 file")
+        # Editable: a zoo name or a path typed or pasted, then Return (the run feature checks it)
+        self.model.setEditable(True)
+        self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model.setToolTip("Model: the built-in zoo, recent files, Open… a .py / .pt2 file, or type a "
+                              "zoo name or a path and press Return")
         self.target = QComboBox()          # entries: set_target_choices (the target registry)
         self.target.setObjectName("targetCombo")
         self.target.setToolTip("Target: the backend you ship to (the VPU, XNNPACK, an Arm Ethos-U NPU through "
@@ -190,6 +195,9 @@ class RunControls(QObject):
     def _connect(self) -> None:
         self.model.activated.connect(self._on_model_activated)
         self.target.activated.connect(lambda i: self.target_chosen.emit(self.target.itemData(i)))
+        line = self.model.lineEdit()
+        if line is not None:
+            line.returnPressed.connect(self._on_model_entered)
         self.profile.changed.connect(self._changed)
         self.profile.open_requested.connect(self.open_profile_requested)
         self.quantizer.idClicked.connect(self._on_quantizer)
@@ -243,6 +251,7 @@ class RunControls(QObject):
         current = self.model_spec()
         self._updating = True
         self.model.clear()
+        self._extra = None
         for name, description in entries:
             self.model.addItem(name, name)
             self.model.setItemData(self.model.count() - 1, description, DESC_ROLE)
@@ -270,15 +279,33 @@ class RunControls(QObject):
 
     def set_model_spec(self, spec: str) -> None:
         self._updating = True
+        if self._extra is not None and self._extra != spec:     # one such item at a time
+            self.model.removeItem(self.model.findData(self._extra))
+            self._extra = None
         index = self.model.findData(spec)
         if index < 0:   # a file or zoo name not (yet) in the list: show it at the top
             label = Path(spec).name if ("/" in spec or spec.endswith((".py", ".pt2"))) else spec
             self.model.insertItem(0, label, spec)
             self.model.setItemData(0, spec, Qt.ItemDataRole.ToolTipRole)
-            index = 0
+            self._extra, index = spec, 0
         self.model.setCurrentIndex(index)
         self._spec = spec
         self._updating = False
+
+    def _on_model_entered(self) -> None:
+        """Return in the model box: an entry's label picks the entry, other text is a model spec."""
+        line = self.model.lineEdit()
+        text = line.text().strip() if line is not None else ""
+        index = self.model.findText(text)
+        spec = self.model.itemData(index) if index >= 0 else text
+        if spec == OPEN_MODEL:
+            self._on_model_activated(index)
+        elif not spec:                  # emptied: show the current model again
+            if self._spec is not None:
+                self.set_model_spec(self._spec)
+        elif spec != self._spec:
+            self.set_model_spec(spec)
+            self._changed()
 
     def _on_model_activated(self, index: int) -> None:
         spec = self.model.itemData(index)
