@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import os
 
@@ -92,7 +93,9 @@ def _path_text(places: list[str]):
     return st.one_of(st.sampled_from(places), made, st.tuples(st.sampled_from(places), ODD).map("".join))
 
 
-def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+@functools.lru_cache(maxsize=1)
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     return dict(action.choices)
 
@@ -131,7 +134,7 @@ def _wild(action: argparse.Action, paths):
 def argvs(draw, places: list[str]):
     """[command, ...]: in "chaos" every value may be wild; otherwise one value is (or none), the
     rest valid, so the wild one gets past argparse to the command's own checks."""
-    sub = _subparsers(build_parser())
+    sub = _subparsers()
     command = draw(st.sampled_from(sorted(sub)))
     paths = _path_text(places)
     chaos = draw(st.integers(0, 3)) == 0
@@ -184,7 +187,7 @@ def stubbed(places, monkeypatch):
     return places[1]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(data=st.data())
 def test_no_argument_reaches_internal_error(stubbed, data):
@@ -224,6 +227,19 @@ def test_os_refusals_are_one_sentence(stubbed, argv, needle):
     code, err = _run(argv)
     assert code == 2 and err.count("\n") == 1 and err.startswith("vpu-inspector: error: "), (argv, err)
     assert needle in err, err
+
+
+@pytest.mark.parametrize("argv, needle", [     # numbers that reached torch or Qt and raised there
+    (["check", "conv_relu", "--seed", str(2**70)], "argument --seed: must be between -2^63 and 2^63-1"),
+    (["gui", "resnet8", "--size", f"{10**20}x720"], "argument --size: expected WIDTHxHEIGHT (each 200 to 16384)"),
+    (["gui", "resnet8", "--size", "²⁰⁰x720"], "argument --size: expected WIDTHxHEIGHT"),
+    (["sweep", "resnet8", "-o", "s", "--timeout", "nan"], "argument --timeout: must be a positive number"),
+    (["bench", "--first-graph", "--repeats", "-2"], "argument --repeats: must be 0 or more"),
+    (["check", "conv_relu", "--sensitivity", "--reach-db", "inf"], "argument --reach-db: must be a finite"),
+])
+def test_numbers_out_of_range_are_usage_errors(stubbed, argv, needle):
+    code, err = _run(argv)
+    assert code == 2 and needle in err, err
 
 
 def _as_unprivileged(fn):

@@ -237,7 +237,8 @@ def watch() -> list[str]:
     seen: list[str] = []
 
     def hook(kind, value, tb) -> None:
-        seen.append(f"{kind.__name__}: {value} at {traceback.extract_tb(tb)[-1] if tb else '?'}")
+        frames = " < ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(traceback.extract_tb(tb)[-6:]))
+        seen.append(f"{kind.__name__}: {value} at {frames}")
 
     sys.excepthook = hook
     threading.excepthook = lambda a: hook(a.exc_type, a.exc_value, a.exc_traceback)

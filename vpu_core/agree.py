@@ -39,7 +39,9 @@ def add_agree_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     p.add_argument("--target", default="ethos-u55-128", choices=[n for n in targets.names() if n != "vpu"],
                    metavar="NAME", help="the real target (default ethos-u55-128)")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--examples", type=int, default=0, metavar="N",
+    from vpu_core.arguments import non_negative
+
+    p.add_argument("--examples", type=non_negative, default=0, metavar="N",
                    help="text: also list up to N differing nodes per kind")
     add_shared_run_options(p)
     return p

@@ -67,7 +67,7 @@ def add_shared_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--calib-batches", type=positive, default=4, metavar="N")
     p.add_argument("--batch-size", type=positive, default=None, metavar="B",
                    help="change the batch (default: the batch of the model's own example inputs)")
-    p.add_argument("--seed", type=int, default=0, metavar="S")
+    p.add_argument("--seed", type=seed, default=0, metavar="S")
     p.add_argument("--calib-data", metavar="FILE", help="calibration samples (.pt or .npz)")
     p.add_argument("--no-cache", action="store_true", help=(
         "neither read nor write the result cache (VPU_INSPECTOR_CACHE_DIR moves it)"))
@@ -90,11 +90,33 @@ def positive(text: str) -> int:
     return value
 
 
+def non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+SEED_RANGE = (-(2**63), 2**63 - 1)     # torch's generators take a 64-bit seed (plus offsets below 2^64)
+
+
+def seed(text: str) -> int:
+    value = int(text)
+    if not SEED_RANGE[0] <= value <= SEED_RANGE[1]:
+        raise argparse.ArgumentTypeError(f"must be between -2^63 and 2^63-1 (a 64-bit seed), got {text}")
+    return value
+
+
+MAX_WINDOW_SIDE = 16384
+
+
 def window_size(text: str) -> tuple[int, int]:
     """"1280x720" → (1280, 720)."""
     width, sep, height = text.lower().replace("×", "x").partition("x")
-    if not sep or not width.isdigit() or not height.isdigit() or min(int(width), int(height)) < 200:
-        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT (each at least 200), e.g. 1280x720, got {text!r}")
+    if not sep or not width.isdecimal() or not height.isdecimal() or \
+            not 200 <= min(int(width), int(height)) <= max(int(width), int(height)) <= MAX_WINDOW_SIDE:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT (each 200 to {MAX_WINDOW_SIDE}), e.g. 1280x720, "
+                                         f"got {text!r}")
     return int(width), int(height)
 
 

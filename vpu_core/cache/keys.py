@@ -75,7 +75,7 @@ class FileHashes:
     def of(self, path: str | Path, fresh: bool = False) -> str | None:
         try:
             st = os.stat(path)
-        except OSError:
+        except (OSError, ValueError):       # ValueError: a NUL in the name; the run reports it
             return None
         stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
         key = str(Path(path).resolve())

@@ -75,7 +75,7 @@ def add_sensitivity_options(p: argparse.ArgumentParser) -> None:
         "predict the fixes of the worst (JSON \"sensitivity\")"))
     p.add_argument("--fix-layers", type=int, default=1, metavar="N",
                    help="--sensitivity: predict the fixes of the N worst layers (each fix is a re-quantization)")
-    p.add_argument("--reach-db", type=float, default=None, metavar="DB",
+    p.add_argument("--reach-db", type=_finite, default=None, metavar="DB",
                    help="--sensitivity: also search the smallest set of fixes reaching this SQNR")
     p.add_argument("--eval", metavar="FILE.py:fn", default=None, help=(
         "--sensitivity: your metric, fn(model) -> number (e.g. top-1 on your data), reported for the "
@@ -99,6 +99,15 @@ def options_from_args(args: argparse.Namespace, targets: tuple[str, ...] = ()) -
         raise InspectorError("--eval and --reach-db go with --sensitivity.")
     return SensitivityOptions(layers=args.fix_layers, goal_db=args.reach_db, metric=args.eval,
                               targets=tuple(t for t in targets if t != "vpu"))
+
+
+def _finite(text: str) -> float:
+    import math
+
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number of decibels, got {text}")
+    return value
 
 
 def _observer(text: str) -> tuple[str, str]:

@@ -39,8 +39,8 @@ def _seconds(text: str) -> float | None:
     if text.lower() in ("none", "0", "off"):
         return None
     value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    if not 0 < value < float("inf"):        # NaN too
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds (0 or none: no limit), got {text}")
     return value
 
 
