@@ -5,7 +5,7 @@ walked too) with values of every kind: paths that exist, do not, are folders, da
 of links, files where folders are wanted, names too long, with NUL or control characters, half a
 surrogate pair, unicode; numbers out of range; free text. Each argv runs in this process through
 app.cli.main up to the first heavy step (the session's work, the window, the renderer, a sweep's
-runs, a benchmark's measurements), which raises `Reached` instead: everything before it —
+runs), which raises `Reached` instead: everything before it —
 argparse, the preflight of every path, the option checks — is what is tested, in milliseconds.
 
 Under HYPOTHESIS_PROFILE=ci the examples are a fixed set (conftest.py); local runs explore, and
@@ -53,10 +53,6 @@ HEAVY = (   # (module, attribute): where each command's work begins
     ("vpu_core.agree", "_one"), ("vpu_core.agree", "_child"),
     ("vpu_core.whatif.ablation", "check_quantizer"),
     ("vpu_core.sensitivity.user_metric", "load_metric"),
-    ("vpu_core.bench", "bench_graphs"), ("vpu_core.bench", "bench_sensitivity"),
-    ("vpu_core.bench", "bench_ablation"), ("vpu_core.targets.xnnpack.bench", "bench_runtime"),
-    ("vpu_core.sweep.bench", "bench_sweep"), ("app.devtools.first_graph_bench", "measure_first_graph"),
-    ("app.devtools.real_size_bench", "bench_real_size"),
 )
 
 
@@ -220,6 +216,8 @@ LONG = "x" * 300
     (["gui", "resnet8", "--screenshot", "a\nb.png"], "control character"),
     (["gui", "resnet8", "--sweep", "{d}/file"], "it is a file, not a folder"),
     (["sweep", "resnet8", "-o", "{d}/file"], "it is a file, not a folder"),
+    (["check", "resnet8", "--overlay", "/dev/zero"], "Cannot read the overlay file /dev/zero: it is not a regular file"),
+    (["export", "resnet8", "--format", "model-explorer", "-o", "{d}/file/me"], "file is a file, not a folder"),
 ])
 def test_os_refusals_are_one_sentence(stubbed, argv, needle):
     folder = os.getcwd()
@@ -234,7 +232,7 @@ def test_os_refusals_are_one_sentence(stubbed, argv, needle):
     (["gui", "resnet8", "--size", f"{10**20}x720"], "argument --size: expected WIDTHxHEIGHT (each 200 to 16384)"),
     (["gui", "resnet8", "--size", "²⁰⁰x720"], "argument --size: expected WIDTHxHEIGHT"),
     (["sweep", "resnet8", "-o", "s", "--timeout", "nan"], "argument --timeout: must be a positive number"),
-    (["bench", "--first-graph", "--repeats", "-2"], "argument --repeats: must be 0 or more"),
+    (["agree", "resnet8", "--examples", "-2"], "argument --examples: must be 0 or more"),
     (["check", "conv_relu", "--sensitivity", "--reach-db", "inf"], "argument --reach-db: must be a finite"),
 ])
 def test_numbers_out_of_range_are_usage_errors(stubbed, argv, needle):

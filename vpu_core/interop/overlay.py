@@ -40,7 +40,14 @@ class Overlay:
 
 def read_results(path: str | Path) -> tuple[str, dict[str, object]]:
     """(name, {node id: value}) of a node-data file; InspectorError (one sentence) when it is none."""
+    from vpu_core.paths import MISSING, input_problem, shown
+
     p = Path(path)
+    problem = input_problem(path)       # a NUL, a folder, /dev/zero (read forever), no permission, …
+    if problem == MISSING:
+        raise InspectorError(f"Overlay file not found: {shown(p)}.")
+    if problem:
+        raise InspectorError(f"Cannot read the overlay file {shown(p)}: {problem}.")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
