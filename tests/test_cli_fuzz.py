@@ -288,3 +288,20 @@ def test_no_permission_is_one_sentence(stubbed):
             "cannot be written to (permission denied" in out, out
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_device_or_a_pipe_is_never_read_for_a_cache_key(tmp_path):
+    """The window hashes a pasted --eval file for its cache key on the GUI thread: /dev/zero froze
+    it for good (found by the long monkey run); a FIFO would wait for a writer."""
+    import threading
+
+    from vpu_core.cache.keys import FileHashes
+
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    out: list[object] = []
+    worker = threading.Thread(target=lambda: out.extend(FileHashes().of(p) for p in ("/dev/zero", fifo)),
+                              daemon=True)
+    worker.start()
+    worker.join(10)
+    assert out == [None, None]

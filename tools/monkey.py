@@ -217,7 +217,11 @@ def main(argv: list[str] | None = None) -> int:
     monkey = Monkey(window, random.Random(seed), fuzz_paths(folder))
     monkey.answer_dialogs(setattr)
     start = time.monotonic()
+    import faulthandler
+
+    faulthandler.dump_traceback_later(120, repeat=True)    # a step stuck for minutes shows where
     monkey.run(args.actions)
+    faulthandler.cancel_dump_traceback_later()
     window.runs.cancel()
     _wait(app, lambda: not window.runs.is_running(), 120)
     print(f"seed {seed}: {args.actions} actions in {time.monotonic() - start:.0f} s {monkey.actions}; "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import stat
 import json
 import os
 import sys
@@ -76,6 +77,8 @@ class FileHashes:
         try:
             st = os.stat(path)
         except (OSError, ValueError):       # ValueError: a NUL in the name; the run reports it
+            return None
+        if not stat.S_ISREG(st.st_mode):     # /dev/zero, a pipe: read forever (the run refuses them)
             return None
         stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
         key = str(Path(path).resolve())
