@@ -62,14 +62,21 @@ class Monkey:
         patch(dialogs, "ask_time_limit", lambda *_a: self.rng.choice([None, 0, 1, 10**6]))
         patch(dialogs, "confirm_python_model", lambda *_a: False)
 
-    def run(self, steps: int, pause_s: float = 0.0) -> None:
+    def run(self, steps: int, pause_s: float = 0.0, watchdog_s: float = 0.0) -> None:
+        """`steps` actions; `watchdog_s`: a step (with its events) still going after that long
+        prints every thread's stack (a hang shows where it is)."""
+        import faulthandler
+
         from PySide6.QtWidgets import QApplication
 
         for _ in range(steps):
+            if watchdog_s:
+                faulthandler.dump_traceback_later(watchdog_s)   # re-armed: only a stuck step dumps
             self.step()
             QApplication.processEvents()
             if pause_s:
                 time.sleep(pause_s)
+        faulthandler.cancel_dump_traceback_later()
 
     def step(self) -> None:
         kind = self.rng.choices(("click", "key", "wheel", "paste", "action", "run"), (30, 20, 10, 20, 12, 8))[0]
@@ -217,11 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     monkey = Monkey(window, random.Random(seed), fuzz_paths(folder))
     monkey.answer_dialogs(setattr)
     start = time.monotonic()
-    import faulthandler
-
-    faulthandler.dump_traceback_later(120, repeat=True)    # a step stuck for minutes shows where
-    monkey.run(args.actions)
-    faulthandler.cancel_dump_traceback_later()
+    monkey.run(args.actions, watchdog_s=120)
     window.runs.cancel()
     _wait(app, lambda: not window.runs.is_running(), 120)
     print(f"seed {seed}: {args.actions} actions in {time.monotonic() - start:.0f} s {monkey.actions}; "
