@@ -61,6 +61,10 @@ def test_every_way_to_name_a_file_refuses_what_the_system_refuses(qtbot, window,
         assert needle in blocker.args[0].message
         error_box().close()
         assert window.state.result is shown and window.state.config == shown.config
+    recent = window.state.recent_profiles
+    files.open_profile_path("p\x00.toml")        # a ValueError in add_recent_profile before (the monkey)
+    assert "the name contains a NUL character" in error_box().text()
+    assert window.state.recent_profiles == recent and window.state.config == shown.config
 
 
 @pytest.mark.qt_log_level_fail("CRITICAL")

@@ -78,9 +78,22 @@ class FilesController(QObject):
     def open_profile_dialog(self) -> None:
         path = dialogs.open_profile_dialog(self._parent())
         if path:
-            self.state.add_recent_profile(path)
-            self.state.config = replace(self.state.config, profile=path)
-            self.state.request_run(fresh=True)
+            self.open_profile_path(path)
+
+    def open_profile_path(self, path: str) -> None:
+        """Use the profile `path` and run again; one that cannot be read is a dialog, and stays out
+        of the recent profiles (the run would refuse it the same way)."""
+        from vpu_core.errors import InspectorError
+        from vpu_core.preflight import check_profile_path
+
+        try:
+            check_profile_path(path)
+        except InspectorError as error:
+            dialogs.show_error(self._parent(), error, title="Cannot use the profile")
+            return
+        self.state.add_recent_profile(path)
+        self.state.config = replace(self.state.config, profile=path)
+        self.state.request_run(fresh=True)
 
     # -- calibration data --------------------------------------------------------------------------
     def open_calibration_dialog(self) -> None:
