@@ -104,7 +104,7 @@ def compare_spec(base: RunConfig, spec: str) -> tuple[RunConfig, str | None]:
     by it, the VPU beside an Ethos-U), or either with "target=NAME" among its settings."""
     from vpu_core import targets
     from vpu_core.compare import CompareSpecError, config_variant
-    from vpu_core.config import QUANTIZERS
+    from vpu_core.quantizers import QUANTIZERS
 
     items = [part.strip() for part in spec.split(",") if part.strip()]
     target = None

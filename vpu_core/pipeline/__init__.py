@@ -163,6 +163,8 @@ def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule
     observer saw a mask constant (keep_float.py: those ops stay in float)."""
     check_offered(config)
     check_names(config, (n.name for n in float_gm.graph.nodes if n.op == "call_function"))
+    if not _replays(config.quantizer):
+        return _quantize_in_one_call(config, profile, float_gm, batches, st), []
     recorded = store.qparams()
     keep_float = _recorded_keep_float(recorded) if recorded is not None or donor is None else dict(donor.keep_float)
     st.run("import", import_quantizer, config.quantizer)
@@ -200,6 +202,34 @@ def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule
     scales = observers.observer_scales()
     store.put_qparams({**observers.recorded(), KEEP_FLOAT: dict(keep_float)})
     return converted, scales
+
+
+def _replays(kind: str) -> bool:
+    """The quantizer prepares with observers (PT2E); False: its backend quantizes in one call."""
+    from vpu_core.quantizers import registry
+
+    return registry.info(kind).replays
+
+
+def _quantize_in_one_call(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule,
+                          batches: list[tuple], st: _Stages) -> GraphModule:
+    """A quantizer whose backend calibrates and converts in one call (QuantizerInfo.quantize:
+    NNCF's quantize_pt2e for OpenVINO), timed as stage "calibrate": no observers of ours, so no
+    recorded qparams; the Q/DQ graph it returns is analysed like any converted graph."""
+    from vpu_core.quantizers import registry
+
+    st.run("import", import_quantizer, config.quantizer)
+    request = registry.QuantizerRequest(config.quantizer, profile, config.per_tensor, config.reference_observers,
+                                        changes=changes_of(config))
+    quantize = registry.loaded(registry.info(config.quantizer).quantize)
+    try:
+        converted = st.run("calibrate", quantize, request, copy.deepcopy(float_gm), batches)
+    except InspectorError:
+        raise
+    except Exception as exc:
+        raise QuantizationError(f"The {config.quantizer} quantizer failed: {short_reason(exc)}",
+                                traceback.format_exc()) from None
+    return converted
 
 
 KEEP_FLOAT = "keep_float"      # recorded qparams: {op name: reason} the VPU quantizer left in float
@@ -252,6 +282,9 @@ def prepared_with_qparams(qm: QuantizedModel, recorded: Any,
     the Donor of those qparams, for configurations that change some ops (quantize_variant)."""
     if qm.float_graph is None:
         raise QuantizationError(f"'{qm.name}' has no float graph to prepare again.")
+    if not _replays(qm.config.quantizer):
+        raise QuantizationError(f"The {qm.config.quantizer} quantizer calibrates and converts in one call, "
+                                "with no observers to replay: choose a quantizer that prepares with observers (PT2E) for this.")
     st = _Stages(ctx)
     keep_float = _recorded_keep_float(recorded)
     prepared = st.run("prepare", _prepare, qm.config, qm.profile, copy.deepcopy(qm.float_graph), keep_float)
@@ -373,16 +406,14 @@ def import_quantizer(kind: str) -> None:
     import importlib
 
     from vpu_core import quiet
+    from vpu_core.quantizers import registry
 
     quiet.import_torchao()          # first torchao import of a run: its CUDA-extension chatter off
     importlib.import_module("torchao.quantization.pt2e.quantize_pt2e")
-    if kind.startswith("ethos-u"):
-        from vpu_core.extras import check_arm_packages
-
-        check_arm_packages("the ethos-u quantizer", vela=False)
-    modules = {"vpu": "vpu_core.quantizers.vpu", "ethos-u": "executorch.backends.arm.quantizer",
-               "ethos-u-a16w8": "executorch.backends.arm.quantizer"}
-    importlib.import_module(modules.get(kind, "executorch.backends.xnnpack.quantizer.xnnpack_quantizer"))
+    found = registry.info(kind)
+    found.check_available()         # one sentence naming the extra that brings what it needs
+    for module in found.preload:    # the backend's quantizer module, as its package registered it
+        importlib.import_module(module)
 
 
 def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule,
