@@ -28,6 +28,7 @@ from vpu_core.targets.registry import (QuantizerInfo, TargetInfo, UnknownTarget,
 # The built-in targets register themselves (their packages import no torch).
 from vpu_core.targets import vpu, xnnpack  # noqa: E402,F401  (isort: after the registry)
 from vpu_core.targets import arm  # noqa: E402,F401  (after the built-ins: the registry keeps their order)
+from vpu_core.targets import openvino  # noqa: E402,F401
 
 __all__ = ["QuantizerInfo", "TargetInfo", "UnknownTarget", "check_target", "info", "infos", "load", "names",
            "register", "register_quantizer", "unregister"]
