@@ -20,7 +20,9 @@ nncf 2.19 / 3.0 import the removed torch.ao.quantization.pt2e).
     measure.py     the .pte run here: latency, SQNR against the float and the Q/DQ graph
     target.py      OpenvinoTarget: verdict, run, export (the Target protocol)
 """
+import contextlib
 import sys
+from typing import Iterator
 
 from vpu_core.quantizers import registry as quantizers
 from vpu_core.quantizers.offers import Offers
@@ -59,3 +61,31 @@ def no_telemetry() -> None:
     telemetry will be sent"); a None in sys.modules makes that import fail, for this process only.
     """
     sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def signal_stack_kept() -> Iterator[None]:
+    """The thread's alternate signal stack as it was before an OpenVINO call, after it.
+
+    Loading and running OpenVINO models installs an alternate signal stack of its own on the
+    calling thread (20144 bytes, measured) and puts the previous one back when the model is freed;
+    with several models freed out of order the thread was left pointing at freed memory, and the
+    next signal handled on it (a Ctrl+C: SIGINT) ended the process with a segmentation fault (seen
+    in pytest: the sweep's Ctrl+C test after the OpenVINO tests, gdb: SIGSEGV in kill()). Python's
+    own handlers and faulthandler expect the stack they set."""
+    import ctypes
+
+    class Stack(ctypes.Structure):
+        _fields_ = [("ss_sp", ctypes.c_void_p), ("ss_flags", ctypes.c_int), ("ss_size", ctypes.c_size_t)]
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        before = Stack()
+        saved = libc.sigaltstack(None, ctypes.byref(before)) == 0
+    except (OSError, AttributeError):    # no sigaltstack here (not POSIX): nothing to keep
+        saved = False
+    try:
+        yield
+    finally:
+        if saved:
+            libc.sigaltstack(ctypes.byref(before), None)

@@ -34,7 +34,7 @@ from vpu_core import quiet
 from vpu_core.analysis.qgraph import is_getitem
 from vpu_core.errors import InspectorError, short_reason
 from vpu_core.targets.xnnpack.provenance import is_delegate_call, origin
-from vpu_core.targets.openvino import no_telemetry
+from vpu_core.targets.openvino import no_telemetry, signal_stack_kept
 
 no_telemetry()     # before openvino or nncf is imported (see there)
 
@@ -76,7 +76,7 @@ def lower_for_openvino(qm: QuantizedModel) -> OpenvinoLowering:
     printed = io.StringIO()
     try:
         # the partitioner prints every op it does not support; OpenVINO's frontend logs its conversions
-        with quiet.torch_chatter(), contextlib.redirect_stdout(printed):
+        with quiet.torch_chatter(), contextlib.redirect_stdout(printed), signal_stack_kept():
             exported = torch.export.export(gm, tuple(qm.example_inputs), strict=False)
             partitioner = OpenvinoPartitioner([CompileSpec("device", DEVICE.encode())])
             edge = to_edge_transform_and_lower(exported, partitioner=[partitioner])

@@ -22,6 +22,7 @@ from torch.utils._pytree import tree_leaves
 
 from vpu_core.analysis.sqnr import sqnr
 from vpu_core.errors import short_reason
+from vpu_core.targets.openvino import signal_stack_kept
 from vpu_core.targets.results import Latency, RuntimeReport
 
 if TYPE_CHECKING:
@@ -32,16 +33,25 @@ if TYPE_CHECKING:
 def run_lowered(qm: QuantizedModel, lowering: OpenvinoLowering, runs: int = 20, warmup: int = 3,
                 backend: str = "openvino") -> RuntimeReport:
     """The program run here, or a RuntimeReport whose `refused` says why it could not run."""
+    start = time.perf_counter()
+    with signal_stack_kept():           # OpenVINO's models set one of their own (see there)
+        return _run(qm, lowering, runs, warmup, backend, start)
+
+
+def _run(qm: QuantizedModel, lowering: OpenvinoLowering, runs: int, warmup: int, backend: str,
+         start: float) -> RuntimeReport:
     from executorch import version
     from executorch.runtime import Runtime
 
     from vpu_core.targets.xnnpack.measure import native_stderr
 
-    start = time.perf_counter()
     inputs = tuple(qm.heldout)
     try:
         with native_stderr():       # the backend logs where it loaded OpenVINO's runtime from
-            method = Runtime.get().load_program(lowering.buffer).load_method("forward")
+            # the Program is held as long as its Method: a Method outliving its Program ended the
+            # process with a segmentation fault when both were collected later (pytest, once)
+            program = Runtime.get().load_program(lowering.buffer)
+            method = program.load_method("forward")
             outputs = [method.execute(inputs) for _ in range(max(0, warmup))]
         times = []
         for _ in range(max(1, runs)):
@@ -51,7 +61,8 @@ def run_lowered(qm: QuantizedModel, lowering: OpenvinoLowering, runs: int = 20, 
     except Exception as exc:  # the runtime raises RuntimeError with the backend's status
         return RuntimeReport(backend, refused=f"ExecuTorch's runtime could not run the OpenVINO program: "
                              f"{short_reason(exc)}")
-    got = [t for t in tree_leaves(list(outputs[-1])) if isinstance(t, torch.Tensor)]
+    got = [t.clone() for t in tree_leaves(list(outputs[-1])) if isinstance(t, torch.Tensor)]
+    del outputs, method, program        # the Method before its Program
     with torch.inference_mode():
         qdq = _leaves(qm.converted(*inputs))
         floats = _leaves(qm.float_graph(*inputs)) if qm.float_graph is not None else None
