@@ -111,7 +111,7 @@ def test_qparams_are_computed_once_until_new_data():
 
 
 def test_xnnpack_quantizer_uses_fast_observers_unless_reference_is_asked():
-    from vpu_core.quantizers.xnnpack import make_xnnpack_quantizer
+    from vpu_core.targets.xnnpack.quantizer import make_xnnpack_quantizer
 
     fast = make_xnnpack_quantizer().global_config
     stock = make_xnnpack_quantizer(reference_observers=True).global_config

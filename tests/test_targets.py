@@ -16,7 +16,7 @@ def test_the_registry_lists_the_built_in_targets_without_importing_torch():
     code = ("import sys, vpu_core.targets as t; print(','.join(t.names()), t.info('xnnpack').title, "
             "'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["vpu,xnnpack,ethos-u55-128,ethos-u55-256,ethos-u65-256,ethos-u85-128,ethos-u85-256,tosa-int",
+    assert out.split() == ["vpu,xnnpack,ethos-u55-128,ethos-u55-256,ethos-u65-256,ethos-u85-128,ethos-u85-256,tosa-int,openvino",
                            "XNNPACK", "False"]
     assert targets.info("vpu").quantizer == "vpu" and targets.info("xnnpack").judges is None
 

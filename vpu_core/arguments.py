@@ -49,7 +49,7 @@ def resolve_quantizer(args: argparse.Namespace) -> QuantizerName:
     """`--quantizer` when given, else the primary target's own quantizer (TargetInfo.quantizer):
     `--target ethos-u55-128` alone quantizes with the Ethos-U quantizer."""
     from vpu_core import targets
-    from vpu_core.config import is_quantizer
+    from vpu_core.quantizers.registry import is_quantizer
 
     name = getattr(args, "quantizer", None) or targets.info(primary_target(args)).quantizer or "vpu"
     if not is_quantizer(name):
@@ -126,7 +126,7 @@ def compare_spec(base: RunConfig, spec: str) -> tuple[RunConfig, str | None]:
     by it, the VPU beside an Ethos-U), or either with "target=NAME" among its settings."""
     from vpu_core import targets
     from vpu_core.compare import CompareSpecError, config_variant
-    from vpu_core.config import QUANTIZERS
+    from vpu_core.quantizers import QUANTIZERS
 
     items = [part.strip() for part in spec.split(",") if part.strip()]
     target = None

@@ -150,7 +150,9 @@ def _preflight(config: RunConfig, targets: Sequence[str] = ()) -> None:
         print(f"vpu-inspector: note: {note}", file=sys.stderr)
     if not config.model.endswith(".pt2"):      # a program file names its own quantizer
         for name in targets:
-            check_target(name, config.quantizer, config.dynamic_batch)
+            missing = check_target(name, config.quantizer, config.dynamic_batch).unavailable()
+            if missing:             # the extra that brings its backend, in one sentence
+                raise InspectorError(missing)
 
 
 def targets_from_args(args: argparse.Namespace) -> tuple[str, ...]:

@@ -295,10 +295,10 @@ def config_variant(base: RunConfig, spec: str) -> RunConfig:
 
 def _spec_value(key: str, value: str, type_text: str):
     if key == "quantizer":
-        from vpu_core.config import QUANTIZERS
+        from vpu_core.quantizers.registry import names
 
-        if value.lower() not in QUANTIZERS:
-            raise CompareSpecError(f"Unknown quantizer '{value}' in --compare: use {', '.join(QUANTIZERS)}.")
+        if value.lower() not in names():
+            raise CompareSpecError(f"Unknown quantizer '{value}' in --compare: use {', '.join(names())}.")
         return value.lower()
     if type_text == "bool":
         if value.lower() not in _TRUE + _FALSE:

@@ -3,18 +3,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Literal, TypeGuard, get_args
 
 SIMULATED = "simulated"                # ViewOptions.partition_source of the VPU's simulated partition
-# vpu_core.quantizers makes them (torch); the names need none. "ethos-u-a16w8" is the Ethos-U
-# quantizer with its a16w8 config everywhere (int16 activations); `--a16w8 NODE` widens single ops.
-QuantizerName = Literal["vpu", "xnnpack", "ethos-u", "ethos-u-a16w8"]
-QUANTIZERS: tuple[QuantizerName, ...] = get_args(QuantizerName)
-
-
-def is_quantizer(name: str) -> TypeGuard[QuantizerName]:
-    """A name the command line or a file gave is one of QUANTIZERS."""
-    return name in QUANTIZERS
+# A registered quantizer's name ("vpu", "xnnpack", "ethos-u", "ethos-u-a16w8", "openvino"): an
+# open set, each backend's target package registers its own (vpu_core.quantizers.registry: its
+# names(), is_quantizer(), the --quantizer choices).
+QuantizerName = str
 # Samples every accuracy figure rests on at least (vpu_core.pipeline.calibration.heldout_calls):
 # a batch-1 model's SQNR measured on one sample is one random draw; eight calls at the model's
 # batch cost eight forward passes of each graph, and a model of batch 8 or more keeps its one call.

@@ -32,6 +32,10 @@ def preflight(config: RunConfig) -> list[str]:
 
     check_paths(config)
     check_offered(config)           # a per-op change the quantizer does not offer (--keep-float, …)
+    if not config.model.endswith(".pt2"):       # a program file is quantized already
+        from vpu_core.quantizers.registry import info
+
+        info(config.quantizer).check_available()    # the extra that brings its backend, in one sentence
     return [PER_TENSOR_IGNORED] if config.per_tensor and config.quantizer == "vpu" else []
 
 

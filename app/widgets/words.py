@@ -13,7 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox
 
-from vpu_core.config import SIMULATED, QuantizerName, is_quantizer
+from vpu_core.config import SIMULATED, QuantizerName
+from vpu_core.quantizers.registry import is_quantizer
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from vpu_core.errors import ExportError, InspectorError, QuantizationError, shor
 from vpu_core.pipeline.keep_float import MAX_ROUNDS, extreme_tensors, ops_to_keep_float, saw_extreme
 from vpu_core.pipeline.keep_float import mark as mark_kept_float
 from vpu_core.pipeline.observing import Observers, StaleQParams
+from vpu_core.pipeline.quantizer_calls import import_quantizer, quantize_in_one_call, replays
 from vpu_core.pipeline.tracing import export_program, own_batch, program_module, with_batch
 from vpu_core.pipeline.loading import load_model
 from vpu_core.profile import HardwareProfile, load_profile
@@ -163,6 +164,9 @@ def _quantize(config: RunConfig, profile: HardwareProfile, float_gm: GraphModule
     observer saw a mask constant (keep_float.py: those ops stay in float)."""
     check_offered(config)
     check_names(config, (n.name for n in float_gm.graph.nodes if n.op == "call_function"))
+    if not replays(config.quantizer):
+        st.run("import", import_quantizer, config.quantizer)
+        return st.run("calibrate", quantize_in_one_call, config, profile, float_gm, batches), []
     recorded = store.qparams()
     keep_float = _recorded_keep_float(recorded) if recorded is not None or donor is None else dict(donor.keep_float)
     st.run("import", import_quantizer, config.quantizer)
@@ -252,6 +256,9 @@ def prepared_with_qparams(qm: QuantizedModel, recorded: Any,
     the Donor of those qparams, for configurations that change some ops (quantize_variant)."""
     if qm.float_graph is None:
         raise QuantizationError(f"'{qm.name}' has no float graph to prepare again.")
+    if not replays(qm.config.quantizer):
+        raise QuantizationError(f"The {qm.config.quantizer} quantizer calibrates and converts in one call, "
+                                "with no observers to replay: choose a quantizer that prepares with observers (PT2E) for this.")
     st = _Stages(ctx)
     keep_float = _recorded_keep_float(recorded)
     prepared = st.run("prepare", _prepare, qm.config, qm.profile, copy.deepcopy(qm.float_graph), keep_float)
@@ -364,25 +371,6 @@ def _already_quantized(config, profile, loaded, example, st: _Stages) -> Quantiz
         st.timings[timing_key(stage)] = 0.0
     return QuantizedModel(config, profile, loaded.name, converted, None, example, [example], example,
                           timings=st.timings, already_quantized=True, program_quantizer=loaded.quantizer)
-
-
-def import_quantizer(kind: str) -> None:
-    """Import torchao's PT2E and the quantizer's modules (stage "import", timed on its own): the
-    first XNNPACK prepare of a process spent 4.8 of 5.2 s importing ExecuTorch's quantizer,
-    which is no work on the model. Later runs of the process find them imported (~0 s)."""
-    import importlib
-
-    from vpu_core import quiet
-
-    quiet.import_torchao()          # first torchao import of a run: its CUDA-extension chatter off
-    importlib.import_module("torchao.quantization.pt2e.quantize_pt2e")
-    if kind.startswith("ethos-u"):
-        from vpu_core.extras import check_arm_packages
-
-        check_arm_packages("the ethos-u quantizer", vela=False)
-    modules = {"vpu": "vpu_core.quantizers.vpu", "ethos-u": "executorch.backends.arm.quantizer",
-               "ethos-u-a16w8": "executorch.backends.arm.quantizer"}
-    importlib.import_module(modules.get(kind, "executorch.backends.xnnpack.quantizer.xnnpack_quantizer"))
 
 
 def _prepare(config: RunConfig, profile: HardwareProfile, gm: GraphModule,

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from vpu_core.errors import short_reason
 from vpu_core.files import SaveError, atomic_write
-from vpu_core.quantizers import QUANTIZERS
 
 if TYPE_CHECKING:
     from torch.fx import Graph, GraphModule
@@ -41,7 +40,9 @@ def recorded_quantizer(text: str) -> str | None:
     except ValueError:
         return None
     quantizer = meta.get("quantizer") if isinstance(meta, dict) else None
-    return quantizer if quantizer in QUANTIZERS else None
+    from vpu_core.quantizers.registry import is_quantizer
+
+    return quantizer if isinstance(quantizer, str) and is_quantizer(quantizer) else None
 
 
 def flat_output_module(gm: GraphModule) -> GraphModule:

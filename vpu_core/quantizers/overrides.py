@@ -9,23 +9,25 @@ the fixes of vpu_core.sensitivity are made of them):
     observer          another observer for the tensor the op writes (its output activation)
     wide_activation   16-bit activations for the op (a16w8), where the quantizer offers them
 
-Which kinds a quantizer offers, and which observer kinds, is declared here per quantizer
-(`OFFERS`); a change it does not offer is refused with one sentence before any work, and a name
+Which kinds a quantizer offers, and which observer kinds, its backend's package declares when it
+registers the quantizer (QuantizerInfo.offers, vpu_core.quantizers.registry); a change it does not offer is refused with one sentence before any work, and a name
 that is not an op of the exported graph once the graph exists (`check_names`). This module
 imports no torch: the command line checks the offers before torch is loaded.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Literal
+from typing import TYPE_CHECKING, Iterable
 
 from vpu_core.errors import InspectorError
+from vpu_core.quantizers.offers import CHANGE_KINDS, HISTOGRAM, MINMAX, ChangeKind, ObserverKind, Offers
+
+__all__ = ["CHANGE_KINDS", "HISTOGRAM", "MINMAX", "ChangeKind", "ObserverKind", "Offers", "NodeChanges",
+           "changes_of", "offers_of", "check_offered", "check_names", "kept_reason", "mark_kept", "OPTION"]
 
 if TYPE_CHECKING:
     from vpu_core.config import RunConfig
 
-ChangeKind = Literal["keep_float", "per_channel", "observer", "wide_activation"]
-CHANGE_KINDS: tuple[ChangeKind, ...] = ("keep_float", "per_channel", "observer", "wide_activation")
 OPTION = {"keep_float": "--keep-float", "per_channel": "--per-channel", "observer": "--observer",
           "wide_activation": "--a16w8"}
 
@@ -48,57 +50,13 @@ def changes_of(config: RunConfig) -> NodeChanges:
                        frozenset(config.wide_activations))
 
 
-@dataclass(frozen=True)
-class ObserverKind:
-    name: str           # the value of --observer NODE=KIND
-    title: str          # how a table names it
-    description: str    # one sentence: how it picks the range
-
-
-@dataclass(frozen=True)
-class Offers:
-    """What one quantizer lets a user change per op. `observers[0]` is its own default."""
-
-    quantizer: str
-    changes: tuple[ChangeKind, ...]
-    observers: tuple[ObserverKind, ...]
-    per_channel_when: str = ""          # when per_channel applies ("with --per-tensor"), "" always
-    wide_dtype: str = ""                # the wider activation dtype ("int16"), "" when not offered
-
-    def observer(self, name: str) -> ObserverKind | None:
-        return next((k for k in self.observers if k.name == name), None)
-
-
-_POW2_MINMAX = ObserverKind(
-    "minmax", "min/max, 2^k rounded up",
-    "the largest |value| seen, its scale rounded up to a power of two (never clips)")
-_POW2_HISTOGRAM = ObserverKind(
-    "histogram", "histogram, best 2^k",
-    "the power of two whose int8 grid has the least squared error over the histogram of the values "
-    "seen (clips rare outliers when that costs less than the coarser step)")
-_HISTOGRAM = ObserverKind(
-    "histogram", "histogram (MSE)",
-    "torchao's HistogramObserver: the range with the least quantization error over the histogram")
-_MINMAX = ObserverKind("minmax", "min/max", "the smallest and largest value seen (never clips)")
-
-OFFERS: dict[str, Offers] = {
-    "vpu": Offers("vpu", ("keep_float", "observer"), (_POW2_MINMAX, _POW2_HISTOGRAM)),
-    "xnnpack": Offers("xnnpack", ("keep_float", "per_channel", "observer"), (_HISTOGRAM, _MINMAX),
-                      per_channel_when="with --per-tensor"),
-    # ExecuTorch Arm's EthosUQuantizer (vpu_core.quantizers.ethos_u): an op in float, or an op in its
-    # a16w8 config (int16 activations); with that config everywhere, float only.
-    "ethos-u": Offers("ethos-u", ("keep_float", "wide_activation"), (), wide_dtype="int16"),
-    "ethos-u-a16w8": Offers("ethos-u-a16w8", ("keep_float",), ()),
-}
-
-
-def register_offers(offers: Offers) -> None:
-    """A quantizer package declares what it offers (e.g. the Arm quantizer's a16w8)."""
-    OFFERS[offers.quantizer] = offers
-
-
 def offers_of(quantizer: str) -> Offers:
-    return OFFERS.get(quantizer) or Offers(quantizer, ("keep_float",), ())
+    """What `quantizer` offers, as its target package registered it (QuantizerInfo.offers);
+    keeping an op in float when it declared nothing (or is not registered)."""
+    from vpu_core.quantizers import registry
+
+    found = registry.info(quantizer).offers if registry.is_quantizer(quantizer) else None
+    return found or Offers(quantizer, ("keep_float",), ())
 
 
 def requested(config: RunConfig) -> list[tuple[ChangeKind, str]]:

@@ -1,7 +1,7 @@
 """The fixes worth trying for one layer, under what the run's quantizer offers.
 
 For a layer (vpu_core.sensitivity.layers.Layer) and the quantizer's offers
-(vpu_core.quantizers.overrides.OFFERS):
+(QuantizerInfo.offers, vpu_core.quantizers.overrides.offers_of):
 
 - keep it in float: the op (with its fused activation) runs on the CPU; its weights and the
   rounding of its own arithmetic go, but the tensor it writes is still quantized when a quantized

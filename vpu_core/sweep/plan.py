@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vpu_core.cache.keys import FileHashes, digest, stage_keys
-from vpu_core.config import QUANTIZERS, RunConfig, is_quantizer, split_model_spec
+from vpu_core.config import RunConfig, split_model_spec
+from vpu_core.quantizers.registry import is_quantizer, names as quantizer_names
 from vpu_core.errors import InspectorError
 
 ROW_FORMAT = 1          # bump when a row's fields change meaning: every recorded run is re-run
@@ -142,7 +143,7 @@ def plan_sweep(model_args: list[str], quantizers: tuple[str, ...] = ("vpu",),
         raise SweepError("No models to sweep: the arguments name no model file, folder or zoo name.")
     for q in quantizers:
         if not is_quantizer(q):
-            raise SweepError(f"Unknown quantizer '{q}': expected {' or '.join(QUANTIZERS)}.")
+            raise SweepError(f"Unknown quantizer '{q}': expected {' or '.join(quantizer_names())}.")
     names = [q for q in dict.fromkeys(quantizers) if is_quantizer(q)]
     refs = profile_refs(list(profiles))
     labels = model_labels(specs)

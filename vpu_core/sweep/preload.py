@@ -14,12 +14,12 @@ import vpu_core.analysis.analyzer  # noqa: E402,F401
 import vpu_core.cache.analysis_store  # noqa: E402,F401
 import vpu_core.pipeline  # noqa: E402,F401
 import vpu_core.quantizers.fast_observers  # noqa: E402,F401
-import vpu_core.quantizers.vpu  # noqa: E402,F401
-import vpu_core.quantizers.xnnpack  # noqa: E402,F401
 import vpu_core.reports.html  # noqa: E402,F401
 import vpu_core.reports.json_report  # noqa: E402,F401
 import vpu_core.session  # noqa: E402,F401
 import vpu_core.sweep.worker  # noqa: E402,F401
+import vpu_core.targets.vpu.quantizer  # noqa: E402,F401
+import vpu_core.targets.xnnpack.quantizer  # noqa: E402,F401
 import vpu_core.whatif.op_candidates  # noqa: E402,F401
 import vpu_core.zoo.models  # noqa: E402,F401
 

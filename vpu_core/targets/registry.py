@@ -5,6 +5,12 @@ its target list from here before torch is imported, so a `TargetInfo` is plain d
 implementation by module path; `load` imports that module (which may import torch) on first use.
 Registration works as pyqtgraph's exporters do: a target's package calls `register(INFO)` when it
 is imported, and vpu_core.targets imports the built-in packages.
+
+A target's package registers its quantizer(s) the same way, beside its TargetInfo:
+`vpu_core.quantizers.registry.register(QuantizerInfo(name, title, factory="module:attribute", offers=…))`
+(re-exported here as `QuantizerInfo` / `register_quantizer`). That registry lives a layer below,
+in vpu_core.quantizers, because the pipeline dispatches through it (`make_quantizer`); the
+`--quantizer` choices are its names, and `TargetInfo.quantizer` names the target's own.
 """
 from __future__ import annotations
 
@@ -14,6 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from vpu_core.errors import InspectorError
+from vpu_core.quantizers.registry import QuantizerInfo as QuantizerInfo
+from vpu_core.quantizers.registry import register as register_quantizer  # noqa: F401  (re-exported)
 
 if TYPE_CHECKING:
     from vpu_core.targets.protocol import Target
@@ -30,7 +38,8 @@ class TargetInfo:
                     run on this CPU")
     implementation  "package.module:attribute" of the Target (vpu_core.targets.protocol): a class
                     (instantiated once, without arguments) or an instance
-    quantizer       the quantizer it offers (a vpu_core.quantizers name: "vpu", "xnnpack"), or None
+    quantizer       the quantizer it offers, registered by its package (vpu_core.quantizers.registry:
+                    "vpu", "xnnpack"), or None
     judges          the quantizers whose graphs it can judge; None: any graph (the VPU judges all)
     judges_hint     completes the refusal of another quantizer's graph ("quantize with --quantizer ethos-u")
     verdict_title   what a progress bar says while it judges ("Lowering with ExecuTorch XNNPACK")
@@ -45,6 +54,7 @@ class TargetInfo:
                     missing one makes it unavailable here (`unavailable()`: the sentence saying so)
     accelerator     what its accelerator side is called in a sentence and on a boundary ("NPU":
                     "CPU → NPU", "runs on the NPU"); "" means the title
+    extra           the extra of this package that installs them ("ethos-u", "openvino")
     """
 
     name: str
@@ -60,6 +70,7 @@ class TargetInfo:
     reads_profile: bool = True
     requires: tuple[tuple[str, str], ...] = ()
     accelerator: str = ""
+    extra: str = ""
 
     @property
     def side(self) -> str:
@@ -78,8 +89,8 @@ class TargetInfo:
         missing = sorted({package for module, package in self.requires if not _importable(module)})
         if not missing:
             return None
-        return (f"The {self.title} target needs {' and '.join(missing)}: install them with "
-                "pip install 'vpu-inspector[ethos-u]'.")
+        how = f": install them with pip install 'vpu-inspector[{self.extra}]'" if self.extra else ""
+        return f"The {self.title} target needs {' and '.join(missing)}{how}."
 
     def refusal(self, quantizer: str, dynamic_batch: bool = False) -> str | None:
         """One sentence when this target cannot judge a graph of `quantizer` (with a dynamic batch), else None."""

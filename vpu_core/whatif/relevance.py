@@ -3,7 +3,7 @@
 A constraint that cannot matter is not quantized again in the ablation: its entry gets delta 0
 and the reason returned here. Each rule declares its own check (Rule.cannot_matter, in its
 module under vpu_core.analysis.rules), mirroring what MyVPUQuantizer does when the switch is on
-(vpu_core.quantizers.vpu): if no node would be annotated differently, the relaxed run would
+(vpu_core.targets.vpu.quantizer): if no node would be annotated differently, the relaxed run would
 produce the same Q/DQ graph. The checks read `annotated_view(float_graph)`: the exported graph
 after the batch-norm folding prepare_pt2e does before annotating (a conv followed by a batch
 norm gains a bias and feeds the relu directly).

@@ -3,7 +3,7 @@
 torch and torch._dynamo (torch.export needs it: most of the seconds), the loaders and the export,
 the predicted partition, the display graph and its layout, the cache and the session — nothing
 more, since the first graph waits for these imports to end. torchao and ExecuTorch's quantizers
-are imported by the worker when it prepares (vpu_core.pipeline.import_quantizer), after the
+are imported by the worker when it prepares (vpu_core.pipeline.quantizer_calls.import_quantizer), after the
 predicted graph is on screen; a model's own imports (transformers) by its model file.
 Imports (and the cache keys' code hash) only: nothing here runs torch, so forking the server is safe.
 """

@@ -1,4 +1,4 @@
-"""What the VPU quantizer does, one switch per mechanism (vpu_core.quantizers.vpu implements each).
+"""What the VPU quantizer does, one switch per mechanism (vpu_core.targets.vpu.quantizer implements each).
 
 A rule says which of them it relaxes when a profile switches it off (`Rule.relaxes`), so the
 quantizer's behaviour under any profile is read from the rules: `quantizer_choices(profile)` in

@@ -18,10 +18,23 @@ without them choosing one is refused in one sentence. Importing this package imp
     tosa_numerics.py the TOSA partitions run in the TOSA reference model, against the Q/DQ graph
     export.py        the .pte with the TOSA files and Vela's reports beside it
     results.py       the frozen results (VelaEstimate, TosaNumerics, ArmSplit)
+    quantizer.py     its quantizer, EthosUQuantizer (`--quantizer ethos-u`, `ethos-u-a16w8`)
 """
 from vpu_core.extras import ARM_PACKAGES
+from vpu_core.quantizers import registry as quantizers
+from vpu_core.quantizers.offers import Offers
 from vpu_core.targets.arm.configs import ARM_TARGETS
 from vpu_core.targets.registry import TargetInfo, register
+
+# EthosUQuantizer offers an op in float, or an op in its a16w8 config (int16 activations); with
+# that config everywhere ("ethos-u-a16w8"), float only. It needs the TOSA tools, not Vela.
+_NEEDS = tuple((m, p) for m, p in ARM_PACKAGES.items() if m != "ethosu.vela")
+QUANTIZERS = tuple(quantizers.register(quantizers.QuantizerInfo(
+    name=name, title="ExecuTorch Arm EthosUQuantizer" + (" (a16w8)" if wide else ""),
+    factory="vpu_core.targets.arm.quantizer:make", preload=("executorch.backends.arm.quantizer",),
+    offers=(Offers(name, ("keep_float",), ()) if wide
+            else Offers(name, ("keep_float", "wide_activation"), (), wide_dtype="int16")),
+    requires=_NEEDS, extra="ethos-u")) for name, wide in (("ethos-u", False), ("ethos-u-a16w8", True)))
 
 INFOS = {c.name: register(TargetInfo(
     name=c.name, title=c.title, description=c.description,
@@ -30,4 +43,5 @@ INFOS = {c.name: register(TargetInfo(
                    else "Lowering with ExecuTorch's Arm backend (TOSA)"),
     result_modules=("vpu_core.targets.arm.results",), static_shapes=True, reads_profile=False,
     accelerator="NPU" if c.uses_vela else "TOSA",
-    requires=tuple((m, p) for m, p in ARM_PACKAGES.items() if c.uses_vela or m != "ethosu.vela"))) for c in ARM_TARGETS.values()}
+    requires=tuple((m, p) for m, p in ARM_PACKAGES.items() if c.uses_vela or m != "ethosu.vela"),
+    extra="ethos-u")) for c in ARM_TARGETS.values()}

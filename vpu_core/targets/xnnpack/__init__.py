@@ -11,8 +11,17 @@ Everything the project knows about XNNPACK is here; importing this package impor
     why.py         why XnnpackPartitioner left an op out, in its configs' own words
     service.py     lower once (cached: store.py), run on every request (measure.py: latency, ETDump
                    per-op times through op_map.py and xnn_blob.py, SQNR, output digests)
+    quantizer.py   its quantizer, ExecuTorch's XNNPACKQuantizer (`--quantizer xnnpack`)
 """
+from vpu_core.quantizers import registry as quantizers
+from vpu_core.quantizers.offers import HISTOGRAM, MINMAX, Offers
 from vpu_core.targets.registry import TargetInfo, register
+
+QUANTIZER = quantizers.register(quantizers.QuantizerInfo(
+    name="xnnpack", title="ExecuTorch XNNPACKQuantizer", factory="vpu_core.targets.xnnpack.quantizer:make",
+    offers=Offers("xnnpack", ("keep_float", "per_channel", "observer"), (HISTOGRAM, MINMAX),
+                  per_channel_when="with --per-tensor"),
+    preload=("executorch.backends.xnnpack.quantizer.xnnpack_quantizer",)))
 
 INFO = register(TargetInfo(
     name="xnnpack", title="XNNPACK",

@@ -5,7 +5,7 @@
 Its global config is the backend's `get_symmetric_quantization_config` (int8 activations, affine;
 int8 weights, symmetric, per channel unless per-tensor is asked; int32 biases at s_in · s_w) or,
 with `a16w8` (`--quantizer ethos-u-a16w8`), `get_symmetric_a16w8_quantization_config` (int16
-symmetric activations, int8 weights). The per-op changes it offers (vpu_core.quantizers.overrides)
+symmetric activations, int8 weights). The per-op changes it offers (vpu_core.quantizers.overrides; declared in vpu_core.targets.arm)
 are the backend's own per-node configs (`set_node_name`): `--keep-float NODE` (no config: the op
 stays in float) and `--a16w8 NODE` (the a16w8 config for that op). Its compile spec is ethos-u55-128's: the U55's TOSA subset (TOSA-1.0+INT+int16+int4+u55),
 which every Ethos-U and the TOSA INT profile take, so one converted graph serves every Arm target
@@ -29,8 +29,16 @@ from typing import Any
 
 from vpu_core.analysis.extreme import FLOAT_REASON_KEY
 from vpu_core.quantizers.overrides import NodeChanges
+from vpu_core.quantizers.registry import QuantizerRequest
 
 COMPILE_TARGET = "ethos-u55-128"
+
+
+def make(request: QuantizerRequest) -> Any:
+    """The registered factory of "ethos-u" and "ethos-u-a16w8" (vpu_core.quantizers.registry)."""
+    return make_ethos_u_quantizer(a16w8=request.name == "ethos-u-a16w8", per_channel=not request.per_tensor,
+                                  reference_observers=request.reference_observers,
+                                  changes=request.changes or NodeChanges())
 
 
 def make_ethos_u_quantizer(a16w8: bool = False, per_channel: bool = True, reference_observers: bool = False,
@@ -43,7 +51,7 @@ def make_ethos_u_quantizer(a16w8: bool = False, per_channel: bool = True, refere
         EthosUQuantizer, get_symmetric_a16w8_quantization_config, get_symmetric_quantization_config,
     )
 
-    from vpu_core.quantizers.xnnpack import with_fast_observers
+    from vpu_core.quantizers.configs import with_fast_observers
 
     class ReportingEthosUQuantizer(EthosUQuantizer):
         def transform_for_annotation(self, model: Any) -> Any:

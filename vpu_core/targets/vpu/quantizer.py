@@ -38,8 +38,15 @@ from vpu_core.hardware.ops import LIST_INPUT_OPS, Kernel, listed, op_matches
 from vpu_core.profile import HardwareProfile, load_profile
 from vpu_core.quantizers.observers import Pow2HistogramObserver, Pow2MinMaxObserver, Pow2PerChannelMinMaxObserver
 from vpu_core.quantizers.overrides import NodeChanges, mark_kept
+from vpu_core.quantizers.registry import QuantizerRequest
 
 ANNOTATION_KEY = "quantization_annotation"
+
+
+def make(request: QuantizerRequest) -> MyVPUQuantizer:
+    """The registered factory (vpu_core.quantizers.registry): the profile's constraints, the ops
+    left in float for mask constants and the run's per-op changes."""
+    return MyVPUQuantizer(request.profile, request.keep_float, request.changes or NodeChanges())
 
 
 class MyVPUQuantizer(Quantizer):
@@ -63,7 +70,7 @@ class MyVPUQuantizer(Quantizer):
 
     # -- specs ---------------------------------------------------------------------------------
     def act_spec(self, observer: str | None = None) -> QuantizationSpec:
-        """`observer`: "histogram" for Pow2HistogramObserver (overrides.OFFERS), else min/max."""
+        """`observer`: "histogram" for Pow2HistogramObserver (its Offers: vpu_core.targets.vpu), else min/max."""
         symmetric = self.choices.symmetric_activations
         obs = Pow2MinMaxObserver if self.choices.pow2_scales else MinMaxObserver
         if observer == "histogram" and symmetric and self.choices.pow2_scales:

@@ -13,15 +13,21 @@ but building each one runs a strict torch.export of the pattern: 5–10 s of eve
 Its static activation observer is torchao's HistogramObserver, whose min/max search can take
 seconds per observer on untrained models. Unless `reference_observers` is asked for, the config
 is ExecuTorch's own with that observer swapped for FastHistogramObserver: same constructor
-arguments, same algorithm, bit-identical qparams (see fast_observers.py).
+arguments, same algorithm, bit-identical qparams (see vpu_core/quantizers/fast_observers.py).
 """
 from __future__ import annotations
 
 from typing import Any
 
-import dataclasses
-
+from vpu_core.quantizers.configs import with_activation_observer, with_fast_observers
 from vpu_core.quantizers.overrides import NodeChanges, mark_kept
+from vpu_core.quantizers.registry import QuantizerRequest
+
+
+def make(request: QuantizerRequest) -> Any:
+    """The registered factory (vpu_core.quantizers.registry): per-channel unless --per-tensor."""
+    return make_xnnpack_quantizer(per_channel=not request.per_tensor, reference_observers=request.reference_observers,
+                                  changes=request.changes or NodeChanges())
 
 
 def make_xnnpack_quantizer(per_channel: bool = True, reference_observers: bool = False,
@@ -75,22 +81,6 @@ def _node_configs(model, changes: NodeChanges, per_channel: bool, config_of) -> 
     return out
 
 
-def with_activation_observer(config: Any, kind: str) -> Any:
-    """`config` with its activation observers replaced (kind "minmax": MinMaxObserver with the
-    same dtype, range and eps)."""
-    from torchao.quantization.pt2e.observer import MinMaxObserver
-
-    def swapped(spec):
-        ctr = getattr(spec, "observer_or_fake_quant_ctr", None)
-        partial = getattr(ctr, "p", None)
-        if spec is None or partial is None:
-            return spec
-        return dataclasses.replace(spec, observer_or_fake_quant_ctr=MinMaxObserver.with_args(**partial.keywords))
-
-    return dataclasses.replace(config, input_activation=swapped(config.input_activation),
-                               output_activation=swapped(config.output_activation))
-
-
 def _keep_integer_scalars(model, transform):
     """Run ExecuTorch's scalar-to-tensor transform, then give non-float add / mul their scalars
     back (and drop the float constants it made for them)."""
@@ -113,22 +103,3 @@ def _keep_integer_scalars(model, transform):
                     delattr(model, const.target)
     model.recompile()
     return model
-
-
-def with_fast_observers(config: Any) -> Any:
-    """A QuantizationConfig whose HistogramObserver constructors build FastHistogramObservers."""
-    fields = ("input_activation", "output_activation", "weight", "bias")
-    return dataclasses.replace(config, **{f: _fast_spec(getattr(config, f)) for f in fields})
-
-
-def _fast_spec(spec):
-    from torchao.quantization.pt2e.observer import HistogramObserver
-
-    from vpu_core.quantizers.fast_observers import FastHistogramObserver
-
-    ctr = getattr(spec, "observer_or_fake_quant_ctr", None)
-    partial = getattr(ctr, "p", None)           # `Observer.with_args(...)` wraps a functools.partial
-    if partial is None or partial.func is not HistogramObserver:
-        return spec
-    fast = FastHistogramObserver.with_args(*partial.args, **partial.keywords)
-    return dataclasses.replace(spec, observer_or_fake_quant_ctr=fast)
