@@ -11,14 +11,18 @@ import argparse
 import dataclasses
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from vpu_core.arguments import add_run_options, config_from_args
 from vpu_core.errors import InspectorError
 
+if TYPE_CHECKING:
+    from vpu_core.stagediff.programs import ProgramDiff
+
 FLOAT = "float:"
 
 
-def add_diff_parser(sub) -> None:
+def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diff", help="two programs of one model node by node: structure, numerics, first divergent op")
     add_run_options(p)       # the model positional is A
     p.add_argument("model_b", metavar="B", help="the second model or program (float:SPEC for its float graph)")
@@ -69,7 +73,7 @@ def _label(side) -> str:
     return f"{spec} (float graph)" if want_float else f"{config.model} ({config.quantizer} quantizer)"
 
 
-def diff_to_json(result, labels: dict[str, str]) -> dict:
+def diff_to_json(result: ProgramDiff, labels: dict[str, str]) -> dict:
     from vpu_core.reports.stages import stages_to_json
 
     return {"a": labels["A"], "b": labels["B"],
@@ -81,7 +85,7 @@ def diff_to_json(result, labels: dict[str, str]) -> dict:
             "stages": stages_to_json(result.stages)}
 
 
-def diff_lines(result, labels: dict[str, str], limit: int = 60) -> list[str]:
+def diff_lines(result: ProgramDiff, labels: dict[str, str], limit: int = 60) -> list[str]:
     from vpu_core.reports.stages import stages_lines
 
     lines = [f"A: {labels['A']}", f"B: {labels['B']}",

@@ -18,7 +18,7 @@ from typing import Sequence
 import torch
 from torch.fx import GraphModule, Node
 
-from vpu_core.analysis.qgraph import QGraph, is_op
+from vpu_core.analysis.qgraph import QGraph, QParams, is_op
 from vpu_core.errors import InspectorError
 from vpu_core.fx_utils import op_name
 from vpu_core.profile import HardwareProfile
@@ -91,23 +91,25 @@ def _changes(ga: QGraph, gb: QGraph, pairs: dict[str, Node]) -> tuple[Change, ..
 
 def _out_qp(g: QGraph, node: Node) -> str:
     q = output_quantize(node)
-    return _text(g, q) if q is not None else "float"
+    return _text(g.qp[q]) if q is not None else "float"
 
 
 def _weight_qp(g: QGraph, node: Node) -> str:
-    if node.op != "call_function" or len(node.args) < 2 or not isinstance(node.args[1], Node):
-        return "none"
-    w = node.args[1]
-    return _text(g, w) if w in g.qp else ("float" if w.op == "get_attr" else "none")
+    qp = g.weight_dq(node) if node.op == "call_function" else None
+    return _text(qp) if qp is not None else "none"
 
 
-def _text(g: QGraph, node: Node) -> str:
-    qp = g.qp[node]
+def _text(qp: QParams) -> str:
     scales = qp.scales
-    scale = f"{scales[0]:.4g}" if len(scales) == 1 else f"{len(scales)} scales {min(scales):.3g}..{max(scales):.3g}" \
-        if scales else "runtime"
-    zp = qp.zero_points[0] if len(set(qp.zero_points)) == 1 and qp.zero_points else "per channel"
-    return f"{qp.dtype_text} scale {scale} zp {zp}"
+    if not scales:
+        scale = "scale computed at run time"
+    elif len(scales) == 1:
+        scale = f"scale {scales[0]:.4g}"
+    else:
+        scale = f"{len(scales)} scales {min(scales):.3g}..{max(scales):.3g}"
+    zps = set(qp.zero_points)
+    zp = f"zp {qp.zero_points[0]}" if len(zps) == 1 else "zero points per channel"
+    return f"{qp.dtype_text} {scale} {zp}"
 
 
 def same_inputs(a_inputs: tuple, b_inputs: tuple) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 from torch.fx import Node
@@ -25,6 +26,9 @@ from vpu_core.analysis.qgraph import is_op
 from vpu_core.qdq import is_quantize
 from vpu_core.targets.xnnpack.lowering import fold_int32_biases, lowering_refusal
 from vpu_core.targets.xnnpack.provenance import origin
+
+if TYPE_CHECKING:
+    from vpu_core.pipeline import QuantizedModel
 
 
 @dataclass
@@ -41,7 +45,7 @@ def _tapped(node: Node) -> bool:
         and isinstance(node.args[0], Node) and is_op(node.args[0]) and isinstance(node.args[1], float)
 
 
-def tapped_program(qm) -> TappedProgram:
+def tapped_program(qm: QuantizedModel) -> TappedProgram:
     """Lower `qm.converted` for XNNPACK with a tap on every activation quantize; RuntimeRefusal
     (one sentence) when ExecuTorch cannot."""
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
