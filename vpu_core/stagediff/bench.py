@@ -48,13 +48,13 @@ def _wall(argv: list[str]) -> float:
 def bench_faults(models: Sequence[str], faults: int = 3) -> list[dict]:
     from vpu_core.analysis.qgraph import is_op
     from vpu_core.config import RunConfig
-    from vpu_core.session import default_session
+    from vpu_core.pipeline import run_pipeline
     from vpu_core.stagediff import check_stages
     from vpu_core.stagediff.faults import activation_quantizes, seed_scale_fault
 
     rows: list[dict] = []
     for model in models:
-        qm = default_session().quantized(RunConfig(model=model, quantizer="xnnpack"))
+        qm = run_pipeline(RunConfig(model=model, quantizer="xnnpack"))
         order = [n.name for n in qm.converted.graph.nodes if is_op(n)]
         sites = activation_quantizes(qm.converted)
         picks = sorted({round(i * (len(sites) - 1) / max(faults - 1, 1)) for i in range(faults)}) if sites else []
