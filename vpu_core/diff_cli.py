@@ -2,7 +2,7 @@
 
 A and B are model specs as `check` takes them (a zoo name, file.py[:callable], a .pt2 program);
 each is quantized with --quantizer (B with --quantizer-b when given) unless it is a program that
-is quantized already. "float:SPEC" takes that model's float graph instead (float vs quantized).
+is quantized already. "float:MODEL" takes that model's float graph instead (float vs quantized).
 Both run on A's held-aside calls (--calib-data, else the model's example inputs).
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ FLOAT = "float:"
 def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diff", help="two programs of one model node by node: structure, numerics, first divergent op")
     add_run_options(p)       # the model positional is A
-    p.add_argument("model_b", metavar="B", help="the second model or program (float:SPEC for its float graph)")
+    p.add_argument("model_b", metavar="B", help="the second model or program (float:MODEL for its float graph)")
     from vpu_core.quantizers import QUANTIZERS
 
     p.add_argument("--quantizer-b", choices=QUANTIZERS, default=None, help="B's quantizer (default: --quantizer)")
