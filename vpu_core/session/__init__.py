@@ -346,7 +346,15 @@ class Session:
         from vpu_core.stagediff import check_stages
 
         qm = self.quantized(config, ctx, keys)
-        return ctx.call(check_stages, qm, target, ctx.report)
+        arm = None
+        if target not in ("vpu", "xnnpack"):
+            from vpu_core import targets
+
+            lowering = getattr(targets.load(target), "lowering", None)     # the Arm targets' TOSA partitions
+            if lowering is not None:
+                done = lowering(self.job(config, target, ctx, keys))
+                arm = (done.prepared.gm, done.partitions)
+        return ctx.call(check_stages, qm, target, ctx.report, arm)
 
     def _reprofiled(self, config: RunConfig, keys: StageKeys) -> QuantizedModel | None:
         """A remembered program of the same export and calibration data under another profile

@@ -8,7 +8,7 @@ calls (the calls the SQNR and the integer simulation use).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vpu_core.analysis.qgraph import QGraph, is_op
 from vpu_core.progress import ProgressFn
@@ -23,13 +23,16 @@ if TYPE_CHECKING:
 NUMERIC_TARGETS = ("vpu", "xnnpack")
 
 
-def check_stages(qm: QuantizedModel, target: str = "vpu", progress: ProgressFn | None = None) -> StageDiff:
+def check_stages(qm: QuantizedModel, target: str = "vpu", progress: ProgressFn | None = None,
+                 arm: tuple[Any, Any] | None = None) -> StageDiff:
+    """`arm`: (prepared graph, partitions) of an Arm target's lowering: its stage is the program
+    with its TOSA partitions in the TOSA reference model (vpu_core.stagediff.tosa_stage)."""
     g = QGraph(qm.converted, qm.profile)
     notes: list[str] = []
     names = (["float"] if qm.float_graph is not None else []) + ["qdq"]
     if qm.float_graph is None:
         notes.append("the program was loaded already quantized: there is no float stage")
-    vpu = runner = None
+    vpu = runner = tosa = None
     placements: dict[str, dict[str, str]] = {}
     unmatched: list[Unmatched] = []
     coverage = None
@@ -49,6 +52,13 @@ def check_stages(qm: QuantizedModel, target: str = "vpu", progress: ProgressFn |
         names.append("xnnpack")
         placements["xnnpack"] = {n.name: (f"xnnpack {tapped.delegated[n.name]}" if n.name in tapped.delegated
                                           else "portable") for n in g.nodes if is_op(n)}
+    elif arm is not None:
+        from vpu_core.stagediff.tosa_stage import TosaStage
+
+        tosa = TosaStage(*arm)
+        names.append(target)
+        placements[target] = {n.name: ("cpu" if n.name not in tosa.inside else "tosa") for n in g.nodes if is_op(n)}
+        unmatched += [Unmatched(n.name, target, tosa.why_not(n)) for n in g.nodes if is_op(n) and not tosa.surfaces(n)]
     else:
         notes.append(f"{target} has no numerics of its own here yet: the stages end at the Q/DQ graph")
     pairs: dict = {}
@@ -66,7 +76,8 @@ def check_stages(qm: QuantizedModel, target: str = "vpu", progress: ProgressFn |
             progress("stages", k / len(calls))
         floats = float_values(qm.float_graph, batch, {n.name for n in pairs.values()}) \
             if qm.float_graph is not None else {}    # (a float graph has no quantize: its ops are their values)
-        runtime = runner.values(batch) if runner is not None else {}
+        runtime = runner.values(batch) if runner is not None else \
+            tosa.values(batch, qm.converted) if tosa is not None else {}
         seen_runtime.update(runtime)
         reference = {op: floats[ref.name] for op, ref in pairs.items() if ref.name in floats}
         for op, qdq, deployed, local in converted_values(g, batch, vpu, reference if floats else None):
@@ -77,7 +88,7 @@ def check_stages(qm: QuantizedModel, target: str = "vpu", progress: ProgressFn |
             if deployed is not None:
                 values["vpu"] = deployed
             if op.name in runtime:
-                values["xnnpack"] = runtime[op.name]
+                values[names[-1]] = runtime[op.name]
             acc.add(op.name, values, {"qdq": local} if local is not None and "float" in names else None)
         acc.calls += 1
     if runner is not None:
