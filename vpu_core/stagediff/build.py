@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Mapping, Sequence
 
 import torch
-from torch.fx import GraphModule
+from torch.fx import GraphModule, Node
 
 from vpu_core.analysis.qgraph import is_op
 from vpu_core.fx_utils import op_name
@@ -67,7 +67,7 @@ class Accumulator:
                 pair = self.pairs[(name, prev, cur)]
                 inherited = max((self.pairs[(i, prev, cur)].nsr for i in inputs.get(name, ())), default=0.0)
                 added_at[(name, cur)] = added(pair, inherited, steps.get(name))
-        boundary = {n.name: _boundary(n.name, gm, placements) for n in order}
+        boundary = {n.name: _boundary(n, placements) for n in order}
         nodes = []
         for n in order:
             values = tuple((cur, self._value(n.name, prev, cur, steps.get(n.name), added_at[(n.name, cur)],
@@ -99,11 +99,10 @@ def _share(order, cur: str, added_at) -> float:
     return sum(1 for n in order if (n.name, cur) in added_at) / max(len(order), 1)
 
 
-def _boundary(name: str, gm: GraphModule, placements: Mapping[str, Mapping[str, str]]) -> bool:
+def _boundary(node: Node, placements: Mapping[str, Mapping[str, str]]) -> bool:
     """The node runs elsewhere than an op feeding it, in some stage that places nodes."""
-    node = next(n for n in gm.graph.nodes if n.name == name)
     for where in placements.values():
-        here = where.get(name)
+        here = where.get(node.name)
         if here and any(where.get(i) and where.get(i) != here for i in _feeding_ops(node)):
             return True
     return False
