@@ -35,7 +35,7 @@ def add_diff_parser(sub: argparse._SubParsersAction) -> None:
 def cmd_diff(args: argparse.Namespace) -> int:
     base = config_from_args(args)
     sides = []
-    for spec, quantizer in ((args.model, args.quantizer), (args.model_b, args.quantizer_b or args.quantizer)):
+    for spec, quantizer in ((args.model, base.quantizer), (args.model_b, args.quantizer_b or base.quantizer)):
         want_float = spec.startswith(FLOAT)
         model = spec[len(FLOAT):] if want_float else spec
         sides.append((dataclasses.replace(base, model=model, quantizer=quantizer), want_float, spec))
