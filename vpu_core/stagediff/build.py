@@ -61,8 +61,9 @@ class Accumulator:
                 own = self._pair(name, "local", cur)
                 rounding = self._pair(name, "rounding", cur)
                 if own is not None and rounding is not None:   # measured alone: nothing inherited
-                    added_at[(name, cur)] = replace(added(own, 0.0, steps.get(name)),
-                                                    ratio=added(rounding, 0.0, steps.get(name)).ratio)
+                    step = steps.get(name)           # no output quantize: no rounding step to hold it to
+                    added_at[(name, cur)] = replace(added(own, 0.0, step),
+                                                    ratio=added(rounding, 0.0, step).ratio if step else None)
                     continue
                 pair = self.pairs[(name, prev, cur)]
                 inherited = max((self.pairs[(i, prev, cur)].nsr for i in inputs.get(name, ())), default=0.0)
