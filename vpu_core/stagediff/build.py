@@ -97,7 +97,15 @@ class Accumulator:
 
 
 def _share(order, cur: str, added_at) -> float:
-    return sum(1 for n in order if (n.name, cur) in added_at) / max(len(order), 1)
+    """Matched share of the ops with a floating-point output (an int64 index or a bool mask has no
+    SQNR in any stage; an op export recorded no value for counts)."""
+    ops = [n for n in order if _floating(n)]
+    return sum(1 for n in ops if (n.name, cur) in added_at) / max(len(ops), 1)
+
+
+def _floating(node: Node) -> bool:
+    val = node.meta.get("val")
+    return not isinstance(val, torch.Tensor) or val.is_floating_point()
 
 
 def _boundary(node: Node, placements: Mapping[str, Mapping[str, str]]) -> bool:
