@@ -150,8 +150,10 @@ def _local(op: Node, env: Mapping[Node, Any], reference: Mapping[str, torch.Tens
         if value is not None and q is not None and dq is not op:
             qargs = _rest(q, env)
             rounded = dq.target(q.target(value, *qargs), *_rest(dq, env))
-            if isinstance(qargs[0], float):    # clipped values are the range's business, not the step's
-                inside = (rounded - value).abs() <= 0.501 * qargs[0]
+            if isinstance(qargs[0], float):
+                # clipped values are the range's business, not the step's; an exact zero (half of a
+                # relu's output) is on every grid and would halve the rounding noise a step explains
+                inside = ((rounded - value).abs() <= 0.501 * qargs[0]) & (value != 0)
     except Exception:            # an op the float values cannot feed (shapes a fold changed): no local value
         return None
     if value is None or rounded is None:
