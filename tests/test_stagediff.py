@@ -2,7 +2,7 @@
 
 The fault test seeds one wrong activation scale (x8 in the quantize and its dequantizes) into a
 program stock PT2E made (the XNNPACK quantizer) and asks that the first divergent op float → qdq
-be the faulted op, within one op; `bench --stages` runs the same over more models and places.
+be the faulted op, within one op; `python -m tools.bench --stages` runs the same over more models and places.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ Modules: matching (which node is which: module path + op + occurrence, batch nor
 capture (each stage's values per call), runtime_taps (XNNPACK's values inside its delegates),
 tosa_stage (the TOSA reference model's values for the Arm targets), metrics (the sums, what a stage adds, the divergence criterion), build (the summary), check
 (`check --stages`), programs (`diff`), faults (a wrong scale seeded into a program, for tests and
-the bench), results (dataclasses). Importing this package does not import torch.
+`python -m tools.bench --stages`), results (dataclasses). Importing this package does not import torch.
 """
 from __future__ import annotations
 

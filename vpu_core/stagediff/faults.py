@@ -5,8 +5,8 @@
 The k-th activation quantize after a compute op (graph order, per-tensor, a constant scale) gets
 its scale multiplied by `factor` in the quantize and in every dequantize reading it — what an
 observer that saw the wrong range, or a hand-edited program, would leave. The graph is copied;
-the faulted op (the op whose output that quantize takes) is returned with it. The tests and the
-bench check that the first divergent op float → qdq is that op (vpu_core.stagediff).
+the faulted op (the op whose output that quantize takes) is returned with it. The tests and
+`python -m tools.bench --stages` check that the first divergent op float → qdq is that op (vpu_core.stagediff).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`bench --stages`: what `check --stages` costs, and how often a seeded fault is located.
+"""`python -m tools.bench --stages`: what `check --stages` costs, and how often a seeded fault is located.
 
 Cost: per model, `check MODEL --no-cache --format json` and the same with `--stages`, each in a
 fresh process, side by side (`repeats` rounds, medians): the ratio of their wall times (target at
@@ -86,7 +86,7 @@ def _load() -> float | None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """python -m vpu_core.stagediff.bench [cost|faults] MODEL… (the rows as JSON)."""
+    """python -m tools.bench.stages [cost|faults] MODEL… (one kind of row, as JSON)."""
     args = list(sys.argv[1:] if argv is None else argv)
     kind, models = (args[0], args[1:]) if args else ("faults", [])
     rows = bench_stages_cost(models or ["resnet8", *CORPUS[:1]]) if kind == "cost" else bench_faults(models or ["resnet8"])
