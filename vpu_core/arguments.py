@@ -59,6 +59,18 @@ def resolve_quantizer(args: argparse.Namespace) -> QuantizerName:
     return name
 
 
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The RunConfig the run options of `args` describe (check, export, diff, …)."""
+    from vpu_core.config import RunConfig
+    from vpu_core.sensitivity.options import changes_from_args
+
+    return RunConfig(model=args.model, quantizer=resolve_quantizer(args), per_tensor=args.per_tensor,
+                     dynamic_batch=args.dynamic_batch, calib_batches=args.calib_batches,
+                     batch_size=args.batch_size, seed=args.seed, calib_data=args.calib_data,
+                     profile=args.profile, reference_observers=args.reference_observers,
+                     **changes_from_args(args))
+
+
 def add_shared_run_options(p: argparse.ArgumentParser) -> None:
     """The run options of every command (`sweep` takes its quantizers and profiles as lists)."""
     p.add_argument("--per-tensor", action="store_true", help=(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from vpu_core.arguments import (
-    add_run_options, add_runtime_options, add_target_option, positive, primary_target, resolve_quantizer,
+    add_run_options, add_runtime_options, add_target_option, config_from_args, positive, primary_target,
     window_size,
 )
 from vpu_core.errors import InspectorError, short_reason
@@ -49,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="also run the VPU partitions in integer arithmetic (JSON \"int_sim\")")
     check.add_argument("--ablate", action="store_true",
                        help="also quantize once per constraint 2-8 relaxed and report what each costs")
+    check.add_argument("--stages", action="store_true", help=(
+        "also compare float → Q/DQ → the first --target's own numerics (default vpu: its integer "
+        "simulation; xnnpack: the runtime inside its delegates) node by node: error added per stage "
+        "and the first divergent op (JSON \"stages\")"))
     add_runtime_options(check)
     check.add_argument("--overlay", action="append", default=[], metavar="FILE", help=(
         "a Model Explorer node-data file (e.g. a latency measured on the device) read as per-node values "
@@ -113,21 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("models", help="list the built-in model zoo")
     from vpu_core.sweep.cli import add_sweep_parser
     from vpu_core.agree import add_agree_parser
+    from vpu_core.diff_cli import add_diff_parser
 
     add_sweep_parser(sub)
     add_agree_parser(sub)
+    add_diff_parser(sub)
     return parser
-
-
-def config_from_args(args: argparse.Namespace) -> RunConfig:
-    from vpu_core.config import RunConfig
-    from vpu_core.sensitivity.options import changes_from_args
-
-    return RunConfig(model=args.model, quantizer=resolve_quantizer(args), per_tensor=args.per_tensor,
-                     dynamic_batch=args.dynamic_batch, calib_batches=args.calib_batches,
-                     batch_size=args.batch_size, seed=args.seed, calib_data=args.calib_data,
-                     profile=args.profile, reference_observers=args.reference_observers,
-                     **changes_from_args(args))
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -213,6 +208,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             ablation = session.ablate(config, progress) if ablate else None
             sensitivity = session.sensitivity(config, sensitivity_options, RunContext(progress)) \
                 if args.sensitivity else None
+            # the primary target's numerics: the first --target named (the VPU when none is)
+            stages = session.stages(config, targets[0], RunContext(progress)) \
+                if getattr(args, "stages", False) else None
     finally:
         terminal.close()
     if args.save_program:
@@ -234,6 +232,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             from vpu_core.reports.sensitivity import sensitivity_to_json
 
             out["sensitivity"] = sensitivity_to_json(sensitivity)
+        if stages is not None:
+            from vpu_core.reports.stages import stages_to_json
+
+            out["stages"] = stages_to_json(stages)
         print(json.dumps(out, indent=1))
     else:
         text = check_text(inspection, runs)
@@ -249,6 +251,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             from vpu_core.interop.overlay import overlay_lines
 
             text += "".join("\n\n" + "\n".join(overlay_lines(o, analysis)) for o in overlays)
+        if stages is not None:
+            from vpu_core.reports.stages import stages_lines
+
+            text += "\n\n" + "\n".join(stages_lines(stages))
         print(text)
     for line in note_lines(analysis.notes):
         print(f"vpu-inspector: note: {line}", file=sys.stderr)
@@ -322,7 +328,8 @@ def _elsewhere(module: str, name: str) -> Handler:
 
 HEADLESS: dict[str, Handler] = {"check": cmd_check, "models": cmd_models, "export": cmd_export,
                                 "sweep": _elsewhere("vpu_core.sweep.cli", "cmd_sweep"),
-                                "agree": _elsewhere("vpu_core.agree", "cmd_agree")}
+                                "agree": _elsewhere("vpu_core.agree", "cmd_agree"),
+                                "diff": _elsewhere("vpu_core.diff_cli", "cmd_diff")}
 
 
 def error_line(exc: BaseException) -> str:

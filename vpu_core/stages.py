@@ -19,7 +19,7 @@ from typing import Literal, get_args
 
 Stage = Literal["load", "export", "import", "prepare", "calibrate", "convert", "analyze", "delegate",
                 "int_sim", "whatif", "predict", "lower", "run", "layout", "ablate", "sqnr", "sensitivity",
-                "layers", "alone", "fixes", "search"]
+                "layers", "alone", "fixes", "search", "stages"]
 # Keys of Analysis.timings_s (and SensitivityReport.timings_s): a stage's time, or a part of one
 # measured on its own (sqnr: inside analyze), or a time that is no stage (reading the cache, the
 # predicted partition of the float graph).
@@ -68,6 +68,7 @@ STAGE_INFO: dict[Stage, StageInfo] = {
     "alone": StageInfo(timing="alone"),
     "fixes": StageInfo(timing="fixes"),
     "search": StageInfo(timing="search"),
+    "stages": StageInfo("Comparing the stages node by node", "comparing the stages node by node"),
 }
 
 STAGES: tuple[Stage, ...] = get_args(Stage)

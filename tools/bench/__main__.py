@@ -42,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--run", nargs="*", metavar="MODEL", default=None,
                        help="only time `check MODEL --quantizer xnnpack` against the same with --run, cold "
                             "and warm cache, medians of 3 (default resnet8; target: at most 3x)")
+    bench.add_argument("--stages", nargs="*", metavar="MODEL", default=None, help=(
+        "only the stages rows: `check MODEL --stages` against `check MODEL` in fresh processes (target: at "
+        "most 2x; default resnet8 and a corpus CNN) and seeded x8 scales located by the first divergent op "
+        "(target: 9 of 10; default the zoo and three corpus models)"))
     bench.add_argument("--loop", nargs="+", metavar="MODEL",
                        help="models for the cold / warm / toggle rows (default: the zoo)")
     bench.add_argument("--sweep", action="store_true", help=(
@@ -69,6 +73,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         rows = bench_sweep([sys.executable, "-m", "app.cli"], repeat=_rounds(args, 1))
         print(json.dumps(rows, indent=1) if args.json else format_rows(rows))
+        return EXIT_OK
+    if getattr(args, "stages", None) is not None:
+        from tools.bench.stages import CORPUS, bench_faults, bench_stages_cost
+        from vpu_core.zoo import ZOO
+
+        cost = bench_stages_cost(tuple(args.stages) or ("resnet8", CORPUS[1]), _rounds(args, 1))
+        faults = bench_faults(tuple(args.stages) or (*ZOO, *CORPUS))
+        print(json.dumps({"cost": cost, "faults": faults}, indent=1) if args.json else
+              benchmark.format_table(cost) + "\n\n" + benchmark.format_table(faults))
         return EXIT_OK
     if getattr(args, "sensitivity", None) is not None:
         rows = benchmark.bench_sensitivity(tuple(args.sensitivity) or (benchmark.MOBILEVIT,))

@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # the pipeline and analysis import torch; this module's calle
 
     from vpu_core.sensitivity.options import SensitivityOptions
     from vpu_core.sensitivity.results import SensitivityReport
+    from vpu_core.stagediff.results import StageDiff
     from vpu_core.whatif.results import AblationReport, PartitionWhatIf
 
 __all__ = ["STAGES", "STAGE_SPANS", "STAGE_TITLES", "DisplayGraph", "Inspection", "InspectionPair",
@@ -336,6 +337,24 @@ class Session:
         report = ctx.call(simulate, qm, ctx)
         store.put(report)
         return report
+
+    def stages(self, config: RunConfig, target: str = "vpu", ctx: RunContext = NO_CONTEXT,
+               keys: StageKeys | None = None) -> StageDiff:
+        """float → Q/DQ → `target`'s own numerics of `config`, node by node (vpu_core.stagediff:
+        `check --stages`): computed each time it is asked (a runtime's values are measured)."""
+        self.before_computing("stages")
+        from vpu_core.stagediff import check_stages
+
+        qm = self.quantized(config, ctx, keys)
+        arm = None
+        if target not in ("vpu", "xnnpack"):
+            from vpu_core import targets
+
+            lowering = getattr(targets.load(target), "lowering", None)     # the Arm targets' TOSA partitions
+            if lowering is not None:
+                done = lowering(self.job(config, target, ctx, keys))
+                arm = (done.prepared.gm, done.partitions)
+        return ctx.call(check_stages, qm, target, ctx.report, arm)
 
     def _reprofiled(self, config: RunConfig, keys: StageKeys) -> QuantizedModel | None:
         """A remembered program of the same export and calibration data under another profile
