@@ -19,11 +19,16 @@ if TYPE_CHECKING:
     from vpu_core.analysis.results import Analysis, PartitionReport, RuleResult
     from vpu_core.targets.results import TargetResult
 
-QUANTIZER_NAMES = {"vpu": "VPU — MyVPUQuantizer (this project)",
-                   "xnnpack": "XNNPACK — ExecuTorch XNNPACKQuantizer"}
 # the stages the HTML report times, in the order they run
 SHOWN_TIMINGS: tuple[TimingKey, ...] = ("export", "import", "prepare", "calibrate", "convert", "analyze")
 OPEN_LIMIT = 30        # violation groups up to this size start expanded
+
+
+def _quantizer_title(name: str) -> str:
+    """"xnnpack — ExecuTorch XNNPACKQuantizer": who made the graph, as its backend registered it."""
+    from vpu_core.quantizers.registry import info, is_quantizer
+
+    return f"{name} — {info(name).title}" if is_quantizer(name) else name
 
 
 def op_count(a: Analysis) -> Counter:
@@ -104,7 +109,7 @@ def summary_facts(a: Analysis) -> list[tuple[str, str]]:
     timings = " · ".join(f"{k} {float(t.get(k, 0.0)):.2f} s" for k in SHOWN_TIMINGS)
     return [
         ("Model", code(a.model)),
-        ("Quantizer", esc(quantizer_label(a) if a.already_quantized else QUANTIZER_NAMES.get(a.quantizer, a.quantizer))),
+        ("Quantizer", esc(quantizer_label(a) if a.already_quantized else _quantizer_title(a.quantizer))),
         ("Batch mode", "dynamic batch (symbolic batch dimension)" if a.dynamic_batch else "static batch"),
         ("Hardware profile", code(a.partition.profile)),
         *((("CPU ops by cause", esc(causes_text(a.summary.cpu_ops_by_cause, short=False))),)
