@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import re
 import tempfile
 import threading
 import time
@@ -38,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import torch
 
 from vpu_core import quiet
-from vpu_core.errors import InspectorError, short_reason
+from vpu_core.errors import InspectorError, failing_node, root_cause
 from vpu_core.progress import NO_CONTEXT, RunContext
 from vpu_core.targets.arm.configs import ArmConfig
 from vpu_core.targets.arm.graph_prep import Prepared, prepare_for_arm
@@ -99,21 +98,23 @@ def lower_for_arm(qm: QuantizedModel, config: ArmConfig, system_config: str | No
         spec, partitioner_cls = _compile_spec(config, system_config, memory_mode, folder)
         recording = RecordingPartitioner(partitioner_cls(spec), Path(folder))
         ctx.report("lower", 0.02)
+        log = chatter = io.StringIO()
         try:
             start = time.perf_counter()
-            with quiet.torch_chatter():
+            with quiet.torch_chatter() as chatter:
                 exported = torch.export.export(prepared.gm, tuple(qm.example_inputs), strict=False)
             seconds["export"] = time.perf_counter() - start
             ctx.report("lower", 0.08)
             start = time.perf_counter()
-            with _partitions_progress(Path(folder), config, ctx), captured_stdout() as log, quiet.torch_chatter():
+            with _partitions_progress(Path(folder), config, ctx), captured_stdout() as log, \
+                    quiet.torch_chatter() as chatter:
                 edge = _to_edge_and_lower(exported, recording)
             seconds["lower"] = time.perf_counter() - start
         except InspectorError:
             raise
         except Exception as exc:  # ExecuTorch raises many types; the user gets one sentence
-            raise ArmLoweringError(f"ExecuTorch's Arm backend could not lower the program for {config.title}: "
-                                   f"{root_cause(exc)}", traceback.format_exc()) from None
+            raise ArmLoweringError(failure_sentence(exc, config, qm), traceback.format_exc() + chatter.getvalue()
+                                   + log.getvalue()) from None
         partitions = _partitions(edge.exported_program().graph_module, recording, prepared.gm)
     ctx.report("lower", 1.0)
     return ArmLowering(config, prepared, edge, recording.rejections, partitions,
@@ -122,18 +123,16 @@ def lower_for_arm(qm: QuantizedModel, config: ArmConfig, system_config: str | No
                        vela_log=log.getvalue(), seconds=seconds)
 
 
-_SOURCE_LINE = re.compile(r"Original traceback:\s*File \"([^\"]+)\", line (\d+), in \w+\s*\n\s*(.+)")
-
-
-def root_cause(exc: BaseException) -> str:
-    """The innermost error of a failed pass (ExecuTorch wraps it in "An error occurred when running
-    the '…' pass after the following passes: [...]"), with the model's source line when torch names it."""
-    inner = exc
-    while inner.__cause__ is not None or (inner.__context__ is not None and not inner.__suppress_context__):
-        inner = inner.__cause__ or inner.__context__       # type: ignore[assignment]
-    where = _SOURCE_LINE.search(str(inner))
-    line = f" (at {where.group(1).rsplit('/', 1)[-1]}:{where.group(2)}, `{where.group(3).strip()}`)" if where else ""
-    return short_reason(inner) + line
+def failure_sentence(exc: BaseException, config: ArmConfig, qm: QuantizedModel) -> str:
+    """One sentence for a failed lowering: the innermost error and the op it was running first
+    (errors.root_cause), and `--keep-float NODE` when that op is a node of the converted graph
+    and the quantizer offers it (left in float, the partitioner keeps it on the CPU)."""
+    sentence = f"ExecuTorch's Arm backend could not lower the program for {config.title}: {root_cause(exc)}"
+    name = failing_node(exc)
+    if name is not None and qm.config.quantizer.startswith("ethos-u") and \
+            any(n.name == name and n.op == "call_function" for n in qm.converted.graph.nodes):
+        sentence += f"; `--keep-float {name}` leaves that op in float, on the CPU"
+    return sentence
 
 
 def _compile_spec(config: ArmConfig, system_config: str | None, memory_mode: str | None,
