@@ -42,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--run", nargs="*", metavar="MODEL", default=None,
                        help="only time `check MODEL --quantizer xnnpack` against the same with --run, cold "
                             "and warm cache, medians of 3 (default resnet8; target: at most 3x)")
+    bench.add_argument("--arm", nargs="*", metavar="MODEL", default=None,
+                       help="only time `check MODEL --quantizer ethos-u --target ethos-u55-128` against `check "
+                            "MODEL`, fresh processes, empty caches, with the Arm stages (default: three held-out "
+                            "corpus models; --repeats rounds, medians; target: at most 2x)")
     bench.add_argument("--loop", nargs="+", metavar="MODEL",
                        help="models for the cold / warm / toggle rows (default: the zoo)")
     bench.add_argument("--sweep", action="store_true", help=(
@@ -62,6 +66,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from tools.bench.runtime import bench_runtime
 
         rows = bench_runtime(tuple(args.run) or ("resnet8",))
+        print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
+        return EXIT_OK
+    if getattr(args, "arm", None) is not None:
+        from tools.bench.arm import DEFAULT_MODELS, bench_arm
+
+        rows = bench_arm(tuple(args.arm) or DEFAULT_MODELS, repeats=_rounds(args, 1))
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
         return EXIT_OK
     if getattr(args, "sweep", False):
