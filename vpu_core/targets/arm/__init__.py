@@ -11,13 +11,15 @@ without them choosing one is refused in one sentence. Importing this package imp
     graph_prep.py    the exact rewrites any quantizer's graph needs before the Arm backend reads it
     recording.py     the Arm partitioner composed with a reporter that keeps every reason as data,
                      and one artifact folder per partition
-    lowering.py      ExecuTorch's Arm ahead-of-time flow on the converted graph (TOSA, Vela)
+    lowering.py      ExecuTorch's Arm ahead-of-time flow on the converted graph (TOSA, Vela), timed by stage
+    shared.py        another Ethos-U configuration of the same TOSA subset: the lowering reused, Vela again
     verdict.py       node by node from the final lowered program, reasons from the partitioner
     vela_report.py   Vela's per-operation cycles, MACs and memory on the graph's nodes
     cpu_cost.py      the CPU side of an Ethos-U program measured here, beside Vela's NPU time
     tosa_numerics.py the TOSA partitions run in the TOSA reference model, against the Q/DQ graph
     export.py        the .pte with the TOSA files and Vela's reports beside it
     results.py       the frozen results (VelaEstimate, TosaNumerics, ArmSplit)
+    bench.py         `bench --arm`: check with an Ethos-U target against plain check, fresh processes
 """
 from vpu_core.extras import ARM_PACKAGES
 from vpu_core.targets.arm.configs import ARM_TARGETS
