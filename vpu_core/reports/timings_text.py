@@ -13,22 +13,23 @@ from typing import TYPE_CHECKING, Mapping
 if TYPE_CHECKING:
     from collections.abc import Collection
 
+    from vpu_core.stages import TimingKey
     from vpu_core.targets.results import TargetResult
 
-ANALYSIS_STAGES = ("export", "import", "prepare", "calibrate", "convert", "analyze", "sqnr")
+ANALYSIS_STAGES: tuple[TimingKey, ...] = ("export", "import", "prepare", "calibrate", "convert", "analyze", "sqnr")
 TARGET_STAGES = {"graph_prep": "graph prep", "export": "export", "to_edge": "to_edge", "partition": "partition",
                  "tosa": "TOSA", "vela": "Vela", "verdict": "verdict", "estimate": "estimate"}
 
 
-def timings_line(timings: Mapping[str, float], ran: Collection[str], targets: Mapping[str, TargetResult],
+def timings_line(timings: Mapping[TimingKey, float], ran: Collection[str], targets: Mapping[str, TargetResult],
                  cache_load_s: float | None = None) -> str:
     """`timings` the analysis' stage seconds (Analysis.timings_s), `ran` the stages this run reported
     (Inspection.stages_run), `targets` the judged targets (TargetResult.cached: read from the cache)."""
     # an analysis made by this run times the stages it ran (a stage whose result was reused has
     # no entry); one read from the cache carries the figures of the run that made it
-    now = set(timings) if "analyze" in ran else set()
+    now: set[str] = set(timings) if "analyze" in ran else set()
     done = [f"{k} {timings[k]:.2f}s" for k in ANALYSIS_STAGES if k in now]
-    cached = [k for k in ANALYSIS_STAGES if k not in now]
+    cached: list[str] = [k for k in ANALYSIS_STAGES if k not in now]
     parts = [", ".join(done)] if done else []
     if cache_load_s is not None:
         parts.append(f"analysis read from the cache in {cache_load_s:.2f}s")

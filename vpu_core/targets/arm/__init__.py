@@ -19,7 +19,6 @@ without them choosing one is refused in one sentence. Importing this package imp
     tosa_numerics.py the TOSA partitions run in the TOSA reference model, against the Q/DQ graph
     export.py        the .pte with the TOSA files and Vela's reports beside it
     results.py       the frozen results (VelaEstimate, TosaNumerics, ArmSplit)
-    bench.py         `bench --arm`: check with an Ethos-U target against plain check, fresh processes
 """
 from vpu_core.extras import ARM_PACKAGES
 from vpu_core.targets.arm.configs import ARM_TARGETS
