@@ -48,3 +48,22 @@ def torch_chatter() -> Iterator[io.StringIO]:
             yield captured
     finally:
         logging.disable(previous)
+
+
+@contextlib.contextmanager
+def backend_log(level: int = logging.WARNING) -> Iterator[io.StringIO]:
+    """What a backend logs through the root logger (ExecuTorch's Arm passes: "WARNING:executorch.…:
+    Casting arange from torch.int64 to torch.int32") kept in a StringIO instead of shown: the
+    caller puts it in an error's `detail`. torch's own loggers have handlers of their own and are
+    left alone (torch_chatter)."""
+    captured = io.StringIO()
+    handler = logging.StreamHandler(captured)
+    handler.setLevel(level)
+    handler.setFormatter(logging.Formatter("%(levelname)s:%(name)s:%(message)s"))
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers = [handler]
+    try:
+        yield captured
+    finally:
+        root.handlers = saved

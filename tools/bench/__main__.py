@@ -46,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
         "only the stages rows: `check MODEL --stages` against `check MODEL` in fresh processes (target: at "
         "most 2x; default resnet8 and a corpus CNN) and seeded x8 scales located by the first divergent op "
         "(target: 9 of 10; default the zoo and three corpus models)"))
+    bench.add_argument("--arm", nargs="*", metavar="MODEL", default=None,
+                       help="only time `check MODEL --quantizer ethos-u --target ethos-u55-128` against `check "
+                            "MODEL`, fresh processes, empty caches, with the Arm stages (default: three held-out "
+                            "corpus models; --repeats rounds, medians; target: at most 2x)")
     bench.add_argument("--loop", nargs="+", metavar="MODEL",
                        help="models for the cold / warm / toggle rows (default: the zoo)")
     bench.add_argument("--sweep", action="store_true", help=(
@@ -66,6 +70,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from tools.bench.runtime import bench_runtime
 
         rows = bench_runtime(tuple(args.run) or ("resnet8",))
+        print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
+        return EXIT_OK
+    if getattr(args, "arm", None) is not None:
+        from tools.bench.arm import DEFAULT_MODELS, bench_arm
+
+        rows = bench_arm(tuple(args.arm) or DEFAULT_MODELS, repeats=_rounds(args, 1))
         print(json.dumps(rows, indent=1) if args.json else benchmark.format_table(rows))
         return EXIT_OK
     if getattr(args, "sweep", False):

@@ -43,7 +43,10 @@ def check_text(inspection: Inspection, runs: Mapping[str, RuntimeReport] | None 
         else:
             lines += target_lines(result, (runs or {}).get(name), a.nodes)
         lines.append("")
-    lines += accuracy_lines(a, attached)
+    from vpu_core.reports.timings_text import timings_line
+
+    lines += accuracy_lines(a, attached, timings_line(a.timings_s, inspection.stages_run, inspection.targets,
+                                                      inspection.cache_load_s))
     if "vpu" in results:
         lines.append(violation_count_line(a))
     lines.append(f"Verdict: {head.sentence()}")

@@ -100,7 +100,8 @@ def targets_to_json(results: Mapping[str, TargetResult], runs: Mapping[str, Runt
     `runtime` object of its run, or the sentence saying why it cannot run here) and, for an
     estimate that places a measured CPU side beside itself (Ethos-U), the `split` in time. With
     `analysis`, each entry also has its headline (headline_to_json: partitions, cpu_ops, mac_share,
-    ok, verdict)."""
+    ok, verdict). `timings_s`: its stages this run (a lowering's to_edge, tosa, vela, …), `from_cache`
+    whether it was read from the cache instead."""
     from vpu_core.reports.headline import headline_of
 
     out = {}
@@ -108,7 +109,10 @@ def targets_to_json(results: Mapping[str, TargetResult], runs: Mapping[str, Runt
         entry = {"title": r.title, "subgraphs": len(r.verdict.subgraphs),
                  "cpu_nodes": [_target_cpu_node(c) for c in r.verdict.fallback_nodes],
                  "removed_nodes": [_target_cpu_node(c) for c in r.verdict.removed_nodes],
-                 "estimate": estimate_to_json(r.estimate)}
+                 "estimate": estimate_to_json(r.estimate),
+                 # seconds by stage of what this run did to judge it ({} when read from the cache)
+                 "timings_s": {} if r.cached else {k: round(v, 4) for k, v in r.timings_s.items()},
+                 "from_cache": r.cached}
         if analysis is not None:
             entry.update(headline_to_json(headline_of(r, analysis)))
         run = (runs or {}).get(name)

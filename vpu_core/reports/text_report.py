@@ -53,8 +53,9 @@ def vpu_lines(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> list[str]:
     return lines
 
 
-def accuracy_lines(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> list[str]:
-    """SQNR, the integer simulation, the XNNPACK run (`--run`) and its timing model, the timings."""
+def accuracy_lines(a: Analysis, attached: Attached = NOTHING_ATTACHED, timings: str | None = None) -> list[str]:
+    """SQNR, the integer simulation, the XNNPACK run (`--run`) and its timing model, the timings
+    (`timings`: the run's line, reports.timings_text; None: the analysis' own figures)."""
     sqnr = f"not meaningful ({a.sqnr_reason or 'no float reference'})" if a.sqnr_db is None \
         else f"{a.sqnr_db:.1f} dB"
     lines = [f"SQNR (float vs quantized, {samples_text(a.accuracy_samples)} held aside): {sqnr}"]
@@ -73,9 +74,9 @@ def accuracy_lines(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> list[s
 
         lines += timing_lines(attached.timing)
     t = a.timings_s
-    lines.append("Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
-                                          for k in ("export", "import", "prepare", "calibrate", "convert",
-                                                    "analyze", "sqnr")))
+    lines.append(timings or "Timings: " + ", ".join(f"{k} {t.get(k, 0.0):.2f}s"
+                                                    for k in ("export", "import", "prepare", "calibrate", "convert",
+                                                              "analyze", "sqnr")))
     return lines
 
 

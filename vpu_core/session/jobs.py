@@ -9,6 +9,7 @@ warm start — runs nothing.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
@@ -38,6 +39,7 @@ class SessionJob:
     def __init__(self, session: Session, config: RunConfig, target: str, ctx: RunContext,
                  keys: StageKeys | None) -> None:
         self.session, self.target, self._config, self._ctx, self._keys = session, target, config, ctx, keys
+        self.timings: dict[str, float] = {}      # the target's own stages that ran for this job
 
     @property
     def config(self) -> RunConfig:
@@ -78,6 +80,12 @@ class SessionJob:
             self.memory.put(LOWERING, key, hit)
         return hit
 
+    def remembered_by(self, target: str, what: str) -> Any:
+        return None if self._keys is None else self.memory.get(LOWERING, (target, what, self._keys.quantized))
+
+    def timed(self, stage: str, seconds: float) -> None:
+        self.timings[stage] = self.timings.get(stage, 0.0) + seconds
+
     def taken(self, what: str) -> Any:
         key = self._memory_key(what)
         if key is None:
@@ -109,7 +117,7 @@ def target_result(session: Session, config: RunConfig, name: str, ctx: RunContex
     store = target_store(session, keys, name)
     hit = store.get()
     if hit is not None:
-        return hit
+        return dataclasses.replace(hit, cached=True)
     session.before_computing(f"target {name}")
     analysis = session.analysis(config, ctx, keys=keys)
     targets.check_target(name, analysis.quantizer, config.dynamic_batch)
@@ -117,8 +125,12 @@ def target_result(session: Session, config: RunConfig, name: str, ctx: RunContex
     job = SessionJob(session, config, name, ctx, keys)
     start = time.perf_counter()
     verdict = target.verdict(job)
+    judged = time.perf_counter()
     estimate = target.estimate(job, verdict)
-    result = TargetResult(name, info.title, verdict, estimate, time.perf_counter() - start)
+    end = time.perf_counter()
+    # the verdict's own time is what is left once the stages the target noted are taken out
+    stages = {**job.timings, "verdict": max(0.0, judged - start - sum(job.timings.values())), "estimate": end - judged}
+    result = TargetResult(name, info.title, verdict, estimate, end - start, timings_s=stages)
     store.put(result)
     return result
 

@@ -79,7 +79,8 @@ class TargetJob(Protocol):
     `quantized()` and `analysis()` are run or remembered on first call, so a target that finds
     what it needs in its own cache never quantizes. `remembered(what, make)` keeps `make()` in the
     session's memory for this program and target (e.g. a lowering that verdict, estimate and run
-    share); `taken(what)` removes and returns it (a lowering that emitting changes). `keys`,
+    share); `taken(what)` removes and returns it (a lowering that emitting changes); `timed(stage,
+seconds)` notes a stage that ran for it. `keys`,
     `memory` and `disk` are for a target that keeps entries of its own (XNNPACK keeps its emitted
     program: vpu_core.targets.xnnpack.store)."""
 
@@ -105,6 +106,17 @@ class TargetJob(Protocol):
     def remembered(self, what: str, make: Callable[[], T]) -> T: ...
 
     def taken(self, what: str) -> Any: ...
+
+    def remembered_by(self, target: str, what: str) -> Any:
+        """What `target` remembered as `what` for this program (None: nothing): a target that can
+        build on a sibling's work (an Ethos-U configuration on another's TOSA lowering)."""
+        ...
+
+    def timed(self, stage: str, seconds: float) -> None:
+        """Note that `stage` of the target ran now and took `seconds` (a lowering's "to_edge",
+        "tosa", "vela"): TargetResult.timings_s, the Timings line. A stage remembered from an
+        earlier call is not noted again."""
+        ...
 
 
 class Target(Protocol):

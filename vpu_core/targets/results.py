@@ -6,7 +6,7 @@ read them (formatting: vpu_core.reports.runtime and vpu_core.formatting), the ca
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -33,6 +33,9 @@ class TargetResult:
     verdict: PartitionReport           # every node on the accelerator (subgraph id) or the CPU (cause, reason)
     estimate: Estimate | None = None   # the target's own dataclass behind protocol.Estimate, or None
     seconds: float = 0.0               # judging it: verdict and estimate
+    # judging it by stage ("to_edge", "tosa", "vela", "verdict", "estimate": what ran to make it)
+    timings_s: dict[str, float] = field(default_factory=dict, compare=False)
+    cached: bool = field(default=False, compare=False)   # read from the cache for this run, not judged now
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ without them choosing one is refused in one sentence. Importing this package imp
     graph_prep.py    the exact rewrites any quantizer's graph needs before the Arm backend reads it
     recording.py     the Arm partitioner composed with a reporter that keeps every reason as data,
                      and one artifact folder per partition
-    lowering.py      ExecuTorch's Arm ahead-of-time flow on the converted graph (TOSA, Vela)
+    lowering.py      ExecuTorch's Arm ahead-of-time flow on the converted graph (TOSA, Vela), timed by stage
+    shared.py        another Ethos-U configuration of the same TOSA subset: the lowering reused, Vela again
     verdict.py       node by node from the final lowered program, reasons from the partitioner
     vela_report.py   Vela's per-operation cycles, MACs and memory on the graph's nodes
     cpu_cost.py      the CPU side of an Ethos-U program measured here, beside Vela's NPU time

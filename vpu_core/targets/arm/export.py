@@ -41,6 +41,11 @@ def export_program(lowering: ArmLowering, output: Path, verdict: PartitionReport
 
     from vpu_core.errors import short_reason
 
+    # The portable quantize / dequantize kernels left between delegates need their out variants
+    # registered before emitting; importing the Arm quantizer does it, but a warm cache converts
+    # from stored qparams and never imports the quantizer.
+    import executorch.kernels.quantized  # noqa: F401
+
     try:
         program = lowering.edge.to_executorch()
     except Exception as exc:  # ExecuTorch raises many types; the user gets one line

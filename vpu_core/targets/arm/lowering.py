@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import re
 import tempfile
 import threading
 import time
@@ -38,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import torch
 
 from vpu_core import quiet
-from vpu_core.errors import InspectorError, short_reason
+from vpu_core.errors import InspectorError, failing_node, root_cause
 from vpu_core.progress import NO_CONTEXT, RunContext
 from vpu_core.targets.arm.configs import ArmConfig
 from vpu_core.targets.arm.graph_prep import Prepared, prepare_for_arm
@@ -82,6 +81,7 @@ class ArmLowering:
     vela_version: str = ""
     vela_log: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
+    vela_of: str = ""                # another configuration whose Vela payloads `edge` holds (shared.py)
 
     def lowered_module(self) -> torch.fx.GraphModule:
         """The top-level graph: delegate calls and the ops left to the CPU between them."""
@@ -94,26 +94,28 @@ def lower_for_arm(qm: QuantizedModel, config: ArmConfig, system_config: str | No
     Arm backend cannot lower it."""
     start = time.perf_counter()
     prepared = prepare_for_arm(qm.converted)
-    seconds = {"prepare": time.perf_counter() - start}
+    seconds = {"graph_prep": time.perf_counter() - start}
     with tempfile.TemporaryDirectory(prefix="vpu-arm-") as folder:
         spec, partitioner_cls = _compile_spec(config, system_config, memory_mode, folder)
         recording = RecordingPartitioner(partitioner_cls(spec), Path(folder))
         ctx.report("lower", 0.02)
+        log = chatter = io.StringIO()
         try:
             start = time.perf_counter()
-            with quiet.torch_chatter():
+            with quiet.torch_chatter() as chatter:
                 exported = torch.export.export(prepared.gm, tuple(qm.example_inputs), strict=False)
             seconds["export"] = time.perf_counter() - start
             ctx.report("lower", 0.08)
             start = time.perf_counter()
-            with _partitions_progress(Path(folder), config, ctx), captured_stdout() as log, quiet.torch_chatter():
+            with _partitions_progress(Path(folder), config, ctx), captured_stdout() as log, \
+                    quiet.torch_chatter() as chatter:
                 edge = _to_edge_and_lower(exported, recording)
-            seconds["lower"] = time.perf_counter() - start
+            seconds.update(_lowering_stages(start, time.perf_counter(), recording, Path(folder)))
         except InspectorError:
             raise
         except Exception as exc:  # ExecuTorch raises many types; the user gets one sentence
-            raise ArmLoweringError(f"ExecuTorch's Arm backend could not lower the program for {config.title}: "
-                                   f"{root_cause(exc)}", traceback.format_exc()) from None
+            raise ArmLoweringError(failure_sentence(exc, config, qm), traceback.format_exc() + chatter.getvalue()
+                                   + log.getvalue()) from None
         partitions = _partitions(edge.exported_program().graph_module, recording, prepared.gm)
     ctx.report("lower", 1.0)
     return ArmLowering(config, prepared, edge, recording.rejections, partitions,
@@ -122,18 +124,33 @@ def lower_for_arm(qm: QuantizedModel, config: ArmConfig, system_config: str | No
                        vela_log=log.getvalue(), seconds=seconds)
 
 
-_SOURCE_LINE = re.compile(r"Original traceback:\s*File \"([^\"]+)\", line (\d+), in \w+\s*\n\s*(.+)")
+def _lowering_stages(start: float, end: float, recording: RecordingPartitioner, folder: Path) -> dict[str, float]:
+    """to_edge_transform_and_lower's seconds by stage: "to_edge" (decompositions, edge dialect)
+    until the partitioner is called, "partition" (its support checks), then "tosa" (the TOSA
+    passes and serialisation of every partition) and "vela" (Vela on each TOSA file: from the TOSA
+    file's write to Vela's last report's, as the folder records them; ExecuTorch gives no hook)."""
+    if recording.partitioned is None:
+        return {"to_edge": end - start}
+    begun, ended = recording.partitioned
+    vela = 0.0
+    for tosa in folder.glob(f"tag*/{TOSA_FILE}"):
+        reports = [p.stat().st_mtime for p in tosa.parent.glob("output/*") if p.is_file()]
+        if reports:
+            vela += max(0.0, max(reports) - tosa.stat().st_mtime)
+    return {"to_edge": begun - start, "partition": ended - begun, "tosa": max(0.0, end - ended - vela),
+            **({"vela": vela} if vela else {})}
 
 
-def root_cause(exc: BaseException) -> str:
-    """The innermost error of a failed pass (ExecuTorch wraps it in "An error occurred when running
-    the '…' pass after the following passes: [...]"), with the model's source line when torch names it."""
-    inner = exc
-    while inner.__cause__ is not None or (inner.__context__ is not None and not inner.__suppress_context__):
-        inner = inner.__cause__ or inner.__context__       # type: ignore[assignment]
-    where = _SOURCE_LINE.search(str(inner))
-    line = f" (at {where.group(1).rsplit('/', 1)[-1]}:{where.group(2)}, `{where.group(3).strip()}`)" if where else ""
-    return short_reason(inner) + line
+def failure_sentence(exc: BaseException, config: ArmConfig, qm: QuantizedModel) -> str:
+    """One sentence for a failed lowering: the innermost error and the op it was running first
+    (errors.root_cause), and `--keep-float NODE` when that op is a node of the converted graph
+    and the quantizer offers it (left in float, the partitioner keeps it on the CPU)."""
+    sentence = f"ExecuTorch's Arm backend could not lower the program for {config.title}: {root_cause(exc)}"
+    name = failing_node(exc)
+    if name is not None and qm.config.quantizer.startswith("ethos-u") and \
+            any(n.name == name and n.op == "call_function" for n in qm.converted.graph.nodes):
+        sentence += f"; `--keep-float {name}` leaves that op in float, on the CPU"
+    return sentence
 
 
 def _compile_spec(config: ArmConfig, system_config: str | None, memory_mode: str | None,
@@ -180,7 +197,7 @@ def _partitions(top: torch.fx.GraphModule, recording: RecordingPartitioner,
         module = getattr(top, node.args[0].target)
         specs = {s.key: s.value for s in module.compile_specs}
         folder = Path(bytes(specs.get("debug_artifact_path", b"")).decode())
-        files = _read_files(folder)
+        files = read_files(folder)
         tosa = files.get(TOSA_FILE, b"")
         returned = module.original_module.graph_module.graph.output_node().args[0]
         out.append(Partition(len(out), by_folder.get(str(folder), folder.name), files, tosa,
@@ -188,7 +205,7 @@ def _partitions(top: torch.fx.GraphModule, recording: RecordingPartitioner,
     return out
 
 
-def _read_files(folder: Path) -> dict[str, bytes]:
+def read_files(folder: Path) -> dict[str, bytes]:
     """A partition's files; the TOSA flatbuffer once, as out.tosa (EthosUBackend writes the one it
     hands Vela there, TOSABackend's debug dump output_<tag>_<spec>.tosa is the same graph)."""
     if not folder.is_dir():
@@ -207,7 +224,7 @@ def _read_files(folder: Path) -> dict[str, bytes]:
 def _partitions_progress(folder: Path, config: ArmConfig, ctx: RunContext) -> Iterator[None]:
     """Report "lower" as partitions finish: each partition's folder gets its last file (Vela's
     summary; the TOSA file without Vela) when ExecuTorch is done with it. ExecuTorch gives no
-    callback, so a thread looks every 0.2 s."""
+    callback, so a thread looks every 0.5 s (globbing the folders is not free)."""
     if ctx.progress is None:
         yield
         return
@@ -215,7 +232,7 @@ def _partitions_progress(folder: Path, config: ArmConfig, ctx: RunContext) -> It
     pattern = "output/*_summary_*.csv" if config.uses_vela else "*.tosa"
 
     def watch() -> None:
-        while not done.wait(0.2):
+        while not done.wait(0.5):
             tags = [p for p in folder.glob("tag*") if p.is_dir()]
             finished = sum(1 for p in tags if any(p.glob(pattern)))
             if tags and ctx.progress is not None:

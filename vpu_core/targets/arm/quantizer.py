@@ -13,7 +13,9 @@ which every Ethos-U and the TOSA INT profile take, so one converted graph serves
 backend computes in pieces (layer_norm, softmax, GELU, …) before annotating: the converted graph
 is that decomposed graph.
 
-Three changes to how ExecuTorch ships it, none to its annotations:
+Four changes to how ExecuTorch ships it, none to its annotations:
+- Hugging Face's Conv1D `addmm(bias, x, w)` is given to it as `add(mm(x, w), bias)`
+  (addmm_as_mm_add): its own decomposition of an addmm with a constant bias fails (GPT-2).
 - torch.export's shape guard (`_guards_fn`, a call_module with no users) is removed before its
   transform_for_annotation, whose ExportPass cannot run call_module nodes (what ExecuTorch's
   own Arm flow gets with `.module(check_guards=False)`, for a program exported with guards).
@@ -43,6 +45,8 @@ def make(request: QuantizerRequest) -> Any:
 
 def make_ethos_u_quantizer(a16w8: bool = False, per_channel: bool = True, reference_observers: bool = False,
                            changes: NodeChanges = NodeChanges()) -> Any:
+    import traceback
+
     from vpu_core.extras import check_arm_packages
 
     check_arm_packages("the ethos-u quantizer", vela=False)
@@ -51,12 +55,20 @@ def make_ethos_u_quantizer(a16w8: bool = False, per_channel: bool = True, refere
         EthosUQuantizer, get_symmetric_a16w8_quantization_config, get_symmetric_quantization_config,
     )
 
+    from vpu_core import quiet
+    from vpu_core.errors import QuantizationError, root_cause
     from vpu_core.quantizers.configs import with_fast_observers
 
     class ReportingEthosUQuantizer(EthosUQuantizer):
         def transform_for_annotation(self, model: Any) -> Any:
             _drop_shape_guards(model)
-            return super().transform_for_annotation(model)
+            addmm_as_mm_add(model)       # its DecomposeAddmmPass fails on a constant bias
+            with quiet.backend_log() as log:       # its passes' warnings: the error's detail, not stderr
+                try:
+                    return super().transform_for_annotation(model)
+                except Exception as exc:  # ExecuTorch raises many types; the user gets the innermost
+                    raise QuantizationError(f"ExecuTorch's Arm quantizer could not prepare the graph: "
+                                            f"{root_cause(exc)}", traceback.format_exc() + log.getvalue()) from None
 
         def annotate(self, model: Any) -> Any:
             model = super().annotate(model)
@@ -102,3 +114,37 @@ def _keep_rejections(quantizer: Any, model: Any) -> None:
     for node in model.graph.nodes:
         if node.name in reasons and Q_ANNOTATION_KEY not in node.meta and FLOAT_REASON_KEY not in node.meta:
             node.meta[FLOAT_REASON_KEY] = reasons[node.name]
+
+
+_ADDMM = ("addmm.default",)
+_MM_META = ("nn_module_stack", "stack_trace", "from_node", "source_fn_stack", "torch_fn", "val")
+
+
+def addmm_as_mm_add(gm: Any) -> list[str]:
+    """Each `addmm(bias, x, w)` (beta = alpha = 1: Hugging Face's Conv1D, GPT-2's projections) as
+    `add(mm(x, w), bias)`, in place, before the Arm quantizer's transform_for_annotation reads it.
+
+    Its DecomposeAddmmPass writes `mul.Scalar(bias, 1.0)`; with the bias a constant (get_attr)
+    ExecuTorch's ExportPass hands the next pass (ReplaceScalarWithTensorPass) the bare Parameter,
+    and it fails ("'Parameter' object has no attribute 'to_tensor'"): the whole model is refused.
+    mm + add is the decomposition's result without its two multiplies by 1. The add is the
+    addmm's node (its name is what the user sees and --keep-float names); the mm is `<name>_mm`."""
+    import torch
+
+    from vpu_core.fx_utils import op_name
+
+    done = []
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or op_name(node) not in _ADDMM or len(node.args) != 3:
+            continue
+        if node.kwargs.get("beta", 1) != 1 or node.kwargs.get("alpha", 1) != 1:
+            continue
+        bias, x, w = node.args
+        with gm.graph.inserting_before(node):
+            mm = gm.graph.create_node("call_function", torch.ops.aten.mm.default, (x, w), name=f"{node.name}_mm")
+        mm.meta.update({k: v for k, v in node.meta.items() if k in _MM_META})
+        node.target, node.args, node.kwargs = torch.ops.aten.add.Tensor, (mm, bias), {}
+        done.append(node.name)
+    if done:
+        gm.recompile()
+    return done

@@ -22,6 +22,7 @@ Everything else (ops_to_not_decompose, the pre-decomposition transform) is the A
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,7 +85,8 @@ class RecordingPartitioner(Partitioner):
         self.inner, self.folder = inner, Path(folder)
         self.reporter = RecordingReporter()
         self.folders: dict[str, Path] = {}
-        tag_module = inner._tag_module
+        self.partitioned: tuple[float, float] | None = None   # perf_counter when partition began, ended:
+        tag_module = inner._tag_module                          # to_edge before it, TOSA (and Vela) after
 
         def tag_with_our_reporter(module: Any, program: Any, reporter: Any, tag_iterator: Any = None) -> Any:
             return tag_module(module, program, self.reporter, tag_iterator)
@@ -102,6 +104,7 @@ class RecordingPartitioner(Partitioner):
         return self.inner.transform_for_pre_decomposition(exported_program)
 
     def partition(self, exported_program: Any) -> PartitionResult:
+        start = time.perf_counter()
         result = self.inner.partition(exported_program)
         tags = {}
         for tag, spec in result.partition_tags.items():
@@ -111,4 +114,5 @@ class RecordingPartitioner(Partitioner):
             specs = [s for s in spec.compile_specs if s.key != ARTIFACT_PATH_KEY]
             specs.append(CompileSpec(ARTIFACT_PATH_KEY, str(folder).encode()))
             tags[tag] = DelegationSpec(spec.backend_id, specs)
+        self.partitioned = (start, time.perf_counter())
         return PartitionResult(tagged_exported_program=result.tagged_exported_program, partition_tags=tags)

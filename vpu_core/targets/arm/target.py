@@ -41,7 +41,34 @@ class ArmTarget(TargetBase):
 
         check_arm_packages(f"the {self.config.title} target", vela=self.config.uses_vela)
         qm = job.quantized()
-        return job.remembered(LOWERING, lambda: job.ctx.call(lower_for_arm, qm, self.config, None, None, job.ctx))
+
+        def lower() -> ArmLowering:
+            base = self._sibling(job)
+            if base is not None:
+                from vpu_core.targets.arm.shared import revela
+
+                made = job.ctx.call(revela, base, self.config, job.ctx)
+            else:
+                made = job.ctx.call(lower_for_arm, qm, self.config, None, None, job.ctx)
+            for stage, seconds in made.seconds.items():
+                job.timed(stage, seconds)
+            return made
+        return job.remembered(LOWERING, lower)
+
+    def _sibling(self, job: TargetJob) -> ArmLowering | None:
+        """A lowering of this program another Ethos-U configuration of the same TOSA subset made
+        in this session (shared.py: only Vela runs again)."""
+        if not self.config.uses_vela:
+            return None
+        from vpu_core.targets.arm.shared import tosa_spec
+
+        spec = tosa_spec(self.config)
+        for other in ARM_TARGETS.values():
+            if other.name != self.config.name and other.uses_vela and tosa_spec(other) == spec:
+                found = job.remembered_by(other.name, LOWERING)
+                if found is not None:
+                    return found
+        return None
 
     def verdict(self, job: TargetJob) -> PartitionReport:
         """Which nodes the Arm partitioner delegated, read from the final lowered program, and the
@@ -111,6 +138,10 @@ class ArmTarget(TargetBase):
 
         check_output_path(output, (".pte",), f"the {self.config.title} program")
         lowering = self.lowering(job)
+        if lowering.vela_of:        # its edge program holds another configuration's command streams
+            from vpu_core.targets.arm.lowering import lower_for_arm
+
+            lowering = job.ctx.call(lower_for_arm, job.quantized(), self.config, None, None, job.ctx)
         verdict = self.verdict(job)
         size, folder = export_program(lowering, Path(output), verdict, self.estimate(job, verdict))
         runs_where = ("an Ethos-U system (it cannot run here)" if self.config.uses_vela
