@@ -76,7 +76,8 @@ def what_if_added(g: QGraph, part: PartitionReport, op: str) -> OpCandidate:
 def _admits(g: QGraph, part: PartitionReport, op: str) -> bool:
     """Whether adding `op` to the list turns any of its CPU nodes into a VPU candidate. When none
     (an index op on int64 positions, a copy into the KV cache) the partition cannot change, and
-    partitioning again for it costs ~1 s per candidate on a 30-block decoder for nothing."""
+    partitioning again for it (torch.fx's CapabilityBasedPartitioner, the bulk of a decoder's
+    what-if) would be spent for nothing."""
     fallbacks = frozenset(c.node for c in part.cpu_nodes if c.op == op)
     decided = verdicts(_with_op(g, op), fallbacks)
     return any(v.on_vpu for n, v in decided.items() if n.name in fallbacks)
