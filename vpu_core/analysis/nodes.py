@@ -9,8 +9,7 @@ from dataclasses import replace
 import torch
 from torch.fx import Node
 
-from vpu_core.analysis.macs import op_macs
-from vpu_core.analysis.qgraph import QGraph, QParams, is_op
+from vpu_core.analysis.qgraph import QGraph, QParams
 from vpu_core.analysis.results import NodeInfo, OpArgument, QuantParams
 from vpu_core.fx_utils import dtype_name, op_name, tensor_shape_text
 
@@ -128,8 +127,7 @@ def node_infos(g: QGraph, layer_sqnr: dict[str, float]) -> dict[str, NodeInfo]:
             sqnr_db=layer_sqnr.get(n.name), inputs=tuple(i.name for i in n.all_input_nodes),
             outputs=tuple(u.name for u in n.users),
             module_stack=module_stack(n) if n.op == "call_function" else (),
-            traced=n.op == "call_function" and n.meta.get("nn_module_stack") is not None,
-            macs=op_macs(g, n) if is_op(n) else 0)
+            traced=n.op == "call_function" and n.meta.get("nn_module_stack") is not None)
     return with_modules(out, root_class(g.nodes))
 
 

@@ -119,9 +119,9 @@ class _View:
         return [n for n in g.nodes if nodes[n].kind == "call_function" and not nodes[n].op.startswith(_QDQ)]
 
     def member(self, g: ModuleGroup) -> BlockMember:
-        nodes = self.a.nodes
+        macs = self.a.summary.node_macs if self.a.summary is not None else {}
         sqnr = [self.a.layer_sqnr[n] for n in g.nodes if self.a.layer_sqnr.get(n) is not None]
-        return BlockMember(g.path, sum(nodes[n].macs for n in g.nodes), sum(1 for n in g.nodes if n in self.cpu),
+        return BlockMember(g.path, sum(macs.get(n, 0) for n in g.nodes), sum(1 for n in g.nodes if n in self.cpu),
                            sum(1 for n in g.nodes if n in self.starts), min(sqnr) if sqnr else None)
 
     def placements(self, ops: list[str]) -> tuple[str, ...]:

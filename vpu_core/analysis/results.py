@@ -293,8 +293,6 @@ class NodeInfo:
                                        # its consumer's ("" for graph inputs / output)
     top_module: str = ""               # the model's class ("BertModel") for a node at the top
                                        # level (module ""), what tables name it by; "" otherwise
-    macs: int = 0                      # its multiply-accumulates (vpu_core.analysis.macs): the
-                                       # summary's macs_total is their sum
 
 
 @dataclass(frozen=True)
