@@ -30,7 +30,7 @@ from vpu_core.pipeline.keep_float import mark as mark_kept_float
 from vpu_core.pipeline.observing import Observers, StaleQParams
 from vpu_core.pipeline.quantizer_calls import import_quantizer, quantize_in_one_call, replays
 from vpu_core.pipeline.tracing import export_program, own_batch, program_module, with_batch
-from vpu_core.pipeline.loading import load_model
+from vpu_core.pipeline.loading import load_model, model_calibration
 from vpu_core.profile import HardwareProfile, load_profile
 from vpu_core.quantizers.overrides import changes_of, check_names, check_offered
 from vpu_core.progress import NO_CONTEXT, ProgressFn, RunContext
@@ -106,12 +106,12 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
     store = store or NO_STORE
     st = _Stages(ctx if ctx is not None else RunContext(progress, cancel))
     profile = st.run("load", load_profile, config.profile)
-    cached, program = store.export(), None
+    cached, program, own_calibration = store.export(), None, None
     if cached is not None:
         name, float_gm, example = cached
     else:
         loaded = st.run("load", load_model, config.model, config.batch_size, config.seed)
-        name = loaded.name
+        name, own_calibration = loaded.name, loaded.calibration
         if loaded.program is not None:
             # A saved program keeps the batch it was exported with (or a dynamic one).
             example = program_example(loaded, config.batch_size)
@@ -129,8 +129,8 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
         on_export(profile, name, float_gm)
     if program is not None:
         store.put_export(name, program, float_gm, example)
-    batches, heldouts = store.calibration() or store.put_calibration(
-        *calibration_data(config, example, input_names(float_gm)))
+    batches, heldouts = store.calibration() or store.put_calibration(*calibration_data(
+        config, example, input_names(float_gm), own_calibration or _file_calibration(config, cached)))
     recorded = store.converted()
     if recorded is not None:              # the converted graph itself: no prepare, no convert
         converted, scales = recorded
@@ -143,6 +143,13 @@ def run_pipeline(config: RunConfig, progress: ProgressFn | None = None,
             f"'{name}' (every op stays fp32 on the CPU).")
     return QuantizedModel(config, profile, name, converted, float_gm, example, batches,
                           heldouts[0], scales, st.timings, more_heldout=list(heldouts[1:]))
+
+
+def _file_calibration(config: RunConfig, cached: Any) -> Any:
+    """A cached export did not load the model file: its calibration_inputs, read again."""
+    if cached is None or config.calib_data:
+        return None
+    return model_calibration(config.model)
 
 
 @dataclass(frozen=True)

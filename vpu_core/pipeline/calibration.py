@@ -9,12 +9,14 @@ import pickle
 import traceback
 import zipfile
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 import torch
 
 from vpu_core.config import HELDOUT_SAMPLES, RunConfig
 from vpu_core.errors import CalibrationError
+from vpu_core.pipeline.tracing import with_batch
 from vpu_core.preflight import check_calibration_path
 
 
@@ -25,12 +27,19 @@ def heldout_calls(example_inputs: tuple) -> int:
     return -(-HELDOUT_SAMPLES // batch)
 
 
-def calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tuple[list[tuple], list[tuple]]:
+def calibration_data(config: RunConfig, example: tuple, names: list[str],
+                     own: Callable[[int, int], Any] | None = None) -> tuple[list[tuple], list[tuple]]:
     """(calibration batches, held-aside batches). The held-aside side holds HELDOUT_SAMPLES
     samples in calls at the model's batch (8 calls of a batch-1 model, one of a batch-16 one),
     so that no accuracy figure rests on one sample; from a file, the batches calibration did not
-    take, as many as hold that many samples (the file's last batch when it has only one)."""
+    take, as many as hold that many samples (the file's last batch when it has only one).
+    `own`, the model file's calibration_inputs(n, seed), replaces the synthetic batches: two
+    sequences of its own (a decoder's decode steps from position 0 each, so the float and the
+    quantized graph each fill their cache anew before they are compared)."""
     calls = heldout_calls(example)
+    if own is not None and not config.calib_data:
+        n = max(config.calib_batches, 1)
+        return own_calls(own, n, config.seed, example), own_calls(own, calls, config.seed + 7919, example)
     if config.calib_data:
         batches = load_calibration_file(config.calib_data, example, names=names)
         calibration = batches[: max(min(config.calib_batches, len(batches) - 1), 1)]
@@ -38,6 +47,36 @@ def calibration_data(config: RunConfig, example: tuple, names: list[str]) -> tup
         return calibration, rest[-calls:]
     batches = synthetic_batches(example, max(config.calib_batches, 1), config.seed)
     return batches, synthetic_batches(example, calls, config.seed + 7919)
+
+
+def own_calls(fn: Callable[[int, int], Any], n: int, seed: int, example: tuple) -> list[tuple]:
+    """`fn(n, seed)` checked against the example inputs (count, shapes, dtypes) and re-batched
+    to the example's batch; a call that does not fit is one sentence naming it."""
+    where = "The model file's calibration_inputs"
+    try:
+        got = fn(n, seed)
+    except Exception as exc:
+        raise CalibrationError(f"{where}({n}, {seed}) raised {type(exc).__name__}: {exc}",
+                               traceback.format_exc()) from None
+    if not isinstance(got, (list, tuple)) or len(got) != n:
+        raise CalibrationError(f"{where}({n}, {seed}) must return a list of {n} calls, each a tuple "
+                               "of tensors like the example inputs.")
+    batch = next((int(t.shape[0]) for t in example if t.dim() > 0), 1)
+    out = []
+    for i, call in enumerate(got):
+        call = (call,) if isinstance(call, torch.Tensor) else call
+        if not isinstance(call, (list, tuple)) or len(call) != len(example) \
+                or not all(isinstance(t, torch.Tensor) for t in call):
+            raise CalibrationError(f"{where}: call {i} is not a tuple of {len(example)} tensor(s) "
+                                   "like the example inputs.")
+        call = with_batch(tuple(call), batch) if call[0].dim() and call[0].shape[0] != batch else tuple(call)
+        for k, (t, ex) in enumerate(zip(call, example)):
+            if tuple(t.shape) != tuple(ex.shape) or t.dtype != ex.dtype:
+                raise CalibrationError(
+                    f"{where}: call {i}, input {k} is {str(t.dtype).replace('torch.', '')} "
+                    f"{tuple(t.shape)}, the model takes {str(ex.dtype).replace('torch.', '')} {tuple(ex.shape)}.")
+        out.append(call)
+    return out
 
 
 def synthetic_batches(example_inputs: tuple, n_batches: int, seed: int) -> list[tuple]:

@@ -12,6 +12,7 @@ import traceback
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import torch
 from torch import nn
@@ -23,6 +24,13 @@ from vpu_core.preflight import check_model_spec
 from vpu_core.zoo import ZOO, build_zoo_model
 
 
+# A model file's own calibration calls (docs/spec.md "Model files"): calibration_inputs(n, seed)
+# gives n calls shaped like the example inputs, deterministic in seed; a decoder with a KV cache
+# gives a sequence of decode steps at positions 0..n-1, as a user calibrates one.
+CalibrationFn = Callable[[int, int], Any]
+CALIBRATION_FN = "calibration_inputs"
+
+
 @dataclass
 class LoadedModel:
     """A float module with example inputs, or an already exported program (.pt2)."""
@@ -32,6 +40,7 @@ class LoadedModel:
     example_inputs: tuple = ()
     program: torch.export.ExportedProgram | None = None  # set for .pt2 files
     quantizer: str | None = None     # .pt2: the quantizer its metadata names (program_file.PROGRAM_META)
+    calibration: CalibrationFn | None = None   # .py: its calibration_inputs(n, seed), if it has one
 
 
 def load_model(spec: str, batch_size: int | None = None, seed: int = 0) -> LoadedModel:
@@ -119,7 +128,39 @@ def _program_inputs(program: torch.export.ExportedProgram) -> tuple:
     return tuple(inputs)
 
 
+def model_calibration(spec: str) -> CalibrationFn | None:
+    """The model file's calibration_inputs, without building the model (a cached export needs
+    no model, only the calls to calibrate it with); None for a zoo model or a program."""
+    if spec in ZOO:
+        return None
+    path_part, _attr = split_model_spec(spec)
+    path = Path(path_part)
+    if path.suffix == ".pt2":
+        return None
+    return _calibration_fn(_exec_file(path))
+
+
+def _calibration_fn(module: Any) -> CalibrationFn | None:
+    fn = getattr(module, CALIBRATION_FN, None)
+    return fn if callable(fn) else None
+
+
 def _load_py(path: Path, attr: str) -> LoadedModel:
+    module = _exec_file(path)
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ModelLoadError(f"Cannot load {path}: it has no callable '{attr}' "
+                             "(expected a function returning (nn.Module, example_inputs)).")
+    try:
+        result = fn()
+    except Exception as exc:
+        raise ModelLoadError(f"Cannot load {path}: {attr}() raised {type(exc).__name__}: "
+                             f"{short_reason(exc)}.", traceback.format_exc()) from None
+    return LoadedModel(path.stem, *_check_result(path, attr, result), calibration=_calibration_fn(module))
+
+
+def _exec_file(path: Path) -> Any:
+    """The user's model file, executed as a module (its own code: the CLI says so)."""
     mod_name = f"_vpu_user_model_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
     if spec is None or spec.loader is None:
@@ -136,16 +177,7 @@ def _load_py(path: Path, attr: str) -> LoadedModel:
                              f"{short_reason(exc)}.", traceback.format_exc()) from None
     finally:
         sys.modules.pop(mod_name, None)
-    fn = getattr(module, attr, None)
-    if not callable(fn):
-        raise ModelLoadError(f"Cannot load {path}: it has no callable '{attr}' "
-                             "(expected a function returning (nn.Module, example_inputs)).")
-    try:
-        result = fn()
-    except Exception as exc:
-        raise ModelLoadError(f"Cannot load {path}: {attr}() raised {type(exc).__name__}: "
-                             f"{short_reason(exc)}.", traceback.format_exc()) from None
-    return LoadedModel(path.stem, *_check_result(path, attr, result))
+    return module
 
 
 def _check_result(path: Path, attr: str, result) -> tuple[nn.Module, tuple]:

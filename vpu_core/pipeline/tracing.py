@@ -67,7 +67,10 @@ def export_program(model: nn.Module, example_inputs: tuple, dynamic_batch: bool 
             batch_change = (batch_change or (batch, batch))[0], 2
         dynamic_shapes = dynamic_batch_shapes(example_inputs)
     try:
-        with quiet.torch_chatter() as chatter:
+        # no_grad, as ExecuTorch's LLM export does: with grad on, a buffer the model writes in
+        # place (a decoder's KV cache) comes out of tracing as a non-leaf tensor that no later
+        # deepcopy (prepare, the lowerings) can copy.
+        with quiet.torch_chatter() as chatter, torch.no_grad():
             program = torch.export.export(model, tuple(example_inputs), dynamic_shapes=dynamic_shapes,
                                           strict=False)
     except Exception as exc:

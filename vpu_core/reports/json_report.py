@@ -54,6 +54,7 @@ def analysis_to_json(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> dict
         "xnnpack_delegation": partition_to_json(attached.delegation) if attached.delegation else None,
         "timings_s": {k: round(float(a.timings_s.get(k, 0.0)), 4) for k in JSON_TIMING_KEYS},
         "groups": groups_to_json(a),
+        "repeated_blocks": repeated_blocks_to_json(a),
         "shared_scales": [{"id": g.id, "ops": list(g.ops), "shared": g.shared,
                            "members": [{"tensor": m.tensor, "producer": m.producer,
                                         "scales": list(m.scales), "zero_points": list(m.zero_points)}
@@ -204,6 +205,18 @@ def groups_to_json(a: Analysis) -> list[dict]:
     for top in tree.top_level():
         visit(top)
     return ordered
+
+
+def repeated_blocks_to_json(a: Analysis) -> list[dict]:
+    """Sets of repeated blocks (vpu_core.analysis.repeated): the template, every member with its
+    figures (their sums are the graph's), and the members that deviate with what deviates."""
+    from vpu_core.analysis.repeated import repeated_blocks
+
+    return [{"template": r.template, "class": r.cls, "ops": r.ops, "folded": r.folded,
+             "members": [{"module": m.module, "macs": m.macs, "cpu_ops": m.cpu_ops,
+                          "partitions": m.partitions, "sqnr_db": m.sqnr_db} for m in r.members],
+             "deviating": [{"module": d.module, "differs": list(d.differs)} for d in r.deviating]}
+            for r in repeated_blocks(a)]
 
 
 def op_candidates_to_json(candidates: tuple[OpCandidate, ...]) -> list[dict]:

@@ -48,6 +48,7 @@ def vpu_lines(a: Analysis, attached: Attached = NOTHING_ATTACHED) -> list[str]:
     the partition economics and the requantization shifts."""
     lines = _violation_lines(a)
     lines += ["", *_rule_table(a), "", *partition_lines(a.partition, title="VPU partition", side="VPU")]
+    lines += repeated_lines(a)
     lines += _whatif_lines(attached)
     lines += ["", *_shift_lines(a)]
     return lines
@@ -127,6 +128,27 @@ def _target_run_lines(run: RuntimeReport, runtime_lines) -> list[str]:
         line += (f"; partitions' integer outputs: max {run.max_lsb_diff} LSB, "
                  f"{percent_text(run.differing_share or 0.0)} of the elements differ")
     return [line]
+
+
+def repeated_lines(a: Analysis, shown: int = 6) -> list[str]:
+    """One line per set of repeated blocks (template ×N, figures per block), then each
+    deviating member with what deviates (its first `shown` differences)."""
+    from vpu_core.analysis.repeated import repeated_blocks
+    from vpu_core.reports.whatif_text import human_macs
+
+    lines = []
+    for r in repeated_blocks(a):
+        first = r.members[0]
+        same = {(m.macs, m.cpu_ops, m.partitions) for m in r.members}
+        per = (f"per block {human_macs(first.macs)}, {first.cpu_ops} CPU op(s), {first.partitions} subgraph(s)"
+               if len(same) == 1 else
+               f"in all {human_macs(sum(m.macs for m in r.members))}, {sum(m.cpu_ops for m in r.members)} "
+               f"CPU op(s), {sum(m.partitions for m in r.members)} subgraph(s)")
+        lines.append(f"  {r.template} ×{r.folded} of {len(r.members)} ({r.ops} ops each): {per}")
+        for d in r.deviating:
+            more = f" (+{len(d.differs) - shown} more)" if len(d.differs) > shown else ""
+            lines.append(f"    {d.module} deviates: " + "; ".join(d.differs[:shown]) + more)
+    return ["", "Repeated blocks:", *lines] if lines else []
 
 
 def _whatif_lines(attached: Attached) -> list[str]:

@@ -25,7 +25,7 @@ import copy
 import dataclasses
 import math
 
-from vpu_core.analysis.partition import partition
+from vpu_core.analysis.partition import partition, verdicts
 from vpu_core.analysis.qgraph import QGraph, is_getitem
 from vpu_core.analysis.results import PartitionReport
 from vpu_core.hardware.limits import BY_ID, relaxations
@@ -73,6 +73,16 @@ def what_if_added(g: QGraph, part: PartitionReport, op: str) -> OpCandidate:
     return _candidate(g, part, after, op=op, first_node=next((c.node for c in part.cpu_nodes if c.op == op), ""))
 
 
+def _admits(g: QGraph, part: PartitionReport, op: str) -> bool:
+    """Whether adding `op` to the list turns any of its CPU nodes into a VPU candidate. When none
+    (an index op on int64 positions, a copy into the KV cache) the partition cannot change, and
+    partitioning again for it (torch.fx's CapabilityBasedPartitioner, the bulk of a decoder's
+    what-if) would be spent for nothing."""
+    fallbacks = frozenset(c.node for c in part.cpu_nodes if c.op == op)
+    decided = verdicts(_with_op(g, op), fallbacks)
+    return any(v.on_vpu for n, v in decided.items() if n.name in fallbacks)
+
+
 def what_if_relaxed(g: QGraph, part: PartitionReport, limit: str, bound: object) -> OpCandidate:
     """The partition of `g` with one per-op limit relaxed to `bound`, against `part`."""
     after = partition(_with_profile(g, limits={**g.profile.limits, limit: bound}))
@@ -111,7 +121,7 @@ def limit_candidates(g: QGraph, part: PartitionReport) -> list[OpCandidate]:
 def op_candidates(g: QGraph, part: PartitionReport) -> tuple[OpCandidate, ...]:
     """Every candidate op and limit relaxation that moves at least one node to the VPU, ranked:
     most bytes saved, then most subgraphs merged, fewest CPU nodes."""
-    added = [what_if_added(g, part, op) for op in candidate_ops(g, part)]
+    added = [what_if_added(g, part, op) for op in candidate_ops(g, part) if _admits(g, part, op)]
     out = [c for c in added if c.nodes_moved] + limit_candidates(g, part)
     return tuple(sorted(out, key=lambda c: (-c.bytes_saved, -c.subgraphs_merged, c.cpu_nodes_left,
                                             c.kind, c.op, str(c.bound_to))))

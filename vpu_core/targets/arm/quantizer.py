@@ -62,6 +62,7 @@ def make_ethos_u_quantizer(a16w8: bool = False, per_channel: bool = True, refere
     class ReportingEthosUQuantizer(EthosUQuantizer):
         def transform_for_annotation(self, model: Any) -> Any:
             _drop_shape_guards(model)
+            _refuse_buffer_writes(model)
             addmm_as_mm_add(model)       # its DecomposeAddmmPass fails on a constant bias
             with quiet.backend_log() as log:       # its passes' warnings: the error's detail, not stderr
                 try:
@@ -95,6 +96,26 @@ def _drop_shape_guards(model: Any) -> None:
         model.graph.erase_node(node)
     if guards:
         model.recompile()
+
+
+def _refuse_buffer_writes(model: Any) -> None:
+    """A model that writes a buffer in place (a decoder's KV cache: `index_copy_` into the cache)
+    is refused in one sentence: the backend's annotation passes (ExecuTorch 1.5.1) trace that
+    write on a fake copy of the buffer and fold the all-zero cache into a 1×1×1 constant, so
+    calibration would stop on a shape mismatch deep inside the graph."""
+    import torch
+
+    from vpu_core.errors import QuantizationError
+
+    write = next((n for n in model.graph.nodes if n.op == "call_function"
+                  and n.target == torch.ops.aten.index_copy_.default
+                  and getattr(n.args[0], "op", None) == "get_attr"), None)
+    if write is not None:
+        raise QuantizationError(
+            f"The ethos-u quantizer cannot take a model that writes a buffer in place ({write.name}: "
+            f"aten.index_copy_ into {write.args[0].target}, a KV cache): ExecuTorch's Arm annotation "
+            "passes fold the cache into a constant; quantize with --quantizer vpu or xnnpack, and "
+            "--target ethos-u85-256 still judges the graph.")
 
 
 def _keep_rejections(quantizer: Any, model: Any) -> None:
