@@ -158,7 +158,9 @@ def test_real_entry_point_prints_no_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "app.cli", "check", str(tmp_path / "missing.pt2")],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"vpu-inspector: error: Cannot load {tmp_path / 'missing.pt2'}: no such file."
+    from vpu_core.paths import shown
+
+    assert proc.stderr.strip() == f"vpu-inspector: error: Cannot load {shown(str(tmp_path / 'missing.pt2'))}: no such file."
 
 
 def test_debug_flag_shows_the_traceback(capsys):

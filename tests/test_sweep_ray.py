@@ -58,6 +58,8 @@ def test_ray_local_gives_the_local_engines_rows_and_isolates_failures(ray_sessio
     a_json = json.loads((tmp_path / "local" / tiny["json"]).read_text())
     b_json = json.loads((tmp_path / "ray" / tiny["json"]).read_text())
     a_json.pop("timings_s"), b_json.pop("timings_s")
+    for t in [*a_json["targets"].values(), *b_json["targets"].values()]:   # this run's times and cache hits
+        t.pop("timings_s", None), t.pop("from_cache", None)
     assert a_json == b_json
     assert on_ray.exit_code == 1 and ray.is_initialized()     # our session stays up for the next test
 
