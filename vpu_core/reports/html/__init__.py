@@ -42,7 +42,7 @@ SECTION_IDS = ("summary", "graph", "targets", "rules", "partition", "whatif", "h
 OPTIONAL_IDS = ("targets", "ablation", "comparison")     # only when the report is given what they show
 VPU_IDS = ("rules", "partition", "whatif")    # the VPU's own: only when the VPU is a target
 _NAV = {"summary": "Summary", "graph": "Graph", "rules": "Rules", "partition": "Partition",
-        "whatif": "What-if", "histograms": "Scales & shifts", "sqnr": "SQNR",
+        "whatif": "What-if", "histograms": "Scales", "sqnr": "SQNR",
         "ablation": "Constraint cost", "comparison": "Comparison", "int_sim": "Integer simulation",
         "runtime": "Run on this CPU", "targets": "Targets"}
 
@@ -82,7 +82,10 @@ def build_report_html(analysis: Analysis, graph_image: GraphImage | bytes | str 
     if vpu_judges:
         sections += [rules_section(analysis, tag), partition_section(analysis, tag, attached.delegation),
                      whatif_section(attached, tag)]
-    sections += [histograms_section(analysis, tag), sqnr_section(analysis, tag)]
+    shipped = primary if primary is not None and primary.target != "vpu" else None   # colours the bars
+    side = _side_word(shipped) if shipped is not None else "VPU"
+    sections += [histograms_section(analysis, tag, vpu=vpu_judges),
+                 sqnr_section(analysis, tag, shipped.verdict if shipped is not None else None, side)]
     if attached.int_sim is not None:
         from vpu_core.reports.html.int_sim import int_sim_section
 
@@ -138,6 +141,12 @@ def write_report_html(path: str | Path, analysis: Analysis,
     except OSError as exc:
         raise SaveError(f"Cannot write the report to {path}: {exc.strerror or exc}.") from None
     return path
+
+
+def _side_word(r: TargetResult) -> str:
+    from vpu_core import targets
+
+    return targets.info(r.target).side if r.target in targets.names() else r.title
 
 
 def _title(a: Analysis, b: Analysis | None) -> str:

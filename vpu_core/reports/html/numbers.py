@@ -17,7 +17,7 @@ from vpu_core.reports.html.svg_charts import (Bar, RefLine, Series, bin_edges, c
 from vpu_core.reports.summary_text import empty_weights_reason
 
 if TYPE_CHECKING:
-    from vpu_core.analysis.results import Analysis
+    from vpu_core.analysis.results import Analysis, PartitionReport
 
 LOG2_BIN = 0.25      # four bins per octave: power-of-two scales fall in the integer-centred bins
 RATIO_BIN = 0.05
@@ -40,7 +40,9 @@ def figure(title: str, note: str, svg: str) -> str:
     return f'<figure class="chart"><figcaption>{esc(title)}{note_html}</figcaption>{svg}</figure>'
 
 
-def histograms_section(a: Analysis, tag: str = "") -> str:
+def histograms_section(a: Analysis, tag: str = "", vpu: bool = True) -> str:
+    """The scales' histograms and, when the VPU judges the graph (`vpu`), its requantization
+    shifts and what rounding every scale up to 2^k costs (the VPU's own questions)."""
     act, wgt = log2_scales(a, "activation"), log2_scales(a, "weight")
     edges = bin_edges(act + wgt, LOG2_BIN)
     figures = [
@@ -50,13 +52,13 @@ def histograms_section(a: Analysis, tag: str = "") -> str:
         figure("Weight scales", f"{len(wgt)} channels, log2(scale)",
                histogram(edges, [Series("weight", count_bins(wgt, edges), style.WEIGHT)],
                          x_label="log2(scale)", integer_ticks=True, empty=empty_weights_reason(a.summary))),
-        figure("Requantization right shifts", "n per output channel, M = 2^-n", shift_chart(a)),
-        pow2_cost_figure(a),
+        *([figure("Requantization right shifts", "n per output channel, M = 2^-n", shift_chart(a)),
+           pow2_cost_figure(a)] if vpu else []),
     ]
     body = f'<div class="grid2">{"".join(figures)}</div>'
-    return card("histograms", "Scales and shifts", body, tag=tag, lede=(
-        "Power-of-two scales sit exactly on integer log2 values; anything between integers needs a "
-        "multiplier on the hardware. Shift counts come from M = s_in·s_w / s_out per channel."))
+    lede = ("Power-of-two scales sit exactly on integer log2 values; anything between integers needs a "
+            "multiplier on the hardware." + (" Shift counts come from M = s_in·s_w / s_out per channel." if vpu else ""))
+    return card("histograms", "Scales and shifts" if vpu else "Scales", body, tag=tag, lede=lede)
 
 
 def shift_chart(a: Analysis) -> str:
@@ -90,20 +92,22 @@ def pow2_cost_figure(a: Analysis) -> str:
                   f"{len(pairs)} scales rounded up; mean ×{mean:.2f}, worst ×{worst:.2f} coarser", svg)
 
 
-def sqnr_section(a: Analysis, tag: str = "") -> str:
+def sqnr_section(a: Analysis, tag: str = "", part: PartitionReport | None = None, side: str = "VPU") -> str:
+    """The end-to-end SQNR and every layer's, each bar coloured by where `part` (the primary
+    target's verdict; the VPU's partition when None) runs the op."""
     big = f'<div class="sqnr-big">{esc(db_text(a.sqnr_db))}</div>'
     lede = ("Signal-to-quantization-noise ratio of the quantized model against the float model on a "
             "held-aside data calibration never saw; higher is better (every 6 dB ≈ one bit).")
     where = (f"End to end, at the model output, on {samples_text(a.accuracy_samples)}."
              if a.sqnr_db is not None or not a.sqnr_reason else f"Not meaningful: {a.sqnr_reason}.")
     body = big + f'<p class="muted">{esc(where)}</p>'
-    bars = layer_bars(a)
+    bars = layer_bars(a, part, side)
     if bars:
         marker = None
         if a.sqnr_db is not None and math.isfinite(a.sqnr_db) and a.sqnr_db > 0:
             marker = RefLine(f"end to end {a.sqnr_db:.1f} dB", a.sqnr_db, style.DANGER)
         legend = (f'<div class="legend"><span><span class="sw" style="background:{style.VPU}"></span>'
-                  f'op on the VPU</span><span><span class="sw" style="background:{style.CPU}"></span>'
+                  f'op on the {esc(side)}</span><span><span class="sw" style="background:{style.CPU}"></span>'
                   f'op on the CPU</span><span><span class="edge"></span>end-to-end SQNR</span></div>')
         body += (f"<h3>Per layer</h3>{legend}<div class=\"scroll\">"
                  f"{hbars(bars, unit='SQNR (dB)', marker=marker)}</div>")
@@ -112,15 +116,16 @@ def sqnr_section(a: Analysis, tag: str = "") -> str:
     return card("sqnr", "Accuracy (SQNR)", body, lede=lede, tag=tag)
 
 
-def layer_bars(a: Analysis) -> list[Bar]:
+def layer_bars(a: Analysis, part: PartitionReport | None = None, side: str = "VPU") -> list[Bar]:
+    assignment = (part or a.partition).assignment
     bars = []
     for node, db in a.layer_sqnr.items():
         if db is None or not math.isfinite(db):
             continue
-        sub = a.partition.assignment.get(node)
+        sub = assignment.get(node)
         on_vpu = isinstance(sub, int) and not isinstance(sub, bool)
         info = a.nodes.get(node)
         where = f" ({info.source})" if info is not None and info.source else ""
         bars.append(Bar(node, float(db), style.VPU if on_vpu else style.CPU,
-                        tip=f"{node}{where}: {db:.1f} dB on the {'VPU' if on_vpu else 'CPU'}"))
+                        tip=f"{node}{where}: {db:.1f} dB on the {side if on_vpu else 'CPU'}"))
     return bars

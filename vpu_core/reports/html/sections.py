@@ -163,10 +163,14 @@ def image_tag(image: GraphImage | bytes | str | None, alt: str) -> str:
 def legend_html(side: str = "VPU", violations: bool = True) -> str:
     """The canvas' colour language (app/graph_view/style.py), for the images above, in the words
     of the target that colours them (`side`: "NPU"; `violations`: the VPU's rule badges shown)."""
-    shades = "".join(f'<span class="sw" style="background:{c}"></span>' for c in style.GRAPH_VPU_SHADES[:3])
-    items = [f"<li>{shades}{esc(side)} partition <span class=\"muted\">(one shade each)</span></li>"]
+    from vpu_core.graph import colours
+
+    items = [f'<li><span class="sw" style="background:{colours.ACCELERATOR_FILL}"></span>on the {esc(side)} '
+             '<span class="muted">(every partition one green, numbered when there are several)</span></li>']
     items += [f'<li><span class="sw" style="background:{color}"></span>{esc(name)}</li>'
               for name, color in style.GRAPH_LEGEND]
+    items.append(f'<li><span class="sw" style="background:{colours.REMOVED_FILL};border:1px dashed #98a2b3">'
+                 "</span>removed while lowering (runs nowhere)</li>")
     items.append(f'<li><span class="edge"></span>{esc(side)} ↔ CPU boundary edge</li>')
     if violations:
         items.append('<li><span class="badge">2</span>VPU rule violations on the node</li>')
