@@ -89,4 +89,6 @@ def test_a_prediction_the_quantized_partition_changed_is_shown_as_such(qtbot, wi
     window.runs.jobs.succeeded.emit(later)
     (change,) = window.state.prediction_changes
     assert (change.node, change.predicted, change.final) == (conv, "vpu", "cpu")
-    assert "placed otherwise than predicted" in window.summary.text() and "kernel 3×3" in window.summary.text()
+    # the status line is drawn when the window next paints (the result's follow-ups may redraw it first)
+    qtbot.waitUntil(lambda: "placed otherwise than predicted" in window.summary.text(), timeout=10_000)
+    assert "kernel 3×3" in window.summary.text()

@@ -6,7 +6,7 @@ its configuration; nothing downloaded).
 What ExecuTorch's LLM runner calls: one token id and its position in, logits out; the cache is
 held as buffers that the step writes in place (transformers' TorchExportableModuleWithStaticCache).
 `calibration_inputs` calibrates as a user calibrates a decoder: decode steps of one prompt at
-positions 0, 1, 2, … (docs/spec.md, "Model files").
+positions 0, 1, 2, … (docs/spec.md, "Command line").
 """
 import torch
 from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM

@@ -24,7 +24,7 @@ from vpu_core.preflight import check_model_spec
 from vpu_core.zoo import ZOO, build_zoo_model
 
 
-# A model file's own calibration calls (docs/spec.md "Model files"): calibration_inputs(n, seed)
+# A model file's own calibration calls (docs/spec.md "Command line"): calibration_inputs(n, seed)
 # gives n calls shaped like the example inputs, deterministic in seed; a decoder with a KV cache
 # gives a sequence of decode steps at positions 0..n-1, as a user calibrates one.
 CalibrationFn = Callable[[int, int], Any]
