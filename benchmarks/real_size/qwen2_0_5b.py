@@ -9,22 +9,11 @@ held as buffers that the step writes in place (transformers' TorchExportableModu
 positions 0, 1, 2, … (docs/spec.md, "Command line").
 """
 import torch
-from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
-from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
+from transformers import Qwen2Config, Qwen2ForCausalLM
+from vpu_core.zoo.decode_step import decode_calls, decode_step
 
 MAX_CACHE = 256
 VOCAB = 151936
-
-
-class DecodeStep(torch.nn.Module):
-    """The runner's call: positional (token ids, cache position) → logits."""
-
-    def __init__(self, model):
-        super().__init__()
-        self.step = TorchExportableModuleWithStaticCache(model, batch_size=1, max_cache_len=MAX_CACHE)
-
-    def forward(self, input_ids, cache_position):
-        return self.step(input_ids=input_ids, cache_position=cache_position)
 
 
 def get_model():
@@ -34,12 +23,9 @@ def get_model():
                          rope_theta=1000000.0, rms_norm_eps=1e-6, tie_word_embeddings=True,
                          bos_token_id=0, eos_token_id=0, pad_token_id=0)
     model = Qwen2ForCausalLM(config).eval()
-    model.generation_config = GenerationConfig(use_cache=True, cache_implementation="static")
-    return DecodeStep(model), (torch.tensor([[1]]), torch.tensor([0]))
+    return decode_step(model, MAX_CACHE, token=1, position=0)
 
 
 def calibration_inputs(n, seed):
     """n decode steps of one random prompt, at positions 0..n-1 (the cache fills as it would)."""
-    gen = torch.Generator().manual_seed(seed)
-    tokens = torch.randint(1, VOCAB, (n,), generator=gen)
-    return [(tokens[i].view(1, 1), torch.tensor([i % MAX_CACHE])) for i in range(n)]
+    return decode_calls(n, seed, vocab=VOCAB, max_cache=MAX_CACHE)

@@ -2,21 +2,12 @@
 of 8 positions: the block count of SmolLM2-135M at a size the tests can afford, for the fold of
 repeated blocks (vpu_core.analysis.repeated)."""
 import torch
-from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
-from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
+from transformers import LlamaConfig, LlamaForCausalLM
+from vpu_core.zoo.decode_step import decode_calls, decode_step
 
 MAX_CACHE = 8
 VOCAB = 64
 HIDDEN = 16
-
-
-class DecodeStep(torch.nn.Module):
-    def __init__(self, model):
-        super().__init__()
-        self.step = TorchExportableModuleWithStaticCache(model, batch_size=1, max_cache_len=MAX_CACHE)
-
-    def forward(self, input_ids, cache_position):
-        return self.step(input_ids=input_ids, cache_position=cache_position)
 
 
 def get_model():
@@ -25,11 +16,9 @@ def get_model():
                          num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=32,
                          tie_word_embeddings=True, bos_token_id=0, eos_token_id=0, pad_token_id=0)
     model = LlamaForCausalLM(config).eval()
-    model.generation_config = GenerationConfig(use_cache=True, cache_implementation="static")
-    return DecodeStep(model), (torch.tensor([[5]]), torch.tensor([1]))
+    return decode_step(model, MAX_CACHE, token=5, position=1)
 
 
 def calibration_inputs(n, seed):
-    gen = torch.Generator().manual_seed(seed)
-    tokens = torch.randint(1, VOCAB, (n,), generator=gen)
-    return [(tokens[i].view(1, 1), torch.tensor([i % MAX_CACHE])) for i in range(n)]
+    """n decode steps of one random prompt, at positions 0..n-1 (the cache fills as it would)."""
+    return decode_calls(n, seed, vocab=VOCAB, max_cache=MAX_CACHE)
