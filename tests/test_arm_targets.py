@@ -294,3 +294,14 @@ def test_the_report_opens_with_the_primary_targets_verdict(tmp_path, run_cli):
     body = html[html.index("<body>"):]
     assert 'id="targets"' in body and 'id="rules"' not in body and "MACs on the VPU" not in body
     assert "rule violation" not in body and "VPU partition" not in body
+
+
+@pytest.mark.slow
+def test_run_under_an_ethos_u_primary_runs_its_program_not_xnnpack_beside_it(check_json):
+    """`--run` under an Ethos-U primary measures the Ethos-U program's CPU side; the XNNPACK run and
+    the VPU's timing model (the VPU and XNNPACK are no targets here) are not asked for."""
+    code, data, err = check_json(PROBE, "--target", "ethos-u55-128", "--run", "--runs", "1")
+    assert code == 1, err
+    assert "runtime" not in data and "timing" not in data
+    run = data["targets"]["ethos-u55-128"]["run"]
+    assert run["refused"] and "split" in data["targets"]["ethos-u55-128"]

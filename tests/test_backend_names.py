@@ -11,9 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NAMES = ("xnnpack", "ethos-u", "ethos-u-a16w8", "tosa-int", "openvino")
 PREFIXES = ("ethos-u5", "ethos-u6", "ethos-u8")
 
-ALLOWED = {   # 2026-12-07: 76 literals in 27 files before the registries took over; 41 in 18 now
+ALLOWED = {   # 2026-12-07: 76 literals in 27 files before the registries took over; 40 in 18 now
     "app/cli.py": 1,
-    "app/export/report.py": 1,
     "app/features/shown.py": 1,
     "app/state/values.py": 2,
     "app/widgets/compare_bar.py": 1,
@@ -23,7 +22,8 @@ ALLOWED = {   # 2026-12-07: 76 literals in 27 files before the registries took o
     "app/widgets/tables.py": 2,
     "app/widgets/target_html.py": 1,
     "vpu_core/agree.py": 2,
-    "vpu_core/cli.py": 2,
+    "vpu_core/arguments.py": 1,
+    "vpu_core/cli.py": 1,
     "vpu_core/graph/build.py": 2,
     "vpu_core/graph/legend.py": 2,
     "vpu_core/graph/placement.py": 1,

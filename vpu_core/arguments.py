@@ -36,6 +36,17 @@ def add_target_option(p: argparse.ArgumentParser, several: bool = True, what: st
                    help=f"{what} with this target{' (repeatable)' if several else ''}: {listed}")
 
 
+# The targets whose `--run` is the run attached to the analysis (the converted graph lowered to
+# XNNPACK and run on this CPU, with the VPU's timing model beside it); every other target runs its
+# own program (Session.target_run), and under it the XNNPACK run and the VPU's model are not asked for.
+ATTACHED_RUN = ("vpu", "xnnpack")
+
+
+def attached_runs(targets: tuple[str, ...] | list[str], runs: int | None) -> int | None:
+    """`runs` for the attached run when one of `targets` is read through it, else None."""
+    return runs if runs and any(t in ATTACHED_RUN for t in targets) else None
+
+
 def primary_target(args: argparse.Namespace) -> str:
     """The target the user ships to: the first `--target` (`check` and `report` take several, the
     others one), else the VPU (the seeds' story: today's commands keep their meaning)."""

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from vpu_core.arguments import (
-    add_run_options, add_runtime_options, add_target_option, config_from_args, positive, primary_target,
-    window_size,
+    ATTACHED_RUN, add_run_options, add_runtime_options, add_target_option, attached_runs, config_from_args,
+    positive, primary_target, window_size,
 )
 from vpu_core.errors import InspectorError, short_reason
 from vpu_core.graph.metrics import METRICS
@@ -201,10 +201,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         with exits_as_errors(config.model, lambda: progress.stage):
             inspection = session.inspect(config, view=None, progress=progress, targets=targets,
                                          int_sim=args.int_sim, whatif=True,
-                                         runtime_runs=args.runs if args.run else None)
+                                         runtime_runs=attached_runs(targets, args.runs if args.run else None))
             analysis, attached = inspection.analysis, inspection.attached
             runs = ({name: session.target_run(config, name, args.runs, ctx=RunContext(progress))
-                     for name in targets if name not in ("vpu", "xnnpack")} if args.run else {})
+                     for name in targets if name not in ATTACHED_RUN} if args.run else {})
             ablation = session.ablate(config, progress) if ablate else None
             sensitivity = session.sensitivity(config, sensitivity_options, RunContext(progress)) \
                 if args.sensitivity else None

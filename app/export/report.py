@@ -44,6 +44,7 @@ def report_model(config: RunConfig, output: str | Path, compare_config: RunConfi
     `int_sim` adds the integer simulation of `config`'s VPU partitions, `ablate` its constraint
     ablation, `runtime_runs` a run of its lowered program on this CPU (the runtime section),
     `targets` the verdicts of those targets (vpu_core.targets)."""
+    from vpu_core.arguments import ATTACHED_RUN, attached_runs
     from vpu_core.progress import RunContext
     from vpu_core.session import default_session
 
@@ -54,11 +55,11 @@ def report_model(config: RunConfig, output: str | Path, compare_config: RunConfi
 
         check_quantizer(config)
     inspection = session.inspect(config, view=None, progress=progress, int_sim=int_sim, whatif=True,
-                                 runtime_runs=runtime_runs, targets=targets)
+                                 runtime_runs=attached_runs(tuple(targets), runtime_runs), targets=targets)
     other = session.inspect(compare_config, view=None, progress=progress).analysis if compare_config else None
     ablation = session.ablate(config, progress) if ablate else None
     runs = {name: session.target_run(config, name, runtime_runs, ctx=RunContext(progress))
-            for name in targets if name not in ("vpu", "xnnpack")} if runtime_runs else {}
+            for name in targets if name not in ATTACHED_RUN} if runtime_runs else {}
     return export_report(output, inspection.analysis, compare_with=other, ablation=ablation,
                          attached=inspection.attached, targets=inspection.targets, runs=runs)
 
