@@ -124,6 +124,21 @@ def _non_finite(x: torch.Tensor) -> int:
     return int((~torch.isfinite(x)).sum())
 
 
+def compare_outputs(reference: list, outputs: list) -> tuple[float | None, str, bool]:
+    """(SQNR dB or None, why None, identical) of a program's outputs against `reference`, over the
+    floating-point outputs of the same shapes (what every target's run reports)."""
+    pairs = [(r, t) for r, t in zip(reference, outputs)
+             if r.is_floating_point() and t.is_floating_point() and r.shape == t.shape]
+    if not pairs:
+        return None, "the program has no floating-point output to compare", False
+    ref = torch.cat([r.flatten().float() for r, _ in pairs])
+    test = torch.cat([t.flatten().float() for _, t in pairs])
+    if torch.equal(ref, test):
+        return None, "the outputs are identical", True
+    result = sqnr(ref, test)
+    return result.db, result.reason, False
+
+
 def sqnr_db(ref: torch.Tensor, test: torch.Tensor) -> float | None:
     """SQNR in dB, or None when it is not meaningful (see `sqnr`)."""
     return sqnr(ref, test).db
@@ -260,7 +275,8 @@ def _float_counterpart(node: Node, converted_names: set[str]) -> Node:
     return node
 
 
-def _quantized_value_node(node: Node) -> Node:
+def quantized_value_node(node: Node) -> Node:
+    """The node holding what the next op reads of `node`: its quantize → dequantize, else itself."""
     for q in node.users:
         if is_quantize(q):
             for dq in q.users:
@@ -296,7 +312,7 @@ def graph_sqnr_calls(float_gm: GraphModule, converted: GraphModule, batches: lis
     for node in converted.graph.nodes:
         if is_op(node) and node.name in float_nodes and isinstance(node.meta.get("val"), torch.Tensor):
             pairs[node.name] = (_float_counterpart(float_nodes[node.name], converted_names).name,
-                                _quantized_value_node(node).name)
+                                quantized_value_node(node).name)
     by_node: dict[str, list[tuple[str, str]]] = {}
     for name, (float_name, node_name) in pairs.items():
         by_node.setdefault(node_name, []).append((name, float_name))

@@ -17,18 +17,9 @@ import torch
 from torch.fx import GraphModule, Interpreter, Node
 
 from vpu_core.analysis.qgraph import QGraph, is_op
+from vpu_core.analysis.sqnr import quantized_value_node as value_node
 from vpu_core.qdq import is_dequantize, is_quantize
 from vpu_core.stagediff.metrics import Step
-
-
-def value_node(node: Node) -> Node:
-    """The node holding what the next op reads of `node`: its quantize → dequantize, else itself."""
-    for q in node.users:
-        if is_quantize(q):
-            for dq in q.users:
-                if is_dequantize(dq):
-                    return dq
-    return node
 
 
 def output_quantize(node: Node) -> Node | None:

@@ -28,7 +28,7 @@ from torch.fx import GraphModule, Interpreter, Node
 from torch.utils._pytree import tree_leaves
 
 from vpu_core.errors import InspectorError
-from vpu_core.targets.xnnpack.measure import _compare
+from vpu_core.analysis.sqnr import compare_outputs
 from vpu_core.targets.arm.results import PartitionNumerics, TosaNumerics
 
 if TYPE_CHECKING:
@@ -49,11 +49,11 @@ def tosa_numerics(qm: QuantizedModel, prepared: GraphModule, partitions: Sequenc
     with torch.inference_mode():
         qdq = _leaves(qm.converted(*inputs))
         floats = _leaves(qm.float_graph(*inputs)) if qm.float_graph is not None else None
-    qdq_db, qdq_reason, identical = _compare(qdq, free.outputs)
+    qdq_db, qdq_reason, identical = compare_outputs(qdq, free.outputs)
     if floats is None:
         float_db, float_reason = None, "the program was loaded already quantized: there is no float model"
     else:
-        float_db, float_reason, _ = _compare(floats, free.outputs)
+        float_db, float_reason, _ = compare_outputs(floats, free.outputs)
     return TosaNumerics(reference=f"TOSA reference model (tosa-tools {_version()})",
                         sqnr_vs_qdq_db=qdq_db, sqnr_vs_qdq_reason=qdq_reason, outputs_identical=identical,
                         sqnr_vs_float_db=float_db, sqnr_vs_float_reason=float_reason,

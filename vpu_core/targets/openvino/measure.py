@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import torch
 from torch.utils._pytree import tree_leaves
 
-from vpu_core.analysis.sqnr import sqnr
+from vpu_core.analysis.sqnr import compare_outputs
 from vpu_core.errors import short_reason
 from vpu_core.targets.openvino import signal_stack_kept
 from vpu_core.targets.results import Latency, RuntimeReport
@@ -66,11 +66,11 @@ def _run(qm: QuantizedModel, lowering: OpenvinoLowering, runs: int, warmup: int,
     with torch.inference_mode():
         qdq = _leaves(qm.converted(*inputs))
         floats = _leaves(qm.float_graph(*inputs)) if qm.float_graph is not None else None
-    qdq_db, qdq_reason, identical = _compare(qdq, got)
+    qdq_db, qdq_reason, identical = compare_outputs(qdq, got)
     if floats is None:
         float_db, float_reason = None, "the program was loaded already quantized: there is no float model"
     else:
-        float_db, float_reason, _ = _compare(floats, got)
+        float_db, float_reason, _ = compare_outputs(floats, got)
     latency = Latency(statistics.median(times), _percentile(times, 10), _percentile(times, 90), len(times),
                       max(0, warmup), min(times), max(times))
     return RuntimeReport(backend, runtime=f"executorch {version.__version__}, OpenVINO {_openvino_version()}",
@@ -82,20 +82,6 @@ def _run(qm: QuantizedModel, lowering: OpenvinoLowering, runs: int, warmup: int,
 
 def _leaves(value: object) -> list[torch.Tensor]:
     return [t.detach().clone() for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
-
-
-def _compare(reference: list[torch.Tensor], outputs: list[torch.Tensor]) -> tuple[float | None, str, bool]:
-    """(SQNR dB or None, why None, identical) of the float outputs of the same shapes."""
-    pairs = [(r, t) for r, t in zip(reference, outputs)
-             if r.is_floating_point() and t.is_floating_point() and r.shape == t.shape]
-    if not pairs:
-        return None, "the program has no floating-point output to compare", False
-    ref = torch.cat([r.flatten().float() for r, _ in pairs])
-    test = torch.cat([t.flatten().float() for _, t in pairs])
-    if torch.equal(ref, test):
-        return None, "the outputs are identical", True
-    result = sqnr(ref, test)
-    return result.db, result.reason, False
 
 
 def _percentile(values: list[float], p: float) -> float:

@@ -39,7 +39,7 @@ from typing import Iterator
 
 import torch
 
-from vpu_core.analysis.sqnr import sqnr
+from vpu_core.analysis.sqnr import compare_outputs
 from vpu_core.errors import short_reason
 from vpu_core.progress import ProgressFn
 from vpu_core.targets.xnnpack.lowering import BACKEND, LoweredProgram, RuntimeRefusal
@@ -261,28 +261,15 @@ class _Charges:
 
 
 def _numerics(lowered: LoweredProgram, outputs: list) -> dict:
-    qdq_db, qdq_reason, identical = _compare(lowered.qdq_outputs, outputs)
+    qdq_db, qdq_reason, identical = compare_outputs(lowered.qdq_outputs, outputs)
     if identical:
         qdq_reason = IDENTICAL
     if lowered.float_outputs is None:
         float_db, float_reason = None, "the program was loaded already quantized: there is no float model"
     else:
-        float_db, float_reason, _ = _compare(lowered.float_outputs, outputs)
+        float_db, float_reason, _ = compare_outputs(lowered.float_outputs, outputs)
     return {"sqnr_vs_float_db": float_db, "sqnr_vs_float_reason": float_reason,
             "sqnr_vs_qdq_db": qdq_db, "sqnr_vs_qdq_reason": qdq_reason, "outputs_identical": identical}
-
-
-def _compare(reference: list, outputs: list) -> tuple[float | None, str, bool]:
-    pairs = [(r, t) for r, t in zip(reference, outputs)
-             if r.is_floating_point() and t.is_floating_point() and r.shape == t.shape]
-    if not pairs:
-        return None, "the program has no floating-point output to compare", False
-    ref = torch.cat([r.flatten().float() for r, _ in pairs])
-    test = torch.cat([t.flatten().float() for _, t in pairs])
-    if torch.equal(ref, test):
-        return None, "the outputs are identical", True
-    result = sqnr(ref, test)
-    return result.db, result.reason, False
 
 
 def _digest(t: torch.Tensor) -> OutputDigest:
